@@ -1,0 +1,37 @@
+//===- ModelOps.h - model dialect operations --------------------*- C++ -*-===//
+//
+// Composite modules, leaf modules with parameters, and functional ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_MODEL_IR_MODELOPS_H
+#define TP_DIALECT_MODEL_IR_MODELOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tp/Dialect/Model/IR/ModelDialect.h"
+#include "tp/Dialect/TP/IR/TPTypes.h"
+
+#define GET_OP_CLASSES
+#include "tp/Dialect/Model/IR/ModelOps.h.inc"
+
+namespace mlir::tp::model {
+
+/// True for leaf-module ops (linear, embedding, layer_norm, rms_norm,
+/// dropout): ops that carry an `fqn` and own parameters.
+bool isLeafModule(Operation *op);
+
+/// The FQN of a composite or leaf module op, or "" for other ops.
+llvm::StringRef getModuleFQN(Operation *op);
+
+/// The PyTorch class name of a module op (`Linear`, `Embedding`, ...), or the
+/// composite module's `kind`.
+std::string getModuleTypeName(Operation *op);
+
+} // namespace mlir::tp::model
+
+#endif // TP_DIALECT_MODEL_IR_MODELOPS_H

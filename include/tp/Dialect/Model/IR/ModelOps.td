@@ -1,0 +1,259 @@
+//===- ModelOps.td - model dialect operations --------------*- tablegen -*-===//
+//
+// The model dialect mirrors nn.Module: composite modules are region ops with
+// fully qualified names, leaf modules carry their FQN and take their named
+// parameters as operands (PyTorch layouts), and functional ops complete what
+// a GPT- or Llama-style transformer needs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_MODEL_IR_MODELOPS_TD
+#define TP_DIALECT_MODEL_IR_MODELOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+def Model_Dialect : Dialect {
+  let name = "model";
+  let cppNamespace = "::mlir::tp::model";
+  let summary = "PyTorch-style modules and the functional ops of transformers";
+  let description = [{
+    Values are tensors with their global (unpartitioned) shapes, or
+    `!tp.dtensor` values once a plan has been applied; after `tp-partition`
+    the same ops run on each rank's local tensors. Reference semantics are
+    PyTorch's: `linear` is `x @ W^T + b`, `gelu` the erf form, `layer_norm`
+    uses the biased variance, `rms_norm` is `x * rsqrt(mean(x^2) + eps) * w`,
+    `rotary` rotates interleaved pairs as Meta's Llama does, `attention` is
+    causal scaled-dot-product attention with scale `1/sqrt(head_dim)`.
+  }];
+}
+
+def Model_TensorLike : Type<CPred<"::mlir::tp::isTensorLike($_self)">,
+                            "tensor or distributed tensor">;
+
+class Model_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Model_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Parameters and structure
+//===----------------------------------------------------------------------===//
+
+def Model_ParamOp : Model_Op<"param", [Pure]> {
+  let summary = "A named model parameter (its FQN, e.g. `net1.weight`)";
+  let description = [{
+    Produces the full value of a parameter. Tied parameters (weight tying)
+    are one `model.param` used by several modules.
+
+    ```mlir
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Model_SubmoduleOp : Model_Op<"module", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A composite module with a fully qualified name";
+  let description = [{
+    A composite `nn.Module` (e.g. `layers.0.attention`). Its operands are the
+    module's inputs (block arguments inside), its results what
+    `model.yield` returns, so `PrepareModuleInput`/`PrepareModuleOutput`
+    have a boundary to act on. `arg_names` optionally names the inputs for
+    keyword layouts; `kind` is the module's class name, for messages.
+
+    ```mlir
+    %y = model.module "layers.0" (%x) {kind = "TransformerBlock"} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
+    ^bb0(%a: tensor<2x8x16xf32>):
+      ...
+      model.yield %r : tensor<2x8x16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$fqn, Variadic<Model_TensorLike>:$inputs,
+                       OptionalAttr<StrAttr>:$kind,
+                       OptionalAttr<StrArrayAttr>:$arg_names);
+  let results = (outs Variadic<Model_TensorLike>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $fqn `(` $inputs `)` attr-dict `:` functional-type($inputs, $outputs) $body
+  }];
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "llvm::StringRef":$fqn, "::mlir::ValueRange":$inputs,
+                   "::mlir::TypeRange":$outputTypes)>
+  ];
+}
+
+def Model_YieldOp : Model_Op<"yield", [Pure, Terminator, ReturnLike,
+                                       HasParent<"SubmoduleOp">]> {
+  let summary = "Returns a composite module's outputs";
+  let arguments = (ins Variadic<Model_TensorLike>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+}
+
+//===----------------------------------------------------------------------===//
+// Leaf modules
+//===----------------------------------------------------------------------===//
+
+class Model_LeafOp<string mnemonic, list<Trait> traits = []>
+    : Model_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let assemblyFormat = [{
+    $fqn `(` operands `)` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Model_LinearOp : Model_LeafOp<"linear"> {
+  let summary = "nn.Linear: `x @ weight^T + bias`";
+  let description = [{
+    `weight` is `[out_features, in_features]` (PyTorch layout), `bias`
+    `[out_features]` and optional.
+
+    ```mlir
+    %y = model.linear "net1"(%x, %w, %b) : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$input,
+                       Model_TensorLike:$weight,
+                       Optional<Model_TensorLike>:$bias);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_EmbeddingOp : Model_LeafOp<"embedding"> {
+  let summary = "nn.Embedding: row lookup of integer ids";
+  let description = [{
+    `ids` is an integer tensor `[...]`, `weight` is `[num_embeddings,
+    embedding_dim]`; the result is `[..., embedding_dim]`.
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$ids,
+                       Model_TensorLike:$weight);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_LayerNormOp : Model_LeafOp<"layer_norm"> {
+  let summary = "nn.LayerNorm over the last dim (biased variance)";
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$input,
+                       Model_TensorLike:$weight, Model_TensorLike:$bias,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_RMSNormOp : Model_LeafOp<"rms_norm"> {
+  let summary = "RMSNorm: `x * rsqrt(mean(x^2) + eps) * weight`";
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$input,
+                       Model_TensorLike:$weight,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_DropoutOp : Model_LeafOp<"dropout"> {
+  let summary = "nn.Dropout (identity at inference)";
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$input,
+                       DefaultValuedAttr<F64Attr, "0.0">:$p);
+  let results = (outs Model_TensorLike:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Functional ops
+//===----------------------------------------------------------------------===//
+
+class Model_FnOp<string mnemonic, list<Trait> traits = []>
+    : Model_Op<mnemonic, !listconcat(traits, [Pure])> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+class Model_UnaryOp<string mnemonic, string desc>
+    : Model_FnOp<mnemonic> {
+  let summary = desc;
+  let arguments = (ins Model_TensorLike:$input);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_ReluOp : Model_UnaryOp<"relu", "ReLU">;
+def Model_GeluOp : Model_UnaryOp<"gelu", "GELU, erf form (nn.GELU())">;
+def Model_SiluOp : Model_UnaryOp<"silu", "SiLU: `x * sigmoid(x)`">;
+
+class Model_BinaryOp<string mnemonic, string desc>
+    : Model_FnOp<mnemonic> {
+  let summary = desc;
+  let description = [{
+    Element-wise with NumPy/PyTorch broadcasting (dims aligned at the end).
+  }];
+  let arguments = (ins Model_TensorLike:$lhs, Model_TensorLike:$rhs);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_AddOp : Model_BinaryOp<"add", "Element-wise addition">;
+def Model_MulOp : Model_BinaryOp<"mul", "Element-wise multiplication">;
+
+def Model_MatmulOp : Model_FnOp<"matmul"> {
+  let summary = "Batched matrix product `[..., m, k] x [..., k, n]`";
+  let arguments = (ins Model_TensorLike:$lhs, Model_TensorLike:$rhs);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_SoftmaxOp : Model_FnOp<"softmax"> {
+  let summary = "Softmax along `dim`";
+  let arguments = (ins Model_TensorLike:$input, I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_ReshapeOp : Model_FnOp<"reshape"> {
+  let summary = "View with a new shape (same number of elements)";
+  let arguments = (ins Model_TensorLike:$input);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_TransposeOp : Model_FnOp<"transpose"> {
+  let summary = "Permute dims (`permutation[i]` is the source dim of dim i)";
+  let arguments = (ins Model_TensorLike:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_RotaryOp : Model_FnOp<"rotary"> {
+  let summary = "Rotary position embedding on interleaved pairs (Llama)";
+  let description = [{
+    `input` is `[batch, seq, heads, head_dim]`; pair `i` (elements `2i`,
+    `2i+1`) at position `p` is rotated by `p * theta^(-2i/head_dim)`.
+  }];
+  let arguments = (ins Model_TensorLike:$input,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$theta);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_AttentionOp : Model_FnOp<"attention"> {
+  let summary = "Scaled-dot-product attention per head, optionally causal";
+  let description = [{
+    `q` is `[batch, seq, heads, head_dim]`, `k` and `v` are
+    `[batch, seq, kv_heads, head_dim]` with `heads % kv_heads == 0`
+    (grouped-query attention: query head `h` reads kv head
+    `h / (heads / kv_heads)`); the scale is `1/sqrt(head_dim)`.
+  }];
+  let arguments = (ins Model_TensorLike:$q, Model_TensorLike:$k,
+                       Model_TensorLike:$v, DefaultValuedAttr<BoolAttr, "true">:$causal);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_ArangeOp : Model_Op<"arange", [Pure]> {
+  let summary = "The ids `0 .. n-1` (positions), an integer tensor `[n]`";
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Model_CrossEntropyOp : Model_FnOp<"cross_entropy"> {
+  let summary = "Mean cross entropy of logits `[N, C]` against targets `[N]`";
+  let arguments = (ins Model_TensorLike:$logits, Model_TensorLike:$targets);
+  let results = (outs Model_TensorLike:$result);
+}
+
+#endif // TP_DIALECT_MODEL_IR_MODELOPS_TD

@@ -1,0 +1,31 @@
+//===- TPAttrs.h - tp placements, styles and plans --------------*- C++ -*-===//
+//
+// Placement, parallel-style and plan attributes, plus the placement algebra
+// helpers the passes share (normalization, printing in PyTorch's spelling).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_IR_TPATTRS_H
+#define TP_DIALECT_TP_IR_TPATTRS_H
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "tp/Dialect/TP/IR/TPDialect.h"
+
+#define GET_ATTRDEF_CLASSES
+#include "tp/Dialect/TP/IR/TPAttrs.h.inc"
+
+namespace mlir::tp {
+
+/// True for `#tp.shard`, `#tp.replicate` and `#tp.partial`.
+bool isPlacement(Attribute attr);
+
+/// Returns `placement` with a negative shard dim normalized against `rank`.
+Attribute normalizePlacement(Attribute placement, int64_t rank);
+
+/// Renders placements the way PyTorch prints them: `[Shard(1), Replicate()]`.
+std::string placementsToString(ArrayRef<Attribute> placements);
+
+} // namespace mlir::tp
+
+#endif // TP_DIALECT_TP_IR_TPATTRS_H

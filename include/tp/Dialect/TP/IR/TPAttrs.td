@@ -1,0 +1,218 @@
+//===- TPAttrs.td - tp placements, styles and plans --------*- tablegen -*-===//
+//
+// Placement attributes (Shard / Replicate / Partial), one attribute per
+// PyTorch parallel style with PyTorch's argument names and defaults, and the
+// plan attribute that carries an ordered list of (FQN pattern, style) pairs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_IR_TPATTRS_TD
+#define TP_DIALECT_TP_IR_TPATTRS_TD
+
+include "tp/Dialect/TP/IR/TPBase.td"
+include "tp/Dialect/TP/IR/TPInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Placements
+//===----------------------------------------------------------------------===//
+
+def TP_ShardAttr : TP_Attr<"Shard", "shard",
+    [DeclareAttrInterfaceMethods<TP_PlacementAttrInterface>]> {
+  let summary = "Tensor dim split across a mesh axis (torch Shard(d))";
+  let description = [{
+    `#tp.shard<d>` splits tensor dim `d` across the ranks of one mesh axis,
+    following `torch.chunk`: every rank gets `ceil(n/k)` elements except the
+    last ones, which get the remainder or nothing. Negative dims count from
+    the end and are normalized against the tensor rank where one is known.
+  }];
+  let parameters = (ins "int64_t":$dim);
+  let assemblyFormat = "`<` $dim `>`";
+}
+
+def TP_ReplicateAttr : TP_Attr<"Replicate", "replicate",
+    [DeclareAttrInterfaceMethods<TP_PlacementAttrInterface>]> {
+  let summary = "Full copy on every rank of a mesh axis (torch Replicate())";
+}
+
+def TP_PartialAttr : TP_Attr<"Partial", "partial",
+    [DeclareAttrInterfaceMethods<TP_PlacementAttrInterface>]> {
+  let summary = "Pending reduction across a mesh axis (torch Partial(op))";
+  let description = [{
+    `#tp.partial<sum>` means every rank of the mesh axis holds a tensor of the
+    full shape and the value is their reduction (`sum`, `avg`, `max`, `min`).
+  }];
+  let parameters = (ins "ReductionKind":$kind);
+  let assemblyFormat = "`<` $kind `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel styles (modern PyTorch API)
+//===----------------------------------------------------------------------===//
+
+class TP_StyleAttr<string name, string mnemonic, string torchName,
+                   string replacement = "">
+    : TP_Attr<name, mnemonic, [TP_ParallelStyleAttrInterface]> {
+  let genVerifyDecl = 1;
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    llvm::StringRef getStyleName() { return "}] # torchName # [{"; }
+  }] # !if(!empty(replacement), "", [{
+    bool isDeprecated(std::string &replacement) {
+      replacement = "}] # replacement # [{";
+      return true;
+    }
+  }]);
+}
+
+def TP_ColwiseAttr : TP_StyleAttr<"Colwise", "colwise", "ColwiseParallel"> {
+  let summary = "ColwiseParallel: shard a linear/embedding on its output dim";
+  let description = [{
+    PyTorch's `ColwiseParallel(input_layouts=Replicate(),
+    output_layouts=Shard(-1), use_local_output=True)`. Linear weight and bias
+    are `Shard(0)`, an embedding weight `Shard(1)`; the input is taken from
+    `input_layouts` and redistributed to `Replicate`; the natural output
+    `Shard(-1)` is redistributed to `output_layouts`. An absent layout takes
+    the PyTorch default.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    DefaultValuedParameter<"bool", "true">:$use_local_output);
+}
+
+def TP_RowwiseAttr : TP_StyleAttr<"Rowwise", "rowwise", "RowwiseParallel"> {
+  let summary = "RowwiseParallel: shard a linear on its input dim";
+  let description = [{
+    PyTorch's `RowwiseParallel(input_layouts=Shard(-1),
+    output_layouts=Replicate(), use_local_output=True)`. A linear weight is
+    `Shard(1)` and its bias is added once after the reduction; an embedding
+    weight is `Shard(0)` with out-of-range ids masked. The natural output is
+    `Partial(sum)`: to `Replicate` it costs an all_reduce, to `Shard(d)` a
+    reduce_scatter.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    DefaultValuedParameter<"bool", "true">:$use_local_output);
+}
+
+def TP_SequenceParallelAttr
+    : TP_StyleAttr<"SequenceParallel", "sequence_parallel", "SequenceParallel"> {
+  let summary = "SequenceParallel: run a norm/dropout on sequence shards";
+  let description = [{
+    PyTorch's `SequenceParallel(sequence_dim=1, use_local_output=False)`:
+    parameters replicated, input and output `Shard(sequence_dim)`.
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"int64_t", "1">:$sequence_dim,
+    DefaultValuedParameter<"bool", "false">:$use_local_output);
+}
+
+def TP_PrepareModuleInputAttr : TP_StyleAttr<"PrepareModuleInput",
+    "prepare_module_input", "PrepareModuleInput"> {
+  let summary = "PrepareModuleInput: redistribute a module's inputs";
+  let description = [{
+    PyTorch's `PrepareModuleInput(input_layouts=None,
+    desired_input_layouts=None, input_kwarg_layouts=None,
+    desired_input_kwarg_layouts=None, use_local_output=False)`. Layout lists
+    are arrays whose entries are placements or `unit` (Python's `None`:
+    the input passes through); keyword layouts are dictionaries.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$desired_input_layouts,
+    OptionalParameter<"::mlir::DictionaryAttr">:$input_kwarg_layouts,
+    OptionalParameter<"::mlir::DictionaryAttr">:$desired_input_kwarg_layouts,
+    DefaultValuedParameter<"bool", "false">:$use_local_output);
+}
+
+def TP_PrepareModuleOutputAttr : TP_StyleAttr<"PrepareModuleOutput",
+    "prepare_module_output", "PrepareModuleOutput"> {
+  let summary = "PrepareModuleOutput: redistribute a module's outputs";
+  let description = [{
+    PyTorch's `PrepareModuleOutput(output_layouts, desired_output_layouts,
+    use_local_output=True)`.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    OptionalParameter<"::mlir::Attribute">:$desired_output_layouts,
+    DefaultValuedParameter<"bool", "true">:$use_local_output);
+}
+
+def TP_PrepareModuleInputOutputAttr : TP_StyleAttr<"PrepareModuleInputOutput",
+    "prepare_module_input_output", "PrepareModuleInputOutput"> {
+  let summary = "PrepareModuleInputOutput: both of the above";
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$desired_input_layouts,
+    OptionalParameter<"::mlir::DictionaryAttr">:$input_kwarg_layouts,
+    OptionalParameter<"::mlir::DictionaryAttr">:$desired_input_kwarg_layouts,
+    DefaultValuedParameter<"bool", "false">:$use_local_input,
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    OptionalParameter<"::mlir::Attribute">:$desired_output_layouts,
+    DefaultValuedParameter<"bool", "true">:$use_local_output);
+}
+
+//===----------------------------------------------------------------------===//
+// Parallel styles (the seed's legacy API, deprecated)
+//===----------------------------------------------------------------------===//
+
+def TP_PairwiseParallelAttr : TP_StyleAttr<"PairwiseParallel",
+    "pairwise_parallel", "PairwiseParallel",
+    "ColwiseParallel and RowwiseParallel"> {
+  let summary = "Deprecated PairwiseParallel: colwise then rowwise pair";
+  let description = [{
+    The seed's `PairwiseParallel`: a module holding two linears, the first
+    colwise and the second rowwise, with replicated input and output.
+    Deprecated: use `ColwiseParallel` and `RowwiseParallel`.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    DefaultValuedParameter<"bool", "true">:$use_local_output);
+}
+
+def TP_PairwiseSequenceParallelAttr : TP_StyleAttr<"PairwiseSequenceParallel",
+    "pairwise_sequence_parallel", "SequenceParallel",
+    "ColwiseParallel and RowwiseParallel with SequenceParallel on the norms"> {
+  let summary = "Deprecated seed SequenceParallel: pairwise with Shard(0) I/O";
+  let description = [{
+    The seed's `SequenceParallel(PairwiseParallel)` variant: input resharded
+    `Shard(0) -> Replicate`, output `Shard(0)`. Deprecated: use
+    `ColwiseParallel` and `RowwiseParallel`.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    DefaultValuedParameter<"bool", "true">:$use_local_output);
+}
+
+//===----------------------------------------------------------------------===//
+// Plans
+//===----------------------------------------------------------------------===//
+
+def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
+  let summary = "An ordered tensor-parallel plan: FQN patterns to styles";
+  let description = [{
+    The inline form of a plan file. `keys` are fnmatch patterns over dotted
+    FQNs (matched token by token), `styles` the style attribute for each key,
+    applied in order. `mesh` names the `tp.mesh` and `tp_axis` the mesh axis
+    the styles act on (required on N-D meshes).
+
+    ```mlir
+    module attributes {tp.plan = #tp.plan<mesh = @mesh,
+        keys = ["net1", "net2"],
+        styles = [#tp.colwise, #tp.rowwise<output_layouts = #tp.replicate>]>} {
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::FlatSymbolRefAttr":$mesh,
+    OptionalParameter<"::mlir::StringAttr">:$tp_axis,
+    "::mlir::ArrayAttr":$keys,
+    "::mlir::ArrayAttr":$styles);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // TP_DIALECT_TP_IR_TPATTRS_TD

@@ -1,0 +1,40 @@
+//===- TPOps.h - tp dialect operations --------------------------*- C++ -*-===//
+//
+// Mesh, DTensor and collective operations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_IR_TPOPS_H
+#define TP_DIALECT_TP_IR_TPOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tp/Dialect/TP/IR/TPAttrs.h"
+#include "tp/Dialect/TP/IR/TPDialect.h"
+#include "tp/Dialect/TP/IR/TPTypes.h"
+
+#define GET_OP_CLASSES
+#include "tp/Dialect/TP/IR/TPOps.h.inc"
+
+namespace mlir::tp {
+
+/// Looks up the mesh `sym` from `from`; emits an error at `from` if missing.
+MeshOp lookupMesh(Operation *from, FlatSymbolRefAttr sym,
+                  SymbolTableCollection *symbolTable = nullptr);
+
+/// The local size of a dim of global size `size` split over `parts` ranks,
+/// for rank `index` (torch.chunk rule: ceil(size/parts) for the first ranks,
+/// the remainder or zero for the last ones).
+int64_t chunkSize(int64_t size, int64_t parts, int64_t index);
+
+/// The local (per-rank) type of `type` on `mesh` when every dim divides
+/// evenly; a dim that does not divide evenly becomes dynamic.
+RankedTensorType getLocalType(DTensorType type, MeshOp mesh);
+
+} // namespace mlir::tp
+
+#endif // TP_DIALECT_TP_IR_TPOPS_H

@@ -1,0 +1,233 @@
+//===- TPOps.td - tp dialect operations --------------------*- tablegen -*-===//
+//
+// The mesh symbol, the DTensor ops (distribute, redistribute, from_local,
+// to_local) and the collectives of a partitioned program.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_IR_TPOPS_TD
+#define TP_DIALECT_TP_IR_TPOPS_TD
+
+include "tp/Dialect/TP/IR/TPBase.td"
+include "tp/Dialect/TP/IR/TPAttrs.td"
+include "tp/Dialect/TP/IR/TPTypes.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def TP_MeshAxesAttr : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayNonNegative<DenseI64ArrayAttr>]>;
+
+//===----------------------------------------------------------------------===//
+// Mesh
+//===----------------------------------------------------------------------===//
+
+def TP_MeshOp : TP_Op<"mesh", [Symbol]> {
+  let summary = "An N-D device mesh";
+  let description = [{
+    Declares a device mesh: its shape (one size per axis) and optional axis
+    names. Ranks are numbered row-major over the mesh shape, as in PyTorch's
+    `DeviceMesh`.
+
+    ```mlir
+    tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+    tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       DenseI64ArrayAttr:$shape,
+                       OptionalAttr<StrArrayAttr>:$axis_names);
+  let assemblyFormat = [{
+    $sym_name `(` `shape` `=` custom<DimensionList>($shape) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() { return getShape().size(); }
+    /// Total number of ranks (product of the shape).
+    int64_t getNumRanks();
+    /// Index of the axis named `name`, or -1.
+    int64_t getAxisIndex(llvm::StringRef name);
+    /// The axis name, or "axis<i>" when the mesh has no names.
+    std::string getAxisName(int64_t axis);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// DTensor ops
+//===----------------------------------------------------------------------===//
+
+class TP_MeshUserOp<string mnemonic, list<Trait> traits = []>
+    : TP_Op<mnemonic, !listconcat(traits, [
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>])>;
+
+def TP_DistributeOp : TP_MeshUserOp<"distribute", [Pure]> {
+  let summary = "Lay a global tensor out with the given placements";
+  let description = [{
+    Takes a tensor whose full (global) value is present on every rank and
+    returns it as a distributed tensor. Shard placements keep only this
+    rank's chunk (no communication); `Partial` keeps the value on one rank
+    of the axis and zeros elsewhere (`avg`: unchanged). Used for parameter
+    loading and for module inputs whose layout a plan declares.
+
+    ```mlir
+    %w = tp.distribute %weight : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, OptionalAttr<StrAttr>:$module);
+  let results = (outs TP_DTensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def TP_RedistributeOp : TP_MeshUserOp<"redistribute", [Pure]> {
+  let summary = "Change the placements of a distributed tensor";
+  let description = [{
+    The DTensor `redistribute`: same global value, new placements.
+    `tp-lower-redistribute` turns it into collectives (DESIGN 4.3).
+
+    ```mlir
+    %r = tp.redistribute %p : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+                           -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+    ```
+  }];
+  let arguments = (ins TP_DTensorType:$input, OptionalAttr<StrAttr>:$module);
+  let results = (outs TP_DTensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def TP_FromLocalOp : TP_MeshUserOp<"from_local", [Pure]> {
+  let summary = "View this rank's local tensor as a distributed tensor";
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs TP_DTensorType:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` qualified(type($result))";
+}
+
+def TP_ToLocalOp : TP_MeshUserOp<"to_local", [Pure]> {
+  let summary = "This rank's local tensor of a distributed tensor";
+  let arguments = (ins TP_DTensorType:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives and local chunking (on local tensors)
+//===----------------------------------------------------------------------===//
+
+class TP_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : TP_MeshUserOp<mnemonic, traits> {
+  dag commonArgs = (ins FlatSymbolRefAttr:$mesh, TP_MeshAxesAttr:$mesh_axes,
+                        OptionalAttr<StrAttr>:$module);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def TP_AllGatherOp : TP_CollectiveOp<"all_gather"> {
+  let summary = "Concatenate every rank's tensor along a dim";
+  let description = [{
+    Over the ranks of `mesh_axes`, concatenates the local tensors along
+    `gather_axis` in rank order. Lowers `Shard(d) -> Replicate`.
+
+    ```
+    gather_axis = 0, 2 ranks:   rank0: [a]      rank1: [b]
+                        after:  rank0: [a; b]   rank1: [a; b]
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$gather_axis));
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `gather_axis` `=` $gather_axis
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def TP_AllReduceOp : TP_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> {
+  let summary = "Reduce every rank's tensor and give the result to all";
+  let description = [{
+    Element-wise reduction (`sum`, `avg`, `max`, `min`) over the ranks of
+    `mesh_axes`. Lowers `Partial -> Replicate`.
+
+    ```
+    reduction = sum, 2 ranks:   rank0: [1 2]   rank1: [3 4]
+                        after:  rank0: [4 6]   rank1: [4 6]
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` $reduction
+    attr-dict `:` type($input)
+  }];
+}
+
+def TP_ReduceScatterOp : TP_CollectiveOp<"reduce_scatter"> {
+  let summary = "Reduce every rank's tensor and keep this rank's chunk";
+  let description = [{
+    Element-wise reduction over the ranks of `mesh_axes`, after which rank
+    `i` keeps chunk `i` along `scatter_axis`. Lowers `Partial -> Shard(d)`.
+
+    ```
+    scatter_axis = 0, sum:   rank0: [1; 2]   rank1: [3; 4]
+                     after:  rank0: [4]      rank1: [6]
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction, I64Attr:$scatter_axis));
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` $reduction
+    `scatter_axis` `=` $scatter_axis attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def TP_AllToAllOp : TP_CollectiveOp<"all_to_all"> {
+  let summary = "Exchange chunks: split one dim, concatenate another";
+  let description = [{
+    Each rank splits its tensor along `split_axis` into one chunk per rank,
+    sends chunk `j` to rank `j`, and concatenates what it receives along
+    `concat_axis`. Lowers `Shard(i) -> Shard(j)`.
+
+    ```
+    split_axis = 1, concat_axis = 0, 2 ranks:
+      rank0: [a0 a1]          rank1: [b0 b1]
+      after: rank0: [a0; b0]  rank1: [a1; b1]
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$split_axis, I64Attr:$concat_axis));
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `split_axis` `=` $split_axis
+    `concat_axis` `=` $concat_axis attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+def TP_BroadcastOp : TP_CollectiveOp<"broadcast", [SameOperandsAndResultType]> {
+  let summary = "Copy the root rank's tensor to every rank";
+  let description = [{
+    ```
+    root = 0:   rank0: [a]   rank1: [b]
+       after:   rank0: [a]   rank1: [a]
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$root));
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `root` `=` $root
+    attr-dict `:` type($input)
+  }];
+}
+
+def TP_ChunkOp : TP_CollectiveOp<"chunk", [Pure]> {
+  let summary = "Keep this rank's chunk of a replicated tensor (local)";
+  let description = [{
+    No communication: rank `i` of the ranks of `mesh_axes` keeps chunk `i`
+    of `axis` (`torch.chunk` rule). Lowers `Replicate -> Shard(d)` and
+    parameter loading.
+
+    ```
+    axis = 0, 2 ranks:   rank0: [a; b]   rank1: [a; b]
+                after:   rank0: [a]      rank1: [b]
+    ```
+  }];
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$axis));
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `axis` `=` $axis
+    attr-dict `:` type($input) `->` type($result)
+  }];
+}
+
+#endif // TP_DIALECT_TP_IR_TPOPS_TD

@@ -1,0 +1,90 @@
+//===- Passes.h - tp passes and pipelines -----------------------*- C++ -*-===//
+//
+// Declarations of the tp passes, the `tp-pipeline` pipeline, and the public
+// functions behind the passes that other compilers can call directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_TRANSFORMS_PASSES_H
+#define TP_DIALECT_TP_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+
+namespace mlir::tp {
+
+#define GEN_PASS_DECL
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+
+/// Options of `tp-pipeline`, the whole plan-to-SPMD lowering.
+struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
+  Option<std::string> plan{*this, "plan",
+                           llvm::cl::desc("JSON plan file (default: the "
+                                          "module's tp.plan attribute)"),
+                           llvm::cl::init("")};
+  Option<std::string> reportJson{
+      *this, "report-json",
+      llvm::cl::desc("Write the communication report as JSON here ('-' for "
+                     "stdout)"),
+      llvm::cl::init("")};
+  Option<bool> reportTable{
+      *this, "report-table",
+      llvm::cl::desc("Print the communication table to stderr"),
+      llvm::cl::init(false)};
+};
+
+/// Appends the plan-to-SPMD lowering to `pm`.
+void buildTPPipeline(OpPassManager &pm, const TPPipelineOptions &options);
+
+/// Registers `tp-pipeline`.
+void registerTPPipelines();
+
+//===----------------------------------------------------------------------===//
+// Public API behind the passes
+//===----------------------------------------------------------------------===//
+
+/// Reads a JSON plan file into a `#tp.plan` attribute and the mesh it names
+/// (created in `module` if absent). Errors name the file and the entry.
+FailureOr<PlanAttr> loadPlanFile(ModuleOp module, StringRef path);
+
+/// Parses a JSON plan text; `source` names it in diagnostics.
+FailureOr<PlanAttr> parsePlan(ModuleOp module, StringRef text,
+                              StringRef source);
+
+/// Attaches the styles of `plan` to the matching module ops of `module`.
+LogicalResult applyPlan(ModuleOp module, PlanAttr plan);
+
+/// Lowers every `tp.style` in `module` to DTensor ops.
+LogicalResult lowerStyles(ModuleOp module);
+
+/// Propagates placements through every function of `module`.
+LogicalResult propagatePlacements(ModuleOp module);
+
+/// Rewrites `tp.redistribute` ops into collectives.
+LogicalResult lowerRedistributions(ModuleOp module);
+
+/// Partitions `module` into one SPMD function per model function.
+LogicalResult partition(ModuleOp module);
+
+/// Returns `value` laid out with `placements` on `mesh`: a plain tensor gets
+/// a `tp.distribute`, a dtensor with other placements a `tp.redistribute`;
+/// a plain tensor wanted fully replicated is returned as is. `module` names
+/// the FQN the new op is attributed to in the communication report.
+Value ensurePlacements(OpBuilder &builder, Location loc, Value value,
+                       FlatSymbolRefAttr mesh, ArrayRef<Attribute> placements,
+                       StringRef module = "");
+
+/// The placements of `value`: its dtensor placements, or all Replicate for a
+/// plain tensor.
+SmallVector<Attribute> getPlacements(Value value, int64_t meshRank);
+
+/// fnmatch-style match of one FQN token: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`.
+bool fnmatchToken(StringRef pattern, StringRef name);
+
+#define GEN_PASS_REGISTRATION
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+
+} // namespace mlir::tp
+
+#endif // TP_DIALECT_TP_TRANSFORMS_PASSES_H

@@ -1,0 +1,128 @@
+//===- Passes.td - tp transformation passes ----------------*- tablegen -*-===//
+//
+// The passes that lower a tensor-parallel plan to a per-rank SPMD program
+// whose only communication is explicit collectives.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_TRANSFORMS_PASSES_TD
+#define TP_DIALECT_TP_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Plan application and style lowering
+//===----------------------------------------------------------------------===//
+
+def TPApplyPlanPass : Pass<"tp-apply-plan", "::mlir::ModuleOp"> {
+  let summary = "Attach a plan's styles to the modules its keys match";
+  let description = [{
+    Reads a plan from the `plan` option (a JSON file) or from the module's
+    `tp.plan` attribute, creates the `tp.mesh` it names, and attaches each
+    style as a `tp.style` attribute to the module ops whose FQN matches the
+    key. Keys are split on `.`; each token is matched with fnmatch (`*`,
+    `?`, `[1-2]`, `[!x]`) against one name, so `*` does not cross a dot; the
+    empty key is the root. Entries apply in order (a later entry replaces an
+    earlier style on the same module). A key that matches nothing is a
+    warning naming the key and the first token that matched nothing; a style
+    on a module type it does not support is an error naming the style, the
+    FQN and the type.
+
+    ```json
+    {"mesh": {"shape": [4], "axis_names": ["tp"]},
+     "plan": {"net1": {"style": "ColwiseParallel"},
+              "net2": {"style": "RowwiseParallel"}}}
+    ```
+  }];
+  let options = [
+    Option<"planFile", "plan", "std::string", /*default=*/"\"\"",
+           "Path of a JSON plan file (default: the module's tp.plan attribute)">
+  ];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
+}
+
+def TPLowerStylesPass : Pass<"tp-lower-styles", "::mlir::ModuleOp"> {
+  let summary = "Lower style attributes to DTensor ops";
+  let description = [{
+    For every module with a `tp.style`, places its parameters
+    (`tp.distribute`), lays out its inputs from their declared layouts and
+    redistributes them to the layouts the style wants, and redistributes its
+    natural output placement to the requested output layouts (DESIGN 4.1).
+    Inside the module, values become `!tp.dtensor`; outside, later passes
+    propagate placements.
+
+    A rowwise linear with a bias becomes a bias-free linear (output
+    `Partial(sum)`) followed by the redistribution and the bias added once.
+  }];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Propagation and optimization
+//===----------------------------------------------------------------------===//
+
+def TPPropagatePass : Pass<"tp-propagate", "::mlir::ModuleOp"> {
+  let summary = "Propagate placements through unannotated ops";
+  let description = [{
+    Gives every value downstream of a distributed tensor a placement, using
+    each op's sharding rule: element-wise ops keep a shard, a `Partial`
+    operand is reduced before a non-linear op, ops without a rule get
+    replicated operands. Where a value with a known placement meets a
+    declared layout (`tp.distribute` of a distributed value), a
+    `tp.redistribute` is inserted, so N ranks always compute what one rank
+    computes.
+  }];
+}
+
+def TPOptimizePass : Pass<"tp-optimize", "::mlir::ModuleOp"> {
+  let summary = "Remove redistributions the math does not need";
+  let description = [{
+    Folds identity redistributions, composes chains (`A -> B -> C` becomes
+    `A -> C`, so inverse pairs cancel), and lets consumers of the same
+    redistribution share one.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering to the SPMD program
+//===----------------------------------------------------------------------===//
+
+def TPLowerRedistributePass : Pass<"tp-lower-redistribute", "::mlir::ModuleOp"> {
+  let summary = "Lower redistributions to collectives";
+  let description = [{
+    Rewrites each `tp.redistribute` into `tp.to_local`, the collectives of
+    DESIGN 4.3 (one per changed mesh axis: all_gather, all_reduce,
+    reduce_scatter, all_to_all, or a local `tp.chunk`) and `tp.from_local`.
+  }];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
+}
+
+def TPPartitionPass : Pass<"tp-partition", "::mlir::ModuleOp"> {
+  let summary = "Turn the distributed program into one SPMD function";
+  let description = [{
+    Replaces every `!tp.dtensor` by this rank's local tensor type, removes
+    `tp.from_local`/`tp.to_local` pairs, turns `tp.distribute` into a local
+    `tp.chunk`, and inlines composite modules. Function results that stay
+    distributed keep their global `!tp.dtensor` types in the
+    `tp.result_types` function attribute so a runtime can reassemble them.
+  }];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
+}
+
+def TPCommReportPass : Pass<"tp-comm-report", "::mlir::ModuleOp"> {
+  let summary = "Count collectives and bytes per rank, per module";
+  let description = [{
+    Prints a table of the collectives in the partitioned program (count and
+    bytes each rank sends into them, per module, like PyTorch's
+    CommDebugMode) and, with `json`, writes the same as JSON:
+    `{"collectives": {...}, "bytes_per_rank": N, "modules": {...}}`.
+  }];
+  let options = [
+    Option<"jsonFile", "json", "std::string", /*default=*/"\"\"",
+           "Write the report as JSON to this file ('-' for stdout)">,
+    Option<"printTable", "table", "bool", /*default=*/"true",
+           "Print the readable table to stderr">
+  ];
+}
+
+#endif // TP_DIALECT_TP_TRANSFORMS_PASSES_TD

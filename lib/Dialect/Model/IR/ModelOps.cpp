@@ -1,0 +1,329 @@
+//===- ModelOps.cpp - model dialect operations ------------------*- C++ -*-===//
+//
+// Dialect registration and shape verifiers. Shapes are checked on whatever
+// the operands are: global tensors, dtensors (global shape) or, after
+// partitioning, local tensors; dynamic (uneven) sizes are not checked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+using namespace mlir::tp::model;
+
+#include "tp/Dialect/Model/IR/ModelDialect.cpp.inc"
+
+void ModelDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tp/Dialect/Model/IR/ModelOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return getTensorLikeShape(v.getType());
+}
+
+static bool sameSize(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(
+      shape, os,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << "?";
+        else
+          os << d;
+      },
+      "x");
+  return s;
+}
+
+static LogicalResult expectShape(Operation *op, StringRef what,
+                                 ArrayRef<int64_t> actual,
+                                 ArrayRef<int64_t> expected) {
+  bool ok = actual.size() == expected.size();
+  for (size_t i = 0; ok && i < actual.size(); ++i)
+    ok = sameSize(actual[i], expected[i]);
+  if (!ok)
+    return op->emitOpError() << what << " has shape " << shapeStr(actual)
+                             << ", expected " << shapeStr(expected);
+  return success();
+}
+
+bool mlir::tp::model::isLeafModule(Operation *op) {
+  return isa<LinearOp, EmbeddingOp, LayerNormOp, RMSNormOp, DropoutOp>(op);
+}
+
+StringRef mlir::tp::model::getModuleFQN(Operation *op) {
+  if (auto fqn = op->getAttrOfType<StringAttr>("fqn"))
+    return fqn.getValue();
+  return "";
+}
+
+std::string mlir::tp::model::getModuleTypeName(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case([](LinearOp) { return "Linear"; })
+      .Case([](EmbeddingOp) { return "Embedding"; })
+      .Case([](LayerNormOp) { return "LayerNorm"; })
+      .Case([](RMSNormOp) { return "RMSNorm"; })
+      .Case([](DropoutOp) { return "Dropout"; })
+      .Case([](SubmoduleOp m) {
+        return m.getKind() ? m.getKind()->str() : std::string("Module");
+      })
+      .Default([](Operation *op) {
+        return op->getName().getStringRef().str();
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Structure
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParamOp::verify() {
+  if (getName().empty())
+    return emitOpError("parameter name must not be empty");
+  return success();
+}
+
+void SubmoduleOp::build(OpBuilder &builder, OperationState &state, StringRef fqn,
+                     ValueRange inputs, TypeRange outputTypes) {
+  state.addAttribute(getFqnAttrName(state.name), builder.getStringAttr(fqn));
+  state.addOperands(inputs);
+  state.addTypes(outputTypes);
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value v : inputs)
+    block->addArgument(v.getType(), state.location);
+}
+
+LogicalResult SubmoduleOp::verify() {
+  Block &block = getBody().front();
+  if (block.getNumArguments() != getInputs().size())
+    return emitOpError() << "module '" << getFqn() << "' has "
+                         << getInputs().size() << " inputs but its body takes "
+                         << block.getNumArguments() << " arguments";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getInputs(), block.getArguments()))) {
+    auto [in, arg] = pair;
+    if (in.getType() != arg.getType())
+      return emitOpError() << "input " << i << " of module '" << getFqn()
+                           << "' has type " << in.getType()
+                           << " but the body argument has " << arg.getType();
+  }
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().getTypes() != getOutputs().getTypes())
+    return emitOpError() << "module '" << getFqn()
+                         << "' yields types that differ from its results";
+  if (auto names = getArgNames())
+    if (names->size() != getInputs().size())
+      return emitOpError() << "module '" << getFqn() << "' has "
+                           << getInputs().size() << " inputs but "
+                           << names->size() << " arg_names";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Leaf modules
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  auto x = shapeOf(getInput()), w = shapeOf(getWeight());
+  if (w.size() != 2)
+    return emitOpError() << "weight of '" << getFqn()
+                         << "' must be [out_features, in_features], got "
+                         << shapeStr(w);
+  if (x.empty() || !sameSize(x.back(), w[1]))
+    return emitOpError() << "input of '" << getFqn() << "' has shape "
+                         << shapeStr(x) << " but weight expects "
+                         << w[1] << " input features";
+  if (getBias() && failed(expectShape(*this, "bias", shapeOf(getBias()),
+                                      {w[0]})))
+    return failure();
+  SmallVector<int64_t> out(x);
+  out.back() = w[0];
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+LogicalResult EmbeddingOp::verify() {
+  auto ids = shapeOf(getIds()), w = shapeOf(getWeight());
+  if (!isa<IntegerType>(getTensorLikeElementType(getIds().getType())))
+    return emitOpError() << "ids of '" << getFqn() << "' must be integers";
+  if (w.size() != 2)
+    return emitOpError() << "weight of '" << getFqn()
+                         << "' must be [num_embeddings, embedding_dim]";
+  SmallVector<int64_t> out(ids);
+  out.push_back(w[1]);
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+static LogicalResult verifyNorm(Operation *op, Value input, Value weight,
+                                Value bias, Value result) {
+  auto x = shapeOf(input);
+  if (x.empty())
+    return op->emitOpError("input must have at least one dim");
+  if (weight && failed(expectShape(op, "weight", shapeOf(weight), {x.back()})))
+    return failure();
+  if (bias && failed(expectShape(op, "bias", shapeOf(bias), {x.back()})))
+    return failure();
+  return expectShape(op, "result", shapeOf(result), x);
+}
+
+LogicalResult LayerNormOp::verify() {
+  return verifyNorm(*this, getInput(), getWeight(), getBias(), getResult());
+}
+
+LogicalResult RMSNormOp::verify() {
+  return verifyNorm(*this, getInput(), getWeight(), nullptr, getResult());
+}
+
+LogicalResult DropoutOp::verify() {
+  if (getP().convertToDouble() < 0 || getP().convertToDouble() >= 1)
+    return emitOpError("dropout probability must be in [0, 1)");
+  return expectShape(*this, "result", shapeOf(getResult()),
+                     shapeOf(getInput()));
+}
+
+//===----------------------------------------------------------------------===//
+// Functional ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyUnary(Operation *op) {
+  return expectShape(op, "result", shapeOf(op->getResult(0)),
+                     shapeOf(op->getOperand(0)));
+}
+
+LogicalResult ReluOp::verify() { return verifyUnary(*this); }
+LogicalResult GeluOp::verify() { return verifyUnary(*this); }
+LogicalResult SiluOp::verify() { return verifyUnary(*this); }
+
+static LogicalResult verifyBroadcast(Operation *op) {
+  auto a = shapeOf(op->getOperand(0)), b = shapeOf(op->getOperand(1));
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != 1 && db != 1 && !sameSize(da, db))
+      return op->emitOpError() << "shapes " << shapeStr(a) << " and "
+                               << shapeStr(b) << " do not broadcast";
+    out[i] = da == 1 ? db : da;
+  }
+  return expectShape(op, "result", shapeOf(op->getResult(0)), out);
+}
+
+LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
+LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
+
+LogicalResult MatmulOp::verify() {
+  auto a = shapeOf(getLhs()), b = shapeOf(getRhs());
+  if (a.size() < 2 || b.size() < 2)
+    return emitOpError("matmul operands must have rank >= 2");
+  if (!sameSize(a.back(), b[b.size() - 2]))
+    return emitOpError() << "contracting dims differ: " << shapeStr(a)
+                         << " x " << shapeStr(b);
+  if (b.size() != 2 && b.size() != a.size())
+    return emitOpError("rhs must be 2-D or have the lhs's batch dims");
+  SmallVector<int64_t> out(a);
+  out.back() = b.back();
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = shapeOf(getInput()).size();
+  if (getDim() < -rank || getDim() >= rank)
+    return emitOpError() << "softmax dim " << getDim()
+                         << " is out of range for rank " << rank;
+  return verifyUnary(*this);
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto count = [](ArrayRef<int64_t> s) -> std::optional<int64_t> {
+    int64_t n = 1;
+    for (int64_t d : s) {
+      if (ShapedType::isDynamic(d))
+        return std::nullopt;
+      n *= d;
+    }
+    return n;
+  };
+  auto a = count(shapeOf(getInput())), b = count(shapeOf(getResult()));
+  if (a && b && *a != *b)
+    return emitOpError() << "cannot reshape " << shapeStr(shapeOf(getInput()))
+                         << " to " << shapeStr(shapeOf(getResult()));
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto in = shapeOf(getInput());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (perm.size() != in.size())
+    return emitOpError("permutation must name every dim once");
+  SmallVector<bool> seen(in.size(), false);
+  SmallVector<int64_t> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= (int64_t)in.size() || seen[p])
+      return emitOpError("permutation must name every dim once");
+    seen[p] = true;
+    out.push_back(in[p]);
+  }
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+LogicalResult RotaryOp::verify() {
+  auto x = shapeOf(getInput());
+  if (x.size() != 4)
+    return emitOpError("rotary input must be [batch, seq, heads, head_dim]");
+  if (!ShapedType::isDynamic(x[3]) && x[3] % 2)
+    return emitOpError("rotary head_dim must be even");
+  return verifyUnary(*this);
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = shapeOf(getQ()), k = shapeOf(getK()), v = shapeOf(getV());
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4)
+    return emitOpError("attention operands must be [batch, seq, heads, "
+                       "head_dim]");
+  if (failed(expectShape(*this, "value", v, k)))
+    return failure();
+  if (!sameSize(q[0], k[0]) || !sameSize(q[1], k[1]) || !sameSize(q[3], k[3]))
+    return emitOpError() << "query " << shapeStr(q) << " and key "
+                         << shapeStr(k) << " disagree on batch, seq or "
+                         << "head_dim";
+  if (!ShapedType::isDynamic(q[2]) && !ShapedType::isDynamic(k[2]) &&
+      (k[2] == 0 || q[2] % k[2]))
+    return emitOpError() << "query heads (" << q[2]
+                         << ") must be a multiple of kv heads (" << k[2]
+                         << ")";
+  return expectShape(*this, "result", shapeOf(getResult()), q);
+}
+
+LogicalResult ArangeOp::verify() {
+  auto type = getResult().getType();
+  if (type.getRank() != 1 || !isa<IntegerType>(type.getElementType()))
+    return emitOpError("arange produces a 1-D integer tensor");
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
+  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
+    return emitOpError("cross_entropy takes logits [N, C] and targets [N]");
+  return expectShape(*this, "result", shapeOf(getResult()), {});
+}
+
+#define GET_OP_CLASSES
+#include "tp/Dialect/Model/IR/ModelOps.cpp.inc"

@@ -1,0 +1,286 @@
+//===- TPAttrs.cpp - tp placements, styles and plans ------------*- C++ -*-===//
+//
+// Attribute storage registration, verifiers that reject what PyTorch rejects,
+// and the placement helpers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/IR/TPAttrs.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+#include "tp/Dialect/TP/IR/TPAttrInterfaces.cpp.inc"
+#include "tp/Dialect/TP/IR/TPEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tp/Dialect/TP/IR/TPAttrs.cpp.inc"
+
+void TPDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tp/Dialect/TP/IR/TPAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Placements
+//===----------------------------------------------------------------------===//
+
+std::string ShardAttr::toTorchString() const {
+  return "Shard(" + std::to_string(getDim()) + ")";
+}
+
+std::string ReplicateAttr::toTorchString() const { return "Replicate()"; }
+
+std::string PartialAttr::toTorchString() const {
+  if (getKind() == ReductionKind::Sum)
+    return "Partial()";
+  return ("Partial(" + stringifyReductionKind(getKind()) + ")").str();
+}
+
+bool mlir::tp::isPlacement(Attribute attr) {
+  return isa_and_nonnull<ShardAttr, ReplicateAttr, PartialAttr>(attr);
+}
+
+Attribute mlir::tp::normalizePlacement(Attribute placement, int64_t rank) {
+  auto shard = dyn_cast<ShardAttr>(placement);
+  if (!shard || shard.getDim() >= 0)
+    return placement;
+  return ShardAttr::get(placement.getContext(), shard.getDim() + rank);
+}
+
+std::string mlir::tp::placementsToString(ArrayRef<Attribute> placements) {
+  std::string s = "[";
+  for (auto [i, p] : llvm::enumerate(placements)) {
+    if (i)
+      s += ", ";
+    if (auto iface = dyn_cast<PlacementAttrInterface>(p))
+      s += iface.toTorchString();
+    else
+      s += "?";
+  }
+  return s + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// Style verifiers
+//===----------------------------------------------------------------------===//
+
+/// A single layout: absent, or one placement. PyTorch's Colwise/Rowwise raise
+/// NotImplementedError for tuples; we reject them the same way.
+static LogicalResult
+verifySingleLayout(function_ref<InFlightDiagnostic()> emitError,
+                   StringRef style, StringRef arg, Attribute layout) {
+  if (!layout)
+    return success();
+  if (isa<ArrayAttr>(layout))
+    return emitError() << style << " only supports a single " << arg
+                       << ", not a tuple of layouts";
+  if (!isPlacement(layout))
+    return emitError() << style << " " << arg
+                       << " must be a placement (#tp.shard, #tp.replicate or "
+                          "#tp.partial), got "
+                       << layout;
+  return success();
+}
+
+/// A layout list: one placement, `unit` (None), or an array of those.
+static LogicalResult
+verifyLayoutList(function_ref<InFlightDiagnostic()> emitError, StringRef style,
+                 StringRef arg, Attribute layouts) {
+  if (!layouts)
+    return success();
+  auto check = [&](Attribute a) -> LogicalResult {
+    if (isa<UnitAttr>(a) || isPlacement(a))
+      return success();
+    return emitError() << style << " " << arg
+                       << " entries must be placements or unit (None), got "
+                       << a;
+  };
+  if (auto array = dyn_cast<ArrayAttr>(layouts)) {
+    for (Attribute a : array)
+      if (failed(check(a)))
+        return failure();
+    return success();
+  }
+  return check(layouts);
+}
+
+static size_t layoutCount(Attribute layouts) {
+  if (auto array = dyn_cast<ArrayAttr>(layouts))
+    return array.size();
+  return 1;
+}
+
+/// PyTorch asserts both lists have the same length.
+static LogicalResult
+verifyLayoutPair(function_ref<InFlightDiagnostic()> emitError, StringRef style,
+                 StringRef fromName, Attribute from, StringRef toName,
+                 Attribute to) {
+  if (failed(verifyLayoutList(emitError, style, fromName, from)) ||
+      failed(verifyLayoutList(emitError, style, toName, to)))
+    return failure();
+  if (!from && !to)
+    return success();
+  if (!from || !to)
+    return emitError() << style << " requires both " << fromName << " and "
+                       << toName << " when either is given";
+  if (layoutCount(from) != layoutCount(to))
+    return emitError() << style << " " << fromName << " and " << toName
+                       << " should have same length, got "
+                       << layoutCount(from) << " and " << layoutCount(to);
+  auto fromArray = dyn_cast<ArrayAttr>(from);
+  auto toArray = dyn_cast<ArrayAttr>(to);
+  for (size_t i = 0, e = layoutCount(from); i < e; ++i) {
+    Attribute f = fromArray ? fromArray[i] : from;
+    Attribute t = toArray ? toArray[i] : to;
+    if (isa<UnitAttr>(f) && !isa<UnitAttr>(t))
+      return emitError() << style << " " << toName << " entry " << i
+                         << " is set but " << fromName << " entry " << i
+                         << " is None";
+  }
+  return success();
+}
+
+static LogicalResult
+verifyKwargPair(function_ref<InFlightDiagnostic()> emitError, StringRef style,
+                DictionaryAttr from, DictionaryAttr to) {
+  if (!from && !to)
+    return success();
+  if (!from || !to)
+    return emitError() << style
+                       << " requires both input_kwarg_layouts and "
+                          "desired_input_kwarg_layouts when either is given";
+  for (NamedAttribute entry : from) {
+    if (!isPlacement(entry.getValue()))
+      return emitError() << style << " input_kwarg_layouts['"
+                         << entry.getName().getValue()
+                         << "'] must be a placement";
+    Attribute desired = to.get(entry.getName());
+    if (!desired)
+      return emitError() << style << " desired_input_kwarg_layouts has no "
+                         << "entry for keyword input '"
+                         << entry.getName().getValue() << "'";
+    if (!isPlacement(desired))
+      return emitError() << style << " desired_input_kwarg_layouts['"
+                         << entry.getName().getValue()
+                         << "'] must be a placement";
+  }
+  for (NamedAttribute entry : to)
+    if (!from.get(entry.getName()))
+      return emitError() << style << " desired_input_kwarg_layouts names '"
+                         << entry.getName().getValue()
+                         << "', which input_kwarg_layouts does not";
+  return success();
+}
+
+LogicalResult ColwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Attribute inputLayouts,
+                                  Attribute outputLayouts, bool) {
+  if (failed(verifySingleLayout(emitError, "ColwiseParallel", "input_layouts",
+                                inputLayouts)))
+    return failure();
+  return verifySingleLayout(emitError, "ColwiseParallel", "output_layouts",
+                            outputLayouts);
+}
+
+LogicalResult RowwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Attribute inputLayouts,
+                                  Attribute outputLayouts, bool) {
+  if (failed(verifySingleLayout(emitError, "RowwiseParallel", "input_layouts",
+                                inputLayouts)))
+    return failure();
+  return verifySingleLayout(emitError, "RowwiseParallel", "output_layouts",
+                            outputLayouts);
+}
+
+LogicalResult
+SequenceParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             int64_t, bool) {
+  return success();
+}
+
+LogicalResult
+PrepareModuleInputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               Attribute inputLayouts,
+                               Attribute desiredInputLayouts,
+                               DictionaryAttr inputKwargLayouts,
+                               DictionaryAttr desiredInputKwargLayouts, bool) {
+  if (failed(verifyLayoutPair(emitError, "PrepareModuleInput", "input_layouts",
+                              inputLayouts, "desired_input_layouts",
+                              desiredInputLayouts)))
+    return failure();
+  return verifyKwargPair(emitError, "PrepareModuleInput", inputKwargLayouts,
+                         desiredInputKwargLayouts);
+}
+
+LogicalResult
+PrepareModuleOutputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                Attribute outputLayouts,
+                                Attribute desiredOutputLayouts, bool) {
+  return verifyLayoutPair(emitError, "PrepareModuleOutput", "output_layouts",
+                          outputLayouts, "desired_output_layouts",
+                          desiredOutputLayouts);
+}
+
+LogicalResult PrepareModuleInputOutputAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Attribute inputLayouts,
+    Attribute desiredInputLayouts, DictionaryAttr inputKwargLayouts,
+    DictionaryAttr desiredInputKwargLayouts, bool, Attribute outputLayouts,
+    Attribute desiredOutputLayouts, bool) {
+  if (failed(verifyLayoutPair(emitError, "PrepareModuleInputOutput",
+                              "input_layouts", inputLayouts,
+                              "desired_input_layouts", desiredInputLayouts)) ||
+      failed(verifyKwargPair(emitError, "PrepareModuleInputOutput",
+                             inputKwargLayouts, desiredInputKwargLayouts)))
+    return failure();
+  return verifyLayoutPair(emitError, "PrepareModuleInputOutput",
+                          "output_layouts", outputLayouts,
+                          "desired_output_layouts", desiredOutputLayouts);
+}
+
+LogicalResult
+PairwiseParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             Attribute inputLayouts, Attribute outputLayouts,
+                             bool) {
+  if (failed(verifySingleLayout(emitError, "PairwiseParallel", "input_layouts",
+                                inputLayouts)))
+    return failure();
+  return verifySingleLayout(emitError, "PairwiseParallel", "output_layouts",
+                            outputLayouts);
+}
+
+LogicalResult PairwiseSequenceParallelAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Attribute inputLayouts,
+    Attribute outputLayouts, bool) {
+  if (failed(verifySingleLayout(emitError, "SequenceParallel", "input_layouts",
+                                inputLayouts)))
+    return failure();
+  return verifySingleLayout(emitError, "SequenceParallel", "output_layouts",
+                            outputLayouts);
+}
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               FlatSymbolRefAttr, StringAttr, ArrayAttr keys,
+                               ArrayAttr styles) {
+  if (keys.size() != styles.size())
+    return emitError() << "plan has " << keys.size() << " keys but "
+                       << styles.size() << " styles";
+  for (Attribute key : keys)
+    if (!isa<StringAttr>(key))
+      return emitError() << "plan keys must be strings, got " << key;
+  for (Attribute style : styles)
+    if (!isa<ParallelStyleAttrInterface>(style))
+      return emitError() << "plan styles must be parallel-style attributes, "
+                            "got "
+                         << style;
+  return success();
+}

@@ -1,0 +1,357 @@
+//===- TPOps.cpp - tp dialect operations ------------------------*- C++ -*-===//
+//
+// Verifiers: local facts in verify(), facts that need the mesh symbol in
+// verifySymbolUses (as upstream's shard dialect splits them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseDimensionList(OpAsmParser &parser,
+                                      DenseI64ArrayAttr &dims) {
+  SmallVector<int64_t> shape;
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/false))
+    return failure();
+  dims = parser.getBuilder().getDenseI64ArrayAttr(shape);
+  return success();
+}
+
+static void printDimensionList(OpAsmPrinter &printer, Operation *,
+                               DenseI64ArrayAttr dims) {
+  llvm::interleave(dims.asArrayRef(), printer, "x");
+}
+
+MeshOp mlir::tp::lookupMesh(Operation *from, FlatSymbolRefAttr sym,
+                            SymbolTableCollection *symbolTable) {
+  Operation *found =
+      symbolTable ? symbolTable->lookupNearestSymbolFrom(from, sym)
+                  : SymbolTable::lookupNearestSymbolFrom(from, sym);
+  auto mesh = dyn_cast_or_null<MeshOp>(found);
+  if (!mesh)
+    from->emitOpError() << "references mesh " << sym
+                        << ", which is not a tp.mesh in scope";
+  return mesh;
+}
+
+int64_t mlir::tp::chunkSize(int64_t size, int64_t parts, int64_t index) {
+  int64_t chunk = (size + parts - 1) / parts;
+  int64_t begin = std::min(size, index * chunk);
+  int64_t end = std::min(size, begin + chunk);
+  return end - begin;
+}
+
+RankedTensorType mlir::tp::getLocalType(DTensorType type, MeshOp mesh) {
+  SmallVector<int64_t> shape(type.getShape());
+  // Mesh order: a dim sharded over several axes is split by each in turn.
+  for (auto [axis, p] : llvm::enumerate(type.getPlacements())) {
+    auto shard = dyn_cast<ShardAttr>(p);
+    if (!shard)
+      continue;
+    int64_t &d = shape[shard.getDim()];
+    if (ShapedType::isDynamic(d))
+      continue;
+    int64_t parts = mesh.getShape()[axis];
+    d = d % parts == 0 ? d / parts : ShapedType::kDynamic;
+  }
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// Checks that `mesh` exists and that `axes` are valid, distinct axes of it.
+static FailureOr<MeshOp> verifyMeshAndAxes(Operation *op,
+                                           FlatSymbolRefAttr meshSym,
+                                           ArrayRef<int64_t> axes,
+                                           SymbolTableCollection &tables) {
+  MeshOp mesh = lookupMesh(op, meshSym, &tables);
+  if (!mesh)
+    return failure();
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t a : axes) {
+    if (a < 0 || a >= mesh.getRank())
+      return op->emitOpError() << "mesh axis " << a
+                               << " is out of range for mesh "
+                               << mesh.getSymName() << " of rank "
+                               << mesh.getRank();
+    if (!seen.insert(a).second)
+      return op->emitOpError() << "mesh axis " << a << " is listed twice";
+  }
+  return mesh;
+}
+
+static int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= mesh.getShape()[a];
+  return n;
+}
+
+/// Checks a dtensor type against the mesh it names.
+static LogicalResult verifyDTensorOnMesh(Operation *op, DTensorType type,
+                                         SymbolTableCollection &tables) {
+  auto mesh = verifyMeshAndAxes(op, type.getMesh(), {}, tables);
+  if (failed(mesh))
+    return failure();
+  if ((int64_t)type.getPlacements().size() != mesh->getRank())
+    return op->emitOpError()
+           << "dtensor has " << type.getPlacements().size()
+           << " placements but mesh " << mesh->getSymName() << " has "
+           << mesh->getRank() << " axes";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MeshOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MeshOp::verify() {
+  if (getShape().empty())
+    return emitOpError("mesh must have at least one axis");
+  for (int64_t d : getShape())
+    if (d <= 0)
+      return emitOpError() << "mesh axis sizes must be positive, got " << d;
+  if (auto names = getAxisNames()) {
+    if ((int64_t)names->size() != getRank())
+      return emitOpError() << "mesh has " << getRank() << " axes but "
+                           << names->size() << " axis names";
+    llvm::StringSet<> seen;
+    for (Attribute n : *names) {
+      StringRef name = cast<StringAttr>(n).getValue();
+      if (name.empty())
+        return emitOpError("mesh axis names must not be empty");
+      if (!seen.insert(name).second)
+        return emitOpError() << "mesh axis name '" << name
+                             << "' is used twice";
+    }
+  }
+  return success();
+}
+
+int64_t MeshOp::getNumRanks() {
+  int64_t n = 1;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+int64_t MeshOp::getAxisIndex(StringRef name) {
+  if (auto names = getAxisNames())
+    for (auto [i, n] : llvm::enumerate(*names))
+      if (cast<StringAttr>(n).getValue() == name)
+        return i;
+  return -1;
+}
+
+std::string MeshOp::getAxisName(int64_t axis) {
+  if (auto names = getAxisNames())
+    return cast<StringAttr>((*names)[axis]).getValue().str();
+  return "axis" + std::to_string(axis);
+}
+
+//===----------------------------------------------------------------------===//
+// DTensor ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult DistributeOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError() << "input " << in
+                         << " does not match the global type of " << out;
+  return success();
+}
+
+LogicalResult
+DistributeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyDTensorOnMesh(*this, getResult().getType(), symbolTable);
+}
+
+LogicalResult RedistributeOp::verify() {
+  DTensorType in = getInput().getType();
+  DTensorType out = getResult().getType();
+  if (in.getShape() != out.getShape() ||
+      in.getElementType() != out.getElementType())
+    return emitOpError("redistribute must keep the global shape and element "
+                       "type");
+  if (in.getMesh() != out.getMesh())
+    return emitOpError() << "redistribute cannot change the mesh ("
+                         << in.getMesh() << " to " << out.getMesh() << ")";
+  if (in.getPlacements().size() != out.getPlacements().size())
+    return emitOpError("redistribute must keep the number of placements");
+  for (auto [axis, pair] :
+       llvm::enumerate(llvm::zip(in.getPlacements(), out.getPlacements()))) {
+    auto [from, to] = pair;
+    auto toPartial = dyn_cast<PartialAttr>(to);
+    if (!toPartial || from == to)
+      continue;
+    if (isa<ShardAttr>(from) || isa<PartialAttr>(from))
+      return emitOpError() << "cannot redistribute "
+                           << cast<PlacementAttrInterface>(from).toTorchString()
+                           << " to " << toPartial.toTorchString()
+                           << " on mesh axis " << axis;
+  }
+  return success();
+}
+
+LogicalResult
+RedistributeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyDTensorOnMesh(*this, getInput().getType(), symbolTable);
+}
+
+OpFoldResult RedistributeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+/// Local shape of `type` must match `local` (dynamic dims match anything).
+static LogicalResult verifyLocalType(Operation *op, DTensorType type,
+                                     RankedTensorType local,
+                                     SymbolTableCollection &tables) {
+  if (failed(verifyDTensorOnMesh(op, type, tables)))
+    return failure();
+  MeshOp mesh = lookupMesh(op, type.getMesh(), &tables);
+  RankedTensorType expected = getLocalType(type, mesh);
+  if (expected.getRank() != local.getRank() ||
+      expected.getElementType() != local.getElementType())
+    return op->emitOpError() << "local type " << local
+                             << " does not match the shard type " << expected;
+  for (auto [e, l] : llvm::zip(expected.getShape(), local.getShape()))
+    if (!ShapedType::isDynamic(e) && !ShapedType::isDynamic(l) && e != l)
+      return op->emitOpError() << "local type " << local
+                               << " does not match the shard type " << expected;
+  return success();
+}
+
+LogicalResult FromLocalOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLocalType(*this, getResult().getType(), getInput().getType(),
+                         tables);
+}
+
+LogicalResult ToLocalOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLocalType(*this, getInput().getType(), getResult().getType(),
+                         tables);
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkAxis(Operation *op, StringRef name, int64_t axis,
+                               int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << name << " " << axis
+                             << " is out of range for a tensor of rank "
+                             << rank;
+  return success();
+}
+
+/// Checks `result` is `input` with dim `grow` multiplied and dim `shrink`
+/// divided by `n` (either may be -1); dynamic sizes are not checked.
+static LogicalResult checkShapes(Operation *op, RankedTensorType input,
+                                 RankedTensorType result, int64_t n,
+                                 int64_t grow, int64_t shrink) {
+  if (input.getRank() != result.getRank() ||
+      input.getElementType() != result.getElementType())
+    return op->emitOpError() << "result type " << result
+                             << " is incompatible with input type " << input;
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t in = input.getDimSize(d), out = result.getDimSize(d);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(out))
+      continue;
+    int64_t expected = in;
+    if (d == grow)
+      expected *= n;
+    if (d == shrink) {
+      if (in % n != 0)
+        return op->emitOpError()
+               << "dim " << d << " of size " << in
+               << " does not divide evenly over " << n
+               << " ranks; the result dim must be dynamic";
+      expected = in / n;
+    }
+    if (out != expected)
+      return op->emitOpError() << "expected result dim " << d << " to be "
+                               << expected << ", got " << out;
+  }
+  return success();
+}
+
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto mesh = verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+  if (failed(mesh))
+    return failure();
+  auto in = getInput().getType();
+  if (failed(checkAxis(*this, "gather_axis", getGatherAxis(), in.getRank())))
+    return failure();
+  return checkShapes(*this, in, getResult().getType(),
+                     groupSize(*mesh, getMeshAxes()), getGatherAxis(), -1);
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+}
+
+LogicalResult
+ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto mesh = verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+  if (failed(mesh))
+    return failure();
+  auto in = getInput().getType();
+  if (failed(checkAxis(*this, "scatter_axis", getScatterAxis(), in.getRank())))
+    return failure();
+  return checkShapes(*this, in, getResult().getType(),
+                     groupSize(*mesh, getMeshAxes()), -1, getScatterAxis());
+}
+
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto mesh = verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+  if (failed(mesh))
+    return failure();
+  auto in = getInput().getType();
+  if (failed(checkAxis(*this, "split_axis", getSplitAxis(), in.getRank())) ||
+      failed(checkAxis(*this, "concat_axis", getConcatAxis(), in.getRank())))
+    return failure();
+  if (getSplitAxis() == getConcatAxis())
+    return emitOpError("split_axis and concat_axis must differ");
+  return checkShapes(*this, in, getResult().getType(),
+                     groupSize(*mesh, getMeshAxes()), getConcatAxis(),
+                     getSplitAxis());
+}
+
+LogicalResult BroadcastOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto mesh = verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+  if (failed(mesh))
+    return failure();
+  int64_t n = groupSize(*mesh, getMeshAxes());
+  if (getRoot() < 0 || getRoot() >= n)
+    return emitOpError() << "root " << getRoot()
+                         << " is out of range for a group of " << n
+                         << " ranks";
+  return success();
+}
+
+LogicalResult ChunkOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto mesh = verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+  if (failed(mesh))
+    return failure();
+  auto in = getInput().getType();
+  if (failed(checkAxis(*this, "axis", getAxis(), in.getRank())))
+    return failure();
+  return checkShapes(*this, in, getResult().getType(),
+                     groupSize(*mesh, getMeshAxes()), -1, getAxis());
+}
+
+#define GET_OP_CLASSES
+#include "tp/Dialect/TP/IR/TPOps.cpp.inc"

@@ -1,0 +1,125 @@
+//===- CommReport.cpp - collectives per module ------------------*- C++ -*-===//
+//
+// tp-comm-report: counts the collectives of a partitioned program and the
+// bytes each rank feeds into them, in total and per module (the FQN whose
+// style caused them), like PyTorch's CommDebugMode.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPCOMMREPORTPASS
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+constexpr const char *kKinds[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                  "all_to_all", "broadcast"};
+
+struct Counts {
+  std::map<std::string, int64_t> count;
+  int64_t bytes = 0;
+};
+
+int64_t bytesOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (!t.hasStaticShape())
+    return 0;
+  return t.getNumElements() *
+         std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+}
+
+struct Report {
+  Counts total;
+  llvm::MapVector<StringRef, Counts> modules;
+
+  void add(Operation *op) {
+    StringRef kind = op->getName().stripDialect();
+    StringRef module = "<root>";
+    if (auto m = op->getAttrOfType<StringAttr>("module"))
+      module = m.getValue();
+    int64_t bytes = bytesOf(op->getOperand(0));
+    total.count[kind.str()]++;
+    total.bytes += bytes;
+    Counts &c = modules[module];
+    c.count[kind.str()]++;
+    c.bytes += bytes;
+  }
+
+  llvm::json::Object toJSON() const {
+    llvm::json::Object collectives;
+    for (const char *k : kKinds)
+      collectives[k] = total.count.count(k) ? total.count.at(k) : 0;
+    llvm::json::Object mods;
+    for (auto &[name, c] : modules) {
+      llvm::json::Object entry;
+      for (auto &[k, n] : c.count)
+        entry[k] = n;
+      entry["bytes_per_rank"] = c.bytes;
+      mods[name] = std::move(entry);
+    }
+    return llvm::json::Object{{"collectives", std::move(collectives)},
+                              {"bytes_per_rank", total.bytes},
+                              {"modules", std::move(mods)}};
+  }
+
+  void printTable(llvm::raw_ostream &os) const {
+    os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}\n", "module",
+                        "collective", "count", "bytes/rank");
+    for (auto &[name, c] : modules)
+      for (auto &[k, n] : c.count)
+        os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}\n", name, k, n,
+                            c.bytes);
+    int64_t count = 0;
+    for (auto &[k, n] : total.count)
+      count += n;
+    os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}\n", "total", "", count,
+                        total.bytes);
+  }
+};
+
+struct CommReportPass
+    : public tp::impl::TPCommReportPassBase<CommReportPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    Report report;
+    getOperation().walk([&](Operation *op) {
+      if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
+              BroadcastOp>(op))
+        report.add(op);
+    });
+    if (printTable)
+      report.printTable(llvm::errs());
+    if (jsonFile.empty())
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(report.toJSON())) << "\n";
+    if (jsonFile == "-") {
+      llvm::outs() << text;
+      llvm::outs().flush();
+      return;
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream file(jsonFile, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      getOperation().emitError() << "cannot write report '" << jsonFile
+                                 << "': " << ec.message();
+      return signalPassFailure();
+    }
+    file << text;
+  }
+};
+
+} // namespace

@@ -1,0 +1,331 @@
+//===- LowerStyles.cpp - styles to DTensor ops ------------------*- C++ -*-===//
+//
+// tp-lower-styles: turns each module's `tp.style` into parameter placements
+// (tp.distribute), input layouts (declared, then redistributed to what the
+// style wants) and output redistributions, following DESIGN 4.1. Values
+// downstream then get placements from tp-propagate's rules, which this pass
+// runs so that its output is well typed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPLOWERSTYLESPASS
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+namespace {
+
+/// Lowers the styles of one module, given the plan's mesh and TP axis.
+class StyleLowering {
+public:
+  StyleLowering(MeshOp mesh, int64_t tpAxis) : mesh(mesh), tpAxis(tpAxis) {}
+
+  LogicalResult lower(Operation *op, Attribute style) {
+    return llvm::TypeSwitch<Attribute, LogicalResult>(style)
+        .Case([&](ColwiseAttr s) {
+          return lowerColwise(op, s.getInputLayouts(), s.getOutputLayouts());
+        })
+        .Case([&](RowwiseAttr s) {
+          return lowerRowwise(op, s.getInputLayouts(), s.getOutputLayouts());
+        })
+        .Case([&](PrepareModuleInputAttr s) {
+          return prepareInputs(op, s.getInputLayouts(),
+                               s.getDesiredInputLayouts(),
+                               s.getInputKwargLayouts(),
+                               s.getDesiredInputKwargLayouts());
+        })
+        .Case([&](PrepareModuleOutputAttr s) {
+          return prepareOutputs(op, s.getOutputLayouts(),
+                                s.getDesiredOutputLayouts());
+        })
+        .Case([&](PrepareModuleInputOutputAttr s) {
+          if (failed(prepareInputs(op, s.getInputLayouts(),
+                                   s.getDesiredInputLayouts(),
+                                   s.getInputKwargLayouts(),
+                                   s.getDesiredInputKwargLayouts())))
+            return failure();
+          return prepareOutputs(op, s.getOutputLayouts(),
+                                s.getDesiredOutputLayouts());
+        })
+        .Default([&](Attribute) {
+          return op->emitError()
+                 << cast<ParallelStyleAttrInterface>(style).getStyleName()
+                 << " on module '" << m::getModuleFQN(op) << "' of type "
+                 << m::getModuleTypeName(op)
+                 << " is not lowered by this version of tp-lower-styles";
+        });
+  }
+
+private:
+  FlatSymbolRefAttr meshSym() {
+    return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+  }
+
+  /// Placements that are `p` on the TP axis and Replicate elsewhere.
+  SmallVector<Attribute> onTPAxis(Attribute p) {
+    SmallVector<Attribute> result(mesh.getRank(),
+                                  ReplicateAttr::get(mesh.getContext()));
+    result[tpAxis] = p;
+    return result;
+  }
+
+  Attribute orDefault(Attribute layout, Attribute def) {
+    return layout ? layout : def;
+  }
+
+  /// Points every current use of `v` at the value `make` builds from it.
+  static Value replaceUses(Value v, function_ref<Value()> make) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : v.getUses())
+      uses.push_back(&use);
+    Value out = make();
+    for (OpOperand *use : uses)
+      use->set(out);
+    return out;
+  }
+
+  /// Lays `v` out as declared, then as desired.
+  Value prepare(OpBuilder &b, Location loc, Value v, Attribute declared,
+                Attribute desired, StringRef fqn) {
+    Value d = ensurePlacements(b, loc, v, meshSym(), onTPAxis(declared), fqn);
+    return ensurePlacements(b, loc, d, meshSym(), onTPAxis(desired), fqn);
+  }
+
+  /// Gives `result` its natural placement and redistributes it to `wanted`
+  /// for every later user.
+  Value finishOutput(Value result, Attribute natural, Attribute wanted,
+                     StringRef fqn) {
+    ArrayRef<int64_t> shape = getTensorLikeShape(result.getType());
+    SmallVector<Attribute> placements;
+    for (Attribute p : onTPAxis(natural))
+      placements.push_back(normalizePlacement(p, shape.size()));
+    result.setType(DTensorType::get(result.getContext(), shape,
+                                    getTensorLikeElementType(result.getType()),
+                                    meshSym(), placements));
+    OpBuilder b(result.getContext());
+    b.setInsertionPointAfterValue(result);
+    return replaceUses(result, [&] {
+      return ensurePlacements(b, result.getLoc(), result, meshSym(),
+                              onTPAxis(wanted), fqn);
+    });
+  }
+
+  LogicalResult lowerColwise(Operation *op, Attribute inputLayout,
+                             Attribute outputLayout) {
+    MLIRContext *ctx = op->getContext();
+    StringRef fqn = m::getModuleFQN(op);
+    OpBuilder b(op);
+    Attribute rep = ReplicateAttr::get(ctx);
+    Value x = prepare(b, op->getLoc(), op->getOperand(0),
+                      orDefault(inputLayout, rep), rep, fqn);
+    op->setOperand(0, x);
+    // Linear: weight [out, in] and bias on dim 0; embedding: weight dim 1.
+    int64_t weightDim = isa<m::EmbeddingOp>(op) ? 1 : 0;
+    for (unsigned i = 1; i < op->getNumOperands(); ++i)
+      op->setOperand(i, ensurePlacements(
+                            b, op->getLoc(), op->getOperand(i), meshSym(),
+                            onTPAxis(ShardAttr::get(ctx, i == 1 ? weightDim
+                                                                : 0)),
+                            fqn));
+    finishOutput(op->getResult(0), ShardAttr::get(ctx, -1),
+                 orDefault(outputLayout, ShardAttr::get(ctx, -1)), fqn);
+    return success();
+  }
+
+  LogicalResult lowerRowwise(Operation *op, Attribute inputLayout,
+                             Attribute outputLayout) {
+    MLIRContext *ctx = op->getContext();
+    StringRef fqn = m::getModuleFQN(op);
+    auto linear = dyn_cast<m::LinearOp>(op);
+    if (!linear)
+      return op->emitError()
+             << "RowwiseParallel on module '" << fqn << "' of type "
+             << m::getModuleTypeName(op)
+             << " (vocabulary-sharded embedding) is not lowered by this "
+                "version of tp-lower-styles";
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Attribute shardLast = ShardAttr::get(ctx, -1);
+    Value x = prepare(b, op->getLoc(), linear.getInput(),
+                      orDefault(inputLayout, shardLast), shardLast, fqn);
+    Value w = ensurePlacements(b, op->getLoc(), linear.getWeight(), meshSym(),
+                               onTPAxis(ShardAttr::get(ctx, 1)), fqn);
+    // The bias is added once, after the reduction: split it off.
+    Value bias = linear.getBias();
+    auto bare = m::LinearOp::create(b, op->getLoc(),
+                                    linear.getResult().getType(),
+                                    linear.getFqnAttr(), x, w, Value());
+    bare->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    bare->removeAttr("tp.style");
+    Value result = bare.getResult();
+    linear.getResult().replaceAllUsesWith(result);
+    op->erase();
+    Value out =
+        finishOutput(result, PartialAttr::get(ctx, ReductionKind::Sum),
+                     orDefault(outputLayout, ReplicateAttr::get(ctx)), fqn);
+    if (!bias)
+      return success();
+    // Add the bias once, after the output redistribution.
+    OpBuilder after(ctx);
+    after.setInsertionPointAfterValue(out);
+    replaceUses(out, [&]() -> Value {
+      return m::AddOp::create(after, loc, out.getType(), out, bias);
+    });
+    return success();
+  }
+
+  /// The inputs of a module op: a composite's operands, a leaf's first one.
+  static SmallVector<OpOperand *> moduleInputs(Operation *op) {
+    SmallVector<OpOperand *> inputs;
+    if (isa<m::SubmoduleOp>(op))
+      for (OpOperand &o : op->getOpOperands())
+        inputs.push_back(&o);
+    else
+      inputs.push_back(&op->getOpOperand(0));
+    return inputs;
+  }
+
+  static Attribute layoutAt(Attribute layouts, size_t i) {
+    if (auto array = dyn_cast<ArrayAttr>(layouts))
+      return i < array.size() ? array[i] : Attribute();
+    return i == 0 ? layouts : Attribute();
+  }
+
+  LogicalResult prepareInputs(Operation *op, Attribute layouts,
+                              Attribute desired, DictionaryAttr kwLayouts,
+                              DictionaryAttr kwDesired) {
+    StringRef fqn = m::getModuleFQN(op);
+    SmallVector<OpOperand *> inputs = moduleInputs(op);
+    size_t count = layouts ? (isa<ArrayAttr>(layouts)
+                                  ? cast<ArrayAttr>(layouts).size()
+                                  : 1)
+                           : 0;
+    if (count > inputs.size())
+      return op->emitError() << "PrepareModuleInput on '" << fqn << "' has "
+                             << count << " input layouts but the module takes "
+                             << inputs.size() << " inputs";
+    OpBuilder b(op);
+    for (size_t i = 0; i < count; ++i) {
+      Attribute from = layoutAt(layouts, i), to = layoutAt(desired, i);
+      if (!from || isa<UnitAttr>(from))
+        continue;
+      inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(), from, to,
+                             fqn));
+    }
+    if (!kwLayouts)
+      return success();
+    auto sub = dyn_cast<m::SubmoduleOp>(op);
+    ArrayAttr names = sub ? sub.getArgNamesAttr() : ArrayAttr();
+    for (NamedAttribute kw : kwLayouts) {
+      auto it = names ? llvm::find_if(names,
+                                      [&](Attribute n) {
+                                        return cast<StringAttr>(n) ==
+                                               kw.getName();
+                                      })
+                      : nullptr;
+      if (!names || it == names.end())
+        return op->emitError() << "PrepareModuleInput on '" << fqn
+                               << "': the module has no keyword input '"
+                               << kw.getName().getValue() << "'";
+      size_t i = it - names.begin();
+      inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(),
+                             kw.getValue(), kwDesired.get(kw.getName()), fqn));
+    }
+    return success();
+  }
+
+  LogicalResult prepareOutputs(Operation *op, Attribute layouts,
+                               Attribute desired) {
+    StringRef fqn = m::getModuleFQN(op);
+    size_t count = isa<ArrayAttr>(layouts) ? cast<ArrayAttr>(layouts).size()
+                                           : (layouts ? 1 : 0);
+    if (auto sub = dyn_cast<m::SubmoduleOp>(op)) {
+      auto yield = cast<m::YieldOp>(sub.getBody().front().getTerminator());
+      if (count > yield.getValues().size())
+        return op->emitError()
+               << "PrepareModuleOutput on '" << fqn << "' has " << count
+               << " output layouts but the module has "
+               << yield.getValues().size() << " outputs";
+      OpBuilder b(yield);
+      for (size_t i = 0; i < count; ++i) {
+        Attribute from = layoutAt(layouts, i), to = layoutAt(desired, i);
+        if (!from || isa<UnitAttr>(from))
+          continue;
+        yield->setOperand(i, prepare(b, yield.getLoc(), yield->getOperand(i),
+                                     from, to, fqn));
+      }
+      return success();
+    }
+    if (count != 1)
+      return op->emitError() << "PrepareModuleOutput on '" << fqn
+                             << "' needs exactly one output layout";
+    Value result = op->getResult(0);
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    replaceUses(result, [&] {
+      return prepare(b, op->getLoc(), result, layoutAt(layouts, 0),
+                     layoutAt(desired, 0), fqn);
+    });
+    return success();
+  }
+
+  MeshOp mesh;
+  int64_t tpAxis;
+};
+
+} // namespace
+
+LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
+  auto plan = module->getAttrOfType<PlanAttr>("tp.plan");
+  SmallVector<std::pair<Operation *, Attribute>> styled;
+  module.walk([&](Operation *op) {
+    if (Attribute style = op->getAttr("tp.style"))
+      styled.push_back({op, style});
+  });
+  if (styled.empty())
+    return success();
+  if (!plan)
+    return module.emitError("modules carry tp.style but the module has no "
+                            "tp.plan naming the mesh; run tp-apply-plan");
+  MeshOp mesh = lookupMesh(module, plan.getMesh());
+  if (!mesh)
+    return failure();
+  int64_t tpAxis = 0;
+  if (StringAttr axis = plan.getTpAxis()) {
+    tpAxis = mesh.getAxisIndex(axis.getValue());
+    if (tpAxis < 0)
+      return module.emitError() << "plan tp_axis '" << axis.getValue()
+                                << "' is not an axis of mesh @"
+                                << mesh.getSymName();
+  } else if (mesh.getRank() > 1) {
+    return module.emitError() << "the plan's mesh @" << mesh.getSymName()
+                              << " has " << mesh.getRank()
+                              << " axes but the plan names no tp_axis";
+  }
+  StyleLowering lowering(mesh, tpAxis);
+  for (auto [op, style] : styled) {
+    op->removeAttr("tp.style");
+    if (failed(lowering.lower(op, style)))
+      return failure();
+  }
+  return propagatePlacements(module);
+}
+
+namespace {
+struct LowerStylesPass
+    : public tp::impl::TPLowerStylesPassBase<LowerStylesPass> {
+  void runOnOperation() override {
+    if (failed(lowerStyles(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace

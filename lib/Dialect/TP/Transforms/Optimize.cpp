@@ -1,0 +1,83 @@
+//===- Optimize.cpp - remove redistributions the math does not need -*- C++ -*-===//
+//
+// tp-optimize: before redistributions become collectives, composes chains
+// (A -> B -> C becomes A -> C when B has no other user, so inverse pairs
+// cancel and all_reduce + chunk becomes one reduce_scatter), folds identity
+// redistributions, and merges identical redistributions of one value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPOPTIMIZEPASS
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+/// A -> Partial is only legal from Replicate or the same Partial.
+static bool isLegalTransition(ArrayRef<Attribute> from, ArrayRef<Attribute> to) {
+  for (auto [f, t] : llvm::zip(from, to))
+    if (isa<PartialAttr>(t) && f != t && !isa<ReplicateAttr>(f))
+      return false;
+  return true;
+}
+
+struct ComposeRedistributes : public OpRewritePattern<RedistributeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RedistributeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto producer = op.getInput().getDefiningOp<RedistributeOp>();
+    if (!producer || !producer->hasOneUse())
+      return failure();
+    if (!isLegalTransition(producer.getInput().getType().getPlacements(),
+                           op.getResult().getType().getPlacements()))
+      return failure();
+    if (producer.getInput().getType() == op.getResult().getType()) {
+      rewriter.replaceOp(op, producer.getInput());
+      return success();
+    }
+    rewriter.replaceOpWithNewOp<RedistributeOp>(
+        op, op.getResult().getType(), producer.getInput(),
+        op.getModuleAttr() ? op.getModuleAttr() : producer.getModuleAttr());
+    return success();
+  }
+};
+
+/// Two identical redistributions of one value become one.
+struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RedistributeOp op,
+                                PatternRewriter &rewriter) const override {
+    for (Operation *user : op.getInput().getUsers()) {
+      auto other = dyn_cast<RedistributeOp>(user);
+      if (!other || other == op ||
+          other.getResult().getType() != op.getResult().getType() ||
+          other->getBlock() != op->getBlock() ||
+          !other->isBeforeInBlock(op))
+        continue;
+      rewriter.replaceOp(op, other.getResult());
+      return success();
+    }
+    return failure();
+  }
+};
+
+struct OptimizePass : public tp::impl::TPOptimizePassBase<OptimizePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ComposeRedistributes, MergeSiblingRedistributes>(
+        &getContext());
+    RedistributeOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

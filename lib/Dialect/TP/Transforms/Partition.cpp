@@ -1,0 +1,161 @@
+//===- Partition.cpp - one SPMD function per model function -----*- C++ -*-===//
+//
+// tp-partition: inlines composite modules, replaces each !tp.dtensor by this
+// rank's local tensor type, turns tp.distribute into local tp.chunk ops and
+// drops tp.to_local/tp.from_local. The result is one function that every
+// rank runs; its only communication is the collectives already in it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPPARTITIONPASS
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+/// Moves the bodies of composite modules into their parents.
+static void inlineSubmodules(func::FuncOp func) {
+  SmallVector<m::SubmoduleOp> subs;
+  func.walk<WalkOrder::PreOrder>([&](m::SubmoduleOp s) { subs.push_back(s); });
+  for (m::SubmoduleOp sub : subs) {
+    Block &body = sub.getBody().front();
+    auto yield = cast<m::YieldOp>(body.getTerminator());
+    for (auto [arg, in] : llvm::zip(body.getArguments(), sub.getInputs()))
+      arg.replaceAllUsesWith(in);
+    for (auto [res, v] : llvm::zip(sub.getOutputs(), yield.getValues()))
+      res.replaceAllUsesWith(v);
+    yield.erase();
+    sub->getBlock()->getOperations().splice(sub->getIterator(),
+                                            body.getOperations());
+    sub.erase();
+  }
+}
+
+/// The local type of `type`, or an error when a dim does not divide evenly.
+static FailureOr<RankedTensorType> localTypeOf(Operation *op, DTensorType type,
+                                               MeshOp mesh) {
+  RankedTensorType local = getLocalType(type, mesh);
+  if (!local.hasStaticShape())
+    return op->emitError()
+           << "value of type " << type
+           << " has uneven shards (a dim does not divide over its mesh "
+              "axes); this version of tp-partition needs even shards";
+  return local;
+}
+
+static LogicalResult partitionFunc(func::FuncOp func,
+                                   SymbolTableCollection &symbols) {
+  inlineSubmodules(func);
+  for (Type t : func.getArgumentTypes())
+    if (isa<DTensorType>(t))
+      return func.emitError("function arguments must be plain tensors; "
+                            "declare their layouts with a plan");
+  Block &block = func.getBody().front();
+  for (Operation &opRef : llvm::make_early_inc_range(block)) {
+    Operation *op = &opRef;
+    if (auto redist = dyn_cast<RedistributeOp>(op))
+      return redist.emitError("tp.redistribute must be lowered before "
+                              "partitioning; run tp-lower-redistribute");
+    if (auto from = dyn_cast<FromLocalOp>(op)) {
+      from.getResult().replaceAllUsesWith(from.getInput());
+      op->erase();
+      continue;
+    }
+    if (auto to = dyn_cast<ToLocalOp>(op)) {
+      // The input is already local by now.
+      to.getResult().replaceAllUsesWith(to.getInput());
+      op->erase();
+      continue;
+    }
+    if (auto dist = dyn_cast<DistributeOp>(op)) {
+      DTensorType type = dist.getResult().getType();
+      MeshOp mesh = lookupMesh(op, type.getMesh(), &symbols);
+      if (!mesh)
+        return failure();
+      OpBuilder b(op);
+      Value current = dist.getInput();
+      auto shape = llvm::to_vector(type.getShape());
+      for (auto [axis, p] : llvm::enumerate(type.getPlacements())) {
+        if (isa<PartialAttr>(p))
+          return op->emitError("distributing a replicated tensor as Partial "
+                               "is not supported by this version of "
+                               "tp-partition");
+        auto shard = dyn_cast<ShardAttr>(p);
+        if (!shard || mesh.getShape()[axis] == 1)
+          continue;
+        int64_t &d = shape[shard.getDim()];
+        if (d % mesh.getShape()[axis] != 0)
+          return op->emitError()
+                 << "dim " << shard.getDim() << " of size " << d
+                 << " does not divide over mesh axis "
+                 << mesh.getAxisName(axis) << " of size "
+                 << mesh.getShape()[axis]
+                 << "; this version of tp-partition needs even shards";
+        d /= mesh.getShape()[axis];
+        auto localType = RankedTensorType::get(shape, type.getElementType());
+        current = ChunkOp::create(b, op->getLoc(), localType, type.getMesh(),
+                                  b.getDenseI64ArrayAttr({(int64_t)axis}),
+                                  dist.getModuleAttr(), current,
+                                  b.getI64IntegerAttr(shard.getDim()));
+      }
+      dist.getResult().replaceAllUsesWith(current);
+      op->erase();
+      continue;
+    }
+    for (Value result : op->getResults()) {
+      auto type = dyn_cast<DTensorType>(result.getType());
+      if (!type)
+        continue;
+      MeshOp mesh = lookupMesh(op, type.getMesh(), &symbols);
+      if (!mesh)
+        return failure();
+      auto local = localTypeOf(op, type, mesh);
+      if (failed(local))
+        return failure();
+      result.setType(*local);
+    }
+  }
+
+  // Results: local types, with their placements kept for the runtime.
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  // The global (dtensor) type of each distributed result, so a runtime can
+  // reassemble it; plain results are replicated and need nothing.
+  SmallVector<Attribute> resultTypes;
+  bool anyDistributed = false;
+  for (Type t : func.getResultTypes()) {
+    anyDistributed |= isa<DTensorType>(t);
+    resultTypes.push_back(TypeAttr::get(t));
+  }
+  if (anyDistributed)
+    func->setAttr("tp.result_types",
+                  ArrayAttr::get(func.getContext(), resultTypes));
+  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                 ret.getOperandTypes()));
+  func->setAttr("tp.spmd", UnitAttr::get(func.getContext()));
+  return success();
+}
+
+LogicalResult mlir::tp::partition(ModuleOp module) {
+  SymbolTableCollection symbols;
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (!func.isExternal() && failed(partitionFunc(func, symbols)))
+      return failure();
+  return success();
+}
+
+namespace {
+struct PartitionPass : public tp::impl::TPPartitionPassBase<PartitionPass> {
+  void runOnOperation() override {
+    if (failed(partition(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,43 @@
+//===- Pipelines.cpp - the tp-pipeline pass pipeline ------------*- C++ -*-===//
+//
+// The whole plan-to-SPMD lowering as one pipeline, and its registration.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+void mlir::tp::buildTPPipeline(OpPassManager &pm,
+                               const TPPipelineOptions &options) {
+  // Attach each plan entry's style to the modules its key matches.
+  pm.addPass(createTPApplyPlanPass(TPApplyPlanPassOptions{options.plan}));
+  // Styles become parameter placements and input/output redistributions.
+  pm.addPass(createTPLowerStylesPass());
+  // Every value downstream of a distributed tensor gets a placement.
+  pm.addPass(createTPPropagatePass());
+  // Cancel and merge redistributions before they cost communication.
+  pm.addPass(createTPOptimizePass());
+  // What is left becomes explicit collectives on local tensors.
+  pm.addPass(createTPLowerRedistributePass());
+  // One SPMD function with local types.
+  pm.addPass(createTPPartitionPass());
+  // Collectives of identical inputs are computed once.
+  pm.addPass(createCSEPass());
+  // Count what each rank communicates.
+  if (!options.reportJson.empty() || options.reportTable)
+    pm.addPass(createTPCommReportPass(TPCommReportPassOptions{
+        options.reportJson, options.reportTable}));
+}
+
+void mlir::tp::registerTPPipelines() {
+  PassPipelineRegistration<TPPipelineOptions>(
+      "tp-pipeline",
+      "Lower a tensor-parallel plan to one SPMD function with explicit "
+      "collectives",
+      buildTPPipeline);
+}

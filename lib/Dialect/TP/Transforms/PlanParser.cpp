@@ -1,0 +1,495 @@
+//===- PlanParser.cpp - JSON plan files to #tp.plan -------------*- C++ -*-===//
+//
+// Reads plan files written like PyTorch plans: a mesh, an optional TP axis,
+// and an ordered map from FQN patterns to styles with PyTorch's argument
+// names. The order of the plan's keys is kept (llvm::json objects are
+// unordered, so the key order is recovered from the text).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+/// Skims JSON text to list the keys of an object in the order written.
+class KeyOrderScanner {
+public:
+  explicit KeyOrderScanner(StringRef text) : text(text) {}
+
+  /// Keys of the object value of top-level key `name`, in order.
+  std::vector<std::string> keysOf(StringRef name) {
+    pos = 0;
+    std::vector<std::string> result;
+    skipSpace();
+    if (!consume('{'))
+      return result;
+    while (true) {
+      skipSpace();
+      if (consume('}'))
+        return result;
+      std::string key;
+      if (!readString(key))
+        return result;
+      skipSpace();
+      consume(':');
+      skipSpace();
+      if (key == name && peek() == '{') {
+        ++pos;
+        while (true) {
+          skipSpace();
+          if (consume('}'))
+            return result;
+          std::string inner;
+          if (!readString(inner))
+            return result;
+          result.push_back(inner);
+          skipSpace();
+          consume(':');
+          skipValue();
+          skipSpace();
+          consume(',');
+        }
+      }
+      skipValue();
+      skipSpace();
+      consume(',');
+    }
+  }
+
+private:
+  char peek() { return pos < text.size() ? text[pos] : '\0'; }
+  bool consume(char c) {
+    if (peek() != c)
+      return false;
+    ++pos;
+    return true;
+  }
+  void skipSpace() {
+    while (pos < text.size() && isspace((unsigned char)text[pos]))
+      ++pos;
+  }
+  bool readString(std::string &out) {
+    if (!consume('"'))
+      return false;
+    while (pos < text.size() && text[pos] != '"') {
+      if (text[pos] == '\\' && pos + 1 < text.size()) {
+        out.push_back(text[pos + 1]);
+        pos += 2;
+        continue;
+      }
+      out.push_back(text[pos++]);
+    }
+    return consume('"');
+  }
+  void skipValue() {
+    skipSpace();
+    int depth = 0;
+    while (pos < text.size()) {
+      char c = text[pos];
+      if (c == '"') {
+        std::string ignored;
+        readString(ignored);
+      } else {
+        if (c == '{' || c == '[')
+          ++depth;
+        else if (c == '}' || c == ']') {
+          if (depth == 0)
+            return;
+          --depth;
+        } else if (c == ',' && depth == 0)
+          return;
+        ++pos;
+      }
+      if (depth == 0 && (peek() == ',' || peek() == '}' || peek() == ']'))
+        return;
+    }
+  }
+
+  StringRef text;
+  size_t pos = 0;
+};
+
+/// Builds style attributes from one plan entry, reporting errors at `loc`.
+class EntryParser {
+public:
+  EntryParser(MLIRContext *ctx, Location loc, StringRef key)
+      : ctx(ctx), loc(loc), key(key) {}
+
+  InFlightDiagnostic error() {
+    return emitError(loc) << "plan entry '" << key << "': ";
+  }
+
+  /// "Shard(1)", "Shard(-1)", "Replicate()", "Partial()", "Partial(max)".
+  FailureOr<Attribute> placement(StringRef text, StringRef arg) {
+    StringRef s = text.trim();
+    auto inner = [&](StringRef prefix) -> std::optional<StringRef> {
+      if (!s.consume_front(prefix))
+        return std::nullopt;
+      StringRef rest = s.ltrim();
+      if (!rest.consume_front("(") || !rest.consume_back(")"))
+        return std::nullopt;
+      return rest.trim();
+    };
+    StringRef orig = s;
+    if (auto a = inner("Shard")) {
+      int64_t dim;
+      StringRef digits = *a;
+      digits.consume_front("dim=");
+      if (!digits.getAsInteger(10, dim))
+        return Attribute(ShardAttr::get(ctx, dim));
+      error() << arg << ": bad shard dim in '" << text << "'";
+      return failure();
+    }
+    s = orig;
+    if (auto a = inner("Replicate")) {
+      if (a->empty())
+        return Attribute(ReplicateAttr::get(ctx));
+    }
+    s = orig;
+    if (auto a = inner("Partial")) {
+      StringRef kind = a->empty() ? "sum" : *a;
+      kind.consume_front("reduce_op=");
+      kind = kind.trim("\"' ");
+      if (auto k = symbolizeReductionKind(kind))
+        return Attribute(PartialAttr::get(ctx, *k));
+      error() << arg << ": unknown Partial reduction '" << kind
+              << "' (expected sum, avg, max or min)";
+      return failure();
+    }
+    error() << arg << ": cannot parse placement '" << text
+            << "' (expected Shard(d), Replicate() or Partial(op))";
+    return failure();
+  }
+
+  /// A layout: null (absent), a placement string, or a list (tuple).
+  FailureOr<Attribute> layout(const llvm::json::Value &v, StringRef arg,
+                              bool noneAsUnit) {
+    if (v.kind() == llvm::json::Value::Null)
+      return noneAsUnit ? Attribute(UnitAttr::get(ctx)) : Attribute();
+    if (auto s = v.getAsString())
+      return placement(*s, arg);
+    if (auto arr = v.getAsArray()) {
+      SmallVector<Attribute> items;
+      for (const llvm::json::Value &item : *arr) {
+        auto a = layout(item, arg, /*noneAsUnit=*/true);
+        if (failed(a))
+          return failure();
+        items.push_back(*a);
+      }
+      return Attribute(ArrayAttr::get(ctx, items));
+    }
+    error() << arg << " must be a placement string, null or a list";
+    return failure();
+  }
+
+  FailureOr<DictionaryAttr> kwargLayouts(const llvm::json::Value &v,
+                                         StringRef arg) {
+    if (v.kind() == llvm::json::Value::Null)
+      return DictionaryAttr();
+    auto obj = v.getAsObject();
+    if (!obj) {
+      error() << arg << " must be an object mapping keyword names to layouts";
+      return failure();
+    }
+    SmallVector<NamedAttribute> entries;
+    for (auto &kv : *obj) {
+      auto a = layout(kv.second, arg, /*noneAsUnit=*/true);
+      if (failed(a))
+        return failure();
+      entries.emplace_back(StringAttr::get(ctx, kv.first.str()), *a);
+    }
+    return DictionaryAttr::get(ctx, entries);
+  }
+
+  FailureOr<bool> boolean(const llvm::json::Value &v, StringRef arg) {
+    if (auto b = v.getAsBoolean())
+      return *b;
+    error() << arg << " must be true or false";
+    return failure();
+  }
+
+  FailureOr<int64_t> integer(const llvm::json::Value &v, StringRef arg) {
+    if (auto i = v.getAsInteger())
+      return *i;
+    error() << arg << " must be an integer";
+    return failure();
+  }
+
+  /// Builds the style of one entry.
+  FailureOr<Attribute> style(const llvm::json::Object &obj) {
+    std::optional<StringRef> name = obj.getString("style");
+    if (!name) {
+      error() << "missing \"style\" (e.g. \"ColwiseParallel\")";
+      return failure();
+    }
+    // Arguments each style accepts, with their parsers.
+    StringRef styleName = *name;
+    std::vector<StringRef> allowed;
+    if (styleName == "ColwiseParallel" || styleName == "RowwiseParallel" ||
+        styleName == "PairwiseParallel")
+      allowed = {"input_layouts", "output_layouts", "use_local_output"};
+    else if (styleName == "SequenceParallel")
+      allowed = {"sequence_dim", "use_local_output"};
+    else if (styleName == "PrepareModuleInput")
+      allowed = {"input_layouts", "desired_input_layouts",
+                 "input_kwarg_layouts", "desired_input_kwarg_layouts",
+                 "use_local_output"};
+    else if (styleName == "PrepareModuleOutput")
+      allowed = {"output_layouts", "desired_output_layouts",
+                 "use_local_output"};
+    else if (styleName == "PrepareModuleInputOutput")
+      allowed = {"input_layouts",        "desired_input_layouts",
+                 "input_kwarg_layouts",  "desired_input_kwarg_layouts",
+                 "use_local_input",      "output_layouts",
+                 "desired_output_layouts", "use_local_output"};
+    else {
+      error() << "unknown style '" << styleName
+              << "' (expected ColwiseParallel, RowwiseParallel, "
+                 "SequenceParallel, PrepareModuleInput, PrepareModuleOutput, "
+                 "PrepareModuleInputOutput or PairwiseParallel)";
+      return failure();
+    }
+    for (auto &kv : obj) {
+      StringRef arg = kv.first;
+      if (arg == "style")
+        continue;
+      if (llvm::find(allowed, arg) == allowed.end()) {
+        auto diag = error() << "unknown argument '" << arg << "' for "
+                            << styleName << " (accepted: ";
+        llvm::interleaveComma(allowed, diag);
+        diag << ")";
+        return failure();
+      }
+    }
+
+    bool isPrepare = styleName.starts_with("Prepare");
+    Attribute inL, outL, desiredIn, desiredOut;
+    DictionaryAttr kwIn, desiredKwIn;
+    bool useLocalOutput = styleName == "PrepareModuleInput" ? false : true;
+    bool useLocalInput = false;
+    int64_t sequenceDim = 1;
+    if (styleName == "SequenceParallel")
+      useLocalOutput = false;
+    for (auto &kv : obj) {
+      StringRef arg = kv.first;
+      const llvm::json::Value &v = kv.second;
+      if (arg == "style")
+        continue;
+      FailureOr<Attribute> l = Attribute();
+      if (arg == "input_layouts")
+        l = layout(v, arg, isPrepare), inL = succeeded(l) ? *l : nullptr;
+      else if (arg == "output_layouts")
+        l = layout(v, arg, isPrepare), outL = succeeded(l) ? *l : nullptr;
+      else if (arg == "desired_input_layouts")
+        l = layout(v, arg, true), desiredIn = succeeded(l) ? *l : nullptr;
+      else if (arg == "desired_output_layouts")
+        l = layout(v, arg, true), desiredOut = succeeded(l) ? *l : nullptr;
+      else if (arg == "input_kwarg_layouts" ||
+               arg == "desired_input_kwarg_layouts") {
+        auto d = kwargLayouts(v, arg);
+        if (failed(d))
+          return failure();
+        (arg == "input_kwarg_layouts" ? kwIn : desiredKwIn) = *d;
+      } else if (arg == "use_local_output" || arg == "use_local_input") {
+        auto b = boolean(v, arg);
+        if (failed(b))
+          return failure();
+        (arg == "use_local_output" ? useLocalOutput : useLocalInput) = *b;
+      } else if (arg == "sequence_dim") {
+        auto i = integer(v, arg);
+        if (failed(i))
+          return failure();
+        sequenceDim = *i;
+      }
+      if (failed(l))
+        return failure();
+    }
+
+    auto emit = [&]() { return error(); };
+    Attribute result;
+    if (styleName == "ColwiseParallel")
+      result = ColwiseAttr::getChecked(emit, ctx, inL, outL, useLocalOutput);
+    else if (styleName == "RowwiseParallel")
+      result = RowwiseAttr::getChecked(emit, ctx, inL, outL, useLocalOutput);
+    else if (styleName == "PairwiseParallel")
+      result = PairwiseParallelAttr::getChecked(emit, ctx, inL, outL,
+                                                useLocalOutput);
+    else if (styleName == "SequenceParallel")
+      result = SequenceParallelAttr::getChecked(emit, ctx, sequenceDim,
+                                                useLocalOutput);
+    else if (styleName == "PrepareModuleInput")
+      result = PrepareModuleInputAttr::getChecked(
+          emit, ctx, inL, desiredIn, kwIn, desiredKwIn, useLocalOutput);
+    else if (styleName == "PrepareModuleOutput")
+      result = PrepareModuleOutputAttr::getChecked(emit, ctx, outL, desiredOut,
+                                                   useLocalOutput);
+    else
+      result = PrepareModuleInputOutputAttr::getChecked(
+          emit, ctx, inL, desiredIn, kwIn, desiredKwIn, useLocalInput, outL,
+          desiredOut, useLocalOutput);
+    if (!result)
+      return failure();
+    return result;
+  }
+
+private:
+  MLIRContext *ctx;
+  Location loc;
+  StringRef key;
+};
+
+} // namespace
+
+FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
+                                        StringRef source) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = FileLineColLoc::get(ctx, source, 1, 1);
+  auto fail = [&]() { return emitError(loc) << "plan " << source << ": "; };
+
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    fail() << "malformed JSON: " << llvm::toString(parsed.takeError());
+    return failure();
+  }
+  const llvm::json::Object *root = parsed->getAsObject();
+  if (!root) {
+    fail() << "the top level must be an object with \"mesh\" and \"plan\"";
+    return failure();
+  }
+  for (auto &kv : *root)
+    if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis") {
+      fail() << "unknown top-level key '" << StringRef(kv.first)
+             << "' (expected mesh, plan, tp_axis)";
+      return failure();
+    }
+
+  // Mesh.
+  const llvm::json::Object *meshObj = root->getObject("mesh");
+  if (!meshObj) {
+    fail() << "missing \"mesh\": {\"shape\": [N], \"axis_names\": [...]}";
+    return failure();
+  }
+  SmallVector<int64_t> shape;
+  const llvm::json::Array *shapeArr = meshObj->getArray("shape");
+  if (!shapeArr || shapeArr->empty()) {
+    fail() << "mesh.shape must be a non-empty list of positive integers";
+    return failure();
+  }
+  for (const llvm::json::Value &v : *shapeArr) {
+    auto i = v.getAsInteger();
+    if (!i || *i <= 0) {
+      fail() << "mesh.shape must be a non-empty list of positive integers";
+      return failure();
+    }
+    shape.push_back(*i);
+  }
+  SmallVector<StringRef> names;
+  if (const llvm::json::Array *namesArr = meshObj->getArray("axis_names")) {
+    for (const llvm::json::Value &v : *namesArr) {
+      auto s = v.getAsString();
+      if (!s) {
+        fail() << "mesh.axis_names must be a list of strings";
+        return failure();
+      }
+      names.push_back(*s);
+    }
+    if (names.size() != shape.size()) {
+      fail() << "mesh.axis_names has " << names.size()
+             << " names for a mesh of rank " << shape.size();
+      return failure();
+    }
+  }
+  for (auto &kv : *meshObj)
+    if (kv.first != "shape" && kv.first != "axis_names") {
+      fail() << "unknown mesh key '" << StringRef(kv.first)
+             << "' (expected shape, axis_names)";
+      return failure();
+    }
+
+  // TP axis.
+  StringAttr tpAxis;
+  if (const llvm::json::Value *axis = root->get("tp_axis")) {
+    auto s = axis->getAsString();
+    if (!s) {
+      fail() << "tp_axis must be a mesh axis name";
+      return failure();
+    }
+    if (llvm::find(names, *s) == names.end()) {
+      fail() << "tp_axis '" << *s << "' is not an axis of the mesh";
+      return failure();
+    }
+    tpAxis = StringAttr::get(ctx, *s);
+  } else if (shape.size() > 1) {
+    fail() << "the mesh has " << shape.size()
+           << " axes: name the tensor-parallel one with \"tp_axis\"";
+    return failure();
+  }
+
+  // Create (or check) the mesh op.
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  StringRef meshName = "mesh";
+  if (auto existing = module.lookupSymbol<MeshOp>(meshName)) {
+    if (existing.getShape() != ArrayRef<int64_t>(shape)) {
+      fail() << "the module already has a mesh @mesh of a different shape";
+      return failure();
+    }
+  } else {
+    ArrayAttr namesAttr =
+        names.empty() ? ArrayAttr() : builder.getStrArrayAttr(names);
+    MeshOp::create(builder, module.getLoc(), meshName,
+                   builder.getDenseI64ArrayAttr(shape), namesAttr);
+  }
+
+  // Entries, in file order.
+  const llvm::json::Object *planObj = root->getObject("plan");
+  if (!planObj) {
+    fail() << "missing \"plan\": an object from FQN patterns to styles";
+    return failure();
+  }
+  std::vector<std::string> order = KeyOrderScanner(text).keysOf("plan");
+  if (order.size() != planObj->size()) {
+    // Duplicate keys or an unusual layout: fall back to sorted order, but say
+    // so, since order decides which style wins.
+    emitWarning(loc) << "plan " << source
+                     << ": could not recover the order of the plan keys; "
+                        "applying them in sorted order";
+    order.clear();
+    for (auto &kv : *planObj)
+      order.push_back(kv.first.str());
+    llvm::sort(order);
+  }
+  SmallVector<Attribute> keys, styles;
+  for (const std::string &key : order) {
+    const llvm::json::Value *v = planObj->get(key);
+    EntryParser entry(ctx, loc, key);
+    const llvm::json::Object *obj = v ? v->getAsObject() : nullptr;
+    if (!obj) {
+      entry.error() << "must be an object like {\"style\": \"ColwiseParallel\"}";
+      return failure();
+    }
+    FailureOr<Attribute> style = entry.style(*obj);
+    if (failed(style))
+      return failure();
+    keys.push_back(StringAttr::get(ctx, key));
+    styles.push_back(*style);
+  }
+  return PlanAttr::get(ctx, FlatSymbolRefAttr::get(ctx, meshName), tpAxis,
+                       ArrayAttr::get(ctx, keys), ArrayAttr::get(ctx, styles));
+}
+
+FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    emitError(module.getLoc()) << "cannot read plan file '" << path
+                               << "': " << buffer.getError().message();
+    return failure();
+  }
+  return parsePlan(module, (*buffer)->getBuffer(), path);
+}

@@ -1,0 +1,23 @@
+//===- InitAll.cpp - register every tp dialect and pass ---------*- C++ -*-===//
+//
+// The single registration entry point used by tp-opt, tp-run and embedders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/InitAll.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+
+void mlir::tp::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<TPDialect, model::ModelDialect, func::FuncDialect,
+                  arith::ArithDialect, tensor::TensorDialect>();
+}
+
+void mlir::tp::registerAllPasses() {
+  registerTPPasses();
+  registerTPPipelines();
+}

@@ -1,0 +1,29 @@
+# lit configuration for tp: FileCheck tests of the dialects and passes, and
+# end-to-end tp-run tests.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "TP"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tp_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%examples", os.path.join(config.tp_src_root, "examples")))
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+config.tp_tools_dir = os.path.join(config.tp_obj_root, "bin")
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tools = ["tp-opt", "tp-run", "tp-model"]
+# TP_OPT_CHECK_IR_ROUNDTRIP=1 makes every tp-opt call also check that its
+# output parses back to the same IR.
+if os.environ.get("TP_OPT_CHECK_IR_ROUNDTRIP"):
+    tools[0] = ToolSubst("tp-opt", "tp-opt --verify-roundtrip", unresolved="fatal")
+llvm_config.add_tool_substitutions(tools, [config.tp_tools_dir])
