@@ -350,6 +350,7 @@ private:
 FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
                                         StringRef source) {
   MLIRContext *ctx = module.getContext();
+  ctx->getOrLoadDialect<TPDialect>();
   Location loc = FileLineColLoc::get(ctx, source, 1, 1);
   auto fail = [&]() { return emitError(loc) << "plan " << source << ": "; };
 

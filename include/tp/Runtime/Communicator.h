@@ -1,0 +1,147 @@
+//===- Communicator.h - Collective communication interface ------*- C++ -*-===//
+//
+// The backend-neutral collective interface that the executor runs against,
+// plus tensor-level helpers that shard or gather along any dimension.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_RUNTIME_COMMUNICATOR_H
+#define TP_RUNTIME_COMMUNICATOR_H
+
+#include "tp/Runtime/Tensor.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace tp {
+namespace runtime {
+
+/// Reduction applied element-wise across ranks.
+enum class ReduceOp { Sum, Avg, Max, Min };
+
+/// Returns "sum", "avg", "max" or "min".
+const char *reduceOpName(ReduceOp op);
+
+/// The collectives a Communicator offers; used for statistics and errors.
+enum class CollectiveKind {
+  AllGather,
+  AllReduce,
+  ReduceScatter,
+  AllToAll,
+  Broadcast,
+  Barrier,
+  /// Creation of a sub-communicator (Communicator::split).
+  Split,
+};
+
+/// Returns "all_gather", "all_reduce", "reduce_scatter", "all_to_all",
+/// "broadcast", "barrier" or "split".
+const char *collectiveName(CollectiveKind kind);
+
+/// A failure of a collective: a peer rank failed, collectives were called
+/// inconsistently across ranks, or a peer did not arrive in time.
+class CommError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Per-rank counters of collective calls.
+struct CollectiveStats {
+  /// Number of calls per collective, keyed by collectiveName().
+  std::map<std::string, int64_t> counts;
+  /// Sum over all calls of the size in bytes of this rank's *input* buffer:
+  /// count*4 for all_gather, all_reduce and broadcast, size()*countPerRank*4
+  /// for reduce_scatter and all_to_all, 0 for barrier and split.
+  int64_t bytes = 0;
+};
+
+/// A group of ranks that run collectives together.
+///
+/// All collectives are blocking, operate on f32 buffers, and must be called by
+/// every rank of the group in the same order with the same kind, counts,
+/// reduction and root; backends report violations as CommError rather than
+/// deadlocking where they can. Every call counts in stats(), even one that
+/// fails.
+class Communicator {
+public:
+  virtual ~Communicator();
+
+  /// This rank's index in [0, size()).
+  virtual int rank() const = 0;
+  /// Number of ranks in the group.
+  virtual int size() const = 0;
+
+  /// Writes every rank's \p count floats of \p in to \p out (size()*count
+  /// floats) in rank order. \p in may point at this rank's block of \p out.
+  virtual void allGather(const float *in, size_t count, float *out) = 0;
+
+  /// Reduces \p count floats element-wise across ranks into \p out on every
+  /// rank. \p in may equal \p out. Results are bitwise identical on all ranks.
+  virtual void allReduce(const float *in, float *out, size_t count,
+                         ReduceOp op) = 0;
+
+  /// \p in holds size() blocks of \p countPerRank floats; rank r receives the
+  /// element-wise reduction over ranks of block r in \p out.
+  virtual void reduceScatter(const float *in, float *out, size_t countPerRank,
+                             ReduceOp op) = 0;
+
+  /// \p in and \p out hold size() blocks of \p countPerRank floats; block j of
+  /// rank i's input becomes block i of rank j's output.
+  virtual void allToAll(const float *in, float *out, size_t countPerRank) = 0;
+
+  /// Copies \p count floats of \p buf on rank \p root into \p buf everywhere.
+  virtual void broadcast(float *buf, size_t count, int root) = 0;
+
+  /// Returns once every rank has called barrier().
+  virtual void barrier() = 0;
+
+  /// Collectively splits the group, like MPI_Comm_split: ranks passing the
+  /// same \p color form a new communicator, ordered by (\p key, rank). A
+  /// negative color yields nullptr. The default implementation throws
+  /// CommError (backend without sub-communicators).
+  virtual std::unique_ptr<Communicator> split(int color, int key);
+
+  /// Calls made on this rank since construction or resetStats().
+  const CollectiveStats &stats() const { return stats_; }
+  /// Zeroes stats().
+  void resetStats() { stats_ = CollectiveStats(); }
+
+protected:
+  /// Counts one call of \p kind whose input buffer has \p inputBytes bytes;
+  /// backends call it at the start of every collective.
+  void recordCall(CollectiveKind kind, size_t inputBytes);
+
+private:
+  CollectiveStats stats_;
+};
+
+/// Gathers equally shaped local tensors from all ranks and concatenates them
+/// along \p dim in rank order.
+Tensor allGatherDim(Communicator &comm, const Tensor &local, int64_t dim);
+
+/// Reduces \p x across ranks and returns this rank's piece r of size()
+/// equal pieces along \p dim, whose extent must be divisible by size().
+Tensor reduceScatterDim(Communicator &comm, const Tensor &x, int64_t dim,
+                        ReduceOp op);
+
+/// Splits \p x along \p splitDim into size() equal chunks (the extent must be
+/// divisible), sends chunk j to rank j, and concatenates the chunks received
+/// from ranks 0..size()-1 along \p concatDim.
+Tensor allToAllDims(Communicator &comm, const Tensor &x, int64_t splitDim,
+                    int64_t concatDim);
+
+/// All-reduces \p x in place.
+void allReduceInPlace(Communicator &comm, Tensor &x, ReduceOp op);
+
+/// Returns rank \p root's \p x on every rank; \p x must have the same shape
+/// everywhere.
+Tensor broadcastTensor(Communicator &comm, const Tensor &x, int root);
+
+} // namespace runtime
+} // namespace tp
+
+#endif // TP_RUNTIME_COMMUNICATOR_H

@@ -1,0 +1,47 @@
+//===- Init.h - Deterministic parameter initialization ----------*- C++ -*-===//
+//
+// Seeded values that depend only on (seed, name, global flat index), so any
+// rank can generate exactly its shard without materializing the whole tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_RUNTIME_INIT_H
+#define TP_RUNTIME_INIT_H
+
+#include "tp/Runtime/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tp {
+namespace runtime {
+
+/// 64 pseudo-random bits for element \p globalIndex of tensor \p name: a
+/// splitmix64 counter stream keyed by \p seed and the FNV-1a hash of \p name.
+uint64_t initBits(uint64_t seed, const std::string &name, int64_t globalIndex);
+
+/// A value uniform in [-scale, scale) for element \p globalIndex (row-major
+/// index into the global tensor) of tensor \p name.
+float initValue(uint64_t seed, const std::string &name, int64_t globalIndex,
+                float scale);
+
+/// The whole tensor: element i is initValue(seed, name, i, scale).
+Tensor initTensor(uint64_t seed, const std::string &name,
+                  const std::vector<int64_t> &globalShape, float scale);
+
+/// Exactly sliceDim(initTensor(seed, name, globalShape, scale), dim, offset,
+/// size), computed without generating the rest of the tensor.
+Tensor initShard(uint64_t seed, const std::string &name,
+                 const std::vector<int64_t> &globalShape, int64_t dim,
+                 int64_t offset, int64_t size, float scale);
+
+/// Token ids uniform in [0, vocab) stored as f32 (so vocab <= 2^24); element
+/// i depends only on (seed, name, i).
+Tensor initTokens(uint64_t seed, const std::string &name,
+                  const std::vector<int64_t> &shape, int64_t vocab);
+
+} // namespace runtime
+} // namespace tp
+
+#endif // TP_RUNTIME_INIT_H

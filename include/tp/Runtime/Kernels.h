@@ -1,0 +1,147 @@
+//===- Kernels.h - Reference f32 CPU kernels --------------------*- C++ -*-===//
+//
+// The CPU operator set of the runtime with PyTorch semantics; GEMMs go to
+// OpenBLAS. Leading dimensions are batch dimensions throughout.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_RUNTIME_KERNELS_H
+#define TP_RUNTIME_KERNELS_H
+
+#include "tp/Runtime/Tensor.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace tp {
+namespace runtime {
+
+// Every kernel returns a new tensor and throws std::invalid_argument naming
+// the shapes when its operands do not fit (or std::out_of_range for a bad
+// dimension index).
+//
+// Token ids and class targets are stored as f32 holding integer values (exact
+// up to 2^24); a non-integral or out-of-range id throws.
+
+/// Sets the number of threads OpenBLAS uses for each GEMM (process-wide).
+/// When several rank threads compute at once, 1 avoids oversubscription.
+void setBlasThreads(int n);
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+/// x[..., in] @ w[out, in]^T + bias[out] -> [..., out]; \p bias may be null.
+Tensor linear(const Tensor &x, const Tensor &w, const Tensor *bias);
+
+/// Batched a[..., m, k] @ b[..., k, n] -> [..., m, n] like torch.matmul for
+/// operands of rank >= 2: batch dimensions broadcast (so a 2-D \p b applies
+/// to every batch of \p a).
+Tensor matmul(const Tensor &a, const Tensor &b);
+
+//===----------------------------------------------------------------------===//
+// Element-wise (numpy broadcasting for the binary ones)
+//===----------------------------------------------------------------------===//
+
+/// The broadcast of shapes \p a and \p b (numpy rules).
+std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a,
+                                     const std::vector<int64_t> &b);
+
+/// a + b.
+Tensor add(const Tensor &a, const Tensor &b);
+/// a - b.
+Tensor sub(const Tensor &a, const Tensor &b);
+/// a * b.
+Tensor mul(const Tensor &a, const Tensor &b);
+/// a / b.
+Tensor div(const Tensor &a, const Tensor &b);
+
+/// max(x, 0).
+Tensor relu(const Tensor &x);
+/// 0.5 * x * (1 + erf(x / sqrt(2))), the exact GELU.
+Tensor gelu(const Tensor &x);
+/// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+Tensor geluTanh(const Tensor &x);
+/// Same as geluTanh (the torch spelling, gelu(approximate="tanh")).
+inline Tensor gelu_tanh(const Tensor &x) { return geluTanh(x); }
+/// x * sigmoid(x).
+Tensor silu(const Tensor &x);
+/// -x.
+Tensor neg(const Tensor &x);
+/// e^x.
+Tensor exp(const Tensor &x);
+/// x * factor.
+Tensor scale(const Tensor &x, float factor);
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// Numerically stable softmax along \p dim.
+Tensor softmax(const Tensor &x, int64_t dim);
+
+/// Layer norm over the last dimension D with biased variance, as
+/// torch.nn.functional.layer_norm; \p weight and \p bias are [D] or null.
+Tensor layerNorm(const Tensor &x, const Tensor *weight, const Tensor *bias,
+                 float eps);
+
+/// x * rsqrt(mean(x^2 over the last dimension) + eps) * weight; \p weight is
+/// [D] or null.
+Tensor rmsNorm(const Tensor &x, const Tensor *weight, float eps);
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+/// weight[ids] : ids[...] (integer values as f32), weight[V, D] -> [..., D].
+/// An id outside [0, V) throws.
+Tensor embedding(const Tensor &ids, const Tensor &weight);
+
+/// Row-sharded embedding: \p weightShard holds rows [vocabOffset,
+/// vocabOffset + R) of the full table; ids outside that range give zero rows,
+/// so summing the shards' outputs across ranks gives embedding().
+Tensor embeddingMasked(const Tensor &ids, const Tensor &weightShard,
+                       int64_t vocabOffset);
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+/// \p x with \p shape (same number of elements).
+Tensor reshape(const Tensor &x, std::vector<int64_t> shape);
+
+/// Materialized transpose of dimensions \p d0 and \p d1.
+Tensor transpose(const Tensor &x, int64_t d0, int64_t d1);
+
+/// Materialized permutation: output dimension i is input dimension perm[i].
+Tensor permute(const Tensor &x, const std::vector<int64_t> &perm);
+
+/// The torch.chunk piece \p i of \p k along \p dim (see chunkOf); may be
+/// empty.
+Tensor chunkDim(const Tensor &x, int64_t dim, int64_t k, int64_t i);
+
+//===----------------------------------------------------------------------===//
+// Transformer blocks
+//===----------------------------------------------------------------------===//
+
+/// Rotary position embedding on x[b, s, h, d] (d even) with Meta Llama's
+/// interleaved pairs: pair i = (x[2i], x[2i+1]) of the token at position
+/// p = positionOffset + s-index rotates by angle p * theta^(-2i/d).
+Tensor rotary(const Tensor &x, int64_t positionOffset, float theta);
+
+/// Scaled dot-product attention with grouped-query heads: q[b, s, hq, d],
+/// k[b, t, hkv, d], v[b, t, hkv, dv] with hq % hkv == 0; query head h uses kv
+/// head h / (hq / hkv); scores are scaled by 1/sqrt(d). With \p causal (which
+/// requires t == s) query i sees keys j <= i. Returns [b, s, hq, dv].
+Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                 bool causal);
+
+/// Mean cross-entropy of logits[N, C] against integer targets[N], as
+/// torch.nn.functional.cross_entropy: targets equal to -100 are ignored and
+/// the mean is over the others (NaN if none). Returns a rank-0 tensor.
+Tensor crossEntropy(const Tensor &logits, const Tensor &targets);
+
+} // namespace runtime
+} // namespace tp
+
+#endif // TP_RUNTIME_KERNELS_H

@@ -1,0 +1,468 @@
+//===- Kernels.cpp - Reference f32 CPU kernels ------------------*- C++ -*-===//
+//
+// GEMM-based, element-wise, normalization, embedding and layout kernels.
+// Rotary, attention and loss live in TransformerKernels.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Kernels.h"
+
+#include "KernelUtils.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+// Declared by OpenBLAS's cblas.h, but not by other vendors' headers that may
+// be installed as <cblas.h>; the library is always OpenBLAS.
+extern "C" void openblas_set_num_threads(int numThreads);
+
+using namespace tp::runtime;
+
+static std::invalid_argument shapeError(const std::string &op,
+                                        const std::string &message) {
+  return std::invalid_argument(op + ": " + message);
+}
+
+void tp::runtime::setBlasThreads(int n) {
+  openblas_set_num_threads(std::max(1, n));
+}
+
+static int blasInt(int64_t v) {
+  if (v > std::numeric_limits<int>::max())
+    throw std::invalid_argument("gemm extent " + std::to_string(v) +
+                                " exceeds the BLAS integer range");
+  return static_cast<int>(v);
+}
+
+void tp::runtime::detail::gemm(bool transB, int64_t m, int64_t n, int64_t k,
+                               float alpha, const float *a, int64_t lda,
+                               const float *b, int64_t ldb, float beta,
+                               float *c, int64_t ldc) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+              blasInt(m), blasInt(n), blasInt(k), alpha, a, blasInt(lda), b,
+              blasInt(ldb), beta, c, blasInt(ldc));
+}
+
+int64_t tp::runtime::detail::integralId(float value, const char *what) {
+  if (!(std::floor(value) == value) || std::fabs(value) > 1.0e18f)
+    throw std::invalid_argument(std::string(what) + ": id " +
+                                std::to_string(value) +
+                                " is not an integer id");
+  return static_cast<int64_t>(value);
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcast iteration
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Strides (in elements) of \p shape laid out row-major, right-aligned to
+/// \p rank dimensions, with 0 on dimensions that broadcast against \p out.
+std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
+                                      const std::vector<int64_t> &out) {
+  size_t rank = out.size();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    size_t d = shape.size() - 1 - i;
+    size_t o = rank - 1 - i;
+    strides[o] = shape[d] == 1 && out[o] != 1 ? 0 : stride;
+    stride *= shape[d];
+  }
+  return strides;
+}
+
+/// Calls fn(offsetA, offsetB, outIndex) for every element of \p out in
+/// row-major order.
+template <typename Fn>
+void forEachBroadcast(const std::vector<int64_t> &out,
+                      const std::vector<int64_t> &sa,
+                      const std::vector<int64_t> &sb, Fn fn) {
+  int64_t total = shapeNumel(out);
+  if (total == 0)
+    return;
+  size_t rank = out.size();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t offA = 0, offB = 0;
+  for (int64_t n = 0; n < total; ++n) {
+    fn(offA, offB, n);
+    for (size_t d = rank; d-- > 0;) {
+      offA += sa[d];
+      offB += sb[d];
+      if (++idx[d] < out[d])
+        break;
+      offA -= sa[d] * out[d];
+      offB -= sb[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+std::vector<int64_t> broadcastOrThrow(const char *op,
+                                      const std::vector<int64_t> &a,
+                                      const std::vector<int64_t> &b) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t ea = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t eb = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (ea != eb && ea != 1 && eb != 1)
+      throw shapeError(op, "shapes " + shapeToString(a) + " and " +
+                               shapeToString(b) + " do not broadcast");
+    out[rank - 1 - i] = ea == 1 ? eb : ea;
+  }
+  return out;
+}
+
+template <typename F>
+Tensor binary(const char *op, const Tensor &a, const Tensor &b, F f) {
+  if (a.shape() == b.shape()) {
+    Tensor out(a.shape());
+    for (int64_t i = 0, e = a.numel(); i < e; ++i)
+      out.data()[i] = f(a.data()[i], b.data()[i]);
+    return out;
+  }
+  std::vector<int64_t> shape = broadcastOrThrow(op, a.shape(), b.shape());
+  Tensor out(shape);
+  const float *pa = a.data(), *pb = b.data();
+  float *po = out.data();
+  forEachBroadcast(
+      shape, broadcastStrides(a.shape(), shape),
+      broadcastStrides(b.shape(), shape),
+      [&](int64_t ia, int64_t ib, int64_t io) { po[io] = f(pa[ia], pb[ib]); });
+  return out;
+}
+
+template <typename F> Tensor unary(const Tensor &x, F f) {
+  Tensor out(x.shape());
+  for (int64_t i = 0, e = x.numel(); i < e; ++i)
+    out.data()[i] = f(x.data()[i]);
+  return out;
+}
+} // namespace
+
+std::vector<int64_t>
+tp::runtime::broadcastShapes(const std::vector<int64_t> &a,
+                             const std::vector<int64_t> &b) {
+  return broadcastOrThrow("broadcast", a, b);
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+Tensor tp::runtime::linear(const Tensor &x, const Tensor &w,
+                           const Tensor *bias) {
+  if (x.rank() < 1 || w.rank() != 2 || x.dim(-1) != w.dim(1))
+    throw shapeError("linear", "input " + x.shapeString() +
+                                   " does not match weight " + w.shapeString() +
+                                   " (expected [..., in] and [out, in])");
+  int64_t in = w.dim(1), outF = w.dim(0);
+  if (bias && (bias->rank() != 1 || bias->dim(0) != outF))
+    throw shapeError("linear", "bias " + bias->shapeString() +
+                                   " does not match weight " + w.shapeString());
+  std::vector<int64_t> shape = x.shape();
+  shape.back() = outF;
+  Tensor out(shape);
+  int64_t rows =
+      shapeNumel(std::vector<int64_t>(x.shape().begin(), x.shape().end() - 1));
+  detail::gemm(/*transB=*/true, rows, outF, in, 1.0f, x.data(), in, w.data(),
+               in, 0.0f, out.data(), outF);
+  if (bias)
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < outF; ++j)
+        out.data()[r * outF + j] += bias->data()[j];
+  return out;
+}
+
+Tensor tp::runtime::matmul(const Tensor &a, const Tensor &b) {
+  if (a.rank() < 2 || b.rank() < 2 || a.dim(-1) != b.dim(-2))
+    throw shapeError("matmul", "shapes " + a.shapeString() + " and " +
+                                   b.shapeString() +
+                                   " do not fit [..., m, k] @ [..., k, n]");
+  int64_t m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
+  std::vector<int64_t> batchA(a.shape().begin(), a.shape().end() - 2);
+  std::vector<int64_t> batchB(b.shape().begin(), b.shape().end() - 2);
+  std::vector<int64_t> batch = broadcastOrThrow("matmul", batchA, batchB);
+  std::vector<int64_t> shape = batch;
+  shape.push_back(m);
+  shape.push_back(n);
+  Tensor out(shape);
+  if (batchB.empty()) {
+    // Every batch of a shares b: one GEMM over all rows.
+    detail::gemm(false, shapeNumel(batchA) * m, n, k, 1.0f, a.data(), k,
+                 b.data(), n, 0.0f, out.data(), n);
+    return out;
+  }
+  const float *pa = a.data(), *pb = b.data();
+  float *po = out.data();
+  forEachBroadcast(batch, broadcastStrides(batchA, batch),
+                   broadcastStrides(batchB, batch),
+                   [&](int64_t ia, int64_t ib, int64_t io) {
+                     detail::gemm(false, m, n, k, 1.0f, pa + ia * m * k, k,
+                                  pb + ib * k * n, n, 0.0f, po + io * m * n, n);
+                   });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+Tensor tp::runtime::add(const Tensor &a, const Tensor &b) {
+  return binary("add", a, b, [](float x, float y) { return x + y; });
+}
+
+Tensor tp::runtime::sub(const Tensor &a, const Tensor &b) {
+  return binary("sub", a, b, [](float x, float y) { return x - y; });
+}
+
+Tensor tp::runtime::mul(const Tensor &a, const Tensor &b) {
+  return binary("mul", a, b, [](float x, float y) { return x * y; });
+}
+
+Tensor tp::runtime::div(const Tensor &a, const Tensor &b) {
+  return binary("div", a, b, [](float x, float y) { return x / y; });
+}
+
+Tensor tp::runtime::relu(const Tensor &x) {
+  return unary(x, [](float v) { return v > 0.0f ? v : 0.0f; });
+}
+
+Tensor tp::runtime::gelu(const Tensor &x) {
+  return unary(x, [](float v) {
+    return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f));
+  });
+}
+
+Tensor tp::runtime::geluTanh(const Tensor &x) {
+  return unary(x, [](float v) {
+    const float c = 0.79788456080286536f; // sqrt(2 / pi)
+    return 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
+  });
+}
+
+Tensor tp::runtime::silu(const Tensor &x) {
+  return unary(x, [](float v) { return v / (1.0f + std::exp(-v)); });
+}
+
+Tensor tp::runtime::neg(const Tensor &x) {
+  return unary(x, [](float v) { return -v; });
+}
+
+Tensor tp::runtime::exp(const Tensor &x) {
+  return unary(x, [](float v) { return std::exp(v); });
+}
+
+Tensor tp::runtime::scale(const Tensor &x, float factor) {
+  return unary(x, [factor](float v) { return v * factor; });
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+Tensor tp::runtime::softmax(const Tensor &x, int64_t dim) {
+  dim = normalizeDim(dim, x.rank());
+  int64_t outer = 1, inner = 1, extent = x.shape()[dim];
+  for (int64_t i = 0; i < dim; ++i)
+    outer *= x.shape()[i];
+  for (int64_t i = dim + 1; i < x.rank(); ++i)
+    inner *= x.shape()[i];
+  Tensor out(x.shape());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      const float *src = x.data() + o * extent * inner + in;
+      float *dst = out.data() + o * extent * inner + in;
+      float maxV = -std::numeric_limits<float>::infinity();
+      for (int64_t j = 0; j < extent; ++j)
+        maxV = std::max(maxV, src[j * inner]);
+      // A row of -inf (fully masked) yields NaN like PyTorch.
+      double sum = 0.0;
+      for (int64_t j = 0; j < extent; ++j) {
+        float e = std::exp(src[j * inner] - maxV);
+        dst[j * inner] = e;
+        sum += e;
+      }
+      float invSum = static_cast<float>(1.0 / sum);
+      for (int64_t j = 0; j < extent; ++j)
+        dst[j * inner] *= invSum;
+    }
+  }
+  return out;
+}
+
+static void checkVector(const char *op, const char *what, const Tensor *t,
+                        const Tensor &x) {
+  if (t && (t->rank() != 1 || t->dim(0) != x.dim(-1)))
+    throw shapeError(op, std::string(what) + " " + t->shapeString() +
+                             " does not match the last dimension of input " +
+                             x.shapeString());
+}
+
+Tensor tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
+                              const Tensor *bias, float eps) {
+  if (x.rank() < 1)
+    throw shapeError("layerNorm", "input must have rank >= 1");
+  checkVector("layerNorm", "weight", weight, x);
+  checkVector("layerNorm", "bias", bias, x);
+  int64_t d = x.dim(-1);
+  int64_t rows = d ? x.numel() / d : 0;
+  Tensor out(x.shape());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *src = x.data() + r * d;
+    float *dst = out.data() + r * d;
+    double mean = 0.0;
+    for (int64_t j = 0; j < d; ++j)
+      mean += src[j];
+    mean /= d;
+    double var = 0.0;
+    for (int64_t j = 0; j < d; ++j)
+      var += (src[j] - mean) * (src[j] - mean);
+    var /= d;
+    float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+    float meanF = static_cast<float>(mean);
+    for (int64_t j = 0; j < d; ++j) {
+      float v = (src[j] - meanF) * inv;
+      if (weight)
+        v *= weight->data()[j];
+      if (bias)
+        v += bias->data()[j];
+      dst[j] = v;
+    }
+  }
+  return out;
+}
+
+Tensor tp::runtime::rmsNorm(const Tensor &x, const Tensor *weight, float eps) {
+  if (x.rank() < 1)
+    throw shapeError("rmsNorm", "input must have rank >= 1");
+  checkVector("rmsNorm", "weight", weight, x);
+  int64_t d = x.dim(-1);
+  int64_t rows = d ? x.numel() / d : 0;
+  Tensor out(x.shape());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *src = x.data() + r * d;
+    float *dst = out.data() + r * d;
+    double sumSq = 0.0;
+    for (int64_t j = 0; j < d; ++j)
+      sumSq += static_cast<double>(src[j]) * src[j];
+    float inv = static_cast<float>(1.0 / std::sqrt(sumSq / d + eps));
+    for (int64_t j = 0; j < d; ++j)
+      dst[j] = src[j] * inv * (weight ? weight->data()[j] : 1.0f);
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+static Tensor gatherRows(const char *op, const Tensor &ids,
+                         const Tensor &weight, int64_t offset, bool mask) {
+  if (weight.rank() != 2)
+    throw shapeError(op,
+                     "weight " + weight.shapeString() + " must be [rows, dim]");
+  int64_t rows = weight.dim(0), d = weight.dim(1);
+  std::vector<int64_t> shape = ids.shape();
+  shape.push_back(d);
+  Tensor out(shape);
+  for (int64_t i = 0, e = ids.numel(); i < e; ++i) {
+    int64_t id = detail::integralId(ids.data()[i], op);
+    int64_t row = id - offset;
+    if (row < 0 || row >= rows) {
+      if (mask && id >= 0)
+        continue;
+      throw std::invalid_argument(
+          std::string(op) + ": id " + std::to_string(id) + " out of range [" +
+          std::to_string(offset) + ", " + std::to_string(offset + rows) + ")");
+    }
+    std::copy_n(weight.data() + row * d, d, out.data() + i * d);
+  }
+  return out;
+}
+
+Tensor tp::runtime::embedding(const Tensor &ids, const Tensor &weight) {
+  return gatherRows("embedding", ids, weight, 0, /*mask=*/false);
+}
+
+Tensor tp::runtime::embeddingMasked(const Tensor &ids,
+                                    const Tensor &weightShard,
+                                    int64_t vocabOffset) {
+  return gatherRows("embeddingMasked", ids, weightShard, vocabOffset,
+                    /*mask=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Layout
+//===----------------------------------------------------------------------===//
+
+Tensor tp::runtime::reshape(const Tensor &x, std::vector<int64_t> shape) {
+  return x.reshaped(std::move(shape));
+}
+
+Tensor tp::runtime::permute(const Tensor &x, const std::vector<int64_t> &perm) {
+  int64_t rank = x.rank();
+  std::vector<bool> seen(rank, false);
+  bool valid = static_cast<int64_t>(perm.size()) == rank;
+  std::vector<int64_t> dims(perm.size());
+  for (size_t i = 0; valid && i < perm.size(); ++i) {
+    valid = perm[i] >= -rank && perm[i] < rank;
+    if (valid) {
+      dims[i] = perm[i] < 0 ? perm[i] + rank : perm[i];
+      valid = !seen[dims[i]];
+      seen[dims[i]] = true;
+    }
+  }
+  if (!valid) {
+    std::string p;
+    for (size_t i = 0; i < perm.size(); ++i)
+      p += (i ? "," : "") + std::to_string(perm[i]);
+    throw shapeError("permute", "[" + p + "] is not a permutation of the " +
+                                    std::to_string(rank) +
+                                    " dimensions of shape " + x.shapeString());
+  }
+  std::vector<int64_t> inStrides(rank, 1);
+  for (int64_t d = rank - 1; d > 0; --d)
+    inStrides[d - 1] = inStrides[d] * x.shape()[d];
+  std::vector<int64_t> shape(rank), strides(rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    shape[i] = x.shape()[dims[i]];
+    strides[i] = inStrides[dims[i]];
+  }
+  Tensor out(shape);
+  const float *src = x.data();
+  float *dst = out.data();
+  forEachBroadcast(shape, strides, strides,
+                   [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
+  return out;
+}
+
+Tensor tp::runtime::transpose(const Tensor &x, int64_t d0, int64_t d1) {
+  d0 = normalizeDim(d0, x.rank());
+  d1 = normalizeDim(d1, x.rank());
+  std::vector<int64_t> perm(x.rank());
+  for (int64_t i = 0; i < x.rank(); ++i)
+    perm[i] = i;
+  std::swap(perm[d0], perm[d1]);
+  return permute(x, perm);
+}
+
+Tensor tp::runtime::chunkDim(const Tensor &x, int64_t dim, int64_t k,
+                             int64_t i) {
+  dim = normalizeDim(dim, x.rank());
+  Chunk c = chunkOf(x.shape()[dim], k, i);
+  return sliceDim(x, dim, c.offset, c.size);
+}

@@ -1,0 +1,362 @@
+//===- Safetensors.cpp - safetensors reader and writer ----------*- C++ -*-===//
+//
+// Layout: 8-byte little-endian header length N, N bytes of JSON header, then
+// the tensor bytes addressed by each entry's data_offsets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Safetensors.h"
+
+#include "Json.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "safetensors I/O assumes a little-endian host"
+#endif
+
+using namespace tp::runtime;
+using detail::JsonValue;
+
+namespace {
+std::runtime_error fileError(const std::string &path,
+                             const std::string &message) {
+  return std::runtime_error("safetensors file '" + path + "': " + message);
+}
+
+std::runtime_error tensorError(const std::string &path, const std::string &name,
+                               const std::string &message) {
+  return fileError(path, "tensor '" + name + "': " + message);
+}
+
+/// Element sizes of the dtypes the format defines; only F32 is readable.
+size_t dtypeBytes(const std::string &dtype) {
+  static const std::pair<const char *, size_t> table[] = {
+      {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1},
+      {"I16", 2},  {"U16", 2}, {"F16", 2}, {"BF16", 2},    {"I32", 4},
+      {"U32", 4},  {"F32", 4}, {"F64", 8}, {"I64", 8},     {"U64", 8}};
+  for (const auto &entry : table)
+    if (dtype == entry.first)
+      return entry.second;
+  return 0;
+}
+
+/// RAII file descriptor.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+void tp::runtime::writeSafetensors(
+    const std::string &path,
+    const std::vector<std::pair<std::string, const Tensor *>> &tensors,
+    const std::map<std::string, std::string> &metadata) {
+  std::set<std::string> seen;
+  std::string header = "{";
+  if (!metadata.empty()) {
+    header += "\"__metadata__\":{";
+    bool first = true;
+    for (const auto &kv : metadata) {
+      header += (first ? "" : ",") + detail::quoteJson(kv.first) + ":" +
+                detail::quoteJson(kv.second);
+      first = false;
+    }
+    header += "}";
+  }
+  uint64_t offset = 0;
+  for (const auto &named : tensors) {
+    const std::string &name = named.first;
+    if (name.empty() || name == "__metadata__" || !named.second)
+      throw std::invalid_argument("writeSafetensors '" + path +
+                                  "': invalid tensor name or null tensor '" +
+                                  name + "'");
+    if (!seen.insert(name).second)
+      throw std::invalid_argument("writeSafetensors '" + path +
+                                  "': duplicate tensor name '" + name + "'");
+    const Tensor &t = *named.second;
+    std::string shape;
+    for (int64_t i = 0; i < t.rank(); ++i)
+      shape += (i ? "," : "") + std::to_string(t.shape()[i]);
+    if (header.size() > 1)
+      header += ",";
+    header += detail::quoteJson(name) + ":{\"dtype\":\"F32\",\"shape\":[" +
+              shape + "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              std::to_string(offset + t.bytes()) + "]}";
+    offset += t.bytes();
+  }
+  header += "}";
+  // Pad with spaces so that the data starts 8-byte aligned, as the reference
+  // implementation does.
+  header.append((8 - header.size() % 8) % 8, ' ');
+
+  std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path.c_str(), "wb"),
+                                              &std::fclose);
+  if (!file)
+    throw fileError(path,
+                    std::string("cannot create: ") + std::strerror(errno));
+  unsigned char lengthBytes[8];
+  uint64_t length = header.size();
+  for (int i = 0; i < 8; ++i)
+    lengthBytes[i] = static_cast<unsigned char>(length >> (8 * i));
+  bool ok =
+      std::fwrite(lengthBytes, 1, 8, file.get()) == 8 &&
+      std::fwrite(header.data(), 1, header.size(), file.get()) == header.size();
+  for (const auto &named : tensors) {
+    size_t bytes = named.second->bytes();
+    ok = ok && (bytes == 0 || std::fwrite(named.second->data(), 1, bytes,
+                                          file.get()) == bytes);
+  }
+  if (std::fclose(file.release()) != 0)
+    ok = false;
+  if (!ok)
+    throw fileError(path, "write failed");
+}
+
+//===----------------------------------------------------------------------===//
+// Reader
+//===----------------------------------------------------------------------===//
+
+SafetensorsFile SafetensorsFile::open(const std::string &path) {
+  SafetensorsFile f;
+  f.path_ = path;
+  Fd fd;
+  fd.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd.fd < 0)
+    throw fileError(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    throw fileError(path, "not a regular file");
+  uint64_t fileSize = static_cast<uint64_t>(st.st_size);
+  if (fileSize < 8)
+    throw fileError(path, "file of " + std::to_string(fileSize) +
+                              " bytes is too short for a header length");
+  void *map = ::mmap(nullptr, fileSize, PROT_READ, MAP_PRIVATE, fd.fd, 0);
+  if (map == MAP_FAILED)
+    throw fileError(path, std::string("mmap failed: ") + std::strerror(errno));
+  f.map_ = map;
+  f.mapSize_ = fileSize;
+  const unsigned char *bytes = static_cast<const unsigned char *>(map);
+
+  uint64_t headerSize = 0;
+  for (int i = 0; i < 8; ++i)
+    headerSize |= static_cast<uint64_t>(bytes[i]) << (8 * i);
+  if (headerSize > fileSize - 8)
+    throw fileError(path, "header length " + std::to_string(headerSize) +
+                              " exceeds the " + std::to_string(fileSize - 8) +
+                              " bytes after it");
+  f.data_ = bytes + 8 + headerSize;
+  f.dataSize_ = fileSize - 8 - headerSize;
+
+  JsonValue header;
+  try {
+    header = detail::parseJson(reinterpret_cast<const char *>(bytes + 8),
+                               headerSize);
+  } catch (const std::runtime_error &e) {
+    throw fileError(path, std::string("header: ") + e.what());
+  }
+  if (header.kind != JsonValue::Kind::Object)
+    throw fileError(path, "header is not a JSON object");
+
+  for (const auto &member : header.object) {
+    const std::string &name = member.first;
+    const JsonValue &v = member.second;
+    if (name == "__metadata__") {
+      if (v.kind != JsonValue::Kind::Object)
+        throw fileError(path, "__metadata__ is not an object");
+      for (const auto &kv : v.object) {
+        if (kv.second.kind != JsonValue::Kind::String)
+          throw fileError(path, "__metadata__ entry '" + kv.first +
+                                    "' is not a string");
+        f.metadata_[kv.first] = kv.second.string;
+      }
+      continue;
+    }
+    if (v.kind != JsonValue::Kind::Object)
+      throw tensorError(path, name, "entry is not an object");
+    const JsonValue *dtype = v.find("dtype");
+    const JsonValue *shape = v.find("shape");
+    const JsonValue *offsets = v.find("data_offsets");
+    if (!dtype || dtype->kind != JsonValue::Kind::String)
+      throw tensorError(path, name, "missing or non-string dtype");
+    if (!shape || shape->kind != JsonValue::Kind::Array)
+      throw tensorError(path, name, "missing or non-array shape");
+    if (!offsets || offsets->kind != JsonValue::Kind::Array ||
+        offsets->array.size() != 2)
+      throw tensorError(path, name, "data_offsets must be [begin, end]");
+    size_t elemSize = dtypeBytes(dtype->string);
+    if (elemSize == 0)
+      throw tensorError(path, name, "unknown dtype '" + dtype->string + "'");
+
+    Entry e;
+    e.dtype = dtype->string;
+    uint64_t numel = 1;
+    for (const JsonValue &extent : shape->array) {
+      if (!extent.isInteger || extent.integer < 0)
+        throw tensorError(path, name,
+                          "shape entries must be non-negative integers");
+      uint64_t x = static_cast<uint64_t>(extent.integer);
+      if (x != 0 && numel > (std::numeric_limits<uint64_t>::max() / 8) / x)
+        throw tensorError(path, name, "element count overflows");
+      numel *= x;
+      e.shape.push_back(extent.integer);
+    }
+    for (const JsonValue &o : offsets->array)
+      if (!o.isInteger || o.integer < 0)
+        throw tensorError(path, name,
+                          "data_offsets must be non-negative integers");
+    e.begin = static_cast<uint64_t>(offsets->array[0].integer);
+    e.end = static_cast<uint64_t>(offsets->array[1].integer);
+    if (e.begin > e.end || e.end > f.dataSize_)
+      throw tensorError(path, name,
+                        "data_offsets [" + std::to_string(e.begin) + ", " +
+                            std::to_string(e.end) + ") outside the " +
+                            std::to_string(f.dataSize_) + " data bytes");
+    if (e.end - e.begin != numel * elemSize)
+      throw tensorError(path, name,
+                        "data_offsets span " + std::to_string(e.end - e.begin) +
+                            " bytes but shape [" + shapeToString(e.shape) +
+                            "] of " + e.dtype + " needs " +
+                            std::to_string(numel * elemSize));
+    f.names_.push_back(name);
+    f.entries_.emplace(name, std::move(e));
+  }
+
+  // Tensors must not share bytes; empty tensors occupy none.
+  std::vector<const std::pair<const std::string, Entry> *> byOffset;
+  for (const auto &kv : f.entries_)
+    if (kv.second.end > kv.second.begin)
+      byOffset.push_back(&kv);
+  std::sort(byOffset.begin(), byOffset.end(),
+            [](auto *a, auto *b) { return a->second.begin < b->second.begin; });
+  for (size_t i = 1; i < byOffset.size(); ++i)
+    if (byOffset[i]->second.begin < byOffset[i - 1]->second.end)
+      throw tensorError(path, byOffset[i]->first,
+                        "data overlaps tensor '" + byOffset[i - 1]->first +
+                            "'");
+  return f;
+}
+
+SafetensorsFile::SafetensorsFile(SafetensorsFile &&other) noexcept {
+  *this = std::move(other);
+}
+
+SafetensorsFile &SafetensorsFile::operator=(SafetensorsFile &&other) noexcept {
+  if (this == &other)
+    return *this;
+  unmap();
+  path_ = std::move(other.path_);
+  map_ = other.map_;
+  mapSize_ = other.mapSize_;
+  data_ = other.data_;
+  dataSize_ = other.dataSize_;
+  names_ = std::move(other.names_);
+  entries_ = std::move(other.entries_);
+  metadata_ = std::move(other.metadata_);
+  other.map_ = nullptr;
+  other.mapSize_ = 0;
+  other.data_ = nullptr;
+  other.dataSize_ = 0;
+  return *this;
+}
+
+SafetensorsFile::~SafetensorsFile() { unmap(); }
+
+void SafetensorsFile::unmap() {
+  if (map_)
+    ::munmap(map_, mapSize_);
+  map_ = nullptr;
+}
+
+bool SafetensorsFile::contains(const std::string &name) const {
+  return entries_.count(name) != 0;
+}
+
+const SafetensorsFile::Entry &
+SafetensorsFile::entry(const std::string &name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end())
+    throw tensorError(path_, name, "no such tensor");
+  return it->second;
+}
+
+const SafetensorsFile::Entry &
+SafetensorsFile::readableEntry(const std::string &name) const {
+  const Entry &e = entry(name);
+  if (e.dtype != "F32")
+    throw tensorError(path_, name,
+                      "unsupported dtype " + e.dtype + " (only F32 is read)");
+  return e;
+}
+
+const std::vector<int64_t> &
+SafetensorsFile::shape(const std::string &name) const {
+  return entry(name).shape;
+}
+
+const std::string &SafetensorsFile::dtype(const std::string &name) const {
+  return entry(name).dtype;
+}
+
+Tensor SafetensorsFile::read(const std::string &name) const {
+  const Entry &e = readableEntry(name);
+  Tensor t(e.shape);
+  if (t.bytes())
+    std::memcpy(t.data(), data_ + e.begin, t.bytes());
+  return t;
+}
+
+Tensor SafetensorsFile::readSlice(const std::string &name, int64_t dim,
+                                  int64_t offset, int64_t size) const {
+  const Entry &e = readableEntry(name);
+  int64_t rank = static_cast<int64_t>(e.shape.size());
+  if (dim < -rank || dim >= rank)
+    throw tensorError(path_, name,
+                      "slice dimension " + std::to_string(dim) +
+                          " out of range for shape [" + shapeToString(e.shape) +
+                          "]");
+  if (dim < 0)
+    dim += rank;
+  int64_t extent = e.shape[dim];
+  if (offset < 0 || size < 0 || offset > extent || size > extent - offset)
+    throw tensorError(path_, name,
+                      "slice of size " + std::to_string(size) + " at " +
+                          std::to_string(offset) +
+                          " out of range for dimension " + std::to_string(dim) +
+                          " of shape [" + shapeToString(e.shape) + "]");
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < dim; ++i)
+    outer *= e.shape[i];
+  for (int64_t i = dim + 1; i < rank; ++i)
+    inner *= e.shape[i];
+  std::vector<int64_t> shape = e.shape;
+  shape[dim] = size;
+  Tensor t(shape);
+  size_t run = static_cast<size_t>(size * inner) * sizeof(float);
+  if (run == 0)
+    return t;
+  const unsigned char *src = data_ + e.begin;
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(reinterpret_cast<unsigned char *>(t.data()) + o * run,
+                src + ((o * extent + offset) * inner) * sizeof(float), run);
+  return t;
+}

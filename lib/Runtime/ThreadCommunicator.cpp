@@ -1,0 +1,560 @@
+//===- ThreadCommunicator.cpp - Threads backend -----------------*- C++ -*-===//
+//
+// A rendezvous per group: ranks publish their buffer pointers, the last one to
+// arrive checks that all called the same collective, then every rank copies or
+// reduces its share directly from the peers' buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/ThreadCommunicator.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace tp::runtime;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+/// What one rank asked for; compared across ranks to detect mismatches.
+struct Call {
+  CollectiveKind kind = CollectiveKind::Barrier;
+  size_t count = 0;
+  ReduceOp op = ReduceOp::Sum;
+  int root = 0;
+  int color = 0, key = 0;
+  const float *in = nullptr;
+  float *out = nullptr;
+};
+
+bool isReduction(CollectiveKind kind) {
+  return kind == CollectiveKind::AllReduce ||
+         kind == CollectiveKind::ReduceScatter;
+}
+
+std::string describe(const Call &c) {
+  std::string s = collectiveName(c.kind);
+  if (c.kind == CollectiveKind::Barrier || c.kind == CollectiveKind::Split)
+    return s + "()";
+  s += "(count=" + std::to_string(c.count);
+  if (isReduction(c.kind))
+    s += std::string(", op=") + reduceOpName(c.op);
+  if (c.kind == CollectiveKind::Broadcast)
+    s += ", root=" + std::to_string(c.root);
+  return s + ")";
+}
+
+bool sameCall(const Call &a, const Call &b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.kind == CollectiveKind::Barrier || a.kind == CollectiveKind::Split)
+    return true;
+  return a.count == b.count && (!isReduction(a.kind) || a.op == b.op) &&
+         (a.kind != CollectiveKind::Broadcast || a.root == b.root);
+}
+
+std::string rankList(const std::vector<int> &ranks) {
+  std::string s = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
+  return s;
+}
+
+/// Whether [a, a+na) and [b, b+nb) share an element.
+bool overlaps(const float *a, size_t na, const float *b, size_t nb) {
+  std::less<const float *> lt;
+  return na && nb && lt(a, b + nb) && lt(b, a + na);
+}
+
+/// dst[i] = op over p of srcs[p][i] for i in [0, len), in rank order so that
+/// every rank computes bitwise identical results. dst may alias any src.
+void reduceInto(float *dst, const std::vector<const float *> &srcs, size_t len,
+                ReduceOp op) {
+  constexpr size_t tile = 512;
+  float acc[tile];
+  for (size_t base = 0; base < len; base += tile) {
+    size_t m = std::min(tile, len - base);
+    std::memcpy(acc, srcs[0] + base, m * sizeof(float));
+    for (size_t p = 1; p < srcs.size(); ++p) {
+      const float *s = srcs[p] + base;
+      switch (op) {
+      case ReduceOp::Sum:
+      case ReduceOp::Avg:
+        for (size_t i = 0; i < m; ++i)
+          acc[i] += s[i];
+        break;
+      case ReduceOp::Max:
+        for (size_t i = 0; i < m; ++i)
+          acc[i] = std::max(acc[i], s[i]);
+        break;
+      case ReduceOp::Min:
+        for (size_t i = 0; i < m; ++i)
+          acc[i] = std::min(acc[i], s[i]);
+        break;
+      }
+    }
+    if (op == ReduceOp::Avg) {
+      float n = static_cast<float>(srcs.size());
+      for (size_t i = 0; i < m; ++i)
+        acc[i] /= n;
+    }
+    std::memcpy(dst + base, acc, m * sizeof(float));
+  }
+}
+} // namespace
+
+namespace tp {
+namespace runtime {
+namespace detail {
+/// State shared by every group of one ThreadGroup: one lock, one condition
+/// variable, and the failure that stops all of them.
+struct ThreadWorld {
+  explicit ThreadWorld(int n, std::chrono::milliseconds timeout)
+      : timeout(timeout), finished(n, false), handedOut(n, false) {}
+
+  std::mutex mu;
+  std::condition_variable cv;
+  const std::chrono::milliseconds timeout;
+  bool failed = false;
+  std::string error;
+  std::vector<bool> finished;  ///< By global rank.
+  std::vector<bool> handedOut; ///< By global rank.
+
+  /// Records the first failure and wakes every waiter. Requires mu held.
+  void setFailed(std::string message) {
+    if (failed)
+      return;
+    failed = true;
+    error = std::move(message);
+    cv.notify_all();
+  }
+};
+
+/// The rendezvous of one communicator (the root group or a split of it).
+struct ThreadGroupState {
+  ThreadGroupState(std::shared_ptr<ThreadWorld> world, std::vector<int> members)
+      : world(std::move(world)), members(std::move(members)),
+        calls(this->members.size()), arrived(this->members.size(), false),
+        splitGroups(this->members.size()),
+        splitRanks(this->members.size(), -1) {}
+
+  int size() const { return static_cast<int>(members.size()); }
+
+  /// Entry of a collective: publishes \p call and waits for all ranks. Throws
+  /// CommError if the group failed, the calls disagree, or a peer does not
+  /// arrive in time; once this returns, every rank is committed to the
+  /// collective and will reach the later sync points.
+  void arrive(int rank, const Call &call);
+
+  /// A sync point inside a collective that every rank is known to reach; it
+  /// ignores failures so that no rank leaves while peers read its buffers.
+  void sync(int rank);
+
+  std::shared_ptr<ThreadWorld> world;
+  std::vector<int> members; ///< Global rank of each local rank.
+  std::vector<Call> calls;  ///< Published at arrive, read until departure.
+  std::vector<bool> arrived;
+  int numArrived = 0;
+  uint64_t generation = 0;
+  /// Set by the last arriver when the calls disagree; stays valid until the
+  /// waiters of that generation have read it since nobody can arrive again
+  /// before them.
+  std::string arriveError;
+  std::vector<std::shared_ptr<ThreadGroupState>> splitGroups;
+  std::vector<int> splitRanks;
+
+private:
+  /// Completes the current sync point. Requires world->mu held.
+  void complete() {
+    numArrived = 0;
+    std::fill(arrived.begin(), arrived.end(), false);
+    ++generation;
+    world->cv.notify_all();
+  }
+  std::string checkCalls() const;
+  void buildSplit();
+};
+} // namespace detail
+} // namespace runtime
+} // namespace tp
+
+using detail::ThreadGroupState;
+using detail::ThreadWorld;
+
+std::string ThreadGroupState::checkCalls() const {
+  std::string diff;
+  for (int q = 1; q < size(); ++q)
+    if (!sameCall(calls[0], calls[q]))
+      diff += ", rank " + std::to_string(members[q]) + " called " +
+              describe(calls[q]);
+  if (diff.empty())
+    return "";
+  return "collective mismatch: rank " + std::to_string(members[0]) +
+         " called " + describe(calls[0]) + diff;
+}
+
+void ThreadGroupState::buildSplit() {
+  std::vector<int> order(size());
+  for (int q = 0; q < size(); ++q)
+    order[q] = q;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (calls[a].color != calls[b].color)
+      return calls[a].color < calls[b].color;
+    return calls[a].key < calls[b].key;
+  });
+  for (size_t begin = 0; begin < order.size();) {
+    int color = calls[order[begin]].color;
+    size_t end = begin;
+    while (end < order.size() && calls[order[end]].color == color)
+      ++end;
+    if (color >= 0) {
+      std::vector<int> members;
+      for (size_t i = begin; i < end; ++i)
+        members.push_back(this->members[order[i]]);
+      auto group = std::make_shared<ThreadGroupState>(world, members);
+      for (size_t i = begin; i < end; ++i) {
+        splitGroups[order[i]] = group;
+        splitRanks[order[i]] = static_cast<int>(i - begin);
+      }
+    }
+    begin = end;
+  }
+}
+
+void ThreadGroupState::arrive(int rank, const Call &call) {
+  ThreadWorld &w = *world;
+  std::unique_lock<std::mutex> lock(w.mu);
+  if (w.failed)
+    throw CommError(w.error);
+  calls[rank] = call;
+  arrived[rank] = true;
+  uint64_t gen = generation;
+  if (++numArrived == size()) {
+    arriveError = checkCalls();
+    if (arriveError.empty() && call.kind == CollectiveKind::Split)
+      buildSplit();
+    if (!arriveError.empty())
+      w.setFailed(arriveError);
+    complete();
+    if (!arriveError.empty())
+      throw CommError(arriveError);
+    return;
+  }
+  Clock::time_point deadline = Clock::now() + w.timeout;
+  while (generation == gen) {
+    if (w.failed)
+      throw CommError(w.error);
+    std::vector<int> missing, gone;
+    for (int q = 0; q < size(); ++q) {
+      if (arrived[q])
+        continue;
+      missing.push_back(members[q]);
+      if (w.finished[members[q]])
+        gone.push_back(members[q]);
+    }
+    if (!gone.empty()) {
+      w.setFailed(rankList(gone) + " finished without calling " +
+                  describe(call));
+      throw CommError(w.error);
+    }
+    if (w.cv.wait_until(lock, deadline) == std::cv_status::timeout &&
+        generation == gen && !w.failed) {
+      w.setFailed("timeout after " + std::to_string(w.timeout.count()) +
+                  " ms in " + describe(call) + " on rank " +
+                  std::to_string(members[rank]) + ": " + rankList(missing) +
+                  " did not arrive");
+      throw CommError(w.error);
+    }
+  }
+  if (!arriveError.empty())
+    throw CommError(arriveError);
+}
+
+void ThreadGroupState::sync(int rank) {
+  std::unique_lock<std::mutex> lock(world->mu);
+  arrived[rank] = true;
+  uint64_t gen = generation;
+  if (++numArrived == size()) {
+    complete();
+    return;
+  }
+  world->cv.wait(lock, [&] { return generation != gen; });
+}
+
+namespace {
+/// One rank's view of a ThreadGroupState.
+class ThreadCommunicator final : public Communicator {
+public:
+  ThreadCommunicator(std::shared_ptr<ThreadGroupState> group, int rank)
+      : group(std::move(group)), myRank(rank) {}
+
+  int rank() const override { return myRank; }
+  int size() const override { return group->size(); }
+
+  void allGather(const float *in, size_t count, float *out) override;
+  void allReduce(const float *in, float *out, size_t count,
+                 ReduceOp op) override;
+  void reduceScatter(const float *in, float *out, size_t countPerRank,
+                     ReduceOp op) override;
+  void allToAll(const float *in, float *out, size_t countPerRank) override;
+  void broadcast(float *buf, size_t count, int root) override;
+  void barrier() override;
+  std::unique_ptr<Communicator> split(int color, int key) override;
+
+private:
+  Call makeCall(CollectiveKind kind, size_t count, const float *in,
+                float *out) const {
+    if (count && (!in || !out))
+      throw std::invalid_argument(std::string(collectiveName(kind)) +
+                                  ": null buffer with count " +
+                                  std::to_string(count));
+    Call c;
+    c.kind = kind;
+    c.count = count;
+    c.in = in;
+    c.out = out;
+    return c;
+  }
+
+  std::shared_ptr<ThreadGroupState> group;
+  int myRank;
+};
+} // namespace
+
+void ThreadCommunicator::allGather(const float *in, size_t count, float *out) {
+  recordCall(CollectiveKind::AllGather, count * sizeof(float));
+  int n = size();
+  Call call = makeCall(CollectiveKind::AllGather, count, in, out);
+  // Writing into out while peers read in is safe only if in is exactly this
+  // rank's block of out (which nobody overwrites) or disjoint from out.
+  bool inPlace = in == out + myRank * count;
+  std::vector<float> staging;
+  if (!inPlace && overlaps(in, count, out, n * count))
+    staging.resize(n * count);
+  float *dst = staging.empty() ? out : staging.data();
+  group->arrive(myRank, call);
+  for (int p = 0; p < n; ++p) {
+    const float *src = group->calls[p].in;
+    if (count && src != dst + p * count)
+      std::memcpy(dst + p * count, src, count * sizeof(float));
+  }
+  group->sync(myRank);
+  if (!staging.empty())
+    std::memcpy(out, staging.data(), staging.size() * sizeof(float));
+}
+
+void ThreadCommunicator::allReduce(const float *in, float *out, size_t count,
+                                   ReduceOp op) {
+  recordCall(CollectiveKind::AllReduce, count * sizeof(float));
+  int n = size();
+  // A partial overlap would let this rank's result clobber input that peers
+  // still read; reduce from a private copy instead.
+  std::vector<float> copy;
+  if (in != out && overlaps(in, count, out, count)) {
+    copy.assign(in, in + count);
+    in = copy.data();
+  }
+  Call call = makeCall(CollectiveKind::AllReduce, count, in, out);
+  call.op = op;
+  std::vector<const float *> srcs(n);
+  group->arrive(myRank, call);
+  // Reduce-scatter then all-gather: rank r reduces slice r of everybody's
+  // input into its own output, then everybody copies the reduced slices. In
+  // place is safe because only rank r reads or writes slice r in phase one.
+  auto sliceBegin = [&](int r) { return count * r / n; };
+  size_t begin = sliceBegin(myRank), end = sliceBegin(myRank + 1);
+  for (int p = 0; p < n; ++p)
+    srcs[p] = group->calls[p].in + begin;
+  if (end > begin)
+    reduceInto(out + begin, srcs, end - begin, op);
+  group->sync(myRank);
+  for (int p = 0; p < n; ++p) {
+    size_t b = sliceBegin(p), e = sliceBegin(p + 1);
+    if (p != myRank && e > b)
+      std::memcpy(out + b, group->calls[p].out + b, (e - b) * sizeof(float));
+  }
+  group->sync(myRank);
+}
+
+void ThreadCommunicator::reduceScatter(const float *in, float *out,
+                                       size_t countPerRank, ReduceOp op) {
+  int n = size();
+  recordCall(CollectiveKind::ReduceScatter, n * countPerRank * sizeof(float));
+  Call call = makeCall(CollectiveKind::ReduceScatter, countPerRank, in, out);
+  call.op = op;
+  std::vector<float> staging;
+  if (overlaps(in, n * countPerRank, out, countPerRank))
+    staging.resize(countPerRank);
+  float *dst = staging.empty() ? out : staging.data();
+  std::vector<const float *> srcs(n);
+  group->arrive(myRank, call);
+  for (int p = 0; p < n; ++p)
+    srcs[p] = group->calls[p].in + myRank * countPerRank;
+  if (countPerRank)
+    reduceInto(dst, srcs, countPerRank, op);
+  group->sync(myRank);
+  if (!staging.empty())
+    std::memcpy(out, staging.data(), countPerRank * sizeof(float));
+}
+
+void ThreadCommunicator::allToAll(const float *in, float *out,
+                                  size_t countPerRank) {
+  int n = size();
+  recordCall(CollectiveKind::AllToAll, n * countPerRank * sizeof(float));
+  Call call = makeCall(CollectiveKind::AllToAll, countPerRank, in, out);
+  std::vector<float> staging;
+  if (overlaps(in, n * countPerRank, out, n * countPerRank))
+    staging.resize(n * countPerRank);
+  float *dst = staging.empty() ? out : staging.data();
+  group->arrive(myRank, call);
+  if (countPerRank)
+    for (int p = 0; p < n; ++p)
+      std::memcpy(dst + p * countPerRank,
+                  group->calls[p].in + myRank * countPerRank,
+                  countPerRank * sizeof(float));
+  group->sync(myRank);
+  if (!staging.empty())
+    std::memcpy(out, staging.data(), staging.size() * sizeof(float));
+}
+
+void ThreadCommunicator::broadcast(float *buf, size_t count, int root) {
+  recordCall(CollectiveKind::Broadcast, count * sizeof(float));
+  if (root < 0 || root >= size())
+    throw std::invalid_argument("broadcast: root " + std::to_string(root) +
+                                " out of range for " + std::to_string(size()) +
+                                " ranks");
+  Call call = makeCall(CollectiveKind::Broadcast, count, buf, buf);
+  call.root = root;
+  group->arrive(myRank, call);
+  if (myRank != root && count)
+    std::memcpy(buf, group->calls[root].in, count * sizeof(float));
+  group->sync(myRank);
+}
+
+void ThreadCommunicator::barrier() {
+  recordCall(CollectiveKind::Barrier, 0);
+  group->arrive(myRank, Call());
+}
+
+std::unique_ptr<Communicator> ThreadCommunicator::split(int color, int key) {
+  recordCall(CollectiveKind::Split, 0);
+  Call call;
+  call.kind = CollectiveKind::Split;
+  call.color = color;
+  call.key = key;
+  group->arrive(myRank, call);
+  // The results stay put until this rank arrives at another collective.
+  std::shared_ptr<ThreadGroupState> sub;
+  int subRank;
+  {
+    std::lock_guard<std::mutex> lock(group->world->mu);
+    sub = std::move(group->splitGroups[myRank]);
+    subRank = group->splitRanks[myRank];
+  }
+  if (!sub)
+    return nullptr;
+  return std::make_unique<ThreadCommunicator>(std::move(sub), subRank);
+}
+
+ThreadGroup::ThreadGroup(int n, std::chrono::milliseconds timeout) {
+  if (n < 1)
+    throw std::invalid_argument("ThreadGroup needs at least one rank, got " +
+                                std::to_string(n));
+  world_ = std::make_shared<ThreadWorld>(n, timeout);
+  std::vector<int> members(n);
+  for (int r = 0; r < n; ++r)
+    members[r] = r;
+  root_ = std::make_shared<ThreadGroupState>(world_, std::move(members));
+}
+
+ThreadGroup::~ThreadGroup() = default;
+
+int ThreadGroup::size() const { return root_->size(); }
+
+std::unique_ptr<Communicator> ThreadGroup::communicator(int rank) {
+  if (rank < 0 || rank >= size())
+    throw std::invalid_argument("rank " + std::to_string(rank) +
+                                " out of range for " + std::to_string(size()) +
+                                " ranks");
+  {
+    std::lock_guard<std::mutex> lock(world_->mu);
+    if (world_->handedOut[rank])
+      throw std::logic_error("communicator of rank " + std::to_string(rank) +
+                             " was already taken");
+    world_->handedOut[rank] = true;
+  }
+  return std::make_unique<ThreadCommunicator>(root_, rank);
+}
+
+void ThreadGroup::fail(int rank, const std::string &message) {
+  std::lock_guard<std::mutex> lock(world_->mu);
+  world_->setFailed("rank " + std::to_string(rank) + " failed: " + message);
+}
+
+void ThreadGroup::finish(int rank) {
+  std::lock_guard<std::mutex> lock(world_->mu);
+  world_->finished.at(rank) = true;
+  world_->cv.notify_all();
+}
+
+bool ThreadGroup::failed(std::string *message) const {
+  std::lock_guard<std::mutex> lock(world_->mu);
+  if (world_->failed && message)
+    *message = world_->error;
+  return world_->failed;
+}
+
+void tp::runtime::runRanks(int n, const std::function<void(Communicator &)> &fn,
+                           std::chrono::milliseconds timeout) {
+  ThreadGroup group(n, timeout);
+  std::vector<std::unique_ptr<Communicator>> comms;
+  for (int r = 0; r < n; ++r)
+    comms.push_back(group.communicator(r));
+
+  std::mutex errorMu;
+  std::exception_ptr firstError;
+  auto body = [&](int r) {
+    std::string message;
+    std::exception_ptr error;
+    try {
+      fn(*comms[r]);
+      group.finish(r);
+      return;
+    } catch (const std::exception &e) {
+      message = e.what();
+      error = std::current_exception();
+    } catch (...) {
+      message = "unknown exception";
+      error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lock(errorMu);
+      if (!firstError)
+        firstError = error;
+    }
+    group.fail(r, message);
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  try {
+    for (int r = 0; r < n; ++r)
+      threads.emplace_back(body, r);
+  } catch (const std::exception &e) {
+    // Threads already started would otherwise wait for the missing ranks.
+    group.fail(static_cast<int>(threads.size()),
+               std::string("could not start thread: ") + e.what());
+    for (std::thread &t : threads)
+      t.join();
+    throw;
+  }
+  for (std::thread &t : threads)
+    t.join();
+  if (firstError)
+    std::rethrow_exception(firstError);
+}

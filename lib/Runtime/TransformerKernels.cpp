@@ -1,0 +1,146 @@
+//===- TransformerKernels.cpp - Rotary, attention, loss ---------*- C++ -*-===//
+//
+// The transformer-specific CPU kernels: Llama rotary embedding, grouped-query
+// scaled dot-product attention on BLAS, and cross-entropy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Kernels.h"
+
+#include "KernelUtils.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+using namespace tp::runtime;
+
+Tensor tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
+                           float theta) {
+  if (x.rank() != 4 || x.dim(3) % 2 != 0)
+    throw std::invalid_argument("rotary: input " + x.shapeString() +
+                                " must be [batch, seq, heads, dim] with an "
+                                "even dim");
+  int64_t b = x.dim(0), s = x.dim(1), h = x.dim(2), d = x.dim(3);
+  int64_t half = d / 2;
+  // Angles in f32 exactly as Meta's precompute_freqs_cis, so long positions
+  // round the same way as the PyTorch reference.
+  std::vector<float> cosT(s * half), sinT(s * half);
+  for (int64_t i = 0; i < half; ++i) {
+    float exponent = static_cast<float>(2 * i) / static_cast<float>(d);
+    float freq = 1.0f / std::pow(theta, exponent);
+    for (int64_t t = 0; t < s; ++t) {
+      float angle = static_cast<float>(positionOffset + t) * freq;
+      cosT[t * half + i] = std::cos(angle);
+      sinT[t * half + i] = std::sin(angle);
+    }
+  }
+  Tensor out(x.shape());
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t t = 0; t < s; ++t)
+      for (int64_t hi = 0; hi < h; ++hi) {
+        int64_t base = ((bi * s + t) * h + hi) * d;
+        const float *src = x.data() + base;
+        float *dst = out.data() + base;
+        for (int64_t i = 0; i < half; ++i) {
+          float c = cosT[t * half + i], sn = sinT[t * half + i];
+          float x0 = src[2 * i], x1 = src[2 * i + 1];
+          dst[2 * i] = x0 * c - x1 * sn;
+          dst[2 * i + 1] = x0 * sn + x1 * c;
+        }
+      }
+  return out;
+}
+
+Tensor tp::runtime::attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                              bool causal) {
+  auto fail = [&](const std::string &why) {
+    return std::invalid_argument("attention: " + why + " (q " +
+                                 q.shapeString() + ", k " + k.shapeString() +
+                                 ", v " + v.shapeString() + ")");
+  };
+  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
+    throw fail("q, k and v must be [batch, seq, heads, dim]");
+  int64_t b = q.dim(0), s = q.dim(1), hq = q.dim(2), d = q.dim(3);
+  int64_t t = k.dim(1), hkv = k.dim(2), dv = v.dim(3);
+  if (k.dim(0) != b || v.dim(0) != b)
+    throw fail("batch sizes differ");
+  if (k.dim(3) != d)
+    throw fail("q and k head dims differ");
+  if (v.dim(1) != t || v.dim(2) != hkv)
+    throw fail("k and v disagree on sequence length or heads");
+  if (hkv == 0 || hq % hkv != 0)
+    throw fail("query heads are not a multiple of kv heads");
+  if (causal && t != s)
+    throw fail("causal attention needs equal query and key lengths");
+
+  Tensor out({b, s, hq, dv});
+  if (t == 0)
+    return out;
+  int64_t group = hq / hkv;
+  float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  std::vector<float> scores(s * t);
+  for (int64_t bi = 0; bi < b; ++bi) {
+    for (int64_t h = 0; h < hq; ++h) {
+      int64_t kh = h / group;
+      const float *qp = q.data() + bi * s * hq * d + h * d;
+      const float *kp = k.data() + bi * t * hkv * d + kh * d;
+      const float *vp = v.data() + bi * t * hkv * dv + kh * dv;
+      float *op = out.data() + bi * s * hq * dv + h * dv;
+      // scores[s, t] = scale * Q_h K_kh^T, rows strided by the head layout.
+      detail::gemm(/*transB=*/true, s, t, d, scale, qp, hq * d, kp, hkv * d,
+                   0.0f, scores.data(), t);
+      for (int64_t i = 0; i < s; ++i) {
+        float *row = scores.data() + i * t;
+        int64_t visible = causal ? i + 1 : t;
+        float maxV = -std::numeric_limits<float>::infinity();
+        for (int64_t j = 0; j < visible; ++j)
+          maxV = std::max(maxV, row[j]);
+        double sum = 0.0;
+        for (int64_t j = 0; j < visible; ++j) {
+          row[j] = std::exp(row[j] - maxV);
+          sum += row[j];
+        }
+        float inv = static_cast<float>(1.0 / sum);
+        for (int64_t j = 0; j < visible; ++j)
+          row[j] *= inv;
+        std::fill(row + visible, row + t, 0.0f);
+      }
+      detail::gemm(/*transB=*/false, s, dv, t, 1.0f, scores.data(), t, vp,
+                   hkv * dv, 0.0f, op, hq * dv);
+    }
+  }
+  return out;
+}
+
+Tensor tp::runtime::crossEntropy(const Tensor &logits, const Tensor &targets) {
+  if (logits.rank() != 2 || targets.rank() != 1 ||
+      targets.dim(0) != logits.dim(0))
+    throw std::invalid_argument("crossEntropy: logits " + logits.shapeString() +
+                                " and targets " + targets.shapeString() +
+                                " must be [N, C] and [N]");
+  int64_t n = logits.dim(0), c = logits.dim(1);
+  constexpr int64_t ignoreIndex = -100;
+  double total = 0.0;
+  int64_t counted = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t target = detail::integralId(targets.data()[i], "crossEntropy");
+    if (target == ignoreIndex)
+      continue;
+    if (target < 0 || target >= c)
+      throw std::invalid_argument(
+          "crossEntropy: target " + std::to_string(target) + " of row " +
+          std::to_string(i) + " out of range [0, " + std::to_string(c) + ")");
+    const float *row = logits.data() + i * c;
+    float maxV = *std::max_element(row, row + c);
+    double sum = 0.0;
+    for (int64_t j = 0; j < c; ++j)
+      sum += std::exp(static_cast<double>(row[j]) - maxV);
+    total += maxV + std::log(sum) - row[target];
+    ++counted;
+  }
+  float loss = counted ? static_cast<float>(total / counted)
+                       : std::numeric_limits<float>::quiet_NaN();
+  return Tensor::scalar(loss);
+}

@@ -1,0 +1,77 @@
+//===- InitTest.cpp - Tests for deterministic initialization ----*- C++ -*-===//
+//
+// Values depend only on (seed, name, index); shards equal slices of the whole.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Init.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+using namespace tp::runtime;
+
+namespace {
+TEST(InitTest, ValuesDependOnSeedNameAndIndexOnly) {
+  float a = initValue(42, "layers.0.attn.wq", 17, 0.5f);
+  EXPECT_EQ(a, initValue(42, "layers.0.attn.wq", 17, 0.5f));
+  EXPECT_NE(a, initValue(43, "layers.0.attn.wq", 17, 0.5f));
+  EXPECT_NE(a, initValue(42, "layers.0.attn.wk", 17, 0.5f));
+  EXPECT_NE(a, initValue(42, "layers.0.attn.wq", 18, 0.5f));
+  // The value does not depend on the shape it is generated for.
+  Tensor t = initTensor(42, "layers.0.attn.wq", {4, 8}, 0.5f);
+  EXPECT_EQ(t.data()[17], a);
+  Tensor u = initTensor(42, "layers.0.attn.wq", {32}, 0.5f);
+  EXPECT_EQ(u.values(), t.values());
+}
+
+TEST(InitTest, UniformInRange) {
+  Tensor t = initTensor(1, "w", {10000}, 0.25f);
+  double sum = 0, minV = 1, maxV = -1;
+  for (float v : t.values()) {
+    ASSERT_GE(v, -0.25f);
+    ASSERT_LT(v, 0.25f);
+    sum += v;
+    minV = std::min<double>(minV, v);
+    maxV = std::max<double>(maxV, v);
+  }
+  // Mean of 10^4 samples: standard error 0.25/sqrt(3e4) ~ 0.0014.
+  EXPECT_NEAR(sum / t.numel(), 0.0, 0.01);
+  EXPECT_LT(minV, -0.24);
+  EXPECT_GT(maxV, 0.24);
+}
+
+TEST(InitTest, ShardEqualsSliceOfWhole) {
+  std::vector<int64_t> shape = {5, 6, 7};
+  Tensor whole = initTensor(9, "emb", shape, 1.0f);
+  for (int64_t dim = 0; dim < 3; ++dim)
+    for (int64_t k : {1, 2, 3, 4}) {
+      for (int64_t i = 0; i < k; ++i) {
+        Chunk c = chunkOf(shape[dim], k, i);
+        EXPECT_EQ(initShard(9, "emb", shape, dim, c.offset, c.size, 1.0f),
+                  sliceDim(whole, dim, c.offset, c.size))
+            << "dim " << dim << " k " << k << " i " << i;
+      }
+    }
+  EXPECT_EQ(initShard(9, "emb", shape, -1, 2, 3, 1.0f),
+            sliceDim(whole, 2, 2, 3));
+  EXPECT_THROW(initShard(9, "emb", shape, 0, 4, 2, 1.0f),
+               std::invalid_argument);
+}
+
+TEST(InitTest, TokensAreIntegersInVocabulary) {
+  Tensor ids = initTokens(3, "tokens", {4, 64}, 50);
+  std::set<float> distinct;
+  for (float v : ids.values()) {
+    ASSERT_EQ(v, std::floor(v));
+    ASSERT_GE(v, 0.0f);
+    ASSERT_LT(v, 50.0f);
+    distinct.insert(v);
+  }
+  EXPECT_GT(distinct.size(), 40u);
+  EXPECT_EQ(ids, initTokens(3, "tokens", {4, 64}, 50));
+  EXPECT_THROW(initTokens(3, "tokens", {2}, 0), std::invalid_argument);
+}
+} // namespace

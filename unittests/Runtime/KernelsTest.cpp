@@ -1,0 +1,362 @@
+//===- KernelsTest.cpp - Tests for the f32 CPU kernels ----------*- C++ -*-===//
+//
+// Each kernel against a naive loop implementation or known values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Kernels.h"
+
+#include "tp/Runtime/Init.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+using namespace tp::runtime;
+
+namespace {
+Tensor rand(std::vector<int64_t> shape, const std::string &name = "x") {
+  return initTensor(7, name, shape, 1.0f);
+}
+
+void expectNear(const Tensor &actual, const Tensor &expected,
+                float tol = 1e-5f) {
+  ASSERT_EQ(actual.shape(), expected.shape());
+  for (int64_t i = 0; i < actual.numel(); ++i)
+    ASSERT_NEAR(actual.data()[i], expected.data()[i], tol) << "element " << i;
+}
+
+/// Naive C[m, n] = A[m, k] B[k, n].
+std::vector<float> naiveMatmul(const float *a, const float *b, int64_t m,
+                               int64_t k, int64_t n) {
+  std::vector<float> c(m * n, 0.0f);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = static_cast<float>(s);
+    }
+  return c;
+}
+
+TEST(KernelsTest, LinearMatchesNaive) {
+  Tensor x = rand({2, 3, 5}, "x"), w = rand({4, 5}, "w"), b = rand({4}, "b");
+  Tensor y = linear(x, w, &b);
+  ASSERT_EQ(y.shape(), (std::vector<int64_t>{2, 3, 4}));
+  for (int64_t r = 0; r < 6; ++r)
+    for (int64_t o = 0; o < 4; ++o) {
+      double s = b.data()[o];
+      for (int64_t i = 0; i < 5; ++i)
+        s += x.data()[r * 5 + i] * w.data()[o * 5 + i];
+      EXPECT_NEAR(y.data()[r * 4 + o], s, 1e-5);
+    }
+  Tensor noBias = linear(x, w, nullptr);
+  EXPECT_NEAR(noBias.data()[0] + b.data()[0], y.data()[0], 1e-6);
+  EXPECT_THROW(linear(x, rand({4, 6}), nullptr), std::invalid_argument);
+  Tensor badBias({3});
+  EXPECT_THROW(linear(x, w, &badBias), std::invalid_argument);
+}
+
+TEST(KernelsTest, LinearEmptyInnerDimGivesBias) {
+  Tensor x({3, 0}), w({2, 0});
+  Tensor b = Tensor::fromData({2}, {1, 2});
+  Tensor y = linear(x, w, &b);
+  EXPECT_EQ(y.values(), (std::vector<float>{1, 2, 1, 2, 1, 2}));
+}
+
+TEST(KernelsTest, MatmulBatchedAndBroadcast) {
+  Tensor a = rand({2, 3, 4}, "a"), b = rand({2, 4, 5}, "b");
+  Tensor c = matmul(a, b);
+  ASSERT_EQ(c.shape(), (std::vector<int64_t>{2, 3, 5}));
+  for (int64_t i = 0; i < 2; ++i) {
+    std::vector<float> ref =
+        naiveMatmul(a.data() + i * 12, b.data() + i * 20, 3, 4, 5);
+    for (int64_t j = 0; j < 15; ++j)
+      EXPECT_NEAR(c.data()[i * 15 + j], ref[j], 1e-5);
+  }
+  // A 2-D right operand applies to every batch.
+  Tensor b2 = rand({4, 5}, "b2");
+  Tensor c2 = matmul(a, b2);
+  for (int64_t i = 0; i < 2; ++i) {
+    std::vector<float> ref = naiveMatmul(a.data() + i * 12, b2.data(), 3, 4, 5);
+    for (int64_t j = 0; j < 15; ++j)
+      EXPECT_NEAR(c2.data()[i * 15 + j], ref[j], 1e-5);
+  }
+  // Broadcast batch dims on the left operand.
+  Tensor a1 = rand({1, 3, 4}, "a1");
+  Tensor c3 = matmul(a1, b);
+  ASSERT_EQ(c3.shape(), (std::vector<int64_t>{2, 3, 5}));
+  std::vector<float> ref = naiveMatmul(a1.data(), b.data() + 20, 3, 4, 5);
+  for (int64_t j = 0; j < 15; ++j)
+    EXPECT_NEAR(c3.data()[15 + j], ref[j], 1e-5);
+  EXPECT_THROW(matmul(a, rand({2, 5, 5})), std::invalid_argument);
+  EXPECT_THROW(matmul(rand({3, 3, 4}), b), std::invalid_argument);
+}
+
+TEST(KernelsTest, BroadcastingBinaryOps) {
+  Tensor a = Tensor::fromData({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor row = Tensor::fromData({3}, {10, 20, 30});
+  Tensor col = Tensor::fromData({2, 1}, {100, 200});
+  EXPECT_EQ(add(a, row).values(), (std::vector<float>{11, 22, 33, 14, 25, 36}));
+  EXPECT_EQ(sub(a, col).values(),
+            (std::vector<float>{-99, -98, -97, -196, -195, -194}));
+  EXPECT_EQ(mul(a, Tensor::scalar(2)).values(),
+            (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(div(a, a).values(), std::vector<float>(6, 1.0f));
+  Tensor outer = add(row, col);
+  EXPECT_EQ(outer.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(outer.values(), (std::vector<float>{110, 120, 130, 210, 220, 230}));
+  EXPECT_EQ(broadcastShapes({4, 1, 3}, {2, 1}),
+            (std::vector<int64_t>{4, 2, 3}));
+  EXPECT_THROW(add(a, Tensor({2})), std::invalid_argument);
+}
+
+TEST(KernelsTest, UnaryKnownValues) {
+  Tensor x = Tensor::fromData({4}, {-2, -0.5f, 0, 1});
+  EXPECT_EQ(relu(x).values(), (std::vector<float>{0, 0, 0, 1}));
+  EXPECT_NEAR(gelu(x).data()[3], 0.8413447f, 1e-6);
+  EXPECT_NEAR(gelu(x).data()[0], -0.0455003f, 1e-6);
+  EXPECT_NEAR(geluTanh(x).data()[3], 0.8411920f, 1e-6);
+  EXPECT_NEAR(gelu_tanh(x).data()[1], -0.1542859f, 1e-6);
+  EXPECT_NEAR(silu(x).data()[3], 0.7310586f, 1e-6);
+  EXPECT_NEAR(silu(x).data()[0], -0.2384058f, 1e-6);
+  EXPECT_EQ(neg(x).values(), (std::vector<float>{2, 0.5f, -0.0f, -1}));
+  EXPECT_NEAR(exp(x).data()[3], 2.7182818f, 1e-6);
+  EXPECT_EQ(scale(x, 3).values(), (std::vector<float>{-6, -1.5f, 0, 3}));
+}
+
+TEST(KernelsTest, SoftmaxAlongEachDim) {
+  Tensor x = rand({2, 3, 4});
+  x.data()[0] = 1000.0f; // Stability: must not overflow.
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    Tensor y = softmax(x, dim);
+    int64_t outer = 1, inner = 1, extent = x.dim(dim);
+    for (int64_t i = 0; i < dim; ++i)
+      outer *= x.dim(i);
+    for (int64_t i = dim + 1; i < 3; ++i)
+      inner *= x.dim(i);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t in = 0; in < inner; ++in) {
+        double maxV = -1e30, sum = 0;
+        for (int64_t j = 0; j < extent; ++j)
+          maxV =
+              std::max<double>(maxV, x.data()[(o * extent + j) * inner + in]);
+        for (int64_t j = 0; j < extent; ++j)
+          sum += std::exp(x.data()[(o * extent + j) * inner + in] - maxV);
+        for (int64_t j = 0; j < extent; ++j) {
+          int64_t idx = (o * extent + j) * inner + in;
+          EXPECT_NEAR(y.data()[idx], std::exp(x.data()[idx] - maxV) / sum,
+                      1e-6);
+        }
+      }
+  }
+  EXPECT_NEAR(softmax(x, -1).data()[0], 1.0f, 1e-6);
+}
+
+TEST(KernelsTest, LayerNormKnownValues) {
+  Tensor x = Tensor::fromData({2, 4}, {1, 2, 3, 4, 2, 2, 2, 2});
+  Tensor w = Tensor::fromData({4}, {1, 2, 1, 1});
+  Tensor b = Tensor::fromData({4}, {0, 0, 0, 1});
+  Tensor y = layerNorm(x, &w, &b, 1e-5f);
+  // Row 0: mean 2.5, biased variance 1.25.
+  float inv = 1.0f / std::sqrt(1.25f + 1e-5f);
+  EXPECT_NEAR(y.data()[0], -1.5f * inv, 1e-5);
+  EXPECT_NEAR(y.data()[1], -0.5f * inv * 2, 1e-5);
+  EXPECT_NEAR(y.data()[2], 0.5f * inv, 1e-5);
+  EXPECT_NEAR(y.data()[3], 1.5f * inv + 1, 1e-5);
+  // Row 1: constant, normalizes to zero (plus bias).
+  EXPECT_NEAR(y.data()[4], 0.0f, 1e-6);
+  EXPECT_NEAR(y.data()[7], 1.0f, 1e-6);
+  Tensor plain = layerNorm(x, nullptr, nullptr, 1e-5f);
+  EXPECT_NEAR(plain.data()[3], 1.5f * inv, 1e-5);
+  Tensor bad({3});
+  EXPECT_THROW(layerNorm(x, &bad, nullptr, 1e-5f), std::invalid_argument);
+}
+
+TEST(KernelsTest, RmsNormKnownValues) {
+  Tensor x = Tensor::fromData({1, 2}, {3, 4});
+  Tensor w = Tensor::fromData({2}, {1, 0.5f});
+  Tensor y = rmsNorm(x, &w, 0.0f);
+  // mean(x^2) = 12.5.
+  float inv = 1.0f / std::sqrt(12.5f);
+  EXPECT_NEAR(y.data()[0], 3 * inv, 1e-6);
+  EXPECT_NEAR(y.data()[1], 4 * inv * 0.5f, 1e-6);
+  EXPECT_NEAR(rmsNorm(x, nullptr, 1e-6f).data()[1],
+              4 / std::sqrt(12.5f + 1e-6f), 1e-6);
+}
+
+TEST(KernelsTest, EmbeddingGathersRows) {
+  Tensor w = Tensor::fromData({3, 2}, {0, 1, 10, 11, 20, 21});
+  Tensor ids = Tensor::fromData({2, 2}, {2, 0, 1, 2});
+  Tensor e = embedding(ids, w);
+  ASSERT_EQ(e.shape(), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_EQ(e.values(), (std::vector<float>{20, 21, 0, 1, 10, 11, 20, 21}));
+  EXPECT_THROW(embedding(Tensor::fromData({1}, {3}), w), std::invalid_argument);
+  EXPECT_THROW(embedding(Tensor::fromData({1}, {-1}), w),
+               std::invalid_argument);
+  EXPECT_THROW(embedding(Tensor::fromData({1}, {0.5f}), w),
+               std::invalid_argument);
+}
+
+TEST(KernelsTest, MaskedEmbeddingShardsSumToFull) {
+  Tensor w = rand({7, 3}, "emb");
+  Tensor ids = Tensor::fromData({5}, {0, 6, 3, 4, 2});
+  Tensor full = embedding(ids, w);
+  Tensor sum({5, 3});
+  for (int64_t r = 0; r < 3; ++r) {
+    Chunk c = chunkOf(7, 3, r);
+    Tensor part =
+        embeddingMasked(ids, sliceDim(w, 0, c.offset, c.size), c.offset);
+    sum = add(sum, part);
+  }
+  expectNear(sum, full, 0.0f);
+  Tensor shard = sliceDim(w, 0, 3, 3);
+  Tensor part = embeddingMasked(ids, shard, 3);
+  EXPECT_EQ(part.data()[0], 0.0f);        // id 0 is not in rows [3, 6).
+  EXPECT_EQ(part.data()[6], w.data()[9]); // id 3 is.
+}
+
+TEST(KernelsTest, PermuteAndTranspose) {
+  Tensor x = rand({2, 3, 4});
+  Tensor t = transpose(x, 0, 2);
+  ASSERT_EQ(t.shape(), (std::vector<int64_t>{4, 3, 2}));
+  Tensor p = permute(x, {1, 2, 0});
+  ASSERT_EQ(p.shape(), (std::vector<int64_t>{3, 4, 2}));
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 3; ++j)
+      for (int64_t k = 0; k < 4; ++k) {
+        float v = x.data()[(i * 3 + j) * 4 + k];
+        EXPECT_EQ(t.data()[(k * 3 + j) * 2 + i], v);
+        EXPECT_EQ(p.data()[(j * 4 + k) * 2 + i], v);
+      }
+  EXPECT_EQ(transpose(t, 0, 2), x);
+  EXPECT_THROW(permute(x, {0, 0, 1}), std::invalid_argument);
+  EXPECT_THROW(permute(x, {0, 1}), std::invalid_argument);
+  EXPECT_EQ(reshape(x, {6, 4}).shape(), (std::vector<int64_t>{6, 4}));
+}
+
+TEST(KernelsTest, ChunkDimMayBeEmpty) {
+  Tensor x = rand({5, 2});
+  EXPECT_EQ(chunkDim(x, 0, 4, 1), sliceDim(x, 0, 2, 2));
+  EXPECT_EQ(chunkDim(x, 0, 4, 3).shape(), (std::vector<int64_t>{0, 2}));
+}
+
+TEST(KernelsTest, RotaryIdentityAtPositionZero) {
+  Tensor x = rand({1, 1, 2, 8});
+  expectNear(rotary(x, 0, 10000.0f), x, 0.0f);
+  EXPECT_THROW(rotary(rand({1, 1, 2, 7}), 0, 10000.0f), std::invalid_argument);
+}
+
+TEST(KernelsTest, RotaryRotatesInterleavedPairs) {
+  float theta = 10000.0f;
+  int64_t d = 4;
+  Tensor x = rand({2, 3, 2, d});
+  Tensor y = rotary(x, 1, theta);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t s = 0; s < 3; ++s)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t i = 0; i < d / 2; ++i) {
+          double angle = (1 + s) * std::pow(theta, -2.0 * i / d);
+          int64_t base = ((b * 3 + s) * 2 + h) * d + 2 * i;
+          double x0 = x.data()[base], x1 = x.data()[base + 1];
+          EXPECT_NEAR(y.data()[base],
+                      x0 * std::cos(angle) - x1 * std::sin(angle), 1e-5);
+          EXPECT_NEAR(y.data()[base + 1],
+                      x0 * std::sin(angle) + x1 * std::cos(angle), 1e-5);
+        }
+  // Pair 0 at position 1 rotates by exactly 1 radian.
+  Tensor unit = Tensor::fromData({1, 1, 1, 2}, {1, 0});
+  Tensor r = rotary(unit, 1, theta);
+  EXPECT_NEAR(r.data()[0], std::cos(1.0), 1e-6);
+  EXPECT_NEAR(r.data()[1], std::sin(1.0), 1e-6);
+}
+
+/// Naive attention with explicit GQA mapping.
+Tensor naiveAttention(const Tensor &q, const Tensor &k, const Tensor &v,
+                      bool causal) {
+  int64_t b = q.dim(0), s = q.dim(1), hq = q.dim(2), d = q.dim(3);
+  int64_t t = k.dim(1), hkv = k.dim(2);
+  Tensor out({b, s, hq, d});
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t h = 0; h < hq; ++h) {
+      int64_t kh = h / (hq / hkv);
+      for (int64_t i = 0; i < s; ++i) {
+        std::vector<double> w(t, 0.0);
+        double maxV = -1e30, sum = 0;
+        int64_t visible = causal ? i + 1 : t;
+        for (int64_t j = 0; j < visible; ++j) {
+          double dot = 0;
+          for (int64_t c = 0; c < d; ++c)
+            dot += q.data()[((bi * s + i) * hq + h) * d + c] *
+                   k.data()[((bi * t + j) * hkv + kh) * d + c];
+          w[j] = dot / std::sqrt(static_cast<double>(d));
+          maxV = std::max(maxV, w[j]);
+        }
+        for (int64_t j = 0; j < visible; ++j)
+          sum += (w[j] = std::exp(w[j] - maxV));
+        for (int64_t c = 0; c < d; ++c) {
+          double acc = 0;
+          for (int64_t j = 0; j < visible; ++j)
+            acc += w[j] / sum * v.data()[((bi * t + j) * hkv + kh) * d + c];
+          out.data()[((bi * s + i) * hq + h) * d + c] = static_cast<float>(acc);
+        }
+      }
+    }
+  return out;
+}
+
+TEST(KernelsTest, AttentionMatchesNaive) {
+  Tensor q = rand({2, 5, 4, 8}, "q"), k = rand({2, 5, 4, 8}, "k"),
+         v = rand({2, 5, 4, 8}, "v");
+  expectNear(attention(q, k, v, false), naiveAttention(q, k, v, false));
+  expectNear(attention(q, k, v, true), naiveAttention(q, k, v, true));
+}
+
+TEST(KernelsTest, CausalFirstRowIsFirstValue) {
+  Tensor q = rand({1, 4, 2, 4}, "q"), k = rand({1, 4, 2, 4}, "k"),
+         v = rand({1, 4, 2, 4}, "v");
+  Tensor o = attention(q, k, v, true);
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t c = 0; c < 4; ++c)
+      EXPECT_NEAR(o.data()[h * 4 + c], v.data()[h * 4 + c], 1e-6);
+}
+
+TEST(KernelsTest, GroupedQueryAttentionSharesKvHeads) {
+  // 4 query heads over 2 kv heads: heads 0,1 use kv 0 and heads 2,3 kv 1.
+  Tensor q = rand({1, 3, 4, 4}, "q"), k = rand({1, 3, 2, 4}, "k"),
+         v = rand({1, 3, 2, 4}, "v");
+  Tensor o = attention(q, k, v, true);
+  expectNear(o, naiveAttention(q, k, v, true));
+  // Repeating the kv heads explicitly must give the same result.
+  Tensor kRep({1, 3, 4, 4}), vRep({1, 3, 4, 4});
+  for (int64_t s = 0; s < 3; ++s)
+    for (int64_t h = 0; h < 4; ++h)
+      for (int64_t c = 0; c < 4; ++c) {
+        kRep.data()[(s * 4 + h) * 4 + c] = k.data()[(s * 2 + h / 2) * 4 + c];
+        vRep.data()[(s * 4 + h) * 4 + c] = v.data()[(s * 2 + h / 2) * 4 + c];
+      }
+  expectNear(o, attention(q, kRep, vRep, true));
+  EXPECT_THROW(attention(q, rand({1, 3, 3, 4}), rand({1, 3, 3, 4}), true),
+               std::invalid_argument);
+  EXPECT_THROW(attention(q, rand({1, 2, 2, 4}), rand({1, 2, 2, 4}), true),
+               std::invalid_argument);
+}
+
+TEST(KernelsTest, CrossEntropyKnownValues) {
+  Tensor logits = Tensor::fromData({2, 3}, {1, 2, 3, 0, 0, 0});
+  Tensor targets = Tensor::fromData({2}, {2, 1});
+  Tensor loss = crossEntropy(logits, targets);
+  EXPECT_EQ(loss.rank(), 0);
+  EXPECT_EQ(loss.numel(), 1);
+  double l0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0)) - 3.0;
+  double l1 = std::log(3.0);
+  EXPECT_NEAR(loss.data()[0], (l0 + l1) / 2, 1e-6);
+  Tensor ignored = Tensor::fromData({2}, {2, -100});
+  EXPECT_NEAR(crossEntropy(logits, ignored).data()[0], l0, 1e-6);
+  EXPECT_THROW(crossEntropy(logits, Tensor::fromData({2}, {3, 0})),
+               std::invalid_argument);
+  EXPECT_THROW(crossEntropy(logits, Tensor({3})), std::invalid_argument);
+}
+} // namespace
