@@ -178,26 +178,33 @@ int main(int argc, char **argv) {
       if (failed(plan))
         fail("invalid plan " + planFile);
       (*module)->setAttr("tp.plan", *plan);
-    } else if (!(*module)->hasAttr("tp.plan")) {
-      fail("no plan: give --plan PLAN.json or a tp.plan attribute in the "
-           "model");
     }
-    // --np resizes a 1-D mesh; on N-D meshes it must match.
-    auto plan = (*module)->getAttrOfType<mlir::tp::PlanAttr>("tp.plan");
-    auto mesh = mlir::tp::lookupMesh(*module, plan.getMesh());
-    if (!mesh)
-      fail("the plan's mesh is missing");
-    if (numRanks > 0 && numRanks != mesh.getNumRanks()) {
-      if (mesh.getRank() != 1)
-        fail("--np " + std::to_string(numRanks) + " does not match the " +
-             std::to_string(mesh.getRank()) + "-D mesh of " +
-             std::to_string(mesh.getNumRanks()) + " ranks");
-      mesh.setShape({(int64_t)numRanks});
+    if (auto plan = (*module)->getAttrOfType<mlir::tp::PlanAttr>("tp.plan")) {
+      // --np resizes a 1-D mesh; on N-D meshes it must match.
+      auto mesh = mlir::tp::lookupMesh(*module, plan.getMesh());
+      if (!mesh)
+        fail("the plan's mesh is missing");
+      if (numRanks > 0 && numRanks != mesh.getNumRanks()) {
+        if (mesh.getRank() != 1)
+          fail("--np " + std::to_string(numRanks) + " does not match the " +
+               std::to_string(mesh.getRank()) + "-D mesh of " +
+               std::to_string(mesh.getNumRanks()) + " ranks");
+        mesh.setShape({(int64_t)numRanks});
+      }
+    } else if (numRanks > 1) {
+      fail("no plan: give --plan PLAN.json (or a tp.plan attribute in the "
+           "model) to run on " +
+           std::to_string(numRanks) + " ranks");
     }
-    PassManager pm(&context);
-    mlir::tp::buildTPPipeline(pm, mlir::tp::TPPipelineOptions());
-    if (failed(pm.run(*module)))
-      fail("lowering " + modelFile + " failed");
+    if ((*module)->hasAttr("tp.plan")) {
+      PassManager pm(&context);
+      mlir::tp::buildTPPipeline(pm, mlir::tp::TPPipelineOptions());
+      if (failed(pm.run(*module)))
+        fail("lowering " + modelFile + " failed");
+    } else if (failed(mlir::tp::partition(*module))) {
+      // No plan: the unparallelized model on one rank.
+      fail("cannot prepare " + modelFile + " for execution");
+    }
     entry = entryFunction(*module);
   }
 
