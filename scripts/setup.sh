@@ -15,6 +15,8 @@ if ! dpkg -s "${PACKAGES[@]}" >/dev/null 2>&1; then
     apt-get install -y --no-install-recommends "${PACKAGES[@]}"
 fi
 
+# Relative paths in the ccache key let every clone share one cache.
+export CCACHE_BASEDIR="$PWD"
 JOBS="${TP_JOBS:-2}"
 if [ ! -f build/build.ninja ]; then
   cmake -G Ninja -S . -B build \

@@ -244,8 +244,10 @@ LogicalResult MatmulOp::verify() {
 
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = shapeOf(getInput()).size();
-  if (getDim() < -rank || getDim() >= rank)
-    return emitOpError() << "softmax dim " << getDim()
+  // I64Attr getters return uint64_t: compare as signed so -1 is accepted.
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < -rank || dim >= rank)
+    return emitOpError() << "softmax dim " << dim
                          << " is out of range for rank " << rank;
   return verifyUnary(*this);
 }

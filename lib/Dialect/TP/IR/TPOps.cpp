@@ -335,8 +335,10 @@ LogicalResult BroadcastOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(mesh))
     return failure();
   int64_t n = groupSize(*mesh, getMeshAxes());
-  if (getRoot() < 0 || getRoot() >= n)
-    return emitOpError() << "root " << getRoot()
+  // I64Attr getters return uint64_t: compare as signed so -1 is caught.
+  int64_t root = static_cast<int64_t>(getRoot());
+  if (root < 0 || root >= n)
+    return emitOpError() << "root " << root
                          << " is out of range for a group of " << n
                          << " ranks";
   return success();

@@ -96,16 +96,28 @@ LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
     OpBuilder b(op);
     Value current = op.getInput();
     StringAttr module = op.getModuleAttr();
+    // A later axis that keeps Shard(d) while an earlier axis changes how d is
+    // split must be undone and redone, or the chunks leave mesh order.
+    SmallVector<bool> redo(mesh.getRank(), false);
+    for (int64_t axis = 0; axis < mesh.getRank(); ++axis) {
+      if (!isa<ShardAttr>(from[axis]) || from[axis] != to[axis])
+        continue;
+      for (int64_t earlier = 0; earlier < axis; ++earlier)
+        if (from[earlier] != to[earlier] &&
+            (from[earlier] == from[axis] || to[earlier] == from[axis]))
+          redo[axis] = true;
+    }
     // Drop shards and partials first, last axis first...
     for (int64_t axis = mesh.getRank() - 1; axis >= 0; --axis) {
-      if (from[axis] == to[axis] || isa<ReplicateAttr>(from[axis]))
+      if ((from[axis] == to[axis] && !redo[axis]) ||
+          isa<ReplicateAttr>(from[axis]))
         continue;
-      Attribute target = isa<ShardAttr>(to[axis]) && isa<ShardAttr>(from[axis])
-                             ? to[axis]
-                         : isa<PartialAttr>(from[axis]) &&
-                                 isa<ShardAttr>(to[axis])
-                             ? to[axis]
-                             : Attribute(ReplicateAttr::get(op.getContext()));
+      // Shard -> Shard is one all_to_all, Partial -> Shard one
+      // reduce_scatter; everything else goes through Replicate.
+      Attribute target = ReplicateAttr::get(op.getContext());
+      if (!redo[axis] && isa<ShardAttr>(to[axis]) &&
+          isa<ShardAttr, PartialAttr>(from[axis]))
+        target = to[axis];
       auto next = lowerStep(b, op.getLoc(), mesh, current, axis, target,
                             module);
       if (failed(next))

@@ -233,8 +233,10 @@ public:
     return replicateAll(1);
   }
 
+  /// Rotary angles depend on the global position (dim 1) and pair up
+  /// elements of head_dim (dim 3): only batch and heads may stay sharded.
   AxisDecision rotary(ArrayRef<Attribute> in) {
-    if (auto d = shardDim(in[0]); d && *d != 3)
+    if (auto d = shardDim(in[0]); d && (*d == 0 || *d == 2))
       return {{in[0]}, in[0]};
     return replicateAll(1);
   }
@@ -364,8 +366,10 @@ private:
         .Case<m::LayerNormOp, m::RMSNormOp>(
             [&](Operation *) { return rules.norm(in, shape(0).size()); })
         .Case([&](m::SoftmaxOp s) {
-          int64_t dim = s.getDim() < 0 ? s.getDim() + shape(0).size()
-                                       : s.getDim();
+          // I64Attr getters return uint64_t: normalize as signed.
+          int64_t dim = static_cast<int64_t>(s.getDim());
+          if (dim < 0)
+            dim += shape(0).size();
           return rules.softmax(in, dim);
         })
         .Case([&](m::MatmulOp) {
