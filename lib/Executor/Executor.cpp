@@ -383,9 +383,24 @@ private:
                               bias ? &f.slots[in[2]] : nullptr);
           });
         })
-        .Case([&](m::EmbeddingOp) {
-          unary(op, in, [in](Frame &f) {
-            return rt::embedding(f.slots[in[0]], f.slots[in[1]]);
+        .Case([&](m::EmbeddingOp e) {
+          auto axesAttr = e->getAttrOfType<DenseI64ArrayAttr>("tp.vocab_shard");
+          auto vocabAttr = e->getAttrOfType<IntegerAttr>("tp.vocab_size");
+          if (!axesAttr || !vocabAttr) {
+            unary(op, in, [in](Frame &f) {
+              return rt::embedding(f.slots[in[0]], f.slots[in[1]]);
+            });
+            return;
+          }
+          // This rank holds rows [offset, offset + local rows) of the vocab.
+          std::vector<int64_t> axes(axesAttr.asArrayRef().begin(),
+                                    axesAttr.asArrayRef().end());
+          int64_t vocab = vocabAttr.getInt();
+          unary(op, in, [&P, in, axes, vocab](Frame &f) {
+            rt::Chunk c = rt::chunkOf(vocab, P.groupSize(axes),
+                                      P.groupIndex(f.coords, axes));
+            return rt::embeddingMasked(f.slots[in[0]], f.slots[in[1]],
+                                       c.offset);
           });
         })
         .Case([&](m::LayerNormOp n) {

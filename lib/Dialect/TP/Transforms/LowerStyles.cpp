@@ -56,6 +56,22 @@ public:
           return prepareOutputs(op, s.getOutputLayouts(),
                                 s.getDesiredOutputLayouts());
         })
+        .Case([&](SequenceParallelAttr s) {
+          return lowerSequenceParallel(op, s.getSequenceDim());
+        })
+        .Case([&](PairwiseParallelAttr s) {
+          // The seed's default: input replicated, output replicated.
+          return lowerPairwise(op, s.getInputLayouts(),
+                               ReplicateAttr::get(op->getContext()),
+                               ReplicateAttr::get(op->getContext()));
+        })
+        .Case([&](PairwiseSequenceParallelAttr s) {
+          // The seed's variant: input resharded Shard(0) -> Replicate,
+          // output Shard(0).
+          MLIRContext *ctx = op->getContext();
+          return lowerPairwise(op, ShardAttr::get(ctx, 0),
+                               ReplicateAttr::get(ctx), ShardAttr::get(ctx, 0));
+        })
         .Default([&](Attribute) {
           return op->emitError()
                  << cast<ParallelStyleAttrInterface>(style).getStyleName()
@@ -145,13 +161,22 @@ private:
                              Attribute outputLayout) {
     MLIRContext *ctx = op->getContext();
     StringRef fqn = m::getModuleFQN(op);
-    auto linear = dyn_cast<m::LinearOp>(op);
-    if (!linear)
-      return op->emitError()
-             << "RowwiseParallel on module '" << fqn << "' of type "
-             << m::getModuleTypeName(op)
-             << " (vocabulary-sharded embedding) is not lowered by this "
-                "version of tp-lower-styles";
+    if (auto emb = dyn_cast<m::EmbeddingOp>(op)) {
+      // Vocabulary-sharded embedding: ids replicated, weight rows sharded;
+      // ids outside this rank's rows give zeros, so the sum over ranks is
+      // the lookup (Partial(sum)).
+      OpBuilder b(op);
+      Attribute rep = ReplicateAttr::get(ctx);
+      emb.getIdsMutable().set(prepare(b, op->getLoc(), emb.getIds(),
+                                      orDefault(inputLayout, rep), rep, fqn));
+      emb.getWeightMutable().set(
+          ensurePlacements(b, op->getLoc(), emb.getWeight(), meshSym(),
+                           onTPAxis(ShardAttr::get(ctx, 0)), fqn));
+      finishOutput(emb.getResult(), PartialAttr::get(ctx, ReductionKind::Sum),
+                   orDefault(outputLayout, rep), fqn);
+      return success();
+    }
+    auto linear = cast<m::LinearOp>(op);
     OpBuilder b(op);
     Location loc = op->getLoc();
     Attribute shardLast = ShardAttr::get(ctx, -1);
@@ -181,6 +206,51 @@ private:
       return m::AddOp::create(after, loc, out.getType(), out, bias);
     });
     return success();
+  }
+
+  /// SequenceParallel: parameters replicated, input and output sharded on
+  /// the sequence dim.
+  LogicalResult lowerSequenceParallel(Operation *op, int64_t sequenceDim) {
+    MLIRContext *ctx = op->getContext();
+    StringRef fqn = m::getModuleFQN(op);
+    int64_t rank = getTensorLikeShape(op->getOperand(0).getType()).size();
+    int64_t dim = sequenceDim < 0 ? sequenceDim + rank : sequenceDim;
+    if (dim < 0 || dim >= rank - (isa<m::DropoutOp>(op) ? 0 : 1))
+      return op->emitError() << "SequenceParallel on '" << fqn
+                             << "': sequence_dim " << sequenceDim
+                             << " is out of range (or the normalized dim) "
+                                "for an input of rank "
+                             << rank;
+    OpBuilder b(op);
+    Attribute seq = ShardAttr::get(ctx, dim);
+    op->setOperand(0, prepare(b, op->getLoc(), op->getOperand(0), seq, seq,
+                              fqn));
+    finishOutput(op->getResult(0), seq, seq, fqn);
+    return success();
+  }
+
+  /// The seed's PairwiseParallel: the module's first linear colwise, its
+  /// second rowwise, with the given input and output layouts.
+  LogicalResult lowerPairwise(Operation *op, Attribute inputLayout,
+                              Attribute desiredInput, Attribute outputLayout) {
+    StringRef fqn = m::getModuleFQN(op);
+    SmallVector<m::LinearOp> linears;
+    cast<m::SubmoduleOp>(op).getBody().walk(
+        [&](m::LinearOp l) { linears.push_back(l); });
+    if (linears.size() != 2)
+      return op->emitError() << "PairwiseParallel on '" << fqn
+                             << "' needs a module holding exactly two "
+                                "linears, found "
+                             << linears.size();
+    MLIRContext *ctx = op->getContext();
+    if (inputLayout) {
+      OpBuilder b(op);
+      op->setOperand(0, prepare(b, op->getLoc(), op->getOperand(0),
+                                inputLayout, desiredInput, fqn));
+    }
+    if (failed(lowerColwise(linears[0], nullptr, nullptr)))
+      return failure();
+    return lowerRowwise(linears[1], ShardAttr::get(ctx, -1), outputLayout);
   }
 
   /// The inputs of a module op: a composite's operands, a leaf's first one.

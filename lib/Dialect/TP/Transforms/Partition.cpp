@@ -51,9 +51,29 @@ static FailureOr<RankedTensorType> localTypeOf(Operation *op, DTensorType type,
   return local;
 }
 
+/// A vocabulary-sharded embedding needs to know, once its weight is local,
+/// which rows it holds: record the mesh axes and the global vocabulary.
+static void annotateVocabShards(func::FuncOp func) {
+  func.walk([](m::EmbeddingOp emb) {
+    auto w = dyn_cast<DTensorType>(emb.getWeight().getType());
+    if (!w)
+      return;
+    SmallVector<int64_t> axes;
+    for (auto [axis, p] : llvm::enumerate(w.getPlacements()))
+      if (auto s = dyn_cast<ShardAttr>(p); s && s.getDim() == 0)
+        axes.push_back(axis);
+    if (axes.empty())
+      return;
+    Builder b(emb.getContext());
+    emb->setAttr("tp.vocab_shard", b.getDenseI64ArrayAttr(axes));
+    emb->setAttr("tp.vocab_size", b.getI64IntegerAttr(w.getShape()[0]));
+  });
+}
+
 static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
+  annotateVocabShards(func);
   for (Type t : func.getArgumentTypes())
     if (isa<DTensorType>(t))
       return func.emitError("function arguments must be plain tensors; "

@@ -167,6 +167,10 @@ public:
   AxisDecision embedding(ArrayRef<Attribute> in, int64_t idsRank) {
     if (shardDim(in[1]) == 1)
       return {{rep(), shard(1)}, shard(idsRank)};
+    // Vocabulary rows sharded: out-of-range ids look up zeros, so the sum
+    // over ranks is the lookup.
+    if (shardDim(in[1]) == 0)
+      return {{rep(), shard(0)}, partialSum()};
     if (isa<ReplicateAttr>(in[1]))
       if (auto d = shardDim(in[0]))
         return {{in[0], rep()}, in[0]};
