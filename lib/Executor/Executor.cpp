@@ -44,6 +44,8 @@ struct Frame {
 
 struct Instr {
   std::function<void(Frame &)> fn;
+  /// The slot the instruction defines, and the slots dead after it.
+  int def = -1;
   std::vector<int> frees;
 };
 
@@ -74,6 +76,41 @@ rt::ReduceOp reduceOp(mlir::tp::ReductionKind k) {
     return rt::ReduceOp::Min;
   }
   return rt::ReduceOp::Sum;
+}
+
+/// `x` zero-padded along `dim` to `size`.
+Tensor padDim(const Tensor &x, int64_t dim, int64_t size) {
+  if (x.dim(dim) == size)
+    return x;
+  std::vector<int64_t> padShape = x.shape();
+  padShape[dim] = size - x.dim(dim);
+  return rt::concatDim({x, Tensor(padShape)}, dim);
+}
+
+/// all_gather of torch.chunk pieces of a dim of full size `total`: every
+/// rank pads its piece to the chunk size, and the padding is dropped after.
+Tensor allGatherUneven(rt::Communicator &comm, const Tensor &x, int64_t dim,
+                       int64_t total) {
+  int64_t k = comm.size();
+  int64_t chunk = (total + k - 1) / k;
+  Tensor gathered = rt::allGatherDim(comm, padDim(x, dim, chunk), dim);
+  std::vector<Tensor> pieces;
+  for (int64_t j = 0; j < k; ++j) {
+    rt::Chunk c = rt::chunkOf(total, k, j);
+    pieces.push_back(rt::sliceDim(gathered, dim, j * chunk, c.size));
+  }
+  return rt::concatDim(pieces, dim);
+}
+
+/// reduce_scatter into torch.chunk pieces: pad the dim to a multiple of the
+/// group size, reduce-scatter, keep this rank's real size.
+Tensor reduceScatterUneven(rt::Communicator &comm, const Tensor &x,
+                           int64_t dim, rt::ReduceOp op) {
+  int64_t k = comm.size(), total = x.dim(dim);
+  int64_t chunk = (total + k - 1) / k;
+  Tensor mine = rt::reduceScatterDim(comm, padDim(x, dim, chunk * k), dim, op);
+  rt::Chunk c = rt::chunkOf(total, k, comm.rank());
+  return rt::sliceDim(mine, dim, 0, c.size);
 }
 
 } // namespace
@@ -314,7 +351,8 @@ private:
   }
 
   void emit(std::function<void(Frame &)> fn) {
-    impl.instrs.push_back({std::move(fn), {}});
+    // Every instruction defines the slot numbered just before it is emitted.
+    impl.instrs.push_back({std::move(fn), impl.numSlots - 1, {}});
   }
 
   void compileOp(Operation *op) {
@@ -343,9 +381,21 @@ private:
           });
         })
         .Case([&](mlir::tp::AllGatherOp c) {
-          collective(c, in, [dim = c.getGatherAxis()](
-                                rt::Communicator &comm, const Tensor &x) {
-            return rt::allGatherDim(comm, x, dim);
+          int64_t dim = c.getGatherAxis();
+          if (!c.getInput().getType().isDynamicDim(dim)) {
+            collective(c, in, [dim](rt::Communicator &comm, const Tensor &x) {
+              return rt::allGatherDim(comm, x, dim);
+            });
+            return;
+          }
+          int64_t total = c.getType().getDimSize(dim);
+          if (ShapedType::isDynamic(total))
+            throw std::runtime_error("tp executor cannot gather an uneven dim "
+                                     "of unknown full size: " +
+                                     describe(op));
+          collective(c, in, [dim, total](rt::Communicator &comm,
+                                         const Tensor &x) {
+            return allGatherUneven(comm, x, dim, total);
           });
         })
         .Case([&](mlir::tp::AllReduceOp c) {
@@ -358,9 +408,12 @@ private:
         })
         .Case([&](mlir::tp::ReduceScatterOp c) {
           rt::ReduceOp r = reduceOp(c.getReduction());
-          collective(c, in, [r, dim = c.getScatterAxis()](
-                                rt::Communicator &comm, const Tensor &x) {
-            return rt::reduceScatterDim(comm, x, dim, r);
+          int64_t dim = c.getScatterAxis();
+          bool uneven = c.getType().isDynamicDim(dim);
+          collective(c, in, [r, dim, uneven](rt::Communicator &comm,
+                                             const Tensor &x) {
+            return uneven ? reduceScatterUneven(comm, x, dim, r)
+                          : rt::reduceScatterDim(comm, x, dim, r);
           });
         })
         .Case([&](mlir::tp::AllToAllOp c) {
@@ -451,8 +504,21 @@ private:
         })
         .Case([&](m::ReshapeOp r) {
           std::vector<int64_t> shape = shapeOf(r.getType());
+          if (llvm::count(shape, ShapedType::kDynamic) > 1)
+            throw std::runtime_error("tp executor cannot reshape to more "
+                                     "than one uneven dim: " +
+                                     describe(op));
           unary(op, in, [in, shape](Frame &f) {
-            return rt::reshape(f.slots[in[0]], shape);
+            // An uneven (dynamic) dim takes what the others leave.
+            std::vector<int64_t> s = shape;
+            int64_t known = 1;
+            for (int64_t d : s)
+              if (d != ShapedType::kDynamic)
+                known *= d;
+            for (int64_t &d : s)
+              if (d == ShapedType::kDynamic)
+                d = known ? f.slots[in[0]].numel() / known : 0;
+            return rt::reshape(f.slots[in[0]], s);
           });
         })
         .Case([&](m::TransposeOp t) {
@@ -504,9 +570,8 @@ private:
   void unary(Operation *op, const std::vector<int> &,
              std::function<Tensor(Frame &)> fn) {
     if (op->getNumResults() != 1 ||
-        !isa<RankedTensorType>(op->getResult(0).getType()) ||
-        !cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape())
-      throw std::runtime_error("tp executor needs static tensor results: " +
+        !isa<RankedTensorType>(op->getResult(0).getType()))
+      throw std::runtime_error("tp executor needs tensor results: " +
                                describe(op));
     int out = slotOf(op->getResult(0));
     emit([out, fn = std::move(fn)](Frame &f) { f.slots[out] = fn(f); });
@@ -622,7 +687,8 @@ Program Program::compile(func::FuncOp func) {
 //===----------------------------------------------------------------------===//
 
 std::vector<Tensor> Program::run(rt::Communicator &comm,
-                                 const DataSource &data) const {
+                                 const DataSource &data,
+                                 int64_t *measuredPeakBytes) const {
   int64_t ranks = 1;
   for (int64_t d : impl->meshShape)
     ranks *= d;
@@ -662,11 +728,21 @@ std::vector<Tensor> Program::run(rt::Communicator &comm,
   for (size_t i = 0; i < impl->inputs.size(); ++i)
     f.slots[impl->inputSlots[i]] =
         loadInput(impl->inputs[i], data, f.inputs.get());
+  int64_t live = 0, peak = 0;
+  for (int s : impl->inputSlots)
+    live += f.slots[s].bytes();
+  peak = live;
   for (const Instr &instr : impl->instrs) {
     instr.fn(f);
-    for (int s : instr.frees)
+    live += f.slots[instr.def].bytes();
+    peak = std::max(peak, live);
+    for (int s : instr.frees) {
+      live -= f.slots[s].bytes();
       f.slots[s] = Tensor();
+    }
   }
+  if (measuredPeakBytes)
+    *measuredPeakBytes = peak;
   std::vector<Tensor> results;
   for (int s : impl->resultSlots)
     results.push_back(std::move(f.slots[s]));

@@ -82,16 +82,18 @@ public:
   static Program compile(mlir::func::FuncOp func);
 
   /// Runs the program as rank `comm.rank()` of a mesh of `meshShape`
-  /// (row-major rank numbering). Returns this rank's local results.
-  std::vector<Tensor> run(runtime::Communicator &comm,
-                          const DataSource &data) const;
+  /// (row-major rank numbering). Returns this rank's local results and, if
+  /// asked, the peak bytes of live tensors this rank held.
+  std::vector<Tensor> run(runtime::Communicator &comm, const DataSource &data,
+                          int64_t *measuredPeakBytes = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
   const std::vector<ParamInfo> &params() const;
   const std::vector<InputInfo> &inputs() const;
   const std::vector<ResultLayout> &results() const;
-  /// Peak bytes of live intermediate tensors on one rank, from the static
-  /// shapes and the liveness plan (parameters included while they are live).
+  /// Peak bytes of live tensors on one rank, from the static shapes and the
+  /// liveness plan, before running (parameters included while they are
+  /// live). Uneven (dynamic) dims count as zero here; `run` measures them.
   int64_t peakBytes() const;
   /// Number of instructions.
   size_t size() const;

@@ -38,15 +38,17 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
 
   RankedTensorType inLocal = getLocalType(type, mesh);
   RankedTensorType outLocal = getLocalType(newType, mesh);
-  for (RankedTensorType t : {inLocal, outLocal})
-    if (!t.hasStaticShape())
-      return emitError(loc)
-             << "redistributing " << type
-             << " needs uneven shards (a dim does not divide over mesh axis "
-             << mesh.getAxisName(axis)
-             << "), which this version of tp-lower-redistribute does not "
-                "support";
-
+  // Uneven shards (torch.chunk sizes) are dynamic dims; collectives pad to
+  // the chunk size and trim. A gather needs the full size of its dim.
+  auto fromShardDim = dyn_cast<ShardAttr>(from);
+  if (fromShardDim && ShapedType::isDynamic(
+                          inLocal.getDimSize(fromShardDim.getDim())) &&
+      isa<ReplicateAttr>(to) &&
+      ShapedType::isDynamic(outLocal.getDimSize(fromShardDim.getDim())))
+    return emitError(loc)
+           << "redistributing " << type << " gathers an uneven dim that is "
+           << "also sharded on another mesh axis, which tp does not support";
+  bool uneven = !inLocal.hasStaticShape() || !outLocal.hasStaticShape();
   Value local = ToLocalOp::create(b, loc, inLocal, current);
   FlatSymbolRefAttr meshSym = type.getMesh();
   auto axes = b.getDenseI64ArrayAttr({axis});
@@ -66,6 +68,18 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
         b, loc, outLocal, meshSym, axes, module, local,
         ReductionKindAttr::get(b.getContext(), fromPartial.getKind()),
         b.getI64IntegerAttr(toShard.getDim()));
+  } else if (fromShard && toShard && uneven) {
+    // Uneven Shard(i) -> Shard(j): gather dim i, keep this rank's chunk of j.
+    SmallVector<Attribute> mid(type.getPlacements());
+    mid[axis] = ReplicateAttr::get(b.getContext());
+    auto midType = DTensorType::get(b.getContext(), type.getShape(),
+                                    type.getElementType(), type.getMesh(),
+                                    mid);
+    Value gathered = AllGatherOp::create(
+        b, loc, getLocalType(midType, mesh), meshSym, axes, module, local,
+        b.getI64IntegerAttr(fromShard.getDim()));
+    result = ChunkOp::create(b, loc, outLocal, meshSym, axes, module, gathered,
+                             b.getI64IntegerAttr(toShard.getDim()));
   } else if (fromShard && toShard) {
     result = AllToAllOp::create(b, loc, outLocal, meshSym, axes, module, local,
                                 b.getI64IntegerAttr(toShard.getDim()),

@@ -39,18 +39,6 @@ static void inlineSubmodules(func::FuncOp func) {
   }
 }
 
-/// The local type of `type`, or an error when a dim does not divide evenly.
-static FailureOr<RankedTensorType> localTypeOf(Operation *op, DTensorType type,
-                                               MeshOp mesh) {
-  RankedTensorType local = getLocalType(type, mesh);
-  if (!local.hasStaticShape())
-    return op->emitError()
-           << "value of type " << type
-           << " has uneven shards (a dim does not divide over its mesh "
-              "axes); this version of tp-partition needs even shards";
-  return local;
-}
-
 /// A vocabulary-sharded embedding needs to know, once its weight is local,
 /// which rows it holds: record the mesh axes and the global vocabulary.
 static void annotateVocabShards(func::FuncOp func) {
@@ -112,14 +100,10 @@ static LogicalResult partitionFunc(func::FuncOp func,
         if (!shard || mesh.getShape()[axis] == 1)
           continue;
         int64_t &d = shape[shard.getDim()];
-        if (d % mesh.getShape()[axis] != 0)
-          return op->emitError()
-                 << "dim " << shard.getDim() << " of size " << d
-                 << " does not divide over mesh axis "
-                 << mesh.getAxisName(axis) << " of size "
-                 << mesh.getShape()[axis]
-                 << "; this version of tp-partition needs even shards";
-        d /= mesh.getShape()[axis];
+        // An uneven chunk has a rank-dependent (dynamic) size.
+        if (!ShapedType::isDynamic(d))
+          d = d % mesh.getShape()[axis] == 0 ? d / mesh.getShape()[axis]
+                                             : ShapedType::kDynamic;
         auto localType = RankedTensorType::get(shape, type.getElementType());
         current = ChunkOp::create(b, op->getLoc(), localType, type.getMesh(),
                                   b.getDenseI64ArrayAttr({(int64_t)axis}),
@@ -137,10 +121,9 @@ static LogicalResult partitionFunc(func::FuncOp func,
       MeshOp mesh = lookupMesh(op, type.getMesh(), &symbols);
       if (!mesh)
         return failure();
-      auto local = localTypeOf(op, type, mesh);
-      if (failed(local))
-        return failure();
-      result.setType(*local);
+      // Uneven shards become dynamic dims (their size is the rank's
+      // torch.chunk size).
+      result.setType(getLocalType(type, mesh));
     }
   }
 
