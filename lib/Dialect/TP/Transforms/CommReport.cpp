@@ -50,6 +50,14 @@ struct Report {
     if (auto m = op->getAttrOfType<StringAttr>("module"))
       module = m.getValue();
     int64_t bytes = bytesOf(op->getOperand(0));
+    // An uneven (dynamic) gather input is at most one chunk of the result.
+    if (auto gather = dyn_cast<AllGatherOp>(op); gather && bytes == 0)
+      if (MeshOp mesh = lookupMesh(op, gather.getMeshAttr())) {
+        int64_t n = 1;
+        for (int64_t a : gather.getMeshAxes())
+          n *= mesh.getShape()[a];
+        bytes = (bytesOf(gather.getResult()) + n - 1) / n;
+      }
     total.count[kind.str()]++;
     total.bytes += bytes;
     Counts &c = modules[module];
