@@ -98,6 +98,8 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
 
   Builder b(module.getContext());
   bool ok = true;
+  // Which key gave each module its style, to report conflicts.
+  llvm::DenseMap<Operation *, StringRef> styledBy;
   for (auto [keyAttr, style] :
        llvm::zip(plan.getKeys().getValue(), plan.getStyles().getValue())) {
     StringRef key = cast<StringAttr>(keyAttr).getValue();
@@ -124,6 +126,19 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
         ok = false;
         continue;
       }
+      if (Attribute previous = op->getAttr("tp.style");
+          previous && previous != style) {
+        op->emitError() << "conflicting styles on module '" << fqn
+                        << "': plan key '" << styledBy[op] << "' gives "
+                        << cast<ParallelStyleAttrInterface>(previous)
+                               .getStyleName()
+                        << " and plan key '" << key << "' gives "
+                        << cast<ParallelStyleAttrInterface>(style)
+                               .getStyleName();
+        ok = false;
+        continue;
+      }
+      styledBy[op] = key;
       op->setAttr("tp.style", style);
     }
     if (matched)

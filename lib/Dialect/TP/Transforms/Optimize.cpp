@@ -50,6 +50,29 @@ struct ComposeRedistributes : public OpRewritePattern<RedistributeOp> {
   }
 };
 
+/// Redistributing a freshly distributed full tensor is distributing it
+/// straight to the target: every rank already holds the whole value, so no
+/// communication is needed (e.g. an input declared Shard(0) and then
+/// gathered back to Replicate).
+struct DistributeThenRedistribute : public OpRewritePattern<RedistributeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RedistributeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto dist = op.getInput().getDefiningOp<DistributeOp>();
+    if (!dist || !dist->hasOneUse())
+      return failure();
+    // Partial targets are not free (zeros on all but one rank); keep them.
+    if (llvm::any_of(op.getResult().getType().getPlacements(),
+                     [](Attribute p) { return isa<PartialAttr>(p); }))
+      return failure();
+    rewriter.replaceOpWithNewOp<DistributeOp>(
+        op, op.getResult().getType(), dist.getInput(),
+        op.getModuleAttr() ? op.getModuleAttr() : dist.getModuleAttr());
+    rewriter.eraseOp(dist);
+    return success();
+  }
+};
+
 /// Two identical redistributions of one value become one.
 struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -72,7 +95,8 @@ struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
 struct OptimizePass : public tp::impl::TPOptimizePassBase<OptimizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ComposeRedistributes, MergeSiblingRedistributes>(
+    patterns.add<ComposeRedistributes, DistributeThenRedistribute,
+                 MergeSiblingRedistributes>(
         &getContext());
     RedistributeOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

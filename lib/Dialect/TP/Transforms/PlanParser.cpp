@@ -222,6 +222,67 @@ public:
     return failure();
   }
 
+  /// The layouts one of the seed's nine prepare functions stands for.
+  struct LegacyLayouts {
+    Attribute first, second;
+    bool useLocal = true;
+  };
+
+  /// Parses `make_input_shard_1d`, `make_input_shard_1d(dim=1)`, ... and
+  /// warns that the function is deprecated, naming its replacement.
+  FailureOr<LegacyLayouts> legacyFunction(StringRef text, bool isInput) {
+    StringRef name = text.trim(), args;
+    if (size_t paren = name.find('('); paren != StringRef::npos) {
+      args = name.drop_front(paren + 1).rtrim().rtrim(')').trim();
+      name = name.take_front(paren).rtrim();
+    }
+    args.consume_front("dim=");
+    int64_t dim = 0;
+    if (!args.empty() && args.trim().getAsInteger(10, dim)) {
+      error() << "cannot parse the arguments of '" << text << "'";
+      return failure();
+    }
+    Attribute rep = ReplicateAttr::get(ctx);
+    Attribute shard = ShardAttr::get(ctx, dim);
+    LegacyLayouts l;
+    bool input = name.starts_with("make_input_");
+    if (name == "make_input_shard_1d")
+      l = {shard, shard};
+    else if (name == "make_input_shard_1d_last_dim")
+      l = {ShardAttr::get(ctx, -1), ShardAttr::get(ctx, -1)};
+    else if (name == "make_input_reshard_replicate")
+      l = {ShardAttr::get(ctx, 0), rep};
+    else if (name == "make_input_replicate_1d")
+      l = {rep, rep};
+    else if (name == "make_output_shard_1d")
+      l = {shard, {}, false};
+    else if (name == "make_output_replicate_1d")
+      l = {rep, {}, false};
+    else if (name == "make_output_tensor")
+      l = {rep, {}, true};
+    else if (name == "make_sharded_output_tensor")
+      l = {{}, {}, true};
+    else if (name == "make_output_reshard_tensor")
+      l = {ShardAttr::get(ctx, 0), {}, true};
+    else {
+      error() << "unknown prepare function '" << name
+              << "' (expected one of the seed's make_input_* / make_output_* "
+                 "functions)";
+      return failure();
+    }
+    if (input != isInput) {
+      error() << name << " prepares "
+              << (input ? "inputs" : "outputs") << " and cannot be used as "
+              << (isInput ? "_prepare_input" : "_prepare_output");
+      return failure();
+    }
+    emitWarning(loc) << "plan entry '" << key << "': " << name
+                     << " is deprecated; specify "
+                     << (input ? "input_layouts" : "output_layouts")
+                     << " instead";
+    return l;
+  }
+
   /// Builds the style of one entry.
   FailureOr<Attribute> style(const llvm::json::Object &obj) {
     std::optional<StringRef> name = obj.getString("style");
@@ -232,9 +293,16 @@ public:
     // Arguments each style accepts, with their parsers.
     StringRef styleName = *name;
     std::vector<StringRef> allowed;
+    // The seed's SequenceParallel is a PairwiseParallel variant with the
+    // seed's arguments; the modern one takes sequence_dim.
+    bool legacySequence =
+        styleName == "SequenceParallel" &&
+        (obj.get("input_layouts") || obj.get("output_layouts") ||
+         obj.get("_prepare_input") || obj.get("_prepare_output"));
     if (styleName == "ColwiseParallel" || styleName == "RowwiseParallel" ||
-        styleName == "PairwiseParallel")
-      allowed = {"input_layouts", "output_layouts", "use_local_output"};
+        styleName == "PairwiseParallel" || legacySequence)
+      allowed = {"input_layouts", "output_layouts", "use_local_output",
+                 "_prepare_input", "_prepare_output"};
     else if (styleName == "SequenceParallel")
       allowed = {"sequence_dim", "use_local_output"};
     else if (styleName == "PrepareModuleInput")
@@ -302,6 +370,23 @@ public:
         if (failed(b))
           return failure();
         (arg == "use_local_output" ? useLocalOutput : useLocalInput) = *b;
+      } else if (arg == "_prepare_input" || arg == "_prepare_output") {
+        auto fn = v.getAsString();
+        if (!fn) {
+          error() << arg << " must name one of the seed's make_input_* / "
+                             "make_output_* functions";
+          return failure();
+        }
+        auto layouts = legacyFunction(*fn, arg == "_prepare_input");
+        if (failed(layouts))
+          return failure();
+        if (arg == "_prepare_input") {
+          inL = layouts->first;
+          desiredIn = layouts->second;
+        } else {
+          outL = layouts->first;
+          useLocalOutput = layouts->useLocal;
+        }
       } else if (arg == "sequence_dim") {
         auto i = integer(v, arg);
         if (failed(i))
@@ -314,7 +399,10 @@ public:
 
     auto emit = [&]() { return error(); };
     Attribute result;
-    if (styleName == "ColwiseParallel")
+    if (legacySequence)
+      result = PairwiseSequenceParallelAttr::getChecked(emit, ctx, inL, outL,
+                                                        useLocalOutput);
+    else if (styleName == "ColwiseParallel")
       result = ColwiseAttr::getChecked(emit, ctx, inL, outL, useLocalOutput);
     else if (styleName == "RowwiseParallel")
       result = RowwiseAttr::getChecked(emit, ctx, inL, outL, useLocalOutput);

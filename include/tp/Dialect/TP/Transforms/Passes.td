@@ -22,8 +22,8 @@ def TPApplyPlanPass : Pass<"tp-apply-plan", "::mlir::ModuleOp"> {
     style as a `tp.style` attribute to the module ops whose FQN matches the
     key. Keys are split on `.`; each token is matched with fnmatch (`*`,
     `?`, `[1-2]`, `[!x]`) against one name, so `*` does not cross a dot; the
-    empty key is the root. Entries apply in order (a later entry replaces an
-    earlier style on the same module). A key that matches nothing is a
+    empty key is the root. Entries apply in order; two different styles on one
+    module are an error naming both keys. A key that matches nothing is a
     warning naming the key and the first token that matched nothing; a style
     on a module type it does not support is an error naming the style, the
     FQN and the type.
@@ -78,8 +78,10 @@ def TPOptimizePass : Pass<"tp-optimize", "::mlir::ModuleOp"> {
   let summary = "Remove redistributions the math does not need";
   let description = [{
     Folds identity redistributions, composes chains (`A -> B -> C` becomes
-    `A -> C`, so inverse pairs cancel), and lets consumers of the same
-    redistribution share one.
+    `A -> C`, so inverse pairs cancel and `Partial -> Replicate -> Shard(d)`
+    becomes one reduce_scatter), distributes a full tensor straight to the
+    placement it is redistributed to (no communication), and lets consumers
+    of the same redistribution share one.
   }];
 }
 
