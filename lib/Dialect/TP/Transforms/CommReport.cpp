@@ -29,6 +29,8 @@ constexpr const char *kKinds[] = {"all_reduce", "all_gather", "reduce_scatter",
 
 struct Counts {
   std::map<std::string, int64_t> count;
+  /// Bytes per collective kind, for the table's rows.
+  std::map<std::string, int64_t> bytesOfKind;
   int64_t bytes = 0;
 };
 
@@ -62,6 +64,7 @@ struct Report {
     total.bytes += bytes;
     Counts &c = modules[module];
     c.count[kind.str()]++;
+    c.bytesOfKind[kind.str()] += bytes;
     c.bytes += bytes;
   }
 
@@ -88,7 +91,7 @@ struct Report {
     for (auto &[name, c] : modules)
       for (auto &[k, n] : c.count)
         os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}\n", name, k, n,
-                            c.bytes);
+                            c.bytesOfKind.at(k));
     int64_t count = 0;
     for (auto &[k, n] : total.count)
       count += n;

@@ -10,6 +10,7 @@
 
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -30,6 +31,12 @@ public:
   StyleLowering(MeshOp mesh, int64_t tpAxis) : mesh(mesh), tpAxis(tpAxis) {}
 
   LogicalResult lower(Operation *op, Attribute style) {
+    // tp-apply-plan checks this too, but tp.style may be written by hand.
+    if (!supports(style, op))
+      return op->emitError()
+             << cast<ParallelStyleAttrInterface>(style).getStyleName()
+             << " does not support module '" << m::getModuleFQN(op)
+             << "' of type " << m::getModuleTypeName(op);
     return llvm::TypeSwitch<Attribute, LogicalResult>(style)
         .Case([&](ColwiseAttr s) {
           return lowerColwise(op, s.getInputLayouts(), s.getOutputLayouts());
@@ -61,16 +68,18 @@ public:
         })
         .Case([&](PairwiseParallelAttr s) {
           // The seed's default: input replicated, output replicated.
-          return lowerPairwise(op, s.getInputLayouts(),
-                               ReplicateAttr::get(op->getContext()),
-                               ReplicateAttr::get(op->getContext()));
+          Attribute rep = ReplicateAttr::get(op->getContext());
+          return lowerPairwise(op, s.getInputLayouts(), rep,
+                               orDefault(s.getOutputLayouts(), rep));
         })
         .Case([&](PairwiseSequenceParallelAttr s) {
           // The seed's variant: input resharded Shard(0) -> Replicate,
           // output Shard(0).
           MLIRContext *ctx = op->getContext();
-          return lowerPairwise(op, ShardAttr::get(ctx, 0),
-                               ReplicateAttr::get(ctx), ShardAttr::get(ctx, 0));
+          Attribute shard0 = ShardAttr::get(ctx, 0);
+          return lowerPairwise(op, orDefault(s.getInputLayouts(), shard0),
+                               ReplicateAttr::get(ctx),
+                               orDefault(s.getOutputLayouts(), shard0));
         })
         .Default([&](Attribute) {
           return op->emitError()
@@ -82,6 +91,17 @@ public:
   }
 
 private:
+  /// The module types each style lowers (as tp-apply-plan's check).
+  static bool supports(Attribute style, Operation *op) {
+    if (isa<ColwiseAttr, RowwiseAttr>(style))
+      return isa<m::LinearOp, m::EmbeddingOp>(op);
+    if (isa<SequenceParallelAttr>(style))
+      return isa<m::LayerNormOp, m::RMSNormOp, m::DropoutOp>(op);
+    if (isa<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(style))
+      return isa<m::SubmoduleOp>(op);
+    return true;
+  }
+
   FlatSymbolRefAttr meshSym() {
     return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   }
@@ -273,6 +293,8 @@ private:
   LogicalResult prepareInputs(Operation *op, Attribute layouts,
                               Attribute desired, DictionaryAttr kwLayouts,
                               DictionaryAttr kwDesired) {
+    if (auto func = dyn_cast<func::FuncOp>(op))
+      return prepareRootInputs(func, layouts, desired, kwLayouts);
     StringRef fqn = m::getModuleFQN(op);
     SmallVector<OpOperand *> inputs = moduleInputs(op);
     size_t count = layouts ? (isa<ArrayAttr>(layouts)
@@ -313,25 +335,60 @@ private:
     return success();
   }
 
+  /// The root module (the model function, plan key ""): its inputs are the
+  /// function arguments.
+  LogicalResult prepareRootInputs(func::FuncOp func, Attribute layouts,
+                                  Attribute desired, DictionaryAttr kwLayouts) {
+    size_t count = layouts ? (isa<ArrayAttr>(layouts)
+                                  ? cast<ArrayAttr>(layouts).size()
+                                  : 1)
+                           : 0;
+    if (count > func.getNumArguments())
+      return func.emitError() << "PrepareModuleInput on the root module has "
+                              << count << " input layouts but the model takes "
+                              << func.getNumArguments() << " inputs";
+    if (kwLayouts && !kwLayouts.empty())
+      return func.emitError() << "PrepareModuleInput on the root module: the "
+                                 "model function has no keyword inputs";
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    for (size_t i = 0; i < count; ++i) {
+      Attribute from = layoutAt(layouts, i), to = layoutAt(desired, i);
+      if (!from || isa<UnitAttr>(from))
+        continue;
+      Value arg = func.getArgument(i);
+      replaceUses(arg, [&] {
+        return prepare(b, func.getLoc(), arg, from, to, StringRef());
+      });
+    }
+    return success();
+  }
+
   LogicalResult prepareOutputs(Operation *op, Attribute layouts,
                                Attribute desired) {
     StringRef fqn = m::getModuleFQN(op);
     size_t count = isa<ArrayAttr>(layouts) ? cast<ArrayAttr>(layouts).size()
                                            : (layouts ? 1 : 0);
-    if (auto sub = dyn_cast<m::SubmoduleOp>(op)) {
-      auto yield = cast<m::YieldOp>(sub.getBody().front().getTerminator());
-      if (count > yield.getValues().size())
+    // A composite module's outputs are what it yields, the root module's
+    // (the model function's) what it returns.
+    Operation *terminator = nullptr;
+    if (auto sub = dyn_cast<m::SubmoduleOp>(op))
+      terminator = sub.getBody().front().getTerminator();
+    else if (auto func = dyn_cast<func::FuncOp>(op))
+      terminator = func.getBody().front().getTerminator();
+    if (terminator) {
+      if (count > terminator->getNumOperands())
         return op->emitError()
                << "PrepareModuleOutput on '" << fqn << "' has " << count
                << " output layouts but the module has "
-               << yield.getValues().size() << " outputs";
-      OpBuilder b(yield);
+               << terminator->getNumOperands() << " outputs";
+      OpBuilder b(terminator);
       for (size_t i = 0; i < count; ++i) {
         Attribute from = layoutAt(layouts, i), to = layoutAt(desired, i);
         if (!from || isa<UnitAttr>(from))
           continue;
-        yield->setOperand(i, prepare(b, yield.getLoc(), yield->getOperand(i),
-                                     from, to, fqn));
+        terminator->setOperand(i, prepare(b, terminator->getLoc(),
+                                          terminator->getOperand(i), from, to,
+                                          fqn));
       }
       return success();
     }

@@ -1,0 +1,284 @@
+// RUN: tp-opt %s -split-input-file -verify-diagnostics
+
+// Shape and structure verifiers of the model dialect.
+
+func.func @linear_in_features(%x: tensor<4x8xf32>, %w: tensor<16x12xf32>) {
+  // expected-error @below {{'model.linear' op input of 'net1' has shape 4x8 but weight expects 12 input features}}
+  %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x12xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @linear_weight_rank(%x: tensor<4x8xf32>, %w: tensor<16x8x1xf32>) {
+  // expected-error @below {{'model.linear' op weight of 'net1' must be [out_features, in_features], got 16x8x1}}
+  %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x8x1xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @linear_bias(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) {
+  // expected-error @below {{'model.linear' op bias has shape 8, expected 16}}
+  %y = model.linear "net1"(%x, %w, %b) : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @linear_result(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
+  // expected-error @below {{'model.linear' op result has shape 4x8, expected 4x16}}
+  %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_float_ids(%ids: tensor<2x8xf32>, %w: tensor<64x16xf32>) {
+  // expected-error @below {{'model.embedding' op ids of 'tok_embeddings' must be integers}}
+  %e = model.embedding "tok_embeddings"(%ids, %w) : (tensor<2x8xf32>, tensor<64x16xf32>) -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_result(%ids: tensor<2x8xi64>, %w: tensor<64x16xf32>) {
+  // expected-error @below {{'model.embedding' op result has shape 2x8x64, expected 2x8x16}}
+  %e = model.embedding "tok_embeddings"(%ids, %w) : (tensor<2x8xi64>, tensor<64x16xf32>) -> tensor<2x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_weight(%x: tensor<4x8xf32>, %w: tensor<4xf32>, %b: tensor<8xf32>) {
+  // expected-error @below {{'model.layer_norm' op weight has shape 4, expected 8}}
+  %y = model.layer_norm "norm"(%x, %w, %b) : (tensor<4x8xf32>, tensor<4xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_bias(%x: tensor<4x8xf32>, %w: tensor<8xf32>, %b: tensor<8x1xf32>) {
+  // expected-error @below {{'model.layer_norm' op bias has shape 8x1, expected 8}}
+  %y = model.layer_norm "norm"(%x, %w, %b) : (tensor<4x8xf32>, tensor<8xf32>, tensor<8x1xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_weight(%x: tensor<4x8xf32>, %w: tensor<4x8xf32>) {
+  // expected-error @below {{'model.rms_norm' op weight has shape 4x8, expected 8}}
+  %y = model.rms_norm "norm"(%x, %w) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_p(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.dropout' op dropout probability must be in [0, 1)}}
+  %y = model.dropout "drop"(%x) {p = 1.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @unary_shape(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.gelu' op result has shape 8x4, expected 4x8}}
+  %y = model.gelu %x : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @add_broadcast(%x: tensor<4x8xf32>, %y: tensor<4xf32>) {
+  // expected-error @below {{'model.add' op shapes 4x8 and 4 do not broadcast}}
+  %z = model.add %x, %y : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @mul_result(%x: tensor<4x8xf32>, %y: tensor<1x8xf32>) {
+  // expected-error @below {{'model.mul' op result has shape 1x8, expected 4x8}}
+  %z = model.mul %x, %y : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contracting(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) {
+  // expected-error @below {{'model.matmul' op contracting dims differ: 4x8 x 4x8}}
+  %c = model.matmul %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<8xf32>, %b: tensor<8x4xf32>) {
+  // expected-error @below {{'model.matmul' op matmul operands must have rank >= 2}}
+  %c = model.matmul %a, %b : (tensor<8xf32>, tensor<8x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_dim(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.softmax' op softmax dim 2 is out of range for rank 2}}
+  %y = model.softmax %x {dim = 2 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_negative_dim(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.softmax' op softmax dim -3 is out of range for rank 2}}
+  %y = model.softmax %x {dim = -3 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.reshape' op cannot reshape 4x8 to 4x2x3}}
+  %y = model.reshape %x : (tensor<4x8xf32>) -> tensor<4x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_repeated(%x: tensor<2x4x8xf32>) {
+  // expected-error @below {{'model.transpose' op permutation must name every dim once}}
+  %y = model.transpose %x {permutation = array<i64: 0, 0, 2>} : (tensor<2x4x8xf32>) -> tensor<2x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_length(%x: tensor<2x4x8xf32>) {
+  // expected-error @below {{'model.transpose' op permutation must name every dim once}}
+  %y = model.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x4x8xf32>) -> tensor<4x2x8xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_result(%x: tensor<2x4x8xf32>) {
+  // expected-error @below {{'model.transpose' op result has shape 2x4x8, expected 4x2x8}}
+  %y = model.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_odd_head_dim(%x: tensor<2x8x4x5xf32>) {
+  // expected-error @below {{'model.rotary' op rotary head_dim must be even}}
+  %y = model.rotary %x : (tensor<2x8x4x5xf32>) -> tensor<2x8x4x5xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_rank(%x: tensor<8x4x8xf32>) {
+  // expected-error @below {{'model.rotary' op rotary input must be [batch, seq, heads, head_dim]}}
+  %y = model.rotary %x : (tensor<8x4x8xf32>) -> tensor<8x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_heads(%q: tensor<2x8x4x8xf32>, %kv: tensor<2x8x3x8xf32>) {
+  // expected-error @below {{'model.attention' op query heads (4) must be a multiple of kv heads (3)}}
+  %y = model.attention %q, %kv, %kv : (tensor<2x8x4x8xf32>, tensor<2x8x3x8xf32>, tensor<2x8x3x8xf32>) -> tensor<2x8x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<2x8x4x8xf32>, %kv: tensor<2x8x4x16xf32>) {
+  // expected-error @below {{'model.attention' op query 2x8x4x8 and key 2x8x4x16 disagree on batch, seq or head_dim}}
+  %y = model.attention %q, %kv, %kv : (tensor<2x8x4x8xf32>, tensor<2x8x4x16xf32>, tensor<2x8x4x16xf32>) -> tensor<2x8x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value(%q: tensor<2x8x4x8xf32>, %k: tensor<2x8x4x8xf32>, %v: tensor<2x8x2x8xf32>) {
+  // expected-error @below {{'model.attention' op value has shape 2x8x2x8, expected 2x8x4x8}}
+  %y = model.attention %q, %k, %v : (tensor<2x8x4x8xf32>, tensor<2x8x4x8xf32>, tensor<2x8x2x8xf32>) -> tensor<2x8x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @arange_float() {
+  // expected-error @below {{'model.arange' op arange produces a 1-D integer tensor}}
+  %p = model.arange : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_targets(%l: tensor<16x32xf32>, %t: tensor<8xi64>) {
+  // expected-error @below {{'model.cross_entropy' op cross_entropy takes logits [N, C] and targets [N]}}
+  %loss = model.cross_entropy %l, %t : (tensor<16x32xf32>, tensor<8xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @param_name() {
+  // expected-error @below {{'model.param' op parameter name must not be empty}}
+  %w = model.param "" : tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @module_input_count(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) {
+  // expected-error @below {{'model.module' op module 'layers.0' has 2 inputs but its body takes 1 arguments}}
+  %r = model.module "layers.0"(%x, %y) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    model.yield %a : tensor<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @module_input_type(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.module' op input 0 of module 'layers.0' has type 'tensor<4x8xf32>' but the body argument has 'tensor<8x4xf32>'}}
+  %r = model.module "layers.0"(%x) : (tensor<4x8xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<8x4xf32>):
+    model.yield %a : tensor<8x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @module_yield_types(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.module' op module 'layers.0' yields types that differ from its results}}
+  %r = model.module "layers.0"(%x) : (tensor<4x8xf32>) -> tensor<4x16xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    model.yield %a : tensor<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @module_arg_names(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.module' op module 'layers.0' has 1 inputs but 2 arg_names}}
+  %r = model.module "layers.0"(%x) {arg_names = ["x", "mask"]} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    model.yield %a : tensor<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_module(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.yield' op expects parent op 'model.module'}}
+  model.yield %x : tensor<4x8xf32>
+}

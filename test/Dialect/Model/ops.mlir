@@ -1,0 +1,140 @@
+// RUN: tp-opt %s | tp-opt | FileCheck %s
+// RUN: tp-opt %s --mlir-print-op-generic | tp-opt | FileCheck %s
+
+// Round trip of every model op, on global tensors and on dtensors.
+
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+
+// CHECK-LABEL: func.func @leaf_modules
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>, %[[IDS:.*]]: tensor<2x8xi64>)
+func.func @leaf_modules(%x: tensor<2x8x16xf32>, %ids: tensor<2x8xi64>) -> tensor<2x8x32xf32> {
+  // CHECK: %[[EMB_W:.*]] = model.param "tok_embeddings.weight" : tensor<64x16xf32>
+  %emb_w = model.param "tok_embeddings.weight" : tensor<64x16xf32>
+  // CHECK: %[[EMB:.*]] = model.embedding "tok_embeddings"(%[[IDS]], %[[EMB_W]]) : (tensor<2x8xi64>, tensor<64x16xf32>) -> tensor<2x8x16xf32>
+  %emb = model.embedding "tok_embeddings"(%ids, %emb_w) : (tensor<2x8xi64>, tensor<64x16xf32>) -> tensor<2x8x16xf32>
+  // CHECK: %[[W:.*]] = model.param "net1.weight" : tensor<32x16xf32>
+  // CHECK: %[[B:.*]] = model.param "net1.bias" : tensor<32xf32>
+  %w = model.param "net1.weight" : tensor<32x16xf32>
+  %b = model.param "net1.bias" : tensor<32xf32>
+  // CHECK: %[[LIN:.*]] = model.linear "net1"(%[[EMB]], %[[W]], %[[B]]) : (tensor<2x8x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  %lin = model.linear "net1"(%emb, %w, %b) : (tensor<2x8x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: model.linear "net1_nobias"(%[[X]], %[[W]]) : (tensor<2x8x16xf32>, tensor<32x16xf32>) -> tensor<2x8x32xf32>
+  %nobias = model.linear "net1_nobias"(%x, %w) : (tensor<2x8x16xf32>, tensor<32x16xf32>) -> tensor<2x8x32xf32>
+  // CHECK: %[[LN:.*]] = model.layer_norm "norm"(%[[LIN]], %[[B]], %[[B]]) : (tensor<2x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  %ln = model.layer_norm "norm"(%lin, %b, %b) : (tensor<2x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: model.layer_norm "norm_eps"(%[[LIN]], %[[B]], %[[B]]) {eps = 1.000000e-03 : f64}
+  %ln_eps = model.layer_norm "norm_eps"(%lin, %b, %b) {eps = 1.0e-3 : f64} : (tensor<2x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: %[[RMS:.*]] = model.rms_norm "rms"(%[[LN]], %[[B]]) : (tensor<2x8x32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  %rms = model.rms_norm "rms"(%ln, %b) : (tensor<2x8x32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: model.rms_norm "rms_eps"(%[[LN]], %[[B]]) {eps = 1.000000e-04 : f64}
+  %rms_eps = model.rms_norm "rms_eps"(%ln, %b) {eps = 1.0e-4 : f64} : (tensor<2x8x32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: %[[DROP:.*]] = model.dropout "drop"(%[[RMS]]) {p = 1.000000e-01 : f64} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %drop = model.dropout "drop"(%rms) {p = 0.1 : f64} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  // The default p = 0.0 is elided.
+  // CHECK: model.dropout "drop0"(%[[RMS]]) : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %drop0 = model.dropout "drop0"(%rms) {p = 0.0 : f64} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: return %[[DROP]] : tensor<2x8x32xf32>
+  return %drop : tensor<2x8x32xf32>
+}
+
+// CHECK-LABEL: func.func @functional
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>, %[[V:.*]]: tensor<16xf32>, %[[M:.*]]: tensor<16x32xf32>)
+func.func @functional(%x: tensor<2x8x16xf32>, %v: tensor<16xf32>, %m: tensor<16x32xf32>) -> tensor<f32> {
+  // CHECK: %[[RELU:.*]] = model.relu %[[X]] : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %relu = model.relu %x : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  // CHECK: %[[GELU:.*]] = model.gelu %[[RELU]] : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %gelu = model.gelu %relu : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  // CHECK: %[[SILU:.*]] = model.silu %[[GELU]] : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %silu = model.silu %gelu : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  // Broadcasting aligns dims at the end.
+  // CHECK: %[[ADD:.*]] = model.add %[[SILU]], %[[V]] : (tensor<2x8x16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>
+  %add = model.add %silu, %v : (tensor<2x8x16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>
+  // CHECK: %[[MUL:.*]] = model.mul %[[ADD]], %[[X]] : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %mul = model.mul %add, %x : (tensor<2x8x16xf32>, tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  // CHECK: %[[MM:.*]] = model.matmul %[[MUL]], %[[M]] : (tensor<2x8x16xf32>, tensor<16x32xf32>) -> tensor<2x8x32xf32>
+  %mm = model.matmul %mul, %m : (tensor<2x8x16xf32>, tensor<16x32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: %[[SM:.*]] = model.softmax %[[MM]] {dim = -1 : i64} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %sm = model.softmax %mm {dim = -1 : i64} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: model.softmax %[[MM]] {dim = 1 : i64}
+  %sm1 = model.softmax %mm {dim = 1 : i64} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  // CHECK: %[[Q:.*]] = model.reshape %[[SM]] : (tensor<2x8x32xf32>) -> tensor<2x8x4x8xf32>
+  %q = model.reshape %sm : (tensor<2x8x32xf32>) -> tensor<2x8x4x8xf32>
+  // CHECK: %[[KV:.*]] = model.reshape %[[ADD]] : (tensor<2x8x16xf32>) -> tensor<2x8x2x8xf32>
+  %kv = model.reshape %add : (tensor<2x8x16xf32>) -> tensor<2x8x2x8xf32>
+  // CHECK: %[[ROT:.*]] = model.rotary %[[Q]] : (tensor<2x8x4x8xf32>) -> tensor<2x8x4x8xf32>
+  %rot = model.rotary %q : (tensor<2x8x4x8xf32>) -> tensor<2x8x4x8xf32>
+  // CHECK: model.rotary %[[Q]] {theta = 5.000000e+05 : f64}
+  %rot_theta = model.rotary %q {theta = 500000.0 : f64} : (tensor<2x8x4x8xf32>) -> tensor<2x8x4x8xf32>
+  // Grouped-query attention: 4 query heads read 2 kv heads.
+  // CHECK: %[[ATT:.*]] = model.attention %[[ROT]], %[[KV]], %[[KV]] : (tensor<2x8x4x8xf32>, tensor<2x8x2x8xf32>, tensor<2x8x2x8xf32>) -> tensor<2x8x4x8xf32>
+  %att = model.attention %rot, %kv, %kv : (tensor<2x8x4x8xf32>, tensor<2x8x2x8xf32>, tensor<2x8x2x8xf32>) -> tensor<2x8x4x8xf32>
+  // CHECK: model.attention %[[ROT]], %[[KV]], %[[KV]] {causal = false}
+  %att_full = model.attention %rot, %kv, %kv {causal = false} : (tensor<2x8x4x8xf32>, tensor<2x8x2x8xf32>, tensor<2x8x2x8xf32>) -> tensor<2x8x4x8xf32>
+  // CHECK: model.transpose %[[ATT]] {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x8x4x8xf32>) -> tensor<2x4x8x8xf32>
+  %tr = model.transpose %att {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x8x4x8xf32>) -> tensor<2x4x8x8xf32>
+  // CHECK: model.arange : tensor<8xi64>
+  %pos = model.arange : tensor<8xi64>
+  // CHECK: %[[LOGITS:.*]] = model.reshape %[[MM]] : (tensor<2x8x32xf32>) -> tensor<16x32xf32>
+  %logits = model.reshape %mm : (tensor<2x8x32xf32>) -> tensor<16x32xf32>
+  // CHECK: %[[TARGETS:.*]] = model.param "targets" : tensor<16xi32>
+  %targets = model.param "targets" : tensor<16xi32>
+  // CHECK: %[[LOSS:.*]] = model.cross_entropy %[[LOGITS]], %[[TARGETS]] : (tensor<16x32xf32>, tensor<16xi32>) -> tensor<f32>
+  %loss = model.cross_entropy %logits, %targets : (tensor<16x32xf32>, tensor<16xi32>) -> tensor<f32>
+  // CHECK: return %[[LOSS]] : tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// CHECK-LABEL: func.func @composite_modules
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[MASK:.*]]: tensor<4x8xf32>)
+func.func @composite_modules(%x: tensor<4x8xf32>, %mask: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: %[[OUT:.*]]:2 = model.module "layers.0"(%[[X]], %[[MASK]]) {arg_names = ["x", "mask"], kind = "TransformerBlock"} : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<4x8xf32>):
+  // CHECK-NEXT: %[[INNER:.*]] = model.module "layers.0.mlp"(%[[A]]) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: ^bb0(%[[C:.*]]: tensor<4x8xf32>):
+  // CHECK-NEXT: %[[R:.*]] = model.relu %[[C]]
+  // CHECK-NEXT: model.yield %[[R]] : tensor<4x8xf32>
+  // CHECK-NEXT: }
+  // CHECK-NEXT: %[[S:.*]] = model.add %[[INNER]], %[[B]]
+  // CHECK-NEXT: model.yield %[[S]], %[[B]] : tensor<4x8xf32>, tensor<4x8xf32>
+  // CHECK-NEXT: }
+  %out:2 = model.module "layers.0"(%x, %mask) {kind = "TransformerBlock", arg_names = ["x", "mask"]} : (tensor<4x8xf32>, tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>):
+    %inner = model.module "layers.0.mlp"(%a) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%c: tensor<4x8xf32>):
+      %r = model.relu %c : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      model.yield %r : tensor<4x8xf32>
+    }
+    %s = model.add %inner, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    model.yield %s, %b : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+  // A module without outputs: its empty yield is implicit in the custom form.
+  // CHECK: model.module "side_effect_free"(%[[X]]) : (tensor<4x8xf32>) -> () {
+  // CHECK-NEXT: ^bb0(%{{.*}}: tensor<4x8xf32>):
+  // CHECK-NEXT: }
+  model.module "side_effect_free"(%x) : (tensor<4x8xf32>) -> () {
+  ^bb0(%d: tensor<4x8xf32>):
+    model.yield
+  }
+  // CHECK: return %[[OUT]]#0 : tensor<4x8xf32>
+  return %out#0 : tensor<4x8xf32>
+}
+
+// Model ops accept distributed tensors (global shapes) too.
+// CHECK-LABEL: func.func @on_dtensors
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, %[[W:.*]]: !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>)
+func.func @on_dtensors(%x: !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, %w: !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> {
+  // CHECK: %[[Y:.*]] = model.linear "net1"(%[[X]], %[[W]]) : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %y = model.linear "net1"(%x, %w) : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[R:.*]] = model.relu %[[Y]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %r = model.relu %y : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: return %[[R]]
+  return %r : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+}
+
+// Local (partitioned) programs may carry dynamic, uneven sizes.
+// CHECK-LABEL: func.func @dynamic_local
+// CHECK: model.linear "net1"(%{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<?x8xf32>) -> tensor<4x?xf32>
+func.func @dynamic_local(%x: tensor<4x8xf32>, %w: tensor<?x8xf32>) -> tensor<4x?xf32> {
+  %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<?x8xf32>) -> tensor<4x?xf32>
+  return %y : tensor<4x?xf32>
+}

@@ -1,0 +1,351 @@
+// RUN: tp-opt %s -split-input-file -verify-diagnostics
+
+// Verifier diagnostics of the tp dialect: meshes, the dtensor type, the
+// DTensor ops, the collectives, the style attributes and the plan attribute.
+
+// expected-error @below {{'tp.mesh' op mesh axis sizes must be positive, got 0}}
+tp.mesh @mesh(shape = 2x0)
+
+// -----
+
+// expected-error @below {{'tp.mesh' op mesh has 2 axes but 1 axis names}}
+tp.mesh @mesh(shape = 2x2) {axis_names = ["tp"]}
+
+// -----
+
+// expected-error @below {{'tp.mesh' op mesh axis name 'tp' is used twice}}
+tp.mesh @mesh(shape = 2x2) {axis_names = ["tp", "tp"]}
+
+// -----
+
+// expected-error @below {{'tp.mesh' op mesh axis names must not be empty}}
+tp.mesh @mesh(shape = 4) {axis_names = [""]}
+
+// -----
+
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @placements_vs_mesh_rank(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.distribute' op dtensor has 1 placements but mesh mesh2d has 2 axes}}
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2d, [#tp.shard<0>]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @too_many_placements(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.replicate]>) {
+  // expected-error @below {{'tp.redistribute' op dtensor has 2 placements but mesh mesh has 1 axes}}
+  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate, #tp.replicate]>
+  return
+}
+
+// -----
+
+// expected-error @below {{shard dim 2 is out of range for a tensor of rank 2}}
+func.func private @shard_dim_too_big(!tp.dtensor<8x16xf32, @mesh, [#tp.shard<2>]>)
+
+// -----
+
+// A negative dim is normalized against the rank first: -3 + 2 = -1.
+// expected-error @below {{shard dim -1 is out of range for a tensor of rank 2}}
+func.func private @shard_dim_too_negative(!tp.dtensor<8x16xf32, @mesh, [#tp.shard<-3>]>)
+
+// -----
+
+// expected-error @below {{dtensor needs one placement per mesh axis, got none}}
+func.func private @no_placements(!tp.dtensor<8x16xf32, @mesh, []>)
+
+// -----
+
+// expected-error @below {{dtensor placement 0 is not a placement: unit}}
+func.func private @not_a_placement(!tp.dtensor<8x16xf32, @mesh, [unit]>)
+
+// -----
+
+func.func @unknown_mesh(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.distribute' op references mesh @nope, which is not a tp.mesh in scope}}
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @nope, [#tp.shard<0>]>
+  return
+}
+
+// -----
+
+func.func @mesh_is_not_a_mesh(%x: tensor<8xf32>) {
+  // expected-error @below {{'tp.all_reduce' op references mesh @mesh_is_not_a_mesh, which is not a tp.mesh in scope}}
+  %r = tp.all_reduce %x on @mesh_is_not_a_mesh mesh_axes = [0] reduction = sum : tensor<8xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+func.func @collective_axis_out_of_range(%x: tensor<8xf32>) {
+  // expected-error @below {{'tp.all_reduce' op mesh axis 1 is out of range for mesh mesh of rank 1}}
+  %r = tp.all_reduce %x on @mesh mesh_axes = [1] reduction = sum : tensor<8xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @collective_axis_twice(%x: tensor<8xf32>) {
+  // expected-error @below {{'tp.all_gather' op mesh axis 1 is listed twice}}
+  %r = tp.all_gather %x on @mesh2d mesh_axes = [1, 1] gather_axis = 0 : tensor<8xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @collective_negative_axis(%x: tensor<8xf32>) {
+  // expected-error @below {{'tp.all_reduce' op attribute 'mesh_axes' failed to satisfy constraint}}
+  %r = tp.all_reduce %x on @mesh mesh_axes = [-1] reduction = sum : tensor<8xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @all_gather_shape(%x: tensor<2x16xf32>) {
+  // expected-error @below {{'tp.all_gather' op expected result dim 0 to be 8, got 4}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [0] gather_axis = 0 : tensor<2x16xf32> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @all_gather_axis(%x: tensor<2x16xf32>) {
+  // expected-error @below {{'tp.all_gather' op gather_axis 2 is out of range for a tensor of rank 2}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [0] gather_axis = 2 : tensor<2x16xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @all_gather_element_type(%x: tensor<2x16xf32>) {
+  // expected-error @below {{'tp.all_gather' op result type 'tensor<8x16xf16>' is incompatible with input type 'tensor<2x16xf32>'}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [0] gather_axis = 0 : tensor<2x16xf32> -> tensor<8x16xf16>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @reduce_scatter_shape(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.reduce_scatter' op expected result dim 1 to be 4, got 16}}
+  %r = tp.reduce_scatter %x on @mesh mesh_axes = [0] reduction = sum scatter_axis = 1 : tensor<8x16xf32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @reduce_scatter_uneven(%x: tensor<6x16xf32>) {
+  // expected-error @below {{'tp.reduce_scatter' op dim 0 of size 6 does not divide evenly over 4 ranks; the result dim must be dynamic}}
+  %r = tp.reduce_scatter %x on @mesh mesh_axes = [0] reduction = sum scatter_axis = 0 : tensor<6x16xf32> -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @all_to_all_shape(%x: tensor<8x4xf32>) {
+  // expected-error @below {{'tp.all_to_all' op expected result dim 1 to be 16, got 4}}
+  %r = tp.all_to_all %x on @mesh mesh_axes = [0] split_axis = 0 concat_axis = 1 : tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @all_to_all_same_axis(%x: tensor<8x4xf32>) {
+  // expected-error @below {{'tp.all_to_all' op split_axis and concat_axis must differ}}
+  %r = tp.all_to_all %x on @mesh mesh_axes = [0] split_axis = 1 concat_axis = 1 : tensor<8x4xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @chunk_shape(%x: tensor<8x16xf32>) {
+  // Two axes of size 2: a group of 4 ranks, so 8 / 4 = 2 rows, not 4.
+  // expected-error @below {{'tp.chunk' op expected result dim 0 to be 2, got 4}}
+  %r = tp.chunk %x on @mesh2d mesh_axes = [0, 1] axis = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @chunk_axis(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.chunk' op axis -1 is out of range for a tensor of rank 2}}
+  %r = tp.chunk %x on @mesh mesh_axes = [0] axis = -1 : tensor<8x16xf32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @broadcast_root(%x: tensor<8xf32>) {
+  // expected-error @below {{'tp.broadcast' op root 4 is out of range for a group of 4 ranks}}
+  %r = tp.broadcast %x on @mesh mesh_axes = [0] root = 4 : tensor<8xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @broadcast_negative_root(%x: tensor<8xf32>) {
+  // expected-error @below {{'tp.broadcast' op root -1 is out of range for a group of 4 ranks}}
+  %r = tp.broadcast %x on @mesh mesh_axes = [0] root = -1 : tensor<8xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @shard_to_partial(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) {
+  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(0) to Partial() on mesh axis 0}}
+  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @partial_sum_to_max(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>) {
+  // expected-error @below {{'tp.redistribute' op cannot redistribute Partial() to Partial(max) on mesh axis 0}}
+  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<max>]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @partial_on_second_axis(%x: !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.shard<1>]>) {
+  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(1) to Partial(avg) on mesh axis 1}}
+  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.partial<avg>]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @redistribute_shape(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) {
+  // expected-error @below {{'tp.redistribute' op redistribute must keep the global shape and element type}}
+  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<16x8xf32, @mesh, [#tp.replicate]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+tp.mesh @other(shape = 4)
+func.func @redistribute_mesh(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) {
+  // expected-error @below {{'tp.redistribute' op redistribute cannot change the mesh (@mesh to @other)}}
+  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x16xf32, @other, [#tp.replicate]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @distribute_shape(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.distribute' op input 'tensor<8x16xf32>' does not match the global type of '!tp.dtensor<2x16xf32, @mesh, [#tp.shard<0>]>'}}
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<2x16xf32, @mesh, [#tp.shard<0>]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @from_local_shape(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.from_local' op local type 'tensor<8x16xf32>' does not match the shard type 'tensor<2x16xf32>'}}
+  %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>
+  return
+}
+
+// -----
+
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @to_local_shape(%x: !tp.dtensor<8x16xf32, @mesh2d, [#tp.shard<0>, #tp.shard<1>]>) {
+  // expected-error @below {{'tp.to_local' op local type 'tensor<4x16xf32>' does not match the shard type 'tensor<4x8xf32>'}}
+  %l = tp.to_local %x : !tp.dtensor<8x16xf32, @mesh2d, [#tp.shard<0>, #tp.shard<1>]> -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @to_local_rank(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) {
+  // expected-error @below {{'tp.to_local' op local type 'tensor<32xf32>' does not match the shard type 'tensor<2x16xf32>'}}
+  %l = tp.to_local %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// expected-error @below {{ColwiseParallel only supports a single input_layouts, not a tuple of layouts}}
+module attributes {test.style = #tp.colwise<input_layouts = [#tp.replicate]>} {
+}
+
+// -----
+
+// expected-error @below {{RowwiseParallel only supports a single output_layouts, not a tuple of layouts}}
+module attributes {test.style = #tp.rowwise<output_layouts = [#tp.replicate, #tp.shard<0>]>} {
+}
+
+// -----
+
+// expected-error @below {{ColwiseParallel output_layouts must be a placement (#tp.shard, #tp.replicate or #tp.partial), got "Shard(0)"}}
+module attributes {test.style = #tp.colwise<output_layouts = "Shard(0)">} {
+}
+
+// -----
+
+// expected-error @below {{PrepareModuleInput input_layouts and desired_input_layouts should have same length, got 2 and 1}}
+module attributes {test.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>, #tp.replicate], desired_input_layouts = [#tp.replicate]>} {
+}
+
+// -----
+
+// expected-error @below {{PrepareModuleInput requires both input_layouts and desired_input_layouts when either is given}}
+module attributes {test.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>]>} {
+}
+
+// -----
+
+// expected-error @below {{PrepareModuleInput desired_input_layouts entry 1 is set but input_layouts entry 1 is None}}
+module attributes {test.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>, unit], desired_input_layouts = [#tp.replicate, #tp.replicate]>} {
+}
+
+// -----
+
+// expected-error @below {{PrepareModuleInput desired_input_kwarg_layouts has no entry for keyword input 'mask'}}
+module attributes {test.style = #tp.prepare_module_input<input_kwarg_layouts = {mask = #tp.shard<0>}, desired_input_kwarg_layouts = {}>} {
+}
+
+// -----
+
+// expected-error @below {{PrepareModuleOutput output_layouts entries must be placements or unit (None), got 1 : i64}}
+module attributes {test.style = #tp.prepare_module_output<output_layouts = [1], desired_output_layouts = [#tp.replicate]>} {
+}
+
+// -----
+
+// expected-error @below {{plan has 2 keys but 1 styles}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1", "net2"], styles = [#tp.colwise<>]>} {
+}
+
+// -----
+
+// expected-error @below {{plan keys must be strings, got 1 : i64}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [1], styles = [#tp.colwise<>]>} {
+}
+
+// -----
+
+// expected-error @below {{plan styles must be parallel-style attributes, got #tp.replicate}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.replicate]>} {
+}

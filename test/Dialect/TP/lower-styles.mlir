@@ -1,0 +1,414 @@
+// RUN: tp-opt %s -split-input-file -tp-lower-styles -verify-diagnostics | FileCheck %s
+
+// tp-lower-styles: parameters get their style's placements (tp.distribute),
+// inputs are laid out as declared and redistributed to what the style wants,
+// and natural outputs are redistributed to the requested output layouts.
+
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+
+  // ColwiseParallel: weight and bias Shard(0), input stays replicated, the
+  // output is Shard(-1).
+  // CHECK-LABEL: func.func @colwise
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[W:.*]] = model.param "net1.weight"
+  // CHECK: %[[B:.*]] = model.param "net1.bias"
+  // CHECK: %[[DW:.*]] = tp.distribute %[[W]] {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: %[[DB:.*]] = tp.distribute %[[B]] {module = "net1"} : tensor<16xf32> -> !tp.dtensor<16xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NOT: tp.redistribute
+  // CHECK: %[[Y:.*]] = model.linear "net1"(%[[X]], %[[DW]], %[[DB]])
+  // CHECK-NOT: tp.style
+  // CHECK-SAME: -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-NEXT: return %[[Y]]
+  func.func @colwise(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    %b = model.param "net1.bias" : tensor<16xf32>
+    %y = model.linear "net1"(%x, %w, %b) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+    return %y : tensor<4x16xf32>
+  }
+
+  // Declared input Shard(0) is redistributed to the Replicate the style
+  // needs; the natural Shard(-1) output to the requested Replicate.
+  // CHECK-LABEL: func.func @colwise_layouts
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  // CHECK: %[[XS:.*]] = tp.distribute %[[X]] {module = "net1"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "net1"} : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK: %[[DW:.*]] = tp.distribute %{{.*}} {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: %[[Y:.*]] = model.linear "net1"(%[[XR]], %[[DW]]) {{.*}} -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[YR:.*]] = tp.redistribute %[[Y]] {module = "net1"} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  // CHECK: return %[[YR]]
+  func.func @colwise_layouts(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    %y = model.linear "net1"(%x, %w) {tp.style = #tp.colwise<input_layouts = #tp.shard<0>, output_layouts = #tp.replicate>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return %y : tensor<4x16xf32>
+  }
+
+  // A colwise embedding shards its weight on the embedding dim.
+  // CHECK-LABEL: func.func @colwise_embedding
+  // CHECK: %[[DW:.*]] = tp.distribute %{{.*}} {module = "tok_embeddings"} : tensor<32x8xf32> -> !tp.dtensor<32x8xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: model.embedding "tok_embeddings"(%{{.*}}, %[[DW]])
+  // CHECK-SAME: -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>
+  func.func @colwise_embedding(%ids: tensor<2x4xi64>) -> tensor<2x4x8xf32> {
+    %w = model.param "tok_embeddings.weight" : tensor<32x8xf32>
+    %y = model.embedding "tok_embeddings"(%ids, %w) {tp.style = #tp.colwise<>} : (tensor<2x4xi64>, tensor<32x8xf32>) -> tensor<2x4x8xf32>
+    return %y : tensor<2x4x8xf32>
+  }
+
+  // RowwiseParallel: input Shard(-1), weight Shard(1), output Partial(sum)
+  // redistributed to Replicate; the bias is split off and added once, after
+  // the redistribution.
+  // CHECK-LABEL: func.func @rowwise_bias
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>)
+  // CHECK: %[[W:.*]] = model.param "net2.weight"
+  // CHECK: %[[B:.*]] = model.param "net2.bias"
+  // CHECK: %[[XS:.*]] = tp.distribute %[[X]] {module = "net2"} : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[DW:.*]] = tp.distribute %[[W]] {module = "net2"} : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[P:.*]] = model.linear "net2"(%[[XS]], %[[DW]]) :
+  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] {module = "net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: %[[BIASED:.*]] = model.add %[[R]], %[[B]] : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, tensor<8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: %[[RELU:.*]] = model.relu %[[BIASED]]
+  // CHECK-NEXT: return %[[RELU]]
+  func.func @rowwise_bias(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+    %w = model.param "net2.weight" : tensor<8x16xf32>
+    %b = model.param "net2.bias" : tensor<8xf32>
+    %y = model.linear "net2"(%x, %w, %b) {tp.style = #tp.rowwise<>} : (tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %r = model.relu %y : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %r : tensor<4x8xf32>
+  }
+
+  // output_layouts = Shard(0): the Partial output is reduce-scattered on the
+  // batch dim; the bias is still added once, on each rank's rows.
+  // CHECK-LABEL: func.func @rowwise_shard0
+  // CHECK: %[[B:.*]] = model.param "net2.bias"
+  // CHECK: %[[P:.*]] = model.linear "net2"
+  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: %[[S:.*]] = tp.redistribute %[[P]] {module = "net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: %[[BIASED:.*]] = model.add %[[S]], %[[B]] : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>, tensor<8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: return %[[BIASED]]
+  func.func @rowwise_shard0(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
+    %w = model.param "net2.weight" : tensor<8x16xf32>
+    %b = model.param "net2.bias" : tensor<8xf32>
+    %y = model.linear "net2"(%x, %w, %b) {tp.style = #tp.rowwise<output_layouts = #tp.shard<0>>} : (tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    return %y : tensor<4x8xf32>
+  }
+
+  // Colwise then rowwise (the MLP): the colwise output already is the
+  // rowwise input layout, so the only redistribution is the Partial one.
+  // CHECK-LABEL: func.func @mlp
+  // CHECK: %[[H:.*]] = model.linear "net1"
+  // CHECK-SAME: -> !tp.dtensor<4x32xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[R:.*]] = model.relu %[[H]] : (!tp.dtensor<4x32xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x32xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-NOT: tp.redistribute
+  // CHECK: model.linear "net2"(%[[R]], %{{.*}}) :
+  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: tp.redistribute
+  // CHECK-SAME: [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NOT: tp.redistribute
+  // CHECK: return
+  func.func @mlp(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %w1 = model.param "net1.weight" : tensor<32x8xf32>
+    %h = model.linear "net1"(%x, %w1) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<32x8xf32>) -> tensor<4x32xf32>
+    %r = model.relu %h : (tensor<4x32xf32>) -> tensor<4x32xf32>
+    %w2 = model.param "net2.weight" : tensor<8x32xf32>
+    %y = model.linear "net2"(%r, %w2) {tp.style = #tp.rowwise<>} : (tensor<4x32xf32>, tensor<8x32xf32>) -> tensor<4x8xf32>
+    return %y : tensor<4x8xf32>
+  }
+
+  // PrepareModuleInput on a composite module: the first input is declared
+  // Shard(0) and wanted Replicate; the second (None) passes through.
+  // CHECK-LABEL: func.func @prepare_module_input
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[M:.*]]: tensor<4x8xf32>)
+  // CHECK: %[[XS:.*]] = tp.distribute %[[X]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK: model.module "block"(%[[XR]], %[[M]]) : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: ^bb0(%{{.*}}: !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, %{{.*}}: tensor<4x8xf32>):
+  func.func @prepare_module_input(%x: tensor<4x8xf32>, %m: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "block"(%x, %m) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>, unit], desired_input_layouts = [#tp.replicate, unit]>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>):
+      %s = model.add %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+      model.yield %s : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // PrepareModuleOutput: the yielded value is redistributed inside the
+  // module, and the module's result type follows.
+  // CHECK-LABEL: func.func @prepare_module_output
+  // CHECK: %[[Y:.*]] = model.module "block"(%{{.*}}) : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  // CHECK: %[[G:.*]] = model.gelu
+  // CHECK-NEXT: %[[GR:.*]] = tp.redistribute %[[G]] {module = "block"} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: model.yield %[[GR]] : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  // CHECK: return %[[Y]] : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  func.func @prepare_module_output(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    %h = model.linear "net1"(%x, %w) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    %y = model.module "block"(%h) {tp.style = #tp.prepare_module_output<output_layouts = #tp.shard<1>, desired_output_layouts = #tp.replicate>} : (tensor<4x16xf32>) -> tensor<4x16xf32> {
+    ^bb0(%a: tensor<4x16xf32>):
+      %g = model.gelu %a : (tensor<4x16xf32>) -> tensor<4x16xf32>
+      model.yield %g : tensor<4x16xf32>
+    }
+    return %y : tensor<4x16xf32>
+  }
+
+  // PrepareModuleInputOutput with a keyword input found through arg_names.
+  // CHECK-LABEL: func.func @prepare_module_input_output
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[M:.*]]: tensor<4x8xf32>)
+  // CHECK: %[[MS:.*]] = tp.distribute %[[M]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: %[[MR:.*]] = tp.redistribute %[[MS]] {module = "block"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK: model.module "block"(%[[X]], %[[MR]]) {arg_names = ["x", "mask"]}
+  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: tp.redistribute %{{.*}} {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: model.yield
+  func.func @prepare_module_input_output(%x: tensor<4x8xf32>, %m: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "block"(%x, %m) {arg_names = ["x", "mask"], tp.style = #tp.prepare_module_input_output<input_kwarg_layouts = {mask = #tp.shard<0>}, desired_input_kwarg_layouts = {mask = #tp.replicate}, output_layouts = #tp.replicate, desired_output_layouts = #tp.shard<0>>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>):
+      %s = model.add %a, %b : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+      model.yield %s : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // RowwiseParallel on an embedding shards the vocabulary (weight rows):
+  // ids outside a rank's rows look up zeros, so the output is Partial(sum).
+  // CHECK-LABEL: func.func @rowwise_embedding
+  // CHECK-SAME: (%[[IDS:.*]]: tensor<2x4xi64>, %[[W:.*]]: tensor<32x8xf32>)
+  // CHECK-NEXT: %[[DW:.*]] = tp.distribute %[[W]] {module = "tok_embeddings"} : tensor<32x8xf32> -> !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: %[[E:.*]] = model.embedding "tok_embeddings"(%[[IDS]], %[[DW]]) : (tensor<2x4xi64>, !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: %[[S:.*]] = tp.redistribute %[[E]] {module = "tok_embeddings"} : !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-NEXT: return %[[S]]
+  func.func @rowwise_embedding(%ids: tensor<2x4xi64>, %w: tensor<32x8xf32>) -> tensor<2x4x8xf32> {
+    %y = model.embedding "tok_embeddings"(%ids, %w) {tp.style = #tp.rowwise<input_layouts = #tp.replicate, output_layouts = #tp.shard<1>>} : (tensor<2x4xi64>, tensor<32x8xf32>) -> tensor<2x4x8xf32>
+    return %y : tensor<2x4x8xf32>
+  }
+
+  // SequenceParallel: the norm's input and output are sharded on the
+  // sequence dim (default 1); its weight stays replicated.
+  // CHECK-LABEL: func.func @sequence_parallel
+  // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>, %[[G:.*]]: tensor<8xf32>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-NEXT: %[[XS:.*]] = tp.distribute %[[X]] {module = "norm"} : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-NEXT: %[[N:.*]] = model.rms_norm "norm"(%[[XS]], %[[G]]) : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>, tensor<8xf32>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-NEXT: return %[[N]]
+  func.func @sequence_parallel(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>) -> tensor<2x4x8xf32> {
+    %y = model.rms_norm "norm"(%x, %g) {tp.style = #tp.sequence_parallel<>} : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+    return %y : tensor<2x4x8xf32>
+  }
+
+  // A dropout may be sharded on its last dim too.
+  // CHECK-LABEL: func.func @sequence_parallel_dropout
+  // CHECK: model.dropout "drop"(%{{.*}}) : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>
+  func.func @sequence_parallel_dropout(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+    %y = model.dropout "drop"(%x) {tp.style = #tp.sequence_parallel<sequence_dim = -1>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+    return %y : tensor<2x4x8xf32>
+  }
+
+  // The seed's PairwiseParallel: first linear colwise, second rowwise, and
+  // the output as output_layouts asks (default Replicate).
+  // CHECK-LABEL: func.func @pairwise
+  // CHECK: model.module "mlp"(%{{.*}}) {kind = "FeedForward"} : (tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: tp.distribute %{{.*}} {module = "mlp.net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: model.linear "mlp.net1"
+  // CHECK-SAME: -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: tp.distribute %{{.*}} {module = "mlp.net2"} : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[P:.*]] = model.linear "mlp.net2"
+  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: %[[S:.*]] = tp.redistribute %[[P]] {module = "mlp.net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: model.yield %[[S]]
+  func.func @pairwise(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "mlp"(%x) {kind = "FeedForward", tp.style = #tp.pairwise_parallel<output_layouts = #tp.shard<0>>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %w1 = model.param "mlp.net1.weight" : tensor<16x8xf32>
+      %h = model.linear "mlp.net1"(%a, %w1) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+      %r = model.relu %h : (tensor<4x16xf32>) -> tensor<4x16xf32>
+      %w2 = model.param "mlp.net2.weight" : tensor<8x16xf32>
+      %o = model.linear "mlp.net2"(%r, %w2) : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+      model.yield %o : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // The seed's SequenceParallel variant: input Shard(0) -> Replicate,
+  // output Shard(0).
+  // CHECK-LABEL: func.func @pairwise_sequence_parallel
+  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: %[[XS:.*]] = tp.distribute %{{.*}} {module = "mlp"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "mlp"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: model.module "mlp"(%[[XR]])
+  // CHECK: tp.redistribute %{{.*}} {module = "mlp.net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  func.func @pairwise_sequence_parallel(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "mlp"(%x) {tp.style = #tp.pairwise_sequence_parallel<>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %w1 = model.param "mlp.net1.weight" : tensor<16x8xf32>
+      %h = model.linear "mlp.net1"(%a, %w1) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+      %w2 = model.param "mlp.net2.weight" : tensor<8x16xf32>
+      %o = model.linear "mlp.net2"(%h, %w2) : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+      model.yield %o : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // PrepareModuleInputOutput on the root module (plan key ""): the model
+  // function's arguments and returned values.
+  // CHECK-LABEL: func.func @root_module
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>)
+  // CHECK-NOT: tp.style
+  // CHECK-NEXT: %[[YS:.*]] = tp.distribute %[[Y]] : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: %[[YR:.*]] = tp.redistribute %[[YS]] : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: %[[R:.*]] = model.relu %[[YR]]
+  // CHECK-NEXT: %[[RS:.*]] = tp.redistribute %[[R]] : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-NEXT: return %[[RS]], %[[X]]
+  func.func @root_module(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {tp.style = #tp.prepare_module_input_output<input_layouts = [unit, #tp.shard<0>], desired_input_layouts = [unit, #tp.replicate], output_layouts = [#tp.replicate, unit], desired_output_layouts = [#tp.shard<1>, unit]>} {
+    %r = model.relu %y : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    return %r, %x : tensor<4x8xf32>, tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// A 2-D mesh: the styles act on the plan's tp_axis, other axes replicate.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, tp_axis = "tp", keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 2x4) {axis_names = ["dp", "tp"]}
+  // CHECK-LABEL: func.func @mlp_2d
+  // CHECK: tp.distribute %{{.*}} {module = "net1"} : tensor<32x8xf32> -> !tp.dtensor<32x8xf32, @mesh, [#tp.replicate, #tp.shard<0>]>
+  // CHECK: tp.distribute %{{.*}} {module = "net1"} : tensor<32xf32> -> !tp.dtensor<32xf32, @mesh, [#tp.replicate, #tp.shard<0>]>
+  // CHECK: %[[H:.*]] = model.linear "net1"
+  // CHECK-SAME: -> !tp.dtensor<4x32xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+  // CHECK: tp.distribute %{{.*}} {module = "net2"} : tensor<8x32xf32> -> !tp.dtensor<8x32xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+  // CHECK: %[[P:.*]] = model.linear "net2"
+  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate, #tp.partial<sum>]>
+  // CHECK-NEXT: tp.redistribute %[[P]] {module = "net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate, #tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate, #tp.replicate]>
+  func.func @mlp_2d(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %w1 = model.param "net1.weight" : tensor<32x8xf32>
+    %b1 = model.param "net1.bias" : tensor<32xf32>
+    %h = model.linear "net1"(%x, %w1, %b1) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<32x8xf32>, tensor<32xf32>) -> tensor<4x32xf32>
+    %r = model.relu %h : (tensor<4x32xf32>) -> tensor<4x32xf32>
+    %w2 = model.param "net2.weight" : tensor<8x32xf32>
+    %b2 = model.param "net2.bias" : tensor<8xf32>
+    %y = model.linear "net2"(%r, %w2, %b2) {tp.style = #tp.rowwise<>} : (tensor<4x32xf32>, tensor<8x32xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    return %y : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// Without styles the pass changes nothing, and needs no plan.
+// CHECK-LABEL: func.func @no_styles
+// CHECK-NEXT: return %arg0 : tensor<4xf32>
+func.func @no_styles(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{modules carry tp.style but the module has no tp.plan naming the mesh; run tp-apply-plan}}
+module {
+  tp.mesh @mesh(shape = 4)
+  func.func @no_plan(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
+    %y = model.linear "net1"(%x, %w) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return
+  }
+}
+
+// -----
+
+// expected-error @below {{the plan's mesh @mesh has 2 axes but the plan names no tp_axis}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+  func.func @no_tp_axis(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
+    %y = model.linear "net1"(%x, %w) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return
+  }
+}
+
+// -----
+
+// expected-error @below {{plan tp_axis 'model' is not an axis of mesh @mesh}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, tp_axis = "model", keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+  func.func @bad_tp_axis(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
+    %y = model.linear "net1"(%x, %w) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return
+  }
+}
+
+// -----
+
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4)
+  func.func @too_many_input_layouts(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
+    // expected-error @below {{PrepareModuleInput on 'net1' has 2 input layouts but the module takes 1 inputs}}
+    %y = model.linear "net1"(%x, %w) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>, #tp.shard<0>], desired_input_layouts = [#tp.replicate, #tp.replicate]>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return
+  }
+}
+
+// -----
+
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4)
+  func.func @unknown_keyword(%x: tensor<4x8xf32>) {
+    // expected-error @below {{PrepareModuleInput on 'block': the module has no keyword input 'mask'}}
+    %y = model.module "block"(%x) {arg_names = ["x"], tp.style = #tp.prepare_module_input<input_kwarg_layouts = {mask = #tp.shard<0>}, desired_input_kwarg_layouts = {mask = #tp.replicate}>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      model.yield %a : tensor<4x8xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4)
+  func.func @too_many_output_layouts(%x: tensor<4x8xf32>) {
+    // expected-error @below {{PrepareModuleOutput on 'block' has 2 output layouts but the module has 1 outputs}}
+    %y = model.module "block"(%x) {tp.style = #tp.prepare_module_output<output_layouts = [#tp.replicate, #tp.replicate], desired_output_layouts = [#tp.shard<0>, #tp.shard<0>]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      model.yield %a : tensor<4x8xf32>
+    }
+    return
+  }
+}
+
+// -----
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4)
+  func.func @sequence_dim_out_of_range(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>) {
+    // expected-error @below {{SequenceParallel on 'norm': sequence_dim 2 is out of range (or the normalized dim) for an input of rank 3}}
+    %y = model.rms_norm "norm"(%x, %g) {tp.style = #tp.sequence_parallel<sequence_dim = 2>} : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+    return
+  }
+}
+// -----
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4)
+  func.func @pairwise_one_linear(%x: tensor<4x8xf32>) {
+    // expected-error @below {{PairwiseParallel on 'mlp' needs a module holding exactly two linears, found 1}}
+    %y = model.module "mlp"(%x) {tp.style = #tp.pairwise_parallel<>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %w = model.param "mlp.net1.weight" : tensor<8x8xf32>
+      %h = model.linear "mlp.net1"(%a, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+      model.yield %h : tensor<4x8xf32>
+    }
+    return
+  }
+}
+// -----
+// A style written by hand on a module type it does not support (tp-apply-plan
+// would have rejected it) is an error, not a miscompile.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4)
+  func.func @unsupported_module_type(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>) {
+    // expected-error @below {{RowwiseParallel does not support module 'norm' of type RMSNorm}}
+    %y = model.rms_norm "norm"(%x, %g) {tp.style = #tp.rowwise<>} : (tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+    return
+  }
+}
+// -----
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4)
+  // expected-error @below {{PrepareModuleInput on the root module has 2 input layouts but the model takes 1 inputs}}
+  func.func @root_too_many_layouts(%x: tensor<4x8xf32>) attributes {tp.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>, #tp.shard<0>], desired_input_layouts = [#tp.replicate, #tp.replicate]>} {
+    return
+  }
+}

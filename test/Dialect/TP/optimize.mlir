@@ -1,0 +1,137 @@
+// RUN: tp-opt %s -tp-optimize | FileCheck %s
+
+// tp-optimize: composes chains of redistributions (so inverse pairs cancel),
+// folds identities and merges identical redistributions of one value, but
+// never drops a value another op still uses.
+
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+
+// Shard(1) -> Replicate -> Shard(1) is the identity.
+// CHECK-LABEL: func.func @inverse_pair
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>)
+// CHECK-NOT: tp.redistribute
+// CHECK: %[[R:.*]] = model.relu %[[X]]
+// CHECK-NEXT: return %[[R]]
+func.func @inverse_pair(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> {
+  %a = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %b = tp.redistribute %a : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %r = model.relu %b : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  return %r : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+}
+
+// all_reduce then chunk becomes one reduce_scatter-to-be; the later module
+// name wins.
+// CHECK-LABEL: func.func @compose_partial
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>)
+// CHECK-NEXT: %[[S:.*]] = tp.redistribute %[[X]] {module = "second"} : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: return %[[S]]
+func.func @compose_partial(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> {
+  %a = tp.redistribute %x {module = "first"} : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %b = tp.redistribute %a {module = "second"} : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+  return %b : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+}
+
+// Without a module name on the second, the first one's is kept.
+// CHECK-LABEL: func.func @compose_keeps_module
+// CHECK-NEXT: tp.redistribute %{{.*}} {module = "first"} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: return
+func.func @compose_keeps_module(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> {
+  %a = tp.redistribute %x {module = "first"} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %b = tp.redistribute %a : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+  return %b : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+}
+
+// A three-step chain collapses to one step.
+// CHECK-LABEL: func.func @long_chain
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: return %[[R]]
+func.func @long_chain(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> {
+  %a = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %b = tp.redistribute %a : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %c = tp.redistribute %b : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  return %c : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+}
+
+// Two identical redistributions of one value become one.
+// CHECK-LABEL: func.func @merge_siblings
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>)
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[X]] : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[A:.*]] = model.relu %[[R]]
+// CHECK-NEXT: %[[B:.*]] = model.gelu %[[R]]
+// CHECK-NEXT: return %[[A]], %[[B]]
+func.func @merge_siblings(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>) -> (!tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>) {
+  %r1 = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %a = model.relu %r1 : (!tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %r2 = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %b = model.gelu %r2 : (!tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  return %a, %b : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+}
+
+// The intermediate Replicate is also used by the relu: both steps stay.
+// CHECK-LABEL: func.func @other_users
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>)
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[X]] : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[A:.*]] = model.relu %[[R]]
+// CHECK-NEXT: %[[S:.*]] = tp.redistribute %[[R]] : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: return %[[A]], %[[S]]
+func.func @other_users(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>) -> (!tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>) {
+  %r = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %a = model.relu %r : (!tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %s = tp.redistribute %r : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+  return %a, %s : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+}
+
+// Shard(0) -> Replicate -> Partial cannot become Shard(0) -> Partial, which
+// no collective implements: both steps stay.
+// CHECK-LABEL: func.func @illegal_composition
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[P:.*]] = tp.redistribute %[[R]] : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: return %[[P]]
+func.func @illegal_composition(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> {
+  %r = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %p = tp.redistribute %r : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+  return %p : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+}
+
+// An identity redistribution folds away.
+// CHECK-LABEL: func.func @identity
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>)
+// CHECK-NEXT: return %[[X]]
+func.func @identity(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> {
+  %a = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  return %a : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+}
+
+// Redistributing a freshly distributed full tensor is distributing it
+// straight to the target: no communication.
+// CHECK-LABEL: func.func @distribute_then_redistribute
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>)
+// CHECK-NEXT: %[[D:.*]] = tp.distribute %[[X]] {module = "block"} : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: return %[[D]]
+func.func @distribute_then_redistribute(%x: tensor<4x16xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> {
+  %d = tp.distribute %x {module = "block"} : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+  %r = tp.redistribute %d {module = "block"} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  return %r : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+}
+
+// A Partial target is not free (zeros on all but one rank): kept.
+// CHECK-LABEL: func.func @distribute_then_partial
+// CHECK-NEXT: %[[D:.*]] = tp.distribute %{{.*}} : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[P:.*]] = tp.redistribute %[[D]] : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: return %[[P]]
+func.func @distribute_then_partial(%x: tensor<4x16xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+  return %r : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+}
+
+// The distributed value has another user: the redistribution stays.
+// CHECK-LABEL: func.func @distribute_with_other_users
+// CHECK-NEXT: %[[D:.*]] = tp.distribute %{{.*}} : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[D]]
+// CHECK-NEXT: return %[[D]], %[[R]]
+func.func @distribute_with_other_users(%x: tensor<4x16xf32>) -> (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>) {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  return %d, %r : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+}

@@ -1,0 +1,137 @@
+// RUN: tp-opt %s -split-input-file -tp-partition -verify-diagnostics | FileCheck %s
+
+// tp-partition: one SPMD function per model function, on local types, with
+// modules inlined, parameters chunked locally and the distributed results'
+// global types kept in tp.result_types.
+
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+
+// Composite modules are inlined; dtensors become this rank's local tensors;
+// tp.distribute of a parameter becomes a local tp.chunk; to_local/from_local
+// pairs disappear, leaving the collective.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK-SAME: attributes {tp.spmd}
+// CHECK-NOT: model.module
+// CHECK-NOT: model.yield
+// CHECK: %[[W1:.*]] = model.param "mlp.net1.weight" : tensor<32x8xf32>
+// CHECK-NEXT: %[[W1L:.*]] = tp.chunk %[[W1]] on @mesh mesh_axes = [0] axis = 0 {module = "mlp.net1"} : tensor<32x8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: %[[H:.*]] = model.linear "mlp.net1"(%[[X]], %[[W1L]]) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[R:.*]] = model.relu %[[H]] : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[W2:.*]] = model.param "mlp.net2.weight" : tensor<8x32xf32>
+// CHECK-NEXT: %[[W2L:.*]] = tp.chunk %[[W2]] on @mesh mesh_axes = [0] axis = 1 {module = "mlp.net2"} : tensor<8x32xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: %[[P:.*]] = model.linear "mlp.net2"(%[[R]], %[[W2L]]) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[S:.*]] = tp.all_reduce %[[P]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "mlp.net2"} : tensor<4x8xf32>
+// CHECK-NEXT: %[[Z:.*]] = model.relu %[[X]]
+// CHECK-NEXT: return %[[S]], %[[Z]] : tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NOT: tp.to_local
+// CHECK-NOT: tp.from_local
+func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %y = model.module "mlp"(%x) {kind = "FeedForward"} : (tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %w1 = model.param "mlp.net1.weight" : tensor<32x8xf32>
+    %dw1 = tp.distribute %w1 {module = "mlp.net1"} : tensor<32x8xf32> -> !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>
+    %h = model.linear "mlp.net1"(%a, %dw1) : (tensor<4x8xf32>, !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x32xf32, @mesh, [#tp.shard<1>]>
+    %r = model.relu %h : (!tp.dtensor<4x32xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x32xf32, @mesh, [#tp.shard<1>]>
+    %w2 = model.param "mlp.net2.weight" : tensor<8x32xf32>
+    %dw2 = tp.distribute %w2 {module = "mlp.net2"} : tensor<8x32xf32> -> !tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>
+    %p = model.linear "mlp.net2"(%r, %dw2) : (!tp.dtensor<4x32xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+    %l = tp.to_local %p : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> tensor<4x8xf32>
+    %s = tp.all_reduce %l on @mesh mesh_axes = [0] reduction = sum {module = "mlp.net2"} : tensor<4x8xf32>
+    %o = tp.from_local %s : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+    model.yield %o : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  }
+  %ly = tp.to_local %y : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> -> tensor<4x8xf32>
+  %z = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %ly, %z : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// A result that stays distributed has its local type in the signature and
+// its global type in tp.result_types.
+// CHECK-LABEL: func.func @distributed_result
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>) -> tensor<1x8xf32>
+// CHECK-SAME: attributes {tp.result_types = [!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-NEXT: %[[C:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 : tensor<4x8xf32> -> tensor<1x8xf32>
+// CHECK-NEXT: %[[G:.*]] = model.gelu %[[C]] : (tensor<1x8xf32>) -> tensor<1x8xf32>
+// CHECK-NEXT: return %[[G]] : tensor<1x8xf32>
+func.func @distributed_result(%x: tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  %r = model.gelu %d : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  return %r : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+}
+
+// Replicated and plain results are listed too when another one is
+// distributed, so the list lines up with the results.
+// CHECK-LABEL: func.func @mixed_results
+// CHECK-SAME: -> (tensor<4x2xf32>, tensor<4x8xf32>)
+// CHECK-SAME: tp.result_types = [!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>]
+func.func @mixed_results(%x: tensor<4x8xf32>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>) {
+  %d = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+  return %d, %x : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>
+}
+
+// A vocabulary-sharded embedding records which rows its local weight holds.
+// CHECK-LABEL: func.func @vocab_shard
+// CHECK: %[[WL:.*]] = tp.chunk %{{.*}} on @mesh mesh_axes = [0] axis = 0 : tensor<32x8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: model.embedding "tok_embeddings"(%{{.*}}, %[[WL]]) {tp.vocab_shard = array<i64: 0>, tp.vocab_size = 32 : i64} : (tensor<2x4xi64>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+func.func @vocab_shard(%ids: tensor<2x4xi64>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]> {
+  %w = model.param "tok_embeddings.weight" : tensor<32x8xf32>
+  %dw = tp.distribute %w : tensor<32x8xf32> -> !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>
+  %e = model.embedding "tok_embeddings"(%ids, %dw) : (tensor<2x4xi64>, !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
+  return %e : !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
+}
+
+// Uneven shards (6 rows over 4 ranks: 2, 2, 2, 0) have dynamic local dims.
+// CHECK-LABEL: func.func @uneven
+// CHECK-SAME: -> tensor<?x8xf32>
+// CHECK-SAME: tp.result_types = [!tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>]
+// CHECK-NEXT: %[[C:.*]] = tp.chunk %{{.*}} on @mesh mesh_axes = [0] axis = 0 : tensor<6x8xf32> -> tensor<?x8xf32>
+// CHECK-NEXT: model.gelu %[[C]] : (tensor<?x8xf32>) -> tensor<?x8xf32>
+func.func @uneven(%x: tensor<6x8xf32>) -> !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<6x8xf32> -> !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>
+  %r = model.gelu %d : (!tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>
+  return %r : !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>
+}
+
+// -----
+
+// A 3-D mesh: parameters are chunked axis by axis, in mesh order; size-1
+// axes need no chunk.
+tp.mesh @mesh(shape = 2x2x1) {axis_names = ["dp", "tp", "pp"]}
+// CHECK-LABEL: func.func @mesh_3d
+// CHECK-NEXT: %[[W:.*]] = model.param "w" : tensor<8x16xf32>
+// CHECK-NEXT: %[[C0:.*]] = tp.chunk %[[W]] on @mesh mesh_axes = [0] axis = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
+// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[C0]] on @mesh mesh_axes = [1] axis = 1 : tensor<4x16xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[C1]] : tensor<4x8xf32>
+func.func @mesh_3d() -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>, #tp.shard<0>]> {
+  %w = model.param "w" : tensor<8x16xf32>
+  %d = tp.distribute %w : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>, #tp.shard<0>]>
+  return %d : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>, #tp.shard<0>]>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+func.func @leftover_redistribute(%x: tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> {
+  %d = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // expected-error @below {{tp.redistribute must be lowered before partitioning; run tp-lower-redistribute}}
+  %r = tp.redistribute %d : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  return %r : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+// expected-error @below {{function arguments must be plain tensors; declare their layouts with a plan}}
+func.func @dtensor_argument(%x: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> {
+  return %x : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+func.func @distribute_partial(%x: tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> {
+  // expected-error @below {{distributing a replicated tensor as Partial is not supported by this version of tp-partition}}
+  %d = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  return %d : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+}

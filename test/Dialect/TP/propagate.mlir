@@ -1,0 +1,222 @@
+// RUN: tp-opt %s -split-input-file -tp-propagate | FileCheck %s
+
+// tp-propagate: every value downstream of a dtensor gets a placement from its
+// op's sharding rule, and operands are redistributed to what the rule needs.
+
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+
+// Element-wise ops keep a shard; a broadcast operand follows the shard on
+// the dim it is aligned with (bias dim 0 <-> result dim 1). The function
+// signature follows what it returns.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>, %[[B:.*]]: tensor<16xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK: %[[D:.*]] = tp.distribute %[[X]]
+// CHECK-NEXT: %[[R:.*]] = model.relu %[[D]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[G:.*]] = model.gelu %[[R]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[DB:.*]] = tp.distribute %[[B]] : tensor<16xf32> -> !tp.dtensor<16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: %[[A:.*]] = model.add %[[G]], %[[DB]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: return %[[A]] : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+func.func @elementwise(%x: tensor<4x16xf32>, %b: tensor<16xf32>) -> tensor<4x16xf32> {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %r = model.relu %d : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+  %g = model.gelu %r : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %a = model.add %g, %b : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  return %a : tensor<4x16xf32>
+}
+
+// A rowwise linear gives Partial(sum). Linear ops keep it (Partial * Replicate,
+// Partial + Partial); the ReLU is not linear, so the value is reduced first.
+// CHECK-LABEL: func.func @partial
+// CHECK-SAME: (%{{.*}}: tensor<4x16xf32>, %{{.*}}: tensor<8x16xf32>, %[[Y:.*]]: tensor<4x8xf32>)
+// CHECK: %[[P:.*]] = model.linear "net2"
+// CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: %[[M:.*]] = model.mul %[[P]], %[[Y]] : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: %[[S:.*]] = model.add %[[M]], %[[P]] : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: %[[RS:.*]] = tp.redistribute %[[S]] : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[RELU:.*]] = model.relu %[[RS]] : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: return %[[RELU]]
+func.func @partial(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %dx = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %dw = tp.distribute %w : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+  %p = model.linear "net2"(%dx, %dw) : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xf32>
+  %m = model.mul %p, %y : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = model.add %m, %p : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = model.relu %s : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// Adding a replicated value to a Partial one would add it once per rank:
+// the Partial operand is reduced first.
+// CHECK-LABEL: func.func @partial_plus_replicate
+// CHECK: %[[P:.*]] = model.linear "net2"
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.add %[[R]], %{{.*}} : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, tensor<8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+func.func @partial_plus_replicate(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %dx = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %dw = tp.distribute %w : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+  %p = model.linear "net2"(%dx, %dw) : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xf32>
+  %a = model.add %p, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %a : tensor<4x8xf32>
+}
+
+// Attention heads: a colwise projection (Shard(-1)) reshaped to
+// [batch, seq, heads, head_dim] keeps the heads sharded, through rotary,
+// attention, a transpose (the shard follows its dim), a softmax over
+// another dim, and back.
+// CHECK-LABEL: func.func @heads
+// CHECK: %[[Q:.*]] = model.linear "wq"
+// CHECK-SAME: -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>
+// CHECK-NEXT: %[[QH:.*]] = model.reshape %[[Q]] : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>) -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<2>]>
+// CHECK-NEXT: %[[QR:.*]] = model.rotary %[[QH]] : (!tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<2>]>) -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<2>]>
+// CHECK-NEXT: %[[O:.*]] = model.attention %[[QR]], %[[QH]], %[[QH]]
+// CHECK-SAME: -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<2>]>
+// CHECK-NEXT: %[[T:.*]] = model.transpose %[[O]] {permutation = array<i64: 0, 2, 1, 3>} : (!tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<2>]>) -> !tp.dtensor<2x2x4x4xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[SM:.*]] = model.softmax %[[T]] {dim = -1 : i64} : (!tp.dtensor<2x2x4x4xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<2x2x4x4xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[TT:.*]] = model.transpose %[[SM]] {{.*}} -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<2>]>
+// CHECK-NEXT: %[[F:.*]] = model.reshape %[[TT]] : (!tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<2>]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>
+// CHECK-NEXT: return %[[F]]
+// CHECK-NOT: tp.redistribute
+func.func @heads(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x4x8xf32> {
+  %dw = tp.distribute %w : tensor<8x8xf32> -> !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>
+  %q = model.linear "wq"(%x, %dw) : (tensor<2x4x8xf32>, !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>) -> tensor<2x4x8xf32>
+  %qh = model.reshape %q : (tensor<2x4x8xf32>) -> tensor<2x4x2x4xf32>
+  %qr = model.rotary %qh : (tensor<2x4x2x4xf32>) -> tensor<2x4x2x4xf32>
+  %o = model.attention %qr, %qh, %qh : (tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>) -> tensor<2x4x2x4xf32>
+  %t = model.transpose %o {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x4x2x4xf32>) -> tensor<2x2x4x4xf32>
+  %sm = model.softmax %t {dim = -1 : i64} : (tensor<2x2x4x4xf32>) -> tensor<2x2x4x4xf32>
+  %tt = model.transpose %sm {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x2x4x4xf32>) -> tensor<2x4x2x4xf32>
+  %f = model.reshape %tt : (tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32>
+  return %f : tensor<2x4x8xf32>
+}
+
+// A softmax over its sharded dim, and a rotary on sequence shards (whose
+// angles depend on the global position), need the whole dim: replicated.
+// CHECK-LABEL: func.func @needs_whole_dim
+// CHECK: %[[D:.*]] = tp.distribute %{{.*}} -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<3>]>
+// CHECK-NEXT: %[[DR:.*]] = tp.redistribute %[[D]] : !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<3>]> -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[S:.*]] = model.softmax %[[DR]] {dim = -1 : i64} : (!tp.dtensor<2x4x2x4xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[E:.*]] = tp.redistribute %[[S]] : {{.*}} -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[ER:.*]] = tp.redistribute %[[E]] : !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.rotary %[[ER]] : (!tp.dtensor<2x4x2x4xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.replicate]>
+func.func @needs_whole_dim(%x: tensor<2x4x2x4xf32>) -> tensor<2x4x2x4xf32> {
+  %d = tp.distribute %x : tensor<2x4x2x4xf32> -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<3>]>
+  %s = model.softmax %d {dim = -1 : i64} : (!tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<3>]>) -> tensor<2x4x2x4xf32>
+  %e = tp.distribute %s : tensor<2x4x2x4xf32> -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<1>]>
+  %r = model.rotary %e : (!tp.dtensor<2x4x2x4xf32, @mesh, [#tp.shard<1>]>) -> tensor<2x4x2x4xf32>
+  return %r : tensor<2x4x2x4xf32>
+}
+
+// Matmul over a sharded contracting dim gives Partial(sum); a norm over the
+// last dim keeps a batch shard.
+// CHECK-LABEL: func.func @matmul_and_norm
+// CHECK: model.matmul %{{.*}}, %{{.*}} : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x4xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x4xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.rms_norm "norm"(%{{.*}}, %{{.*}}) : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>, tensor<8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+func.func @matmul_and_norm(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %g: tensor<8xf32>) -> (tensor<4x4xf32>, tensor<4x8xf32>) {
+  %da = tp.distribute %a : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+  %db = tp.distribute %b : tensor<8x4xf32> -> !tp.dtensor<8x4xf32, @mesh, [#tp.shard<0>]>
+  %c = model.matmul %da, %db : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x4xf32, @mesh, [#tp.shard<0>]>) -> tensor<4x4xf32>
+  %rows = tp.distribute %a : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  %n = model.rms_norm "norm"(%rows, %g) : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %c, %n : tensor<4x4xf32>, tensor<4x8xf32>
+}
+
+// A declared layout (tp.distribute) on a value whose placement is now known
+// becomes a redistribution; the module name is kept.
+// CHECK-LABEL: func.func @declared_layout_mismatch
+// CHECK: %[[R:.*]] = model.relu
+// CHECK-SAME: -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[E:.*]] = tp.redistribute %[[R]] {module = "next"} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: model.gelu %[[E]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NOT: tp.distribute
+func.func @declared_layout_mismatch(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %r = model.relu %d : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+  %e = tp.distribute %r {module = "next"} : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
+  %g = model.gelu %e : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>) -> tensor<4x16xf32>
+  return %g : tensor<4x16xf32>
+}
+
+// A matching declared layout needs no redistribution.
+// CHECK-LABEL: func.func @declared_layout_match
+// CHECK: %[[R:.*]] = model.relu
+// CHECK-NOT: tp.redistribute
+// CHECK-NOT: tp.distribute
+// CHECK: model.gelu %[[R]]
+func.func @declared_layout_match(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %r = model.relu %d : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+  %e = tp.distribute %r : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %g = model.gelu %e : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+  return %g : tensor<4x16xf32>
+}
+
+// Ops without a rule see replicated, local operands.
+func.func private @external(tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-LABEL: func.func @no_rule
+// CHECK: %[[R:.*]] = model.relu
+// CHECK-NEXT: %[[REP:.*]] = tp.redistribute %[[R]] : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[L:.*]] = tp.to_local %[[REP]] : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> tensor<4x16xf32>
+// CHECK-NEXT: %[[C:.*]] = call @external(%[[L]]) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT: return %[[C]] : tensor<4x16xf32>
+func.func @no_rule(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %r = model.relu %d : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+  %c = func.call @external(%r) : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// Composite modules: block arguments and results take the placements.
+// CHECK-LABEL: func.func @composite
+// CHECK: model.module "block"(%{{.*}}) : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>):
+// CHECK-NEXT: %[[S:.*]] = model.silu %[[A]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: model.yield %[[S]] : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+func.func @composite(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %y = model.module "block"(%d) : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32> {
+  ^bb0(%a: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>):
+    %s = model.silu %a : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+    model.yield %s : tensor<4x16xf32>
+  }
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Four ranks cannot split two heads: the reshape to heads replicates.
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+// CHECK-LABEL: func.func @heads_do_not_divide
+// CHECK: %[[Q:.*]] = model.linear "wq"
+// CHECK-SAME: -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>
+// CHECK-NEXT: %[[QR:.*]] = tp.redistribute %[[Q]] : !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.reshape %[[QR]] : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<2x4x2x4xf32, @mesh, [#tp.replicate]>
+func.func @heads_do_not_divide(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x4x2x4xf32> {
+  %dw = tp.distribute %w : tensor<8x8xf32> -> !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>
+  %q = model.linear "wq"(%x, %dw) : (tensor<2x4x8xf32>, !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>) -> tensor<2x4x8xf32>
+  %qh = model.reshape %q : (tensor<2x4x8xf32>) -> tensor<2x4x2x4xf32>
+  return %qh : tensor<2x4x2x4xf32>
+}
+
+// -----
+
+// A size-1 mesh axis never keeps a shard: nothing to split.
+tp.mesh @mesh(shape = 1x2) {axis_names = ["dp", "tp"]}
+// CHECK-LABEL: func.func @size_one_axis
+// CHECK: %[[D:.*]] = tp.distribute %{{.*}} -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>]>
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[D]] : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+// CHECK-NEXT: model.relu %[[R]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+func.func @size_one_axis(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>]>
+  %r = model.relu %d : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>]>) -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// Without a mesh nothing is distributed and nothing changes.
+// CHECK-LABEL: func.func @no_mesh
+// CHECK-NEXT: model.relu %{{.*}} : (tensor<4xf32>) -> tensor<4xf32>
+func.func @no_mesh(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = model.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
