@@ -87,7 +87,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["", "tok_embeddings"
 // The seed's pairwise styles still apply to composite modules, with a
 // deprecation warning.
 // expected-warning @below {{plan entry 'mlp': PairwiseParallel is deprecated; use ColwiseParallel and RowwiseParallel instead}}
-// expected-warning @below {{plan entry 'block': SequenceParallel is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead}}
+// expected-warning @below {{plan entry 'block': the seed's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead}}
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["mlp", "block"], styles = [#tp.pairwise_parallel<>, #tp.pairwise_sequence_parallel<>]>} {
   tp.mesh @mesh(shape = 2)
   // CHECK-LABEL: func.func @deprecated_pairwise
@@ -229,5 +229,5 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 // LEGACY-WARN-DAG: warning: plan entry 'net1': make_input_reshard_replicate is deprecated; specify input_layouts instead
 // LEGACY-WARN-DAG: warning: plan entry 'net2': make_output_shard_1d is deprecated; specify output_layouts instead
 // LEGACY-WARN-DAG: warning: plan entry 'mlp': PairwiseParallel is deprecated; use ColwiseParallel and RowwiseParallel instead
-// LEGACY-WARN-DAG: warning: plan entry 'block': SequenceParallel is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead
+// LEGACY-WARN-DAG: warning: plan entry 'block': the seed's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead
 // LEGACY-WARN-NOT: plan entry 'norm'

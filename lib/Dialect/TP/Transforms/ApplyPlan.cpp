@@ -56,8 +56,7 @@ bool mlir::tp::fnmatchToken(StringRef pattern, StringRef name) {
          fnmatchToken(pattern.drop_front(), name.drop_front());
 }
 
-/// Which module types each style supports (DESIGN 4.1).
-static bool styleSupports(Attribute style, Operation *op) {
+bool mlir::tp::styleSupportsModule(Attribute style, Operation *op) {
   if (isa<ColwiseAttr, RowwiseAttr>(style))
     return isa<model::LinearOp, model::EmbeddingOp>(op);
   if (isa<SequenceParallelAttr>(style))
@@ -108,7 +107,10 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
     if (cast<ParallelStyleAttrInterface>(style).isDeprecated(deprecatedBy))
       emitWarning(module.getLoc())
           << "plan entry '" << key << "': "
-          << cast<ParallelStyleAttrInterface>(style).getStyleName()
+          << (isa<PairwiseSequenceParallelAttr>(style)
+                  ? StringRef("the seed's SequenceParallel (the "
+                              "PairwiseParallel variant)")
+                  : cast<ParallelStyleAttrInterface>(style).getStyleName())
           << " is deprecated; use " << deprecatedBy << " instead";
     bool matched = false;
     for (auto [op, fqn] : modules) {
@@ -117,7 +119,7 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
           !matchesPrefix(keyTokens, fqnTokens, keyTokens.size()))
         continue;
       matched = true;
-      if (!styleSupports(style, op)) {
+      if (!styleSupportsModule(style, op)) {
         op->emitError() << cast<ParallelStyleAttrInterface>(style)
                                .getStyleName()
                         << " does not support module '" << fqn

@@ -32,7 +32,7 @@ public:
 
   LogicalResult lower(Operation *op, Attribute style) {
     // tp-apply-plan checks this too, but tp.style may be written by hand.
-    if (!supports(style, op))
+    if (!styleSupportsModule(style, op))
       return op->emitError()
              << cast<ParallelStyleAttrInterface>(style).getStyleName()
              << " does not support module '" << m::getModuleFQN(op)
@@ -92,16 +92,6 @@ public:
 
 private:
   /// The module types each style lowers (as tp-apply-plan's check).
-  static bool supports(Attribute style, Operation *op) {
-    if (isa<ColwiseAttr, RowwiseAttr>(style))
-      return isa<m::LinearOp, m::EmbeddingOp>(op);
-    if (isa<SequenceParallelAttr>(style))
-      return isa<m::LayerNormOp, m::RMSNormOp, m::DropoutOp>(op);
-    if (isa<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(style))
-      return isa<m::SubmoduleOp>(op);
-    return true;
-  }
-
   FlatSymbolRefAttr meshSym() {
     return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   }

@@ -52,6 +52,11 @@ FailureOr<PlanAttr> loadPlanFile(ModuleOp module, StringRef path);
 FailureOr<PlanAttr> parsePlan(ModuleOp module, StringRef text,
                               StringRef source);
 
+/// Whether `style` can be applied to the module op `op` (DESIGN 4.1: Colwise
+/// and Rowwise on linear/embedding, SequenceParallel on norms and dropout,
+/// the pairwise styles on composite modules, Prepare* on any module).
+bool styleSupportsModule(Attribute style, Operation *op);
+
 /// Attaches the styles of `plan` to the matching module ops of `module`.
 LogicalResult applyPlan(ModuleOp module, PlanAttr plan);
 
