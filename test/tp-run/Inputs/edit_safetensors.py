@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+# edit_safetensors.py - craft broken safetensors files for the tp-run tests.
+#
+# Rewrites a valid file with one tensor dropped or reshaped, or writes a file
+# whose header is cut short or claims more bytes than the file holds.
+"""Usage:
+  edit_safetensors.py drop IN NAME OUT       # OUT = IN without tensor NAME
+  edit_safetensors.py reshape IN NAME D0xD1 OUT  # same bytes, new shape
+  edit_safetensors.py truncate IN N OUT      # the first N bytes of IN
+  edit_safetensors.py biglen OUT             # header length > file size
+"""
+import json
+import struct
+import sys
+
+
+def read(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    return json.loads(data[8 : 8 + n]), data[8 + n :]
+
+
+def write(path, header, payload):
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + payload)
+
+
+def main(argv):
+    op = argv[1]
+    if op == "drop":
+        header, payload = read(argv[2])
+        entry = header.pop(argv[3])
+        begin, end = entry["data_offsets"]
+        # Close the gap so the remaining offsets stay contiguous.
+        for e in header.values():
+            if isinstance(e, dict) and "data_offsets" in e:
+                b, d = e["data_offsets"]
+                if b >= end:
+                    e["data_offsets"] = [b - (end - begin), d - (end - begin)]
+        write(argv[4], header, payload[:begin] + payload[end:])
+    elif op == "reshape":
+        header, payload = read(argv[2])
+        header[argv[3]]["shape"] = [int(d) for d in argv[4].split("x")]
+        write(argv[5], header, payload)
+    elif op == "truncate":
+        with open(argv[2], "rb") as f:
+            data = f.read(int(argv[3]))
+        with open(argv[4], "wb") as f:
+            f.write(data)
+    elif op == "biglen":
+        with open(argv[2], "wb") as f:
+            f.write(struct.pack("<Q", 1 << 20) + b'{"a":{}}')
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
