@@ -13,6 +13,12 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tp_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py"]
 
+# The mpi backend: `%mpirun -np 2 tp-run ...` (root and more ranks than cores
+# are fine in tests).
+if getattr(config, "tp_have_mpi", 0):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", config.tp_mpiexec + " --allow-run-as-root --oversubscribe"))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%examples", os.path.join(config.tp_src_root, "examples")))

@@ -319,14 +319,24 @@ private:
   /// The vocabulary size of the embedding that reads `ids`.
   int64_t vocabOf(Value ids) {
     int64_t vocab = -1;
-    for (Operation *user : ids.getUsers())
+    for (Operation *user : ids.getUsers()) {
+      // Through local chunks (a batch-sharded input) to the embeddings.
+      if (auto chunk = dyn_cast<mlir::tp::ChunkOp>(user)) {
+        int64_t v = vocabOf(chunk.getResult());
+        if (v > 0)
+          vocab = vocab < 0 ? v : std::min(vocab, v);
+        continue;
+      }
       if (auto emb = dyn_cast<m::EmbeddingOp>(user)) {
         Value w = emb.getWeight();
         if (auto chunk = w.getDefiningOp<mlir::tp::ChunkOp>())
           w = chunk.getInput();
         int64_t v = cast<RankedTensorType>(w.getType()).getDimSize(0);
+        if (auto full = emb->getAttrOfType<IntegerAttr>("tp.vocab_size"))
+          v = full.getInt();
         vocab = vocab < 0 ? v : std::min(vocab, v);
       }
+    }
     return vocab;
   }
 
@@ -688,7 +698,8 @@ Program Program::compile(func::FuncOp func) {
 
 std::vector<Tensor> Program::run(rt::Communicator &comm,
                                  const DataSource &data,
-                                 int64_t *measuredPeakBytes) const {
+                                 int64_t *measuredPeakBytes,
+                                 rt::CollectiveStats *stats) const {
   int64_t ranks = 1;
   for (int64_t d : impl->meshShape)
     ranks *= d;
@@ -743,6 +754,17 @@ std::vector<Tensor> Program::run(rt::Communicator &comm,
   }
   if (measuredPeakBytes)
     *measuredPeakBytes = peak;
+  if (stats) {
+    auto add = [&](const rt::CollectiveStats &s) {
+      for (auto &[k, v] : s.counts)
+        if (k != "split")
+          stats->counts[k] += v;
+      stats->bytes += s.bytes;
+    };
+    add(comm.stats());
+    for (auto &[axes, group] : f.groups)
+      add(group->stats());
+  }
   std::vector<Tensor> results;
   for (int s : impl->resultSlots)
     results.push_back(std::move(f.slots[s]));

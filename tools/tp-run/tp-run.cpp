@@ -11,6 +11,12 @@
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/ThreadCommunicator.h"
+#ifndef TP_HAVE_MPI
+#define TP_HAVE_MPI 0
+#endif
+#if TP_HAVE_MPI
+#include "tp/Runtime/MPICommunicator.h"
+#endif
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -27,7 +33,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <thread>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -78,6 +88,12 @@ static cl::opt<double> rtol("rtol",
 static cl::opt<bool> jsonOutput("json",
                                 cl::desc("Print one JSON object as summary"),
                                 cl::cat(category));
+static cl::opt<bool> checkCollectives(
+    "check-collectives",
+    cl::desc("mpi backend: before every collective, check that all ranks "
+             "make the same call (one small extra all-gather; default on, "
+             "=false to skip)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<int> timeoutSeconds(
     "timeout", cl::desc("Seconds a rank waits in a collective before "
                         "failing (default 30)"),
@@ -85,7 +101,25 @@ static cl::opt<int> timeoutSeconds(
 
 namespace {
 
+#if TP_HAVE_MPI
+/// Set once MPI is initialized (--backend mpi): errors then abort every rank.
+bool mpiActive = false;
+/// The world communicator of --backend mpi.
+rt::MPICommunicator *worldComm = nullptr;
+#endif
+
 [[noreturn]] void fail(const std::string &message) {
+#if TP_HAVE_MPI
+  // A failing rank must take the others down with it: they may be blocked in
+  // a collective that it will never call.
+  if (mpiActive) {
+    // One write, so that lines of several ranks do not interleave.
+    llvm::errs() << "tp-run: rank " +
+                        std::to_string(rt::MPIEnvironment::worldRank()) +
+                        " failed: " + message + "\n";
+    rt::MPIEnvironment::abort(1);
+  }
+#endif
   llvm::errs() << "tp-run: error: " << message << "\n";
   std::exit(1);
 }
@@ -105,6 +139,7 @@ func::FuncOp entryFunction(ModuleOp module) {
 struct RunResult {
   std::vector<std::vector<Tensor>> perRank;
   std::map<std::string, int64_t> collectives;
+  int64_t peakBytes = 0;
   double ms = 0;
 };
 
@@ -116,18 +151,156 @@ RunResult runThreads(const Program &program, int n, const DataSource &data) {
   rt::runRanks(
       n,
       [&](rt::Communicator &comm) {
-        std::vector<Tensor> out = program.run(comm, data);
+        int64_t peak = 0;
+        rt::CollectiveStats stats;
+        std::vector<Tensor> out = program.run(comm, data, &peak, &stats);
         std::lock_guard<std::mutex> lock(mutex);
+        result.peakBytes = std::max(result.peakBytes, peak);
         result.perRank[comm.rank()] = std::move(out);
         if (comm.rank() == 0)
-          for (auto &[k, v] : comm.stats().counts)
-            result.collectives[k] += v;
+          result.collectives = stats.counts;
       },
       std::chrono::seconds(timeoutSeconds));
   result.ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
   return result;
+}
+
+/// Where the rank count comes from, for errors: "--np N", or with --backend
+/// mpi "the number of MPI processes (N)".
+std::string ranksText() {
+#if TP_HAVE_MPI
+  if (worldComm)
+    return "the number of MPI processes (" + std::to_string(numRanks) + ")";
+#endif
+  return "--np " + std::to_string(numRanks);
+}
+
+#if TP_HAVE_MPI
+/// Test hook, honoured only by tp-run with --backend mpi: TP_TEST_FAIL_RANK=R
+/// makes rank R fail right after the ranks synchronized before the run (the
+/// others are then inside the program's first collectives), in the way
+/// TP_TEST_FAIL_MODE says: "throw" (default; an exception like any runtime
+/// error), "kill" (SIGKILL: a crashed process) or "hang" (sleeps, so that
+/// the peers' --timeout fires). Used by test/tp-run/mpi-faults.test.
+void testFailureHook(int rank) {
+  const char *failRank = std::getenv("TP_TEST_FAIL_RANK");
+  if (!failRank || std::atoi(failRank) != rank)
+    return;
+  const char *mode = std::getenv("TP_TEST_FAIL_MODE");
+  if (mode && !std::strcmp(mode, "kill"))
+    std::raise(SIGKILL);
+  if (mode && !std::strcmp(mode, "hang"))
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::hours(1));
+  throw std::runtime_error("TP_TEST_FAIL_RANK test hook");
+}
+
+/// Moves non-negative integers exactly through float collectives: three
+/// 21-bit digits each.
+constexpr size_t intFloats = 3;
+void putInt(std::vector<float> &v, int64_t x) {
+  for (size_t i = 0; i < intFloats; ++i)
+    v.push_back(static_cast<float>((x >> (21 * i)) & 0x1FFFFF));
+}
+int64_t getInt(const float *f) {
+  int64_t x = 0;
+  for (size_t i = 0; i < intFloats; ++i)
+    x |= static_cast<int64_t>(f[i]) << (21 * i);
+  return x;
+}
+
+/// Runs `program` as this process's rank of `world`. Every rank gets the
+/// slowest rank's time and the largest peak; rank 0 also gets every rank's
+/// results. The collective counts are this rank's, taken before tp-run's own
+/// gathering.
+RunResult runMPI(const Program &program, rt::MPICommunicator &world,
+                 const DataSource &data) {
+  int n = world.size(), me = world.rank();
+  world.barrier();
+  world.resetStats();
+  testFailureHook(me);
+  auto start = std::chrono::steady_clock::now();
+  int64_t peak = 0;
+  rt::CollectiveStats stats;
+  std::vector<Tensor> out = program.run(world, data, &peak, &stats);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  RunResult result;
+  result.collectives = stats.counts;
+
+  // One descriptor per rank: time, peak, then each result's rank and dims
+  // (results have the same rank everywhere; dims may differ when uneven).
+  std::vector<float> desc{static_cast<float>(ms)};
+  putInt(desc, peak);
+  for (const Tensor &t : out) {
+    desc.push_back(static_cast<float>(t.rank()));
+    for (int64_t d : t.shape())
+      putInt(desc, d);
+  }
+  size_t len = desc.size();
+  std::vector<float> descs(len * n);
+  world.allGather(desc.data(), len, descs.data());
+  std::vector<std::vector<std::vector<int64_t>>> shapes(n);
+  int64_t maxNumel = 0;
+  for (int r = 0; r < n; ++r) {
+    const float *d = descs.data() + r * len;
+    result.ms = std::max(result.ms, static_cast<double>(d[0]));
+    result.peakBytes = std::max(result.peakBytes, getInt(d + 1));
+    size_t pos = 1 + intFloats;
+    int64_t total = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      std::vector<int64_t> shape(static_cast<size_t>(d[pos++]));
+      for (int64_t &x : shape) {
+        x = getInt(d + pos);
+        pos += intFloats;
+      }
+      total += rt::shapeNumel(shape);
+      shapes[r].push_back(std::move(shape));
+    }
+    maxNumel = std::max(maxNumel, total);
+  }
+
+  // Every rank's results, flattened and padded to the longest.
+  std::vector<float> flat(maxNumel), gathered(maxNumel * n);
+  float *p = flat.data();
+  for (const Tensor &t : out) {
+    std::copy(t.data(), t.data() + t.numel(), p);
+    p += t.numel();
+  }
+  world.allGather(flat.data(), maxNumel, gathered.data());
+  if (me != 0)
+    return result;
+  result.perRank.resize(n);
+  for (int r = 0; r < n; ++r) {
+    const float *src = gathered.data() + r * maxNumel;
+    for (std::vector<int64_t> &shape : shapes[r]) {
+      Tensor t(std::move(shape));
+      std::copy(src, src + t.numel(), t.data());
+      src += t.numel();
+      result.perRank[r].push_back(std::move(t));
+    }
+  }
+  return result;
+}
+#endif
+
+/// With --backend mpi, rank 0 broadcasts its exit code so that every rank
+/// exits with the same one; otherwise returns \p code.
+int shareExitCode(int code) {
+  llvm::outs().flush();
+#if TP_HAVE_MPI
+  if (worldComm) {
+    // The wait for rank 0's local work (assembly, --verify) is unbounded.
+    worldComm->setTimeout(std::chrono::milliseconds(0));
+    float v = static_cast<float>(code);
+    worldComm->broadcast(&v, 1, 0);
+    code = static_cast<int>(v);
+  }
+#endif
+  return code;
 }
 
 } // namespace
@@ -138,13 +311,42 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "tp-run: run a tensor-parallel model on N "
                               "ranks\n");
-  if (backend != "threads")
-    fail("backend '" + backend +
-         "' is not available in this build (available: threads)");
+  const char *available = TP_HAVE_MPI ? "threads, mpi" : "threads";
+  if (backend != "threads" && (backend != "mpi" || !TP_HAVE_MPI))
+    fail("backend '" + backend + "' is not available in this build " +
+         "(available: " + available + ")");
   if (numRanks < 0)
     fail("--np must be positive");
   if (timeoutSeconds <= 0)
     fail("--timeout must be positive");
+
+  // --backend mpi: this process is one rank of MPI_COMM_WORLD. Every rank
+  // lowers the model (deterministically); rank 0 reports.
+#if TP_HAVE_MPI
+  std::unique_ptr<rt::MPIEnvironment> mpiEnv;
+  std::unique_ptr<rt::MPICommunicator> mpiWorld;
+  if (backend == "mpi") {
+    try {
+      mpiEnv = std::make_unique<rt::MPIEnvironment>(&argc, &argv);
+      mpiActive = true;
+      rt::MPIOptions options;
+      options.checkCollectives = checkCollectives;
+      options.timeout = std::chrono::seconds(timeoutSeconds);
+      mpiWorld = rt::MPICommunicator::world(options);
+      worldComm = mpiWorld.get();
+    } catch (const std::exception &e) {
+      fail(e.what());
+    }
+    if (numRanks > 0 && numRanks != mpiWorld->size())
+      fail("--np " + std::to_string(numRanks) + " does not match the " +
+           std::to_string(mpiWorld->size()) + " MPI processes (leave --np "
+           "out with --backend mpi)");
+    numRanks = mpiWorld->size();
+  }
+  bool isRoot = !mpiWorld || mpiWorld->rank() == 0;
+#else
+  bool isRoot = true;
+#endif
 
   DialectRegistry registry;
   mlir::tp::registerAllDialects(registry);
@@ -152,6 +354,12 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  // Every rank lowers the same model: only rank 0 prints warnings, every
+  // rank prints its errors.
+  if (!isRoot)
+    context.getDiagEngine().registerHandler([](Diagnostic &d) {
+      return success(d.getSeverity() != DiagnosticSeverity::Error);
+    });
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(modelFile, sourceMgr, &context);
   if (!module)
@@ -186,7 +394,7 @@ int main(int argc, char **argv) {
         fail("the plan's mesh is missing");
       if (numRanks > 0 && numRanks != mesh.getNumRanks()) {
         if (mesh.getRank() != 1)
-          fail("--np " + std::to_string(numRanks) + " does not match the " +
+          fail(ranksText() + " does not match the " +
                std::to_string(mesh.getRank()) + "-D mesh of " +
                std::to_string(mesh.getNumRanks()) + " ranks");
         mesh.setShape({(int64_t)numRanks});
@@ -214,14 +422,14 @@ int main(int argc, char **argv) {
     for (int64_t d : program.meshShape())
       n *= d;
     if (partitioned && numRanks > 0 && numRanks != n)
-      fail("--np " + std::to_string(numRanks) + " does not match the " +
+      fail(ranksText() + " does not match the " +
            "program's mesh of " + std::to_string(n) + " ranks");
     DataSource data;
     data.seed = seed;
     data.weightsFile = weights;
     data.inputsFile = inputs;
 
-    if (!saveWeights.empty()) {
+    if (isRoot && !saveWeights.empty()) {
       std::vector<Tensor> tensors;
       std::vector<std::pair<std::string, const Tensor *>> named;
       for (const auto &p : program.params())
@@ -230,7 +438,7 @@ int main(int argc, char **argv) {
         named.push_back({program.params()[i].name, &tensors[i]});
       rt::writeSafetensors(saveWeights, named);
     }
-    if (!saveInputs.empty()) {
+    if (isRoot && !saveInputs.empty()) {
       std::vector<Tensor> tensors;
       std::vector<std::pair<std::string, const Tensor *>> named;
       for (const auto &in : program.inputs())
@@ -240,7 +448,17 @@ int main(int argc, char **argv) {
       rt::writeSafetensors(saveInputs, named);
     }
 
+#if TP_HAVE_MPI
+    if (mpiWorld && n != mpiWorld->size())
+      fail("the program's mesh has " + std::to_string(n) + " ranks but " +
+           std::to_string(mpiWorld->size()) + " MPI processes run it");
+    RunResult run = mpiWorld ? runMPI(program, *mpiWorld, data)
+                             : runThreads(program, n, data);
+#else
     RunResult run = runThreads(program, n, data);
+#endif
+    if (!isRoot)
+      return shareExitCode(0);
     std::vector<Tensor> outputs;
     for (size_t i = 0; i < program.results().size(); ++i) {
       std::vector<Tensor> perRank;
@@ -295,7 +513,7 @@ int main(int argc, char **argv) {
                            {"backend", backend},
                            {"verified", verified},
                            {"collectives", std::move(coll)},
-                           {"peak_bytes_per_rank", program.peakBytes()},
+                           {"peak_bytes_per_rank", run.peakBytes},
                            {"time_ms", run.ms}};
       if (verify) {
         o["max_abs_error"] = maxAbs;
@@ -309,7 +527,7 @@ int main(int argc, char **argv) {
     } else {
       llvm::outs() << "tp-run: " << n << " rank(s), mesh " << meshStr
                    << ", backend " << backend << ", " << program.size()
-                   << " instructions, peak " << program.peakBytes()
+                   << " instructions, peak " << run.peakBytes
                    << " bytes/rank, " << llvm::format("%.2f", run.ms)
                    << " ms\n";
       llvm::outs() << "collectives per rank:";
@@ -328,8 +546,9 @@ int main(int argc, char **argv) {
       llvm::errs() << "tp-run: error: verification failed: max relative "
                       "error "
                    << maxRel << " exceeds " << rtol << "\n";
-      return 1;
+      return shareExitCode(1);
     }
+    return shareExitCode(0);
   } catch (const std::exception &e) {
     fail(e.what());
   }

@@ -83,9 +83,12 @@ public:
 
   /// Runs the program as rank `comm.rank()` of a mesh of `meshShape`
   /// (row-major rank numbering). Returns this rank's local results and, if
-  /// asked, the peak bytes of live tensors this rank held.
+  /// asked, the peak bytes of live tensors this rank held and the program's
+  /// collectives on this rank (on `comm` and on the per-axis
+  /// sub-communicators it splits off; the splits themselves not counted).
   std::vector<Tensor> run(runtime::Communicator &comm, const DataSource &data,
-                          int64_t *measuredPeakBytes = nullptr) const;
+                          int64_t *measuredPeakBytes = nullptr,
+                          runtime::CollectiveStats *stats = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
   const std::vector<ParamInfo> &params() const;
