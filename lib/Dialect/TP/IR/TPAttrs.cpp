@@ -269,8 +269,12 @@ LogicalResult PairwiseSequenceParallelAttr::verify(
 //===----------------------------------------------------------------------===//
 
 LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                               FlatSymbolRefAttr, StringAttr, ArrayAttr keys,
-                               ArrayAttr styles) {
+                               FlatSymbolRefAttr, StringAttr tpAxis,
+                               ArrayAttr keys, ArrayAttr styles,
+                               StringAttr dpAxis) {
+  if (dpAxis && tpAxis && dpAxis == tpAxis)
+    return emitError() << "plan dp_axis and tp_axis are both '"
+                       << dpAxis.getValue() << "'";
   if (keys.size() != styles.size())
     return emitError() << "plan has " << keys.size() << " keys but "
                        << styles.size() << " styles";

@@ -96,6 +96,18 @@ private:
     return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   }
 
+  /// ensurePlacements, marking the op it creates (if any) with the TP axis:
+  /// a style only decides that axis, so tp-propagate keeps whatever the
+  /// value has on the other axes (e.g. a batch shard on a data-parallel
+  /// axis).
+  Value place(OpBuilder &b, Location loc, Value v,
+              ArrayRef<Attribute> placements, StringRef fqn) {
+    Value out = ensurePlacements(b, loc, v, meshSym(), placements, fqn);
+    if (out != v)
+      out.getDefiningOp()->setAttr(kTPAxisAttr, b.getI64IntegerAttr(tpAxis));
+    return out;
+  }
+
   /// Placements that are `p` on the TP axis and Replicate elsewhere.
   SmallVector<Attribute> onTPAxis(Attribute p) {
     SmallVector<Attribute> result(mesh.getRank(),
@@ -122,8 +134,8 @@ private:
   /// Lays `v` out as declared, then as desired.
   Value prepare(OpBuilder &b, Location loc, Value v, Attribute declared,
                 Attribute desired, StringRef fqn) {
-    Value d = ensurePlacements(b, loc, v, meshSym(), onTPAxis(declared), fqn);
-    return ensurePlacements(b, loc, d, meshSym(), onTPAxis(desired), fqn);
+    Value d = place(b, loc, v, onTPAxis(declared), fqn);
+    return place(b, loc, d, onTPAxis(desired), fqn);
   }
 
   /// Gives `result` its natural placement and redistributes it to `wanted`
@@ -140,8 +152,7 @@ private:
     OpBuilder b(result.getContext());
     b.setInsertionPointAfterValue(result);
     return replaceUses(result, [&] {
-      return ensurePlacements(b, result.getLoc(), result, meshSym(),
-                              onTPAxis(wanted), fqn);
+      return place(b, result.getLoc(), result, onTPAxis(wanted), fqn);
     });
   }
 
@@ -157,9 +168,7 @@ private:
     // Linear: weight [out, in] and bias on dim 0; embedding: weight dim 1.
     int64_t weightDim = isa<m::EmbeddingOp>(op) ? 1 : 0;
     for (unsigned i = 1; i < op->getNumOperands(); ++i)
-      op->setOperand(i, ensurePlacements(
-                            b, op->getLoc(), op->getOperand(i), meshSym(),
-                            onTPAxis(ShardAttr::get(ctx, i == 1 ? weightDim
+      op->setOperand(i, place(b, op->getLoc(), op->getOperand(i), onTPAxis(ShardAttr::get(ctx, i == 1 ? weightDim
                                                                 : 0)),
                             fqn));
     finishOutput(op->getResult(0), ShardAttr::get(ctx, -1),
@@ -180,8 +189,7 @@ private:
       emb.getIdsMutable().set(prepare(b, op->getLoc(), emb.getIds(),
                                       orDefault(inputLayout, rep), rep, fqn));
       emb.getWeightMutable().set(
-          ensurePlacements(b, op->getLoc(), emb.getWeight(), meshSym(),
-                           onTPAxis(ShardAttr::get(ctx, 0)), fqn));
+          place(b, op->getLoc(), emb.getWeight(), onTPAxis(ShardAttr::get(ctx, 0)), fqn));
       finishOutput(emb.getResult(), PartialAttr::get(ctx, ReductionKind::Sum),
                    orDefault(outputLayout, rep), fqn);
       return success();
@@ -192,8 +200,7 @@ private:
     Attribute shardLast = ShardAttr::get(ctx, -1);
     Value x = prepare(b, op->getLoc(), linear.getInput(),
                       orDefault(inputLayout, shardLast), shardLast, fqn);
-    Value w = ensurePlacements(b, op->getLoc(), linear.getWeight(), meshSym(),
-                               onTPAxis(ShardAttr::get(ctx, 1)), fqn);
+    Value w = place(b, op->getLoc(), linear.getWeight(), onTPAxis(ShardAttr::get(ctx, 1)), fqn);
     // The bias is added once, after the reduction: split it off.
     Value bias = linear.getBias();
     auto bare = m::LinearOp::create(b, op->getLoc(),
@@ -401,6 +408,32 @@ private:
 
 } // namespace
 
+/// Data parallelism: every model input is sharded on its first (batch) dim
+/// over `dpAxis`.
+static void shardInputsOnBatch(ModuleOp module, MeshOp mesh, int64_t dpAxis) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<Attribute> placements(mesh.getRank(), ReplicateAttr::get(ctx));
+  placements[dpAxis] = ShardAttr::get(ctx, 0);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    for (BlockArgument arg : func.getArguments()) {
+      if (cast<RankedTensorType>(arg.getType()).getRank() == 0)
+        continue;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : arg.getUses())
+        uses.push_back(&use);
+      Value sharded =
+          ensurePlacements(b, arg.getLoc(), arg,
+                           FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+                           placements);
+      for (OpOperand *use : uses)
+        use->set(sharded);
+    }
+  }
+}
+
 LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   auto plan = module->getAttrOfType<PlanAttr>("tp.plan");
   SmallVector<std::pair<Operation *, Attribute>> styled;
@@ -427,6 +460,14 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
     return module.emitError() << "the plan's mesh @" << mesh.getSymName()
                               << " has " << mesh.getRank()
                               << " axes but the plan names no tp_axis";
+  }
+  if (StringAttr dp = plan.getDpAxis()) {
+    int64_t dpAxis = mesh.getAxisIndex(dp.getValue());
+    if (dpAxis < 0)
+      return module.emitError() << "plan dp_axis '" << dp.getValue()
+                                << "' is not an axis of mesh @"
+                                << mesh.getSymName();
+    shardInputsOnBatch(module, mesh, dpAxis);
   }
   StyleLowering lowering(mesh, tpAxis);
   for (auto [op, style] : styled) {

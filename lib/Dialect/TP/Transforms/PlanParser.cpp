@@ -453,9 +453,10 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     return failure();
   }
   for (auto &kv : *root)
-    if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis") {
+    if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis" &&
+        kv.first != "dp_axis") {
       fail() << "unknown top-level key '" << StringRef(kv.first)
-             << "' (expected mesh, plan, tp_axis)";
+             << "' (expected mesh, plan, tp_axis, dp_axis)";
       return failure();
     }
 
@@ -521,6 +522,21 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     return failure();
   }
 
+  // Data-parallel axis: model inputs are sharded on their batch dim over it.
+  StringAttr dpAxis;
+  if (const llvm::json::Value *axis = root->get("dp_axis")) {
+    auto s = axis->getAsString();
+    if (!s || llvm::find(names, *s) == names.end()) {
+      fail() << "dp_axis must name an axis of the mesh";
+      return failure();
+    }
+    if (tpAxis && tpAxis.getValue() == *s) {
+      fail() << "dp_axis and tp_axis must be different mesh axes";
+      return failure();
+    }
+    dpAxis = StringAttr::get(ctx, *s);
+  }
+
   // Create (or check) the mesh op.
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   StringRef meshName = "mesh";
@@ -570,7 +586,8 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     styles.push_back(*style);
   }
   return PlanAttr::get(ctx, FlatSymbolRefAttr::get(ctx, meshName), tpAxis,
-                       ArrayAttr::get(ctx, keys), ArrayAttr::get(ctx, styles));
+                       ArrayAttr::get(ctx, keys), ArrayAttr::get(ctx, styles),
+                       dpAxis);
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {

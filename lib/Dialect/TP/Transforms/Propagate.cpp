@@ -289,6 +289,22 @@ private:
     return success();
   }
 
+  /// The placements a style's distribute/redistribute should produce: what
+  /// it says on the TP axis it decided, and the input's placements on the
+  /// other axes. Ops not made by a style produce exactly what they say.
+  SmallVector<Attribute> styleTarget(Operation *op, Value input,
+                                     ArrayRef<Attribute> declared) {
+    SmallVector<Attribute> target(declared);
+    auto axis = op->getAttrOfType<IntegerAttr>(kTPAxisAttr);
+    if (!axis)
+      return target;
+    SmallVector<Attribute> actual = getPlacements(input, mesh.getRank());
+    for (int64_t a = 0; a < mesh.getRank(); ++a)
+      if (a != axis.getInt())
+        target[a] = actual[a];
+    return target;
+  }
+
   static bool hasDTensorOperand(Operation *op) {
     return llvm::any_of(op->getOperandTypes(),
                         [](Type t) { return isa<DTensorType>(t); });
@@ -313,10 +329,30 @@ private:
       OpBuilder b(op);
       Value v = ensurePlacements(
           b, op->getLoc(), dist.getInput(), meshSym(),
-          dist.getResult().getType().getPlacements(),
+          styleTarget(op, dist.getInput(),
+                      dist.getResult().getType().getPlacements()),
           dist.getModule() ? *dist.getModule() : StringRef());
+      if (v != dist.getInput())
+        v.getDefiningOp()->setAttrs(op->getDiscardableAttrDictionary());
       dist.getResult().replaceAllUsesWith(v);
       op->erase();
+      return success();
+    }
+    if (auto redist = dyn_cast<RedistributeOp>(op)) {
+      // A style decided only its TP axis: follow the input elsewhere.
+      if (!op->hasAttr(kTPAxisAttr))
+        return success();
+      auto in = redist.getInput().getType();
+      SmallVector<Attribute> target = styleTarget(
+          op, redist.getInput(), redist.getResult().getType().getPlacements());
+      if (in.getPlacements() == ArrayRef<Attribute>(target)) {
+        redist.getResult().replaceAllUsesWith(redist.getInput());
+        op->erase();
+        return success();
+      }
+      redist.getResult().setType(DTensorType::get(
+          op->getContext(), in.getShape(), in.getElementType(), in.getMesh(),
+          target));
       return success();
     }
     if (isa<RedistributeOp, FromLocalOp, ToLocalOp, func::ReturnOp,
@@ -455,6 +491,8 @@ LogicalResult mlir::tp::propagatePlacements(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() && failed(propagator.run(func)))
       return failure();
+  // The style markers are spent once every placement is known.
+  module.walk([](Operation *op) { op->removeAttr(kTPAxisAttr); });
   return success();
 }
 

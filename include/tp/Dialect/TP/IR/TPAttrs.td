@@ -198,7 +198,9 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     The inline form of a plan file. `keys` are fnmatch patterns over dotted
     FQNs (matched token by token), `styles` the style attribute for each key,
     applied in order. `mesh` names the `tp.mesh` and `tp_axis` the mesh axis
-    the styles act on (required on N-D meshes).
+    the styles act on (required on N-D meshes); `dp_axis`, if set, names a
+    data-parallel mesh axis over which every model input is sharded on its
+    first (batch) dim.
 
     ```mlir
     module attributes {tp.plan = #tp.plan<mesh = @mesh,
@@ -210,9 +212,17 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     "::mlir::FlatSymbolRefAttr":$mesh,
     OptionalParameter<"::mlir::StringAttr">:$tp_axis,
     "::mlir::ArrayAttr":$keys,
-    "::mlir::ArrayAttr":$styles);
+    "::mlir::ArrayAttr":$styles,
+    OptionalParameter<"::mlir::StringAttr">:$dp_axis);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "::mlir::FlatSymbolRefAttr":$mesh,
+                     "::mlir::StringAttr":$tp_axis, "::mlir::ArrayAttr":$keys,
+                     "::mlir::ArrayAttr":$styles), [{
+      return $_get($_ctxt, mesh, tp_axis, keys, styles, ::mlir::StringAttr());
+    }]>
+  ];
 }
 
 #endif // TP_DIALECT_TP_IR_TPATTRS_TD

@@ -80,6 +80,11 @@ Value ensurePlacements(OpBuilder &builder, Location loc, Value value,
                        FlatSymbolRefAttr mesh, ArrayRef<Attribute> placements,
                        StringRef module = "");
 
+/// Marks a tp.distribute/tp.redistribute made by a style: only this mesh
+/// axis (an i64) was decided; tp-propagate keeps the value's placements on
+/// the others.
+constexpr llvm::StringLiteral kTPAxisAttr = "tp.tp_axis";
+
 /// The placements of `value`: its dtensor placements, or all Replicate for a
 /// plain tensor.
 SmallVector<Attribute> getPlacements(Value value, int64_t meshRank);
