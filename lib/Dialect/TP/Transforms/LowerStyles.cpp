@@ -37,6 +37,8 @@ public:
              << cast<ParallelStyleAttrInterface>(style).getStyleName()
              << " does not support module '" << m::getModuleFQN(op)
              << "' of type " << m::getModuleTypeName(op);
+    if (failed(validateLayouts(op, style)))
+      return failure();
     return llvm::TypeSwitch<Attribute, LogicalResult>(style)
         .Case([&](ColwiseAttr s) {
           return lowerColwise(op, s.getInputLayouts(), s.getOutputLayouts());
@@ -268,6 +270,123 @@ private:
     if (failed(lowerColwise(linears[0], nullptr, nullptr)))
       return failure();
     return lowerRowwise(linears[1], ShardAttr::get(ctx, -1), outputLayout);
+  }
+
+  /// Ranks of a module's inputs and outputs (a function's arguments and
+  /// results for the root module; a leaf's first operand and its result).
+  static SmallVector<int64_t> ioRanks(Operation *op, bool inputs) {
+    SmallVector<int64_t> ranks;
+    auto rankOf = [](Type t) {
+      return (int64_t)getTensorLikeShape(t).size();
+    };
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      for (Type t : inputs ? func.getArgumentTypes() : func.getResultTypes())
+        ranks.push_back(rankOf(t));
+    } else if (isa<m::SubmoduleOp>(op)) {
+      if (inputs)
+        for (Type t : op->getOperandTypes())
+          ranks.push_back(rankOf(t));
+      else
+        for (Type t : op->getResultTypes())
+          ranks.push_back(rankOf(t));
+    } else {
+      ranks.push_back(rankOf(inputs ? op->getOperand(0).getType()
+                                    : op->getResult(0).getType()));
+    }
+    return ranks;
+  }
+
+  /// Rejects layouts PyTorch would reject or that cannot be applied: a
+  /// shard dim out of range for the tensor it applies to, and a Partial
+  /// target requested by the user (DTensor cannot redistribute to Partial;
+  /// only a Rowwise output, which is naturally Partial, may stay Partial).
+  LogicalResult validateLayouts(Operation *op, Attribute style) {
+    StringRef styleName = cast<ParallelStyleAttrInterface>(style).getStyleName();
+    StringRef fqn = m::getModuleFQN(op);
+    SmallVector<int64_t> inRanks = ioRanks(op, true);
+    SmallVector<int64_t> outRanks = ioRanks(op, false);
+    auto check = [&](Attribute layouts, StringRef arg, bool isInput,
+                     bool target, bool partialAllowed) -> LogicalResult {
+      if (!layouts)
+        return success();
+      SmallVector<Attribute> entries;
+      if (auto array = dyn_cast<ArrayAttr>(layouts))
+        entries.append(array.begin(), array.end());
+      else
+        entries.push_back(layouts);
+      ArrayRef<int64_t> ranks = isInput ? inRanks : outRanks;
+      for (auto [i, p] : llvm::enumerate(entries)) {
+        if (i >= ranks.size())
+          break; // Count mismatches are reported by the lowering.
+        if (auto shard = dyn_cast<ShardAttr>(p)) {
+          int64_t r = ranks[i];
+          if (shard.getDim() < -r || shard.getDim() >= r)
+            return op->emitError()
+                   << styleName << " on '" << fqn << "': " << arg << " "
+                   << shard.toTorchString() << " is out of range for "
+                   << (isInput ? "input " : "output ") << i << " of rank "
+                   << r;
+        }
+        if (auto partial = dyn_cast<PartialAttr>(p); partial && target &&
+                                                      !partialAllowed)
+          return op->emitError()
+                 << styleName << " on '" << fqn << "': " << arg << " "
+                 << partial.toTorchString()
+                 << " requests a Partial layout, which cannot be "
+                    "redistributed to (DTensor only produces Partial)";
+        if (auto partial = dyn_cast<PartialAttr>(p); partial && !target)
+          return op->emitError()
+                 << styleName << " on '" << fqn << "': " << arg << " "
+                 << partial.toTorchString()
+                 << " declares a Partial input, which tp does not support";
+      }
+      return success();
+    };
+    return llvm::TypeSwitch<Attribute, LogicalResult>(style)
+        .Case<ColwiseAttr, PairwiseParallelAttr,
+              PairwiseSequenceParallelAttr>([&](auto s) {
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
+                           false)))
+            return failure();
+          return check(s.getOutputLayouts(), "output_layouts", false, true,
+                       false);
+        })
+        .Case([&](RowwiseAttr s) {
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
+                           false)))
+            return failure();
+          return check(s.getOutputLayouts(), "output_layouts", false, true,
+                       isa_and_nonnull<PartialAttr>(s.getOutputLayouts()) &&
+                           cast<PartialAttr>(s.getOutputLayouts()).getKind() ==
+                               ReductionKind::Sum);
+        })
+        .Case([&](SequenceParallelAttr) { return success(); })
+        .Case([&](PrepareModuleInputAttr s) {
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
+                           false)))
+            return failure();
+          return check(s.getDesiredInputLayouts(), "desired_input_layouts",
+                       true, true, false);
+        })
+        .Case([&](PrepareModuleOutputAttr s) {
+          if (failed(check(s.getOutputLayouts(), "output_layouts", false,
+                           false, false)))
+            return failure();
+          return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
+                       false, true, false);
+        })
+        .Case([&](PrepareModuleInputOutputAttr s) {
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
+                           false)) ||
+              failed(check(s.getDesiredInputLayouts(),
+                           "desired_input_layouts", true, true, false)) ||
+              failed(check(s.getOutputLayouts(), "output_layouts", false,
+                           false, false)))
+            return failure();
+          return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
+                       false, true, false);
+        })
+        .Default([](Attribute) { return success(); });
   }
 
   /// The inputs of a module op: a composite's operands, a leaf's first one.
