@@ -327,6 +327,21 @@ private:
           vocab = vocab < 0 ? v : std::min(vocab, v);
         continue;
       }
+      // Loss targets: ids range over the classes.
+      if (auto t = dyn_cast<m::TargetLogitOp>(user)) {
+        int64_t v = cast<RankedTensorType>(t.getLogits().getType())
+                        .getDimSize(1);
+        if (auto full = t->getAttrOfType<IntegerAttr>("tp.num_classes"))
+          v = full.getInt();
+        vocab = vocab < 0 ? v : std::min(vocab, v);
+        continue;
+      }
+      if (auto ce = dyn_cast<m::CrossEntropyOp>(user)) {
+        int64_t v = cast<RankedTensorType>(ce.getLogits().getType())
+                        .getDimSize(1);
+        vocab = vocab < 0 ? v : std::min(vocab, v);
+        continue;
+      }
       if (auto emb = dyn_cast<m::EmbeddingOp>(user)) {
         Value w = emb.getWeight();
         if (auto chunk = w.getDefiningOp<mlir::tp::ChunkOp>())
@@ -558,6 +573,51 @@ private:
             for (int64_t i = 0; i < n; ++i)
               v[i] = (float)i;
             return Tensor::fromData({n}, std::move(v));
+          });
+        })
+        .Case([&](m::SubOp) {
+          unary(op, in, [in](Frame &f) {
+            return rt::sub(f.slots[in[0]], f.slots[in[1]]);
+          });
+        })
+        .Case([&](m::ExpOp) {
+          unary(op, in, [in](Frame &f) { return rt::exp(f.slots[in[0]]); });
+        })
+        .Case([&](m::LogOp) {
+          unary(op, in, [in](Frame &f) { return rt::log(f.slots[in[0]]); });
+        })
+        .Case([&](m::ReduceMaxOp r) {
+          int64_t dim = r.getDim();
+          unary(op, in, [in, dim](Frame &f) {
+            return rt::reduceMax(f.slots[in[0]], dim);
+          });
+        })
+        .Case([&](m::ReduceSumOp r) {
+          int64_t dim = r.getDim();
+          unary(op, in, [in, dim](Frame &f) {
+            return rt::reduceSum(f.slots[in[0]], dim);
+          });
+        })
+        .Case([&](m::MeanOp) {
+          unary(op, in, [in](Frame &f) { return rt::mean(f.slots[in[0]]); });
+        })
+        .Case([&](m::TargetLogitOp t) {
+          auto axesAttr = t->getAttrOfType<DenseI64ArrayAttr>("tp.class_shard");
+          auto numAttr = t->getAttrOfType<IntegerAttr>("tp.num_classes");
+          std::vector<int64_t> axes;
+          int64_t classes = 0;
+          if (axesAttr && numAttr) {
+            axes.assign(axesAttr.asArrayRef().begin(),
+                        axesAttr.asArrayRef().end());
+            classes = numAttr.getInt();
+          }
+          unary(op, in, [&P, in, axes, classes](Frame &f) {
+            int64_t offset = 0;
+            if (!axes.empty())
+              offset = rt::chunkOf(classes, P.groupSize(axes),
+                                   P.groupIndex(f.coords, axes))
+                           .offset;
+            return rt::targetLogit(f.slots[in[0]], f.slots[in[1]], offset);
           });
         })
         .Case([&](m::CrossEntropyOp) {

@@ -159,6 +159,8 @@ struct TransformerConfig {
       batch, seqLen;
   double normEps, ropeTheta;
   bool weightTying;
+  /// Also take `targets` and return the mean cross entropy of the logits.
+  bool loss = false;
   int64_t headDim() const { return dim / nHeads; }
 };
 
@@ -206,7 +208,7 @@ static std::optional<TransformerConfig> readTransformer(ConfigReader &r,
   SmallVector<StringRef> known = {
       "arch",       "dim",          "n_layers",    "n_heads", "n_kv_heads",
       "vocab_size", "hidden_dim",   "max_seq_len", "batch",   "seq_len",
-      "norm_eps",   "weight_tying", "dtype"};
+      "norm_eps",   "weight_tying", "dtype",       "loss"};
   if (llama)
     known.push_back("rope_theta");
   r.checkKeys(llama ? "llama" : "transformer", known);
@@ -224,6 +226,7 @@ static std::optional<TransformerConfig> readTransformer(ConfigReader &r,
   c.normEps = r.positive("norm_eps", 1e-5);
   c.ropeTheta = llama ? r.positive("rope_theta", 10000.0) : 10000.0;
   c.weightTying = r.flag("weight_tying", false);
+  c.loss = r.flag("loss", false);
   readDtype(r);
   if (!r.ok())
     return std::nullopt;
@@ -356,6 +359,29 @@ public:
     return sub.getOutputs()[0];
   }
 
+  /// Adds `func.func @forward(%tokens, %targets) -> loss`: `body` computes
+  /// the logits `[B, S, V]` from the tokens; the loss is the mean cross
+  /// entropy of the logits, flattened to `[B*S, V]`, against `targets`.
+  func::FuncOp forwardWithLoss(ModuleOp module, RankedTensorType tokens,
+                               int64_t vocab, function_ref<Value(Value)> body) {
+    b.setInsertionPointToEnd(module.getBody());
+    int64_t rows = tokens.getNumElements();
+    auto targets = RankedTensorType::get({rows}, i64);
+    auto lossType = RankedTensorType::get({}, b.getF32Type());
+    auto fn = func::FuncOp::create(
+        b, loc, "forward", b.getFunctionType({tokens, targets}, {lossType}));
+    fn.setArgAttr(0, "model.name", b.getStringAttr("tokens"));
+    fn.setArgAttr(1, "model.name", b.getStringAttr("targets"));
+    Block *entry = fn.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    Value logits = body(entry->getArgument(0));
+    Value flat = model::ReshapeOp::create(b, loc, tensor({rows, vocab}), logits);
+    Value loss = model::CrossEntropyOp::create(b, loc, lossType, flat,
+                                               entry->getArgument(1));
+    func::ReturnOp::create(b, loc, loss);
+    return fn;
+  }
+
   /// Adds `func.func @forward(%arg: argType {model.name = argName})` to
   /// `module`, its body built by `body`, and returns it.
   func::FuncOp forward(ModuleOp module, RankedTensorType argType,
@@ -453,7 +479,7 @@ static void buildTransformer(ModelBuilder &m, ModuleOp module,
                              const TransformerConfig &c) {
   auto tokens = RankedTensorType::get({c.batch, c.seqLen}, m.i64);
   auto logits = m.tensor({c.batch, c.seqLen, c.vocabSize});
-  m.forward(module, tokens, "tokens", logits, [&](Value ids) {
+  auto body = [&](Value ids) {
     // Created at function scope so that a tied `output` can use it too.
     Value embW = m.param("tok_embeddings.weight", {c.vocabSize, c.dim});
     Value h = m.embedding("tok_embeddings", ids, embW);
@@ -471,7 +497,11 @@ static void buildTransformer(ModelBuilder &m, ModuleOp module,
     h = buildNorm(m, c, "norm", h);
     return m.linear("output", h, c.vocabSize, /*bias=*/false,
                     c.weightTying ? embW : Value());
-  });
+  };
+  if (c.loss)
+    m.forwardWithLoss(module, tokens, c.vocabSize, body);
+  else
+    m.forward(module, tokens, "tokens", logits, body);
 }
 
 /// Parses `text` and builds its model into `module`; returns the error

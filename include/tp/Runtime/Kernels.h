@@ -141,6 +141,22 @@ Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
 /// the mean is over the others (NaN if none). Returns a rank-0 tensor.
 Tensor crossEntropy(const Tensor &logits, const Tensor &targets);
 
+/// Maximum / sum along `dim`, kept with size 1 (keepdim=True).
+Tensor reduceMax(const Tensor &x, int64_t dim);
+Tensor reduceSum(const Tensor &x, int64_t dim);
+
+/// Element-wise natural logarithm.
+Tensor log(const Tensor &x);
+
+/// Mean of all elements, as a rank-0 tensor.
+Tensor mean(const Tensor &x);
+
+/// `logits[i, targets[i] - classOffset]` as `[N, 1]`, for logits holding the
+/// classes `[classOffset, classOffset + C)`; rows whose target lies outside
+/// give zero (the class-parallel cross entropy sums the shards).
+Tensor targetLogit(const Tensor &logits, const Tensor &targets,
+                   int64_t classOffset = 0);
+
 } // namespace runtime
 } // namespace tp
 

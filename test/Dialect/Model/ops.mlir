@@ -138,3 +138,24 @@ func.func @dynamic_local(%x: tensor<4x8xf32>, %w: tensor<?x8xf32>) -> tensor<4x?
   %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<?x8xf32>) -> tensor<4x?xf32>
   return %y : tensor<4x?xf32>
 }
+
+// The pieces of the class-parallel cross entropy (loss_parallel).
+// CHECK-LABEL: func.func @loss_pieces
+func.func @loss_pieces(%l: tensor<4x8xf32>, %t: tensor<4xi64>) -> tensor<f32> {
+  // CHECK: model.reduce_max %{{.*}} {dim = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  %m = model.reduce_max %l {dim = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  // CHECK: model.sub
+  %s = model.sub %l, %m : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  // CHECK: model.exp
+  %e = model.exp %s : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.reduce_sum %{{.*}} {dim = -1 : i64}
+  %z = model.reduce_sum %e {dim = -1 : i64} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  // CHECK: model.log
+  %lz = model.log %z : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  // CHECK: model.target_logit
+  %tl = model.target_logit %s, %t : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x1xf32>
+  %d = model.sub %lz, %tl : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  // CHECK: model.mean %{{.*}} : (tensor<4x1xf32>) -> tensor<f32>
+  %loss = model.mean %d : (tensor<4x1xf32>) -> tensor<f32>
+  return %loss : tensor<f32>
+}

@@ -209,6 +209,8 @@ static LogicalResult verifyUnary(Operation *op) {
 LogicalResult ReluOp::verify() { return verifyUnary(*this); }
 LogicalResult GeluOp::verify() { return verifyUnary(*this); }
 LogicalResult SiluOp::verify() { return verifyUnary(*this); }
+LogicalResult ExpOp::verify() { return verifyUnary(*this); }
+LogicalResult LogOp::verify() { return verifyUnary(*this); }
 
 static LogicalResult verifyBroadcast(Operation *op) {
   auto a = shapeOf(op->getOperand(0)), b = shapeOf(op->getOperand(1));
@@ -227,6 +229,38 @@ static LogicalResult verifyBroadcast(Operation *op) {
 
 LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
+LogicalResult SubOp::verify() { return verifyBroadcast(*this); }
+
+static LogicalResult verifyReduce(Operation *op, int64_t dim) {
+  auto in = shapeOf(op->getOperand(0));
+  int64_t rank = in.size();
+  if (dim < -rank || dim >= rank)
+    return op->emitOpError() << "dim " << dim << " is out of range for rank "
+                             << rank;
+  SmallVector<int64_t> out(in);
+  out[dim < 0 ? dim + rank : dim] = 1;
+  return expectShape(op, "result", shapeOf(op->getResult(0)), out);
+}
+
+LogicalResult ReduceMaxOp::verify() {
+  return verifyReduce(*this, (int64_t)getDim());
+}
+LogicalResult ReduceSumOp::verify() {
+  return verifyReduce(*this, (int64_t)getDim());
+}
+
+LogicalResult MeanOp::verify() {
+  return expectShape(*this, "result", shapeOf(getResult()), {});
+}
+
+LogicalResult TargetLogitOp::verify() {
+  auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
+  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
+    return emitOpError("target_logit takes logits [N, C] and targets [N]");
+  if (!isa<IntegerType>(getTensorLikeElementType(getTargets().getType())))
+    return emitOpError("targets must be integers");
+  return expectShape(*this, "result", shapeOf(getResult()), {l[0], 1});
+}
 
 LogicalResult MatmulOp::verify() {
   auto a = shapeOf(getLhs()), b = shapeOf(getRhs());

@@ -271,7 +271,7 @@ LogicalResult PairwiseSequenceParallelAttr::verify(
 LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                FlatSymbolRefAttr, StringAttr tpAxis,
                                ArrayAttr keys, ArrayAttr styles,
-                               StringAttr dpAxis) {
+                               StringAttr dpAxis, bool) {
   if (dpAxis && tpAxis && dpAxis == tpAxis)
     return emitError() << "plan dp_axis and tp_axis are both '"
                        << dpAxis.getValue() << "'";

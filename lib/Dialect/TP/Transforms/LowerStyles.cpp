@@ -553,6 +553,38 @@ static void shardInputsOnBatch(ModuleOp module, MeshOp mesh, int64_t dpAxis) {
   }
 }
 
+/// loss_parallel: rewrites each cross entropy into the steps that work on
+/// class-sharded logits, `mean(log(sum(exp(l - max(l)))) - (l - max(l))[t])`.
+/// The max, the sum and the target logit are each reduced over the class
+/// shards by one small all-reduce once placements are propagated; the logits
+/// are never gathered.
+static void decomposeCrossEntropy(ModuleOp module) {
+  SmallVector<m::CrossEntropyOp> losses;
+  module.walk([&](m::CrossEntropyOp op) { losses.push_back(op); });
+  for (m::CrossEntropyOp op : losses) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value logits = op.getLogits();
+    ArrayRef<int64_t> shape = getTensorLikeShape(logits.getType());
+    Type elt = getTensorLikeElementType(logits.getType());
+    auto column = RankedTensorType::get({shape[0], 1}, elt);
+    auto full = RankedTensorType::get(shape, elt);
+    Value mx = m::ReduceMaxOp::create(b, loc, column, logits,
+                                      b.getI64IntegerAttr(1));
+    Value shifted = m::SubOp::create(b, loc, full, logits, mx);
+    Value e = m::ExpOp::create(b, loc, full, shifted);
+    Value sum = m::ReduceSumOp::create(b, loc, column, e,
+                                       b.getI64IntegerAttr(1));
+    Value lse = m::LogOp::create(b, loc, column, sum);
+    Value target =
+        m::TargetLogitOp::create(b, loc, column, shifted, op.getTargets());
+    Value perRow = m::SubOp::create(b, loc, column, lse, target);
+    Value loss = m::MeanOp::create(b, loc, op.getType(), perRow);
+    op.getResult().replaceAllUsesWith(loss);
+    op.erase();
+  }
+}
+
 LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   auto plan = module->getAttrOfType<PlanAttr>("tp.plan");
   SmallVector<std::pair<Operation *, Attribute>> styled;
@@ -580,6 +612,8 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
                               << " has " << mesh.getRank()
                               << " axes but the plan names no tp_axis";
   }
+  if (plan.getLossParallel())
+    decomposeCrossEntropy(module);
   if (StringAttr dp = plan.getDpAxis()) {
     int64_t dpAxis = mesh.getAxisIndex(dp.getValue());
     if (dpAxis < 0)

@@ -39,6 +39,24 @@ static void inlineSubmodules(func::FuncOp func) {
   }
 }
 
+/// A class-sharded target_logit needs to know which classes it holds.
+static void annotateClassShards(func::FuncOp func) {
+  func.walk([](m::TargetLogitOp op) {
+    auto l = dyn_cast<DTensorType>(op.getLogits().getType());
+    if (!l)
+      return;
+    SmallVector<int64_t> axes;
+    for (auto [axis, p] : llvm::enumerate(l.getPlacements()))
+      if (auto s = dyn_cast<ShardAttr>(p); s && s.getDim() == 1)
+        axes.push_back(axis);
+    if (axes.empty())
+      return;
+    Builder b(op.getContext());
+    op->setAttr("tp.class_shard", b.getDenseI64ArrayAttr(axes));
+    op->setAttr("tp.num_classes", b.getI64IntegerAttr(l.getShape()[1]));
+  });
+}
+
 /// A vocabulary-sharded embedding needs to know, once its weight is local,
 /// which rows it holds: record the mesh axes and the global vocabulary.
 static void annotateVocabShards(func::FuncOp func) {
@@ -62,6 +80,7 @@ static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
   annotateVocabShards(func);
+  annotateClassShards(func);
   for (Type t : func.getArgumentTypes())
     if (isa<DTensorType>(t))
       return func.emitError("function arguments must be plain tensors; "

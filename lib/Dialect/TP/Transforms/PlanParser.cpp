@@ -454,9 +454,9 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
   for (auto &kv : *root)
     if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis" &&
-        kv.first != "dp_axis") {
+        kv.first != "dp_axis" && kv.first != "loss_parallel") {
       fail() << "unknown top-level key '" << StringRef(kv.first)
-             << "' (expected mesh, plan, tp_axis, dp_axis)";
+             << "' (expected mesh, plan, tp_axis, dp_axis, loss_parallel)";
       return failure();
     }
 
@@ -537,6 +537,16 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     dpAxis = StringAttr::get(ctx, *s);
   }
 
+  bool lossParallel = false;
+  if (const llvm::json::Value *v = root->get("loss_parallel")) {
+    auto b = v->getAsBoolean();
+    if (!b) {
+      fail() << "loss_parallel must be true or false";
+      return failure();
+    }
+    lossParallel = *b;
+  }
+
   // Create (or check) the mesh op.
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   StringRef meshName = "mesh";
@@ -587,7 +597,7 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
   return PlanAttr::get(ctx, FlatSymbolRefAttr::get(ctx, meshName), tpAxis,
                        ArrayAttr::get(ctx, keys), ArrayAttr::get(ctx, styles),
-                       dpAxis);
+                       dpAxis, lossParallel);
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {

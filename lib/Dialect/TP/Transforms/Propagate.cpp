@@ -108,34 +108,59 @@ public:
   AxisDecision binary(ArrayRef<Attribute> in, ArrayRef<int64_t> a,
                       ArrayRef<int64_t> b, ArrayRef<int64_t> out, bool isAdd) {
     auto pa = dyn_cast<PartialAttr>(in[0]), pb = dyn_cast<PartialAttr>(in[1]);
-    if (pa || pb) {
-      if (isAdd && pa && pb && pa == pb &&
-          pa.getKind() == ReductionKind::Sum)
-        return {{in[0], in[1]}, in[0]};
-      if (!isAdd && (pa != nullptr) != (pb != nullptr) &&
-          (pa ? pa : pb).getKind() == ReductionKind::Sum &&
-          isa<ReplicateAttr>(pa ? in[1] : in[0]))
-        return {{in[0], in[1]}, pa ? in[0] : in[1]};
-      return replicateAll(2);
-    }
-    // The first shard decides the result dim; the other operand follows.
-    std::optional<int64_t> resultDim;
+    if (isAdd && pa && pb && pa == pb && pa.getKind() == ReductionKind::Sum)
+      return {{in[0], in[1]}, in[0]};
+    if (!isAdd && (pa != nullptr) != (pb != nullptr) &&
+        (pa ? pa : pb).getKind() == ReductionKind::Sum &&
+        isa<ReplicateAttr>(pa ? in[1] : in[0]))
+      return {{in[0], in[1]}, pa ? in[0] : in[1]};
+    // Any other partial is reduced first (to Replicate); shards then decide.
+    SmallVector<Attribute> eff(in);
+    for (Attribute &p : eff)
+      if (isa<PartialAttr>(p))
+        p = rep();
     int64_t rank = out.size();
     ArrayRef<int64_t> shapes[2] = {a, b};
-    for (int i = 0; i < 2 && !resultDim; ++i)
-      if (auto d = shardDim(in[i]))
-        resultDim = *d + (rank - (int64_t)shapes[i].size());
-    if (!resultDim)
-      return replicateAll(2);
+    auto numel = [](ArrayRef<int64_t> s) {
+      int64_t n = 1;
+      for (int64_t d : s)
+        n *= d;
+      return n;
+    };
+    // Candidate result dims: each sharded operand's dim. Pick the one that
+    // moves the fewest elements (re-sharding a replicated operand is a free
+    // local chunk; moving a shard to another dim costs its size).
+    std::optional<int64_t> best;
+    int64_t bestCost = 0;
+    for (int c = 0; c < 2; ++c) {
+      auto d = shardDim(eff[c]);
+      if (!d)
+        continue;
+      int64_t r = *d + (rank - (int64_t)shapes[c].size());
+      int64_t cost = 0;
+      for (int i = 0; i < 2; ++i) {
+        int64_t local = r - (rank - (int64_t)shapes[i].size());
+        bool wantShard = local >= 0 && shapes[i][local] != 1;
+        auto have = shardDim(eff[i]);
+        if (have && (!wantShard || *have != local))
+          cost += numel(shapes[i]);
+      }
+      if (!best || cost < bestCost) {
+        best = r;
+        bestCost = cost;
+      }
+    }
+    if (!best)
+      return {{eff[0], eff[1]}, rep()};
     AxisDecision dec;
     for (int i = 0; i < 2; ++i) {
-      int64_t local = *resultDim - (rank - (int64_t)shapes[i].size());
+      int64_t local = *best - (rank - (int64_t)shapes[i].size());
       if (local >= 0 && shapes[i][local] != 1)
         dec.operands.push_back(shard(local));
       else
         dec.operands.push_back(rep());
     }
-    dec.result = shard(*resultDim);
+    dec.result = shard(*best);
     return dec;
   }
 
@@ -239,6 +264,40 @@ public:
 
   /// Rotary angles depend on the global position (dim 1) and pair up
   /// elements of head_dim (dim 3): only batch and heads may stay sharded.
+  /// Keepdim reductions: a shard of the reduced dim becomes a partial of
+  /// the same reduction; other shards stay.
+  AxisDecision reduce(ArrayRef<Attribute> in, int64_t dim, ReductionKind kind) {
+    if (auto p = dyn_cast<PartialAttr>(in[0])) {
+      if (p.getKind() == kind && kind == ReductionKind::Sum)
+        return {{in[0]}, in[0]};
+      return replicateAll(1);
+    }
+    if (auto d = shardDim(in[0])) {
+      if (*d == dim)
+        return {{in[0]}, PartialAttr::get(ctx, kind)};
+      return {{in[0]}, in[0]};
+    }
+    return {{in[0]}, in[0]};
+  }
+
+  /// Mean of all elements: linear in a partial sum; shards are gathered.
+  AxisDecision mean(ArrayRef<Attribute> in) {
+    if (auto p = dyn_cast<PartialAttr>(in[0]);
+        p && p.getKind() == ReductionKind::Sum)
+      return {{in[0]}, in[0]};
+    return replicateAll(1);
+  }
+
+  /// logits[i, t_i]: on class shards, out-of-shard targets give zero, so the
+  /// sum over shards is the value; row shards stay row shards.
+  AxisDecision targetLogit(ArrayRef<Attribute> in) {
+    if (shardDim(in[0]) == 1)
+      return {{in[0], rep()}, partialSum()};
+    if (shardDim(in[0]) == 0)
+      return {{in[0], shard(0)}, shard(0)};
+    return replicateAll(2);
+  }
+
   AxisDecision rotary(ArrayRef<Attribute> in) {
     if (auto d = shardDim(in[0]); d && (*d == 0 || *d == 2))
       return {{in[0]}, in[0]};
@@ -389,11 +448,29 @@ private:
     };
     ArrayRef<int64_t> out = getTensorLikeShape(op->getResult(0).getType());
     return llvm::TypeSwitch<Operation *, AxisDecision>(op)
-        .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp>(
+        .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp,
+              m::LogOp>(
             [&](Operation *) { return rules.unary(in); })
         .Case([&](m::AddOp) {
           return rules.binary(in, shape(0), shape(1), out, true);
         })
+        .Case([&](m::SubOp) {
+          return rules.binary(in, shape(0), shape(1), out, true);
+        })
+        .Case([&](m::ReduceMaxOp r) {
+          int64_t rank = shape(0).size();
+          int64_t dim = (int64_t)r.getDim() < 0 ? (int64_t)r.getDim() + rank
+                                                : (int64_t)r.getDim();
+          return rules.reduce(in, dim, ReductionKind::Max);
+        })
+        .Case([&](m::ReduceSumOp r) {
+          int64_t rank = shape(0).size();
+          int64_t dim = (int64_t)r.getDim() < 0 ? (int64_t)r.getDim() + rank
+                                                : (int64_t)r.getDim();
+          return rules.reduce(in, dim, ReductionKind::Sum);
+        })
+        .Case([&](m::MeanOp) { return rules.mean(in); })
+        .Case([&](m::TargetLogitOp) { return rules.targetLogit(in); })
         .Case([&](m::MulOp) {
           return rules.binary(in, shape(0), shape(1), out, false);
         })

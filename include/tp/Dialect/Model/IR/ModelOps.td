@@ -181,6 +181,8 @@ class Model_UnaryOp<string mnemonic, string desc>
 def Model_ReluOp : Model_UnaryOp<"relu", "ReLU">;
 def Model_GeluOp : Model_UnaryOp<"gelu", "GELU, erf form (nn.GELU())">;
 def Model_SiluOp : Model_UnaryOp<"silu", "SiLU: `x * sigmoid(x)`">;
+def Model_ExpOp : Model_UnaryOp<"exp", "Element-wise exponential">;
+def Model_LogOp : Model_UnaryOp<"log", "Element-wise natural logarithm">;
 
 class Model_BinaryOp<string mnemonic, string desc>
     : Model_FnOp<mnemonic> {
@@ -193,6 +195,7 @@ class Model_BinaryOp<string mnemonic, string desc>
 }
 
 def Model_AddOp : Model_BinaryOp<"add", "Element-wise addition">;
+def Model_SubOp : Model_BinaryOp<"sub", "Element-wise subtraction">;
 def Model_MulOp : Model_BinaryOp<"mul", "Element-wise multiplication">;
 
 def Model_MatmulOp : Model_FnOp<"matmul"> {
@@ -248,6 +251,35 @@ def Model_ArangeOp : Model_Op<"arange", [Pure]> {
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
+}
+
+class Model_ReduceOp<string mnemonic, string desc> : Model_FnOp<mnemonic> {
+  let summary = desc;
+  let description = [{
+    Reduces `dim` and keeps it with size 1 (PyTorch's `keepdim=True`).
+  }];
+  let arguments = (ins Model_TensorLike:$input, I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_ReduceMaxOp : Model_ReduceOp<"reduce_max", "Maximum along `dim`">;
+def Model_ReduceSumOp : Model_ReduceOp<"reduce_sum", "Sum along `dim`">;
+
+def Model_MeanOp : Model_FnOp<"mean"> {
+  let summary = "Mean of all elements (a rank-0 tensor)";
+  let arguments = (ins Model_TensorLike:$input);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_TargetLogitOp : Model_FnOp<"target_logit"> {
+  let summary = "Each row's logit at its target class: `logits[i, t_i]`";
+  let description = [{
+    `logits` is `[N, C]`, `targets` integer `[N]`; the result is `[N, 1]`.
+    Part of the class-parallel cross entropy (`loss_parallel`): on a shard
+    of the classes, rows whose target is elsewhere give zero.
+  }];
+  let arguments = (ins Model_TensorLike:$logits, Model_TensorLike:$targets);
+  let results = (outs Model_TensorLike:$result);
 }
 
 def Model_CrossEntropyOp : Model_FnOp<"cross_entropy"> {

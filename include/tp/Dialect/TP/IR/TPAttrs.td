@@ -200,7 +200,9 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     applied in order. `mesh` names the `tp.mesh` and `tp_axis` the mesh axis
     the styles act on (required on N-D meshes); `dp_axis`, if set, names a
     data-parallel mesh axis over which every model input is sharded on its
-    first (batch) dim.
+    first (batch) dim; `loss_parallel` (PyTorch's `loss_parallel()`)
+    computes each cross entropy on class-sharded logits without gathering
+    them: three small all-reduces (max, sum of exp, target logit).
 
     ```mlir
     module attributes {tp.plan = #tp.plan<mesh = @mesh,
@@ -213,14 +215,16 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     OptionalParameter<"::mlir::StringAttr">:$tp_axis,
     "::mlir::ArrayAttr":$keys,
     "::mlir::ArrayAttr":$styles,
-    OptionalParameter<"::mlir::StringAttr">:$dp_axis);
+    OptionalParameter<"::mlir::StringAttr">:$dp_axis,
+    DefaultValuedParameter<"bool", "false">:$loss_parallel);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilder<(ins "::mlir::FlatSymbolRefAttr":$mesh,
                      "::mlir::StringAttr":$tp_axis, "::mlir::ArrayAttr":$keys,
                      "::mlir::ArrayAttr":$styles), [{
-      return $_get($_ctxt, mesh, tp_axis, keys, styles, ::mlir::StringAttr());
+      return $_get($_ctxt, mesh, tp_axis, keys, styles, ::mlir::StringAttr(),
+                   false);
     }]>
   ];
 }
