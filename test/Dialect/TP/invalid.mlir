@@ -349,3 +349,9 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [1], styles = [#tp.co
 // expected-error @below {{plan styles must be parallel-style attributes, got #tp.replicate}}
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.replicate]>} {
 }
+
+// -----
+
+// A custom style's params must be placements.
+// expected-error @+1 {{Mine params['weight'] must be a placement}}
+func.func private @custom_params() attributes {tp.style = #tp.custom<name = "Mine", params = {weight = 1 : i64}>}

@@ -264,6 +264,35 @@ LogicalResult PairwiseSequenceParallelAttr::verify(
                             outputLayouts);
 }
 
+LogicalResult
+CustomStyleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        StringAttr name, DictionaryAttr params,
+                        ArrayAttr inputLayouts, ArrayAttr desiredInputLayouts,
+                        ArrayAttr outputLayouts, DictionaryAttr) {
+  if (!name || name.getValue().empty())
+    return emitError() << "custom style needs a name";
+  StringRef style = name.getValue();
+  if (params)
+    for (NamedAttribute p : params)
+      if (!isPlacement(p.getValue()))
+        return emitError() << style << " params['" << p.getName().getValue()
+                           << "'] must be a placement";
+  // Without desired layouts, inputs keep their declared layouts.
+  if (inputLayouts && desiredInputLayouts) {
+    if (failed(verifyLayoutPair(emitError, style, "input_layouts",
+                                inputLayouts, "desired_input_layouts",
+                                desiredInputLayouts)))
+      return failure();
+  } else if (desiredInputLayouts) {
+    return emitError() << style
+                       << " has desired_input_layouts but no input_layouts";
+  } else if (failed(verifyLayoutList(emitError, style, "input_layouts",
+                                     inputLayouts))) {
+    return failure();
+  }
+  return verifyLayoutList(emitError, style, "output_layouts", outputLayouts);
+}
+
 //===----------------------------------------------------------------------===//
 // Plan
 //===----------------------------------------------------------------------===//

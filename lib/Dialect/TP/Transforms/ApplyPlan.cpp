@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -57,6 +58,11 @@ bool mlir::tp::fnmatchToken(StringRef pattern, StringRef name) {
 }
 
 bool mlir::tp::styleSupportsModule(Attribute style, Operation *op) {
+  if (auto custom = dyn_cast<CustomStyleAttr>(style)) {
+    const CustomStyle *registered =
+        lookupParallelStyle(custom.getName().getValue());
+    return !registered || !registered->supports || registered->supports(op);
+  }
   if (isa<ColwiseAttr, RowwiseAttr>(style))
     return isa<model::LinearOp, model::EmbeddingOp>(op);
   if (isa<SequenceParallelAttr>(style))

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -83,6 +84,7 @@ public:
                                ReplicateAttr::get(ctx),
                                orDefault(s.getOutputLayouts(), shard0));
         })
+        .Case([&](CustomStyleAttr s) { return lowerCustom(op, s); })
         .Default([&](Attribute) {
           return op->emitError()
                  << cast<ParallelStyleAttrInterface>(style).getStyleName()
@@ -103,8 +105,20 @@ private:
   /// value has on the other axes (e.g. a batch shard on a data-parallel
   /// axis).
   Value place(OpBuilder &b, Location loc, Value v,
-              ArrayRef<Attribute> placements, StringRef fqn) {
+              ArrayRef<Attribute> placements, StringRef fqn,
+              bool explicitLayout = false) {
     Value out = ensurePlacements(b, loc, v, meshSym(), placements, fqn);
+    // A plain tensor wanted replicated needs no op, unless the layout is a
+    // requirement (a prepared input or output): then record it, so that if
+    // the value turns out distributed, propagation redistributes it.
+    if (out == v && explicitLayout && isa<RankedTensorType>(v.getType())) {
+      auto tensor = cast<RankedTensorType>(v.getType());
+      auto type = DTensorType::get(v.getContext(), tensor.getShape(),
+                                   tensor.getElementType(), meshSym(),
+                                   SmallVector<Attribute>(placements));
+      out = DistributeOp::create(
+          b, loc, type, v, fqn.empty() ? StringAttr() : b.getStringAttr(fqn));
+    }
     if (out != v)
       out.getDefiningOp()->setAttr(kTPAxisAttr, b.getI64IntegerAttr(tpAxis));
     return out;
@@ -133,11 +147,13 @@ private:
     return out;
   }
 
-  /// Lays `v` out as declared, then as desired.
+  /// Lays `v` out as declared, then as desired (`explicitDesired`: the
+  /// desired layout is a requirement even when it is Replicate).
   Value prepare(OpBuilder &b, Location loc, Value v, Attribute declared,
-                Attribute desired, StringRef fqn) {
+                Attribute desired, StringRef fqn,
+                bool explicitDesired = false) {
     Value d = place(b, loc, v, onTPAxis(declared), fqn);
-    return place(b, loc, d, onTPAxis(desired), fqn);
+    return place(b, loc, d, onTPAxis(desired), fqn, explicitDesired);
   }
 
   /// Gives `result` its natural placement and redistributes it to `wanted`
@@ -427,7 +443,7 @@ private:
       if (!from || isa<UnitAttr>(from))
         continue;
       inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(), from, to,
-                             fqn));
+                             fqn, /*explicitDesired=*/true));
     }
     if (!kwLayouts)
       return success();
@@ -446,7 +462,8 @@ private:
                                << kw.getName().getValue() << "'";
       size_t i = it - names.begin();
       inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(),
-                             kw.getValue(), kwDesired.get(kw.getName()), fqn));
+                             kw.getValue(), kwDesired.get(kw.getName()), fqn,
+                             /*explicitDesired=*/true));
     }
     return success();
   }
@@ -473,7 +490,8 @@ private:
         continue;
       Value arg = func.getArgument(i);
       replaceUses(arg, [&] {
-        return prepare(b, func.getLoc(), arg, from, to, StringRef());
+        return prepare(b, func.getLoc(), arg, from, to, StringRef(),
+                       /*explicitDesired=*/true);
       });
     }
     return success();
@@ -504,7 +522,7 @@ private:
           continue;
         terminator->setOperand(i, prepare(b, terminator->getLoc(),
                                           terminator->getOperand(i), from, to,
-                                          fqn));
+                                          fqn, /*explicitDesired=*/true));
       }
       return success();
     }
@@ -516,8 +534,113 @@ private:
     b.setInsertionPointAfter(op);
     replaceUses(result, [&] {
       return prepare(b, op->getLoc(), result, layoutAt(layouts, 0),
-                     layoutAt(desired, 0), fqn);
+                     layoutAt(desired, 0), fqn, /*explicitDesired=*/true);
     });
+    return success();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Custom styles
+  //===--------------------------------------------------------------------===//
+
+  /// The StyleBuilder a custom style lowers one module with.
+  class Builder : public StyleBuilder {
+  public:
+    Builder(StyleLowering &lowering, Operation *op)
+        : lowering(lowering), op(op) {}
+
+    Operation *getModule() override { return op; }
+
+    LogicalResult placeParam(StringRef name, Attribute placement) override {
+      StringRef fqn = m::getModuleFQN(op);
+      std::string full = fqn.empty() ? name.str() : (fqn + "." + name).str();
+      SmallVector<m::ParamOp> params;
+      auto match = [&](m::ParamOp p) {
+        if (p.getName() == full)
+          params.push_back(p);
+      };
+      if (m::isLeafModule(op)) {
+        for (Value v : op->getOperands())
+          if (auto p = v.getDefiningOp<m::ParamOp>())
+            match(p);
+      } else {
+        op->walk(match);
+      }
+      if (params.empty())
+        return op->emitError() << "custom style on '" << fqn
+                               << "': the module has no parameter '" << full
+                               << "'";
+      for (m::ParamOp p : params) {
+        OpBuilder b(op->getContext());
+        b.setInsertionPointAfter(p);
+        Value placed = p.getResult();
+        if (m::isLeafModule(op)) {
+          OpBuilder before(op);
+          for (OpOperand &use : op->getOpOperands())
+            if (use.get() == p.getResult())
+              use.set(lowering.place(before, op->getLoc(), p.getResult(),
+                                     lowering.onTPAxis(placement), fqn));
+          continue;
+        }
+        replaceUses(placed, [&] {
+          return lowering.place(b, p.getLoc(), placed,
+                                lowering.onTPAxis(placement), fqn);
+        });
+      }
+      return success();
+    }
+
+    LogicalResult prepareInput(unsigned index, Attribute declared,
+                               Attribute desired) override {
+      MLIRContext *ctx = op->getContext();
+      SmallVector<Attribute> from(index + 1, UnitAttr::get(ctx)),
+          to(index + 1, UnitAttr::get(ctx));
+      from[index] = declared;
+      to[index] = desired ? desired : declared;
+      return lowering.prepareInputs(op, ArrayAttr::get(ctx, from),
+                                    ArrayAttr::get(ctx, to), {}, {});
+    }
+
+    LogicalResult placeOutput(unsigned index, Attribute placement) override {
+      MLIRContext *ctx = op->getContext();
+      SmallVector<Attribute> out(index + 1, UnitAttr::get(ctx));
+      out[index] = placement;
+      // Declared and desired alike: propagation supplies the real placement
+      // and redistributes from it.
+      return lowering.prepareOutputs(op, ArrayAttr::get(ctx, out),
+                                     ArrayAttr::get(ctx, out));
+    }
+
+  private:
+    StyleLowering &lowering;
+    Operation *op;
+  };
+
+  /// A registered C++ style lowers the module itself; otherwise the
+  /// attribute's explicit layouts are applied.
+  LogicalResult lowerCustom(Operation *op, CustomStyleAttr style) {
+    Builder builder(*this, op);
+    if (const CustomStyle *registered =
+            lookupParallelStyle(style.getName().getValue()))
+      return registered->lower(style, builder);
+    if (DictionaryAttr params = style.getParams())
+      for (NamedAttribute p : params)
+        if (failed(builder.placeParam(p.getName().getValue(), p.getValue())))
+          return failure();
+    if (ArrayAttr in = style.getInputLayouts()) {
+      ArrayAttr desired = style.getDesiredInputLayouts();
+      for (auto [i, from] : llvm::enumerate(in)) {
+        if (isa<UnitAttr>(from))
+          continue;
+        Attribute to = desired ? desired[i] : from;
+        if (failed(builder.prepareInput(i, from, to)))
+          return failure();
+      }
+    }
+    if (ArrayAttr out = style.getOutputLayouts())
+      for (auto [i, p] : llvm::enumerate(out))
+        if (!isa<UnitAttr>(p) && failed(builder.placeOutput(i, p)))
+          return failure();
     return success();
   }
 

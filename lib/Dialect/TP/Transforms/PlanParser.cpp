@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
@@ -283,6 +284,128 @@ public:
     return l;
   }
 
+  /// Converts a JSON argument of a registered C++ style to an attribute:
+  /// placement strings become placements, lists arrays, objects
+  /// dictionaries, null a unit.
+  FailureOr<Attribute> argument(const llvm::json::Value &v, StringRef arg) {
+    Builder b(ctx);
+    switch (v.kind()) {
+    case llvm::json::Value::Null:
+      return Attribute(UnitAttr::get(ctx));
+    case llvm::json::Value::Boolean:
+      return Attribute(b.getBoolAttr(*v.getAsBoolean()));
+    case llvm::json::Value::Number:
+      if (auto i = v.getAsInteger())
+        return Attribute(b.getI64IntegerAttr(*i));
+      return Attribute(b.getF64FloatAttr(*v.getAsNumber()));
+    case llvm::json::Value::String: {
+      StringRef text = *v.getAsString();
+      if (text.contains('(')) {
+        auto p = placement(text, arg);
+        if (succeeded(p))
+          return p;
+        return failure();
+      }
+      return Attribute(b.getStringAttr(text));
+    }
+    case llvm::json::Value::Array: {
+      SmallVector<Attribute> items;
+      for (const llvm::json::Value &item : *v.getAsArray()) {
+        auto a = argument(item, arg);
+        if (failed(a))
+          return failure();
+        items.push_back(*a);
+      }
+      return Attribute(b.getArrayAttr(items));
+    }
+    case llvm::json::Value::Object: {
+      SmallVector<NamedAttribute> entries;
+      for (auto &kv : *v.getAsObject()) {
+        auto a = argument(kv.second, arg);
+        if (failed(a))
+          return failure();
+        entries.emplace_back(b.getStringAttr(StringRef(kv.first)), *a);
+      }
+      return Attribute(b.getDictionaryAttr(entries));
+    }
+    }
+    return failure();
+  }
+
+  /// `{"style": "CustomStyle", "name": ..., "params": {...},
+  /// "input_layouts": [...], "desired_input_layouts": [...],
+  /// "output_layouts": [...]}`, or `{"style": <registered C++ style>, ...}`
+  /// whose other keys become the style's `args`.
+  FailureOr<Attribute> customStyle(StringRef styleName,
+                                   const llvm::json::Object &obj) {
+    auto emit = [&]() { return error(); };
+    if (styleName != "CustomStyle") {
+      SmallVector<NamedAttribute> args;
+      for (auto &kv : obj) {
+        if (kv.first == "style")
+          continue;
+        auto a = argument(kv.second, StringRef(kv.first));
+        if (failed(a))
+          return failure();
+        args.emplace_back(StringAttr::get(ctx, StringRef(kv.first)), *a);
+      }
+      Attribute style = CustomStyleAttr::getChecked(
+          emit, ctx, StringAttr::get(ctx, styleName), DictionaryAttr(),
+          ArrayAttr(), ArrayAttr(), ArrayAttr(),
+          DictionaryAttr::get(ctx, args));
+      if (!style)
+        return failure();
+      return style;
+    }
+    StringAttr name = StringAttr::get(ctx, "CustomStyle");
+    DictionaryAttr params;
+    ArrayAttr layouts[3];
+    const char *layoutKeys[3] = {"input_layouts", "desired_input_layouts",
+                                 "output_layouts"};
+    for (auto &kv : obj) {
+      StringRef arg = kv.first;
+      if (arg == "style")
+        continue;
+      if (arg == "name") {
+        auto s = kv.second.getAsString();
+        if (!s || s->empty()) {
+          error() << "name must be a non-empty string";
+          return failure();
+        }
+        name = StringAttr::get(ctx, *s);
+        continue;
+      }
+      if (arg == "params") {
+        auto d = kwargLayouts(kv.second, arg);
+        if (failed(d))
+          return failure();
+        params = *d;
+        continue;
+      }
+      auto slot = llvm::find_if(layoutKeys,
+                                [&](const char *k) { return arg == k; });
+      if (slot == std::end(layoutKeys)) {
+        error() << "unknown argument '" << arg
+                << "' for CustomStyle (accepted: name, params, input_layouts, "
+                   "desired_input_layouts, output_layouts)";
+        return failure();
+      }
+      auto l = layout(kv.second, arg, /*noneAsUnit=*/true);
+      if (failed(l))
+        return failure();
+      ArrayAttr list = dyn_cast<ArrayAttr>(*l);
+      if (!list)
+        list = ArrayAttr::get(ctx, {*l});
+      layouts[slot - std::begin(layoutKeys)] = list;
+    }
+    Attribute style =
+        CustomStyleAttr::getChecked(emit, ctx, name, params, layouts[0],
+                                    layouts[1], layouts[2], DictionaryAttr());
+    if (!style)
+      return failure();
+    return style;
+  }
+
   /// Builds the style of one entry.
   FailureOr<Attribute> style(const llvm::json::Object &obj) {
     std::optional<StringRef> name = obj.getString("style");
@@ -292,6 +415,8 @@ public:
     }
     // Arguments each style accepts, with their parsers.
     StringRef styleName = *name;
+    if (styleName == "CustomStyle" || lookupParallelStyle(styleName))
+      return customStyle(styleName, obj);
     std::vector<StringRef> allowed;
     // The seed's SequenceParallel is a PairwiseParallel variant with the
     // seed's arguments; the modern one takes sequence_dim.
@@ -321,7 +446,8 @@ public:
       error() << "unknown style '" << styleName
               << "' (expected ColwiseParallel, RowwiseParallel, "
                  "SequenceParallel, PrepareModuleInput, PrepareModuleOutput, "
-                 "PrepareModuleInputOutput or PairwiseParallel)";
+                 "PrepareModuleInputOutput, PairwiseParallel, CustomStyle or a "
+                 "style registered from C++)";
       return failure();
     }
     for (auto &kv : obj) {

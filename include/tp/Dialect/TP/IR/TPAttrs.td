@@ -189,6 +189,44 @@ def TP_PairwiseSequenceParallelAttr : TP_StyleAttr<"PairwiseSequenceParallel",
 }
 
 //===----------------------------------------------------------------------===//
+// Custom styles
+//===----------------------------------------------------------------------===//
+
+def TP_CustomStyleAttr : TP_Attr<"CustomStyle", "custom",
+    [TP_ParallelStyleAttrInterface]> {
+  let summary = "A user-defined style: explicit layouts, or a C++ style";
+  let description = [{
+    The extension point of the seed's `ParallelStyle`. Without a registered
+    C++ style of this `name`, the layouts are applied as written:
+    `params` maps parameter names relative to the module (`weight`,
+    `wq.weight`) to their placement on the TP axis; each input is laid out
+    from `input_layouts` and redistributed to `desired_input_layouts`
+    (`unit` passes an input through); each output is redistributed to
+    `output_layouts`. Everything else follows from placement propagation.
+    A style registered from C++ (`registerParallelStyle`, see
+    `tp/Dialect/TP/Transforms/CustomStyles.h`) under `name` lowers the
+    module itself and reads its own arguments from `args`.
+
+    ```mlir
+    #tp.custom<name = "MyColwise", params = {bias = #tp.shard<0>, weight = #tp.shard<0>},
+               output_layouts = [#tp.replicate]>
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::StringAttr":$name,
+    OptionalParameter<"::mlir::DictionaryAttr">:$params,
+    OptionalParameter<"::mlir::ArrayAttr">:$input_layouts,
+    OptionalParameter<"::mlir::ArrayAttr">:$desired_input_layouts,
+    OptionalParameter<"::mlir::ArrayAttr">:$output_layouts,
+    OptionalParameter<"::mlir::DictionaryAttr">:$args);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    llvm::StringRef getStyleName() { return getName().getValue(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Plans
 //===----------------------------------------------------------------------===//
 
