@@ -441,7 +441,30 @@ private:
     return success();
   }
 
-  AxisDecision decide(Operation *op, ArrayRef<Attribute> in, int64_t axisSize) {
+  /// Says why attention heads sharded on `axis` fall back to replication.
+  void warnHeadsNotDivisible(m::AttentionOp op, ArrayRef<Attribute> in,
+                             int64_t axis) {
+    int64_t n = mesh.getShape()[axis];
+    bool headsSharded = llvm::any_of(in, [](Attribute p) {
+      auto s = dyn_cast<ShardAttr>(p);
+      return s && s.getDim() == 2;
+    });
+    int64_t q = getTensorLikeShape(op.getQ().getType())[2];
+    int64_t kv = getTensorLikeShape(op.getK().getType())[2];
+    if (!headsSharded || (q % n == 0 && kv % n == 0))
+      return;
+    StringRef fqn;
+    if (auto sub = op->getParentOfType<m::SubmoduleOp>())
+      fqn = sub.getFqn();
+    op.emitWarning() << "attention in '" << fqn << "': " << q
+                     << " query heads and " << kv
+                     << " kv heads do not both divide over the " << n
+                     << " ranks of mesh axis '" << mesh.getAxisName(axis)
+                     << "'; q, k and v are replicated (all_gather)";
+  }
+
+  AxisDecision decide(Operation *op, ArrayRef<Attribute> in, int64_t axisSize,
+                      int64_t axis) {
     Rules rules(op->getContext(), axisSize);
     auto shape = [&](unsigned i) {
       return getTensorLikeShape(op->getOperand(i).getType());
@@ -497,7 +520,8 @@ private:
         })
         .Case([&](m::ReshapeOp) { return rules.reshape(in, shape(0), out); })
         .Case([&](m::RotaryOp) { return rules.rotary(in); })
-        .Case([&](m::AttentionOp) {
+        .Case([&](m::AttentionOp a) {
+          warnHeadsNotDivisible(a, in, axis);
           return rules.attention(in, shape(0), shape(1));
         })
         .Default([&](Operation *) {
@@ -519,7 +543,7 @@ private:
         in.push_back(c[axis]);
       AxisDecision dec = mesh.getShape()[axis] == 1
                              ? AxisDecision{in, in.empty() ? nullptr : in[0]}
-                             : decide(op, in, mesh.getShape()[axis]);
+                             : decide(op, in, mesh.getShape()[axis], axis);
       if (mesh.getShape()[axis] == 1) {
         // A size-1 axis never needs communication: keep everything replicated.
         dec = Rules(op->getContext(), 1).replicateAll(numOperands);
