@@ -18,20 +18,8 @@ using namespace mlir::tp;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseDimensionList(OpAsmParser &parser,
-                                      DenseI64ArrayAttr &dims) {
-  SmallVector<int64_t> shape;
-  if (parser.parseDimensionList(shape, /*allowDynamic=*/false,
-                                /*withTrailingX=*/false))
-    return failure();
-  dims = parser.getBuilder().getDenseI64ArrayAttr(shape);
-  return success();
-}
-
-static void printDimensionList(OpAsmPrinter &printer, Operation *,
-                               DenseI64ArrayAttr dims) {
-  llvm::interleave(dims.asArrayRef(), printer, "x");
-}
+// The mesh shape uses MLIR's own `custom<DimensionList>` (parse/print of
+// `2x4`, declared in mlir/IR/OpImplementation.h).
 
 MeshOp mlir::tp::lookupMesh(Operation *from, FlatSymbolRefAttr sym,
                             SymbolTableCollection *symbolTable) {
