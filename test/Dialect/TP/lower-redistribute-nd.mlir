@@ -11,9 +11,8 @@
 // the exact collectives (op, mesh axes, gather/scatter/split/concat axis,
 // local types), then the result. Every expected lowering here was also
 // checked rank by rank against the target placement (a subset also runs
-// numerically in test/tp-run/redistribute-nd.test). Transitions that leave
-// mesh order today are not here: see the XFAIL'd
-// test/tp-run/redistribute-mesh-order.test.
+// numerically in test/tp-run/redistribute-nd.test and
+// test/tp-run/redistribute-mesh-order.test).
 // Placements in the comments are written as in PyTorch: [S(0), P] means
 // Shard(0) on the first mesh axis and Partial(sum) on the second.
 
@@ -429,8 +428,8 @@ func.func @m2x1x2_10x6_r_r_r_to_s1_s1_s1(%x: tensor<10x6xf32>) -> !tp.dtensor<10
 
 // -----
 
-// 2x2 (dp, tp): axes that drop a shard or a partial go last axis first, axes
-// that add a shard first axis first. Even 8x16; uneven 10x6 (10 over 2 is
+// 2x2 (dp, tp): a split is removed only on the innermost axis splitting its
+// dim and added only where the earlier axes already match the target. Even 8x16; uneven 10x6 (10 over 2 is
 // even, 5 over 2 is not: [S(0), S(0)] rows 3,2,3,2) and 6x6 ([S(0), S(0)]
 // rows 2,1,2,1).
 
@@ -642,11 +641,11 @@ func.func @m2x2_8x16_s0_p_to_s0_s1(%x: tensor<4x16xf32>) -> !tp.dtensor<8x16xf32
   return %r : !tp.dtensor<8x16xf32, @mesh2x2, [#tp.shard<0>, #tp.shard<1>]>
 }
 
-// 8x16 [P, P] -> [S(1), S(0)]: reduce_scatter on tp, then reduce_scatter on dp.
+// 8x16 [P, P] -> [S(1), S(0)]: reduce_scatter on dp, then reduce_scatter on tp.
 // CHECK-LABEL: func.func @m2x2_8x16_p_p_to_s1_s0(
 // CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<4x8xf32> attributes
-// CHECK-NEXT: %[[RS0:.*]] = tp.reduce_scatter %[[X]] on @mesh2x2 mesh_axes = [1] reduction = {{ *}}sum scatter_axis = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
-// CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[RS0]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 : tensor<4x16xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[RS0:.*]] = tp.reduce_scatter %[[X]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 : tensor<8x16xf32> -> tensor<8x8xf32>
+// CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[RS0]] on @mesh2x2 mesh_axes = [1] reduction = {{ *}}sum scatter_axis = 0 : tensor<8x8xf32> -> tensor<4x8xf32>
 // CHECK-NEXT: return %[[RS1]] : tensor<4x8xf32>
 func.func @m2x2_8x16_p_p_to_s1_s0(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.shard<1>, #tp.shard<0>]> {
   %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<sum>, #tp.partial<sum>]>
@@ -964,11 +963,11 @@ func.func @m2x2_10x6_s0_p_to_s0_s1(%x: tensor<5x6xf32>) -> !tp.dtensor<10x6xf32,
   return %r : !tp.dtensor<10x6xf32, @mesh2x2, [#tp.shard<0>, #tp.shard<1>]>
 }
 
-// 10x6 [P, P] -> [S(1), S(0)]: reduce_scatter on tp, then reduce_scatter on dp.
+// 10x6 [P, P] -> [S(1), S(0)]: reduce_scatter on dp, then reduce_scatter on tp.
 // CHECK-LABEL: func.func @m2x2_10x6_p_p_to_s1_s0(
 // CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<10x6xf32>) -> tensor<5x3xf32> attributes
-// CHECK-NEXT: %[[RS0:.*]] = tp.reduce_scatter %[[X]] on @mesh2x2 mesh_axes = [1] reduction = {{ *}}sum scatter_axis = 0 : tensor<10x6xf32> -> tensor<5x6xf32>
-// CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[RS0]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 : tensor<5x6xf32> -> tensor<5x3xf32>
+// CHECK-NEXT: %[[RS0:.*]] = tp.reduce_scatter %[[X]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 : tensor<10x6xf32> -> tensor<10x3xf32>
+// CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[RS0]] on @mesh2x2 mesh_axes = [1] reduction = {{ *}}sum scatter_axis = 0 : tensor<10x3xf32> -> tensor<5x3xf32>
 // CHECK-NEXT: return %[[RS1]] : tensor<5x3xf32>
 func.func @m2x2_10x6_p_p_to_s1_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2, [#tp.shard<1>, #tp.shard<0>]> {
   %d = tp.from_local %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2, [#tp.partial<sum>, #tp.partial<sum>]>
@@ -1288,11 +1287,11 @@ func.func @m2x2_6x6_s0_p_to_s0_s1(%x: tensor<3x6xf32>) -> !tp.dtensor<6x6xf32, @
   return %r : !tp.dtensor<6x6xf32, @mesh2x2, [#tp.shard<0>, #tp.shard<1>]>
 }
 
-// 6x6 [P, P] -> [S(1), S(0)]: reduce_scatter on tp, then reduce_scatter on dp.
+// 6x6 [P, P] -> [S(1), S(0)]: reduce_scatter on dp, then reduce_scatter on tp.
 // CHECK-LABEL: func.func @m2x2_6x6_p_p_to_s1_s0(
 // CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<6x6xf32>) -> tensor<3x3xf32> attributes
-// CHECK-NEXT: %[[RS0:.*]] = tp.reduce_scatter %[[X]] on @mesh2x2 mesh_axes = [1] reduction = {{ *}}sum scatter_axis = 0 : tensor<6x6xf32> -> tensor<3x6xf32>
-// CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[RS0]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 : tensor<3x6xf32> -> tensor<3x3xf32>
+// CHECK-NEXT: %[[RS0:.*]] = tp.reduce_scatter %[[X]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 : tensor<6x6xf32> -> tensor<6x3xf32>
+// CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[RS0]] on @mesh2x2 mesh_axes = [1] reduction = {{ *}}sum scatter_axis = 0 : tensor<6x3xf32> -> tensor<3x3xf32>
 // CHECK-NEXT: return %[[RS1]] : tensor<3x3xf32>
 func.func @m2x2_6x6_p_p_to_s1_s0(%x: tensor<6x6xf32>) -> !tp.dtensor<6x6xf32, @mesh2x2, [#tp.shard<1>, #tp.shard<0>]> {
   %d = tp.from_local %x : tensor<6x6xf32> -> !tp.dtensor<6x6xf32, @mesh2x2, [#tp.partial<sum>, #tp.partial<sum>]>

@@ -98,6 +98,137 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   return Value(FromLocalOp::create(b, loc, newType, result));
 }
 
+/// Plans and emits the steps from `current`'s placements to `to`, one
+/// collective per step. A dim split over several mesh axes is split in mesh
+/// order (the first axis outermost), so a split of dim d may be removed on
+/// axis a only when no later axis splits d, and added only when no later
+/// axis splits d and the earlier axes splitting d are exactly the target's.
+/// Among the legal steps the planner prefers those that shrink the data
+/// (reduce_scatter, then a local chunk), then all_to_all, then all_reduce
+/// of a partial wanted replicated, then all_gather on the last axis; when
+/// nothing else is legal it reduces a partial, which always progresses.
+static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc,
+                                        MeshOp mesh, Value current,
+                                        ArrayRef<Attribute> to,
+                                        StringAttr module) {
+  int64_t rank = mesh.getRank();
+  MLIRContext *ctx = b.getContext();
+  Attribute rep = ReplicateAttr::get(ctx);
+  auto cur = [&]() {
+    return SmallVector<Attribute>(
+        cast<DTensorType>(current.getType()).getPlacements());
+  };
+  auto splits = [](Attribute p, int64_t dim) {
+    auto s = dyn_cast<ShardAttr>(p);
+    return s && s.getDim() == dim;
+  };
+  // Can axis `a` stop splitting `dim`? No later axis may split it.
+  auto canRemove = [&](ArrayRef<Attribute> now, int64_t a, int64_t dim) {
+    for (int64_t b = a + 1; b < rank; ++b)
+      if (splits(now[b], dim))
+        return false;
+    return true;
+  };
+  // Can axis `a` start splitting `dim`? No later axis splits it, and the
+  // earlier axes splitting it are exactly the target's.
+  auto canAdd = [&](ArrayRef<Attribute> now, int64_t a, int64_t dim) {
+    for (int64_t b = 0; b < rank; ++b) {
+      if (b == a)
+        continue;
+      if (b > a && splits(now[b], dim))
+        return false;
+      if (b < a && splits(now[b], dim) != splits(to[b], dim))
+        return false;
+    }
+    return true;
+  };
+  // A split that must go: the dim's current axis list is not a prefix of
+  // the target's at this axis.
+  auto mustRemove = [&](ArrayRef<Attribute> now, int64_t a) {
+    auto s = dyn_cast<ShardAttr>(now[a]);
+    if (!s)
+      return false;
+    if (now[a] != to[a])
+      return true;
+    for (int64_t b = 0; b < a; ++b)
+      if (splits(now[b], s.getDim()) != splits(to[b], s.getDim()))
+        return true;
+    return false;
+  };
+  auto step = [&](int64_t axis, Attribute target) -> LogicalResult {
+    auto next = lowerStep(b, loc, mesh, current, axis, target, module);
+    if (failed(next))
+      return failure();
+    current = *next;
+    return success();
+  };
+  for (int64_t guard = 0; guard < 4 * rank + 4; ++guard) {
+    SmallVector<Attribute> now = cur();
+    if (ArrayRef<Attribute>(now) == to)
+      return current;
+    // Each entry: (axis, target) of a legal step, by preference.
+    std::optional<std::pair<int64_t, Attribute>> pick;
+    // Adds go first axis first, removals last axis first.
+    auto consider = [&](auto pred, bool firstAxisFirst = false) {
+      for (int64_t i = 0; i < rank && !pick; ++i) {
+        int64_t a = firstAxisFirst ? i : rank - 1 - i;
+        if (auto t = pred(now, a))
+          pick = std::make_pair(a, *t);
+      }
+    };
+    using Choice = std::optional<Attribute>;
+    // 1. Partial -> Shard: one reduce_scatter.
+    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+      auto t = dyn_cast<ShardAttr>(to[a]);
+      if (isa<PartialAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
+        return to[a];
+      return std::nullopt;
+    }, /*firstAxisFirst=*/true);
+    // 2. Replicate -> Shard: a local chunk.
+    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+      auto t = dyn_cast<ShardAttr>(to[a]);
+      if (isa<ReplicateAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
+        return to[a];
+      return std::nullopt;
+    }, /*firstAxisFirst=*/true);
+    // 3. Shard(i) -> Shard(j): one all_to_all.
+    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+      auto s = dyn_cast<ShardAttr>(n[a]);
+      auto t = dyn_cast<ShardAttr>(to[a]);
+      if (s && t && s != t && canRemove(n, a, s.getDim()) &&
+          canAdd(n, a, t.getDim()))
+        return to[a];
+      return std::nullopt;
+    });
+    // 4. Partial -> Replicate: all_reduce.
+    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+      if (isa<PartialAttr>(n[a]) && isa<ReplicateAttr>(to[a]))
+        return rep;
+      return std::nullopt;
+    });
+    // 5. Shard -> Replicate for a split that must go: all_gather.
+    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+      auto s = dyn_cast<ShardAttr>(n[a]);
+      if (s && mustRemove(n, a) && canRemove(n, a, s.getDim()))
+        return rep;
+      return std::nullopt;
+    });
+    // 6. Unblock: reduce a partial that cannot be scattered yet.
+    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+      if (isa<PartialAttr>(n[a]) && n[a] != to[a])
+        return rep;
+      return std::nullopt;
+    });
+    if (!pick)
+      break;
+    if (failed(step(pick->first, pick->second)))
+      return failure();
+  }
+  return emitError(loc) << "cannot plan the redistribution of "
+                        << current.getType() << " to "
+                        << placementsToString(to);
+}
+
 LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
   SmallVector<RedistributeOp> ops;
   module.walk([&](RedistributeOp op) { ops.push_back(op); });
@@ -105,50 +236,15 @@ LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
     MeshOp mesh = lookupMesh(op, op.getInput().getType().getMesh());
     if (!mesh)
       return failure();
-    ArrayRef<Attribute> from = op.getInput().getType().getPlacements();
     ArrayRef<Attribute> to = op.getResult().getType().getPlacements();
     OpBuilder b(op);
     Value current = op.getInput();
     StringAttr module = op.getModuleAttr();
-    // A later axis that keeps Shard(d) while an earlier axis changes how d is
-    // split must be undone and redone, or the chunks leave mesh order.
-    SmallVector<bool> redo(mesh.getRank(), false);
-    for (int64_t axis = 0; axis < mesh.getRank(); ++axis) {
-      if (!isa<ShardAttr>(from[axis]) || from[axis] != to[axis])
-        continue;
-      for (int64_t earlier = 0; earlier < axis; ++earlier)
-        if (from[earlier] != to[earlier] &&
-            (from[earlier] == from[axis] || to[earlier] == from[axis]))
-          redo[axis] = true;
-    }
-    // Drop shards and partials first, last axis first...
-    for (int64_t axis = mesh.getRank() - 1; axis >= 0; --axis) {
-      if ((from[axis] == to[axis] && !redo[axis]) ||
-          isa<ReplicateAttr>(from[axis]))
-        continue;
-      // Shard -> Shard is one all_to_all, Partial -> Shard one
-      // reduce_scatter; everything else goes through Replicate.
-      Attribute target = ReplicateAttr::get(op.getContext());
-      if (!redo[axis] && isa<ShardAttr>(to[axis]) &&
-          isa<ShardAttr, PartialAttr>(from[axis]))
-        target = to[axis];
-      auto next = lowerStep(b, op.getLoc(), mesh, current, axis, target,
-                            module);
-      if (failed(next))
-        return failure();
-      current = *next;
-    }
-    // ...then add shards, first axis first.
-    for (int64_t axis = 0; axis < mesh.getRank(); ++axis) {
-      Attribute now = cast<DTensorType>(current.getType()).getPlacements()[axis];
-      if (now == to[axis])
-        continue;
-      auto next = lowerStep(b, op.getLoc(), mesh, current, axis, to[axis],
-                            module);
-      if (failed(next))
-        return failure();
-      current = *next;
-    }
+    FailureOr<Value> lowered = lowerTransition(b, op.getLoc(), mesh, current,
+                                               to, module);
+    if (failed(lowered))
+      return failure();
+    current = *lowered;
     op.getResult().replaceAllUsesWith(current);
     op.erase();
   }
