@@ -15,6 +15,7 @@
 void mlir::tp::registerAllDialects(DialectRegistry &registry) {
   registry.insert<TPDialect, model::ModelDialect, func::FuncDialect,
                   arith::ArithDialect, tensor::TensorDialect>();
+  registerModelShardingRules(registry);
 }
 
 void mlir::tp::registerAllPasses() {

@@ -343,5 +343,7 @@ LogicalResult ChunkOp::verifySymbolUses(SymbolTableCollection &tables) {
                      groupSize(*mesh, getMeshAxes()), -1, getAxis());
 }
 
+#include "tp/Dialect/TP/IR/TPOpInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tp/Dialect/TP/IR/TPOps.cpp.inc"

@@ -70,256 +70,6 @@ Value mlir::tp::ensurePlacements(OpBuilder &builder, Location loc, Value value,
 
 namespace {
 
-/// What a rule decides for one mesh axis: the placement each operand must
-/// have, and the placement of the result.
-struct AxisDecision {
-  SmallVector<Attribute> operands;
-  Attribute result;
-};
-
-class Rules {
-public:
-  Rules(MLIRContext *ctx, int64_t axisSize) : ctx(ctx), n(axisSize) {}
-
-  Attribute rep() { return ReplicateAttr::get(ctx); }
-  Attribute shard(int64_t d) { return ShardAttr::get(ctx, d); }
-  Attribute partialSum() { return PartialAttr::get(ctx, ReductionKind::Sum); }
-
-  static std::optional<int64_t> shardDim(Attribute p) {
-    if (auto s = dyn_cast<ShardAttr>(p))
-      return s.getDim();
-    return std::nullopt;
-  }
-
-  /// Everything replicated: always correct.
-  AxisDecision replicateAll(size_t numOperands) {
-    return {SmallVector<Attribute>(numOperands, rep()), rep()};
-  }
-
-  /// Element-wise unary op: shards pass through, partials are reduced.
-  AxisDecision unary(ArrayRef<Attribute> in) {
-    if (isa<PartialAttr>(in[0]))
-      return replicateAll(in.size());
-    return {{in[0]}, in[0]};
-  }
-
-  /// Broadcasting binary op (`linearInBoth` for add: Partial + Partial of the
-  /// same kind stays Partial; mul is linear in one operand only).
-  AxisDecision binary(ArrayRef<Attribute> in, ArrayRef<int64_t> a,
-                      ArrayRef<int64_t> b, ArrayRef<int64_t> out, bool isAdd) {
-    auto pa = dyn_cast<PartialAttr>(in[0]), pb = dyn_cast<PartialAttr>(in[1]);
-    if (isAdd && pa && pb && pa == pb && pa.getKind() == ReductionKind::Sum)
-      return {{in[0], in[1]}, in[0]};
-    if (!isAdd && (pa != nullptr) != (pb != nullptr) &&
-        (pa ? pa : pb).getKind() == ReductionKind::Sum &&
-        isa<ReplicateAttr>(pa ? in[1] : in[0]))
-      return {{in[0], in[1]}, pa ? in[0] : in[1]};
-    // Any other partial is reduced first (to Replicate); shards then decide.
-    SmallVector<Attribute> eff(in);
-    for (Attribute &p : eff)
-      if (isa<PartialAttr>(p))
-        p = rep();
-    int64_t rank = out.size();
-    ArrayRef<int64_t> shapes[2] = {a, b};
-    auto numel = [](ArrayRef<int64_t> s) {
-      int64_t n = 1;
-      for (int64_t d : s)
-        n *= d;
-      return n;
-    };
-    // Candidate result dims: each sharded operand's dim. Pick the one that
-    // moves the fewest elements (re-sharding a replicated operand is a free
-    // local chunk; moving a shard to another dim costs its size).
-    std::optional<int64_t> best;
-    int64_t bestCost = 0;
-    for (int c = 0; c < 2; ++c) {
-      auto d = shardDim(eff[c]);
-      if (!d)
-        continue;
-      int64_t r = *d + (rank - (int64_t)shapes[c].size());
-      int64_t cost = 0;
-      for (int i = 0; i < 2; ++i) {
-        int64_t local = r - (rank - (int64_t)shapes[i].size());
-        bool wantShard = local >= 0 && shapes[i][local] != 1;
-        auto have = shardDim(eff[i]);
-        if (have && (!wantShard || *have != local))
-          cost += numel(shapes[i]);
-      }
-      if (!best || cost < bestCost) {
-        best = r;
-        bestCost = cost;
-      }
-    }
-    if (!best)
-      return {{eff[0], eff[1]}, rep()};
-    AxisDecision dec;
-    for (int i = 0; i < 2; ++i) {
-      int64_t local = *best - (rank - (int64_t)shapes[i].size());
-      if (local >= 0 && shapes[i][local] != 1)
-        dec.operands.push_back(shard(local));
-      else
-        dec.operands.push_back(rep());
-    }
-    dec.result = shard(*best);
-    return dec;
-  }
-
-  /// nn.Linear: x [..., in], w [out, in], optional b [out].
-  AxisDecision linear(ArrayRef<Attribute> in, int64_t xRank, bool hasBias) {
-    Attribute x = in[0], w = in[1];
-    auto withBias = [&](SmallVector<Attribute> ops, Attribute b) {
-      if (hasBias)
-        ops.push_back(b);
-      return ops;
-    };
-    // Colwise: weight rows sharded -> output features sharded.
-    if (shardDim(w) == 0)
-      return {withBias({rep(), shard(0)}, shard(0)), shard(xRank - 1)};
-    // Rowwise: weight columns sharded, input features sharded -> partial.
-    if (shardDim(w) == 1 && !hasBias)
-      return {{shard(xRank - 1), shard(1)}, partialSum()};
-    if (isa<ReplicateAttr>(w)) {
-      if (auto d = shardDim(x); d && *d < xRank - 1)
-        return {withBias({x, rep()}, rep()), x};
-      if (isa<PartialAttr>(x) && !hasBias &&
-          cast<PartialAttr>(x).getKind() == ReductionKind::Sum)
-        return {{x, rep()}, x};
-    }
-    return replicateAll(hasBias ? 3 : 2);
-  }
-
-  /// nn.Embedding: ids [...], w [V, D].
-  AxisDecision embedding(ArrayRef<Attribute> in, int64_t idsRank) {
-    if (shardDim(in[1]) == 1)
-      return {{rep(), shard(1)}, shard(idsRank)};
-    // Vocabulary rows sharded: out-of-range ids look up zeros, so the sum
-    // over ranks is the lookup.
-    if (shardDim(in[1]) == 0)
-      return {{rep(), shard(0)}, partialSum()};
-    if (isa<ReplicateAttr>(in[1]))
-      if (auto d = shardDim(in[0]))
-        return {{in[0], rep()}, in[0]};
-    return replicateAll(2);
-  }
-
-  /// Norms over the last dim: any other dim may stay sharded.
-  AxisDecision norm(ArrayRef<Attribute> in, int64_t rank) {
-    if (auto d = shardDim(in[0]); d && *d != rank - 1) {
-      AxisDecision dec{{in[0]}, in[0]};
-      for (size_t i = 1; i < in.size(); ++i)
-        dec.operands.push_back(rep());
-      return dec;
-    }
-    return replicateAll(in.size());
-  }
-
-  AxisDecision softmax(ArrayRef<Attribute> in, int64_t dim) {
-    if (auto d = shardDim(in[0]); d && *d != dim)
-      return {{in[0]}, in[0]};
-    return replicateAll(1);
-  }
-
-  AxisDecision matmul(ArrayRef<Attribute> in, int64_t ra, int64_t rb) {
-    auto da = shardDim(in[0]), db = shardDim(in[1]);
-    if (da && *da < ra - 2 && (rb == 2 ? isa<ReplicateAttr>(in[1]) : true))
-      return {{in[0], rb == 2 ? rep() : shard(*da)}, in[0]};
-    if (da == ra - 1 && db == rb - 2)
-      return {{in[0], in[1]}, partialSum()};
-    if (isa<ReplicateAttr>(in[0]) && db == rb - 1)
-      return {{rep(), in[1]}, shard(ra - 1)};
-    return replicateAll(2);
-  }
-
-  AxisDecision transpose(ArrayRef<Attribute> in, ArrayRef<int64_t> perm) {
-    if (auto d = shardDim(in[0])) {
-      for (auto [i, p] : llvm::enumerate(perm))
-        if (p == *d)
-          return {{in[0]}, shard(i)};
-    }
-    return {{in[0]}, in[0]};
-  }
-
-  /// A sharded dim survives a reshape when it becomes (or stays) the leading
-  /// factor of a result dim and both sizes divide over the axis.
-  AxisDecision reshape(ArrayRef<Attribute> in, ArrayRef<int64_t> src,
-                       ArrayRef<int64_t> dst) {
-    if (isa<PartialAttr, ReplicateAttr>(in[0]))
-      return {{in[0]}, in[0]};
-    int64_t d = *shardDim(in[0]);
-    int64_t prefix = 1;
-    for (int64_t i = 0; i < d; ++i)
-      prefix *= src[i];
-    int64_t acc = 1;
-    for (int64_t r = 0; r < (int64_t)dst.size(); ++r) {
-      if (acc == prefix && dst[r] % n == 0 && src[d] % n == 0) {
-        if (dst[r] <= src[d] ? src[d] % dst[r] == 0 : dst[r] % src[d] == 0)
-          return {{in[0]}, shard(r)};
-      }
-      acc *= dst[r];
-      if (acc > prefix)
-        break;
-    }
-    return replicateAll(1);
-  }
-
-  /// Rotary angles depend on the global position (dim 1) and pair up
-  /// elements of head_dim (dim 3): only batch and heads may stay sharded.
-  /// Keepdim reductions: a shard of the reduced dim becomes a partial of
-  /// the same reduction; other shards stay.
-  AxisDecision reduce(ArrayRef<Attribute> in, int64_t dim, ReductionKind kind) {
-    if (auto p = dyn_cast<PartialAttr>(in[0])) {
-      if (p.getKind() == kind && kind == ReductionKind::Sum)
-        return {{in[0]}, in[0]};
-      return replicateAll(1);
-    }
-    if (auto d = shardDim(in[0])) {
-      if (*d == dim)
-        return {{in[0]}, PartialAttr::get(ctx, kind)};
-      return {{in[0]}, in[0]};
-    }
-    return {{in[0]}, in[0]};
-  }
-
-  /// Mean of all elements: linear in a partial sum; shards are gathered.
-  AxisDecision mean(ArrayRef<Attribute> in) {
-    if (auto p = dyn_cast<PartialAttr>(in[0]);
-        p && p.getKind() == ReductionKind::Sum)
-      return {{in[0]}, in[0]};
-    return replicateAll(1);
-  }
-
-  /// logits[i, t_i]: on class shards, out-of-shard targets give zero, so the
-  /// sum over shards is the value; row shards stay row shards.
-  AxisDecision targetLogit(ArrayRef<Attribute> in) {
-    if (shardDim(in[0]) == 1)
-      return {{in[0], rep()}, partialSum()};
-    if (shardDim(in[0]) == 0)
-      return {{in[0], shard(0)}, shard(0)};
-    return replicateAll(2);
-  }
-
-  AxisDecision rotary(ArrayRef<Attribute> in) {
-    if (auto d = shardDim(in[0]); d && (*d == 0 || *d == 2))
-      return {{in[0]}, in[0]};
-    return replicateAll(1);
-  }
-
-  /// Attention per head: heads (dim 2) or batch (dim 0) may be sharded.
-  AxisDecision attention(ArrayRef<Attribute> in, ArrayRef<int64_t> q,
-                         ArrayRef<int64_t> k) {
-    auto d = shardDim(in[0]);
-    if (d == 2 && q[2] % n == 0 && k[2] % n == 0)
-      return {{in[0], in[0], in[0]}, in[0]};
-    if (d == 0 && q[0] % n == 0)
-      return {{in[0], in[0], in[0]}, in[0]};
-    return replicateAll(3);
-  }
-
-private:
-  MLIRContext *ctx;
-  int64_t n;
-};
-
 /// Propagation state for one module: the mesh and its op.
 class Propagator {
 public:
@@ -418,8 +168,10 @@ private:
             m::YieldOp>(op) ||
         !hasDTensorOperand(op))
       return success();
-    if (op->getDialect() != op->getContext()->getLoadedDialect("model") ||
-        op->getNumResults() != 1)
+    // Ops with a sharding rule (model ops, and any op given an external
+    // model) follow it; other ops see their operands replicated.
+    if (!isa<ShardingRuleOpInterface>(op) || op->getNumResults() != 1 ||
+        !isTensorLike(op->getResult(0).getType()))
       return replicateUnknown(op);
     return applyRule(op);
   }
@@ -463,70 +215,19 @@ private:
                      << "'; q, k and v are replicated (all_gather)";
   }
 
-  AxisDecision decide(Operation *op, ArrayRef<Attribute> in, int64_t axisSize,
+  AxisRule decide(Operation *op, ArrayRef<Attribute> in, int64_t axisSize,
                       int64_t axis) {
-    Rules rules(op->getContext(), axisSize);
-    auto shape = [&](unsigned i) {
-      return getTensorLikeShape(op->getOperand(i).getType());
-    };
-    ArrayRef<int64_t> out = getTensorLikeShape(op->getResult(0).getType());
-    return llvm::TypeSwitch<Operation *, AxisDecision>(op)
-        .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp,
-              m::LogOp>(
-            [&](Operation *) { return rules.unary(in); })
-        .Case([&](m::AddOp) {
-          return rules.binary(in, shape(0), shape(1), out, true);
-        })
-        .Case([&](m::SubOp) {
-          return rules.binary(in, shape(0), shape(1), out, true);
-        })
-        .Case([&](m::ReduceMaxOp r) {
-          int64_t rank = shape(0).size();
-          int64_t dim = (int64_t)r.getDim() < 0 ? (int64_t)r.getDim() + rank
-                                                : (int64_t)r.getDim();
-          return rules.reduce(in, dim, ReductionKind::Max);
-        })
-        .Case([&](m::ReduceSumOp r) {
-          int64_t rank = shape(0).size();
-          int64_t dim = (int64_t)r.getDim() < 0 ? (int64_t)r.getDim() + rank
-                                                : (int64_t)r.getDim();
-          return rules.reduce(in, dim, ReductionKind::Sum);
-        })
-        .Case([&](m::MeanOp) { return rules.mean(in); })
-        .Case([&](m::TargetLogitOp) { return rules.targetLogit(in); })
-        .Case([&](m::MulOp) {
-          return rules.binary(in, shape(0), shape(1), out, false);
-        })
-        .Case([&](m::LinearOp l) {
-          return rules.linear(in, shape(0).size(), l.getBias() != nullptr);
-        })
-        .Case([&](m::EmbeddingOp) {
-          return rules.embedding(in, shape(0).size());
-        })
-        .Case<m::LayerNormOp, m::RMSNormOp>(
-            [&](Operation *) { return rules.norm(in, shape(0).size()); })
-        .Case([&](m::SoftmaxOp s) {
-          // I64Attr getters return uint64_t: normalize as signed.
-          int64_t dim = static_cast<int64_t>(s.getDim());
-          if (dim < 0)
-            dim += shape(0).size();
-          return rules.softmax(in, dim);
-        })
-        .Case([&](m::MatmulOp) {
-          return rules.matmul(in, shape(0).size(), shape(1).size());
-        })
-        .Case([&](m::TransposeOp t) {
-          return rules.transpose(in, t.getPermutation());
-        })
-        .Case([&](m::ReshapeOp) { return rules.reshape(in, shape(0), out); })
-        .Case([&](m::RotaryOp) { return rules.rotary(in); })
-        .Case([&](m::AttentionOp a) {
-          warnHeadsNotDivisible(a, in, axis);
-          return rules.attention(in, shape(0), shape(1));
-        })
-        .Default([&](Operation *) {
-          return rules.replicateAll(op->getNumOperands());
-        });
+    if (auto a = dyn_cast<m::AttentionOp>(op))
+      warnHeadsNotDivisible(a, in, axis);
+    if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
+      AxisRule dec = rule.getAxisRule(in, axisSize);
+      if (dec.operands.size() == in.size() && dec.result)
+        return dec;
+    }
+    // No rule (or a malformed one): replicate, which is always correct.
+    return {SmallVector<Attribute>(in.size(),
+                                   ReplicateAttr::get(op->getContext())),
+            ReplicateAttr::get(op->getContext())};
   }
 
   LogicalResult applyRule(Operation *op) {
@@ -541,13 +242,14 @@ private:
       SmallVector<Attribute> in;
       for (auto &c : current)
         in.push_back(c[axis]);
-      AxisDecision dec = mesh.getShape()[axis] == 1
-                             ? AxisDecision{in, in.empty() ? nullptr : in[0]}
-                             : decide(op, in, mesh.getShape()[axis], axis);
-      if (mesh.getShape()[axis] == 1) {
-        // A size-1 axis never needs communication: keep everything replicated.
-        dec = Rules(op->getContext(), 1).replicateAll(numOperands);
-      }
+      // A size-1 axis never needs communication: keep everything
+      // replicated there.
+      AxisRule dec =
+          mesh.getShape()[axis] == 1
+              ? AxisRule{SmallVector<Attribute>(
+                             numOperands, ReplicateAttr::get(op->getContext())),
+                         ReplicateAttr::get(op->getContext())}
+              : decide(op, in, mesh.getShape()[axis], axis);
       for (size_t i = 0; i < numOperands; ++i)
         operandPlacements[i].push_back(dec.operands[i]);
       resultPlacements.push_back(dec.result);

@@ -36,4 +36,25 @@ def TP_ParallelStyleAttrInterface : AttrInterface<"ParallelStyleAttrInterface"> 
   ];
 }
 
+def TP_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
+  let cppNamespace = "::mlir::tp";
+  let description = [{
+    The sharding rule of an op, one mesh axis at a time: given the placement
+    of each operand on that axis (a plain tensor counts as `Replicate`), the
+    placements the operands must have and the placement of the result.
+    Operands are then redistributed to what the rule asks, so a rule is
+    always free to ask for `Replicate` (always correct, maybe costly).
+    `tp-propagate` uses it for every op; other dialects' ops join through
+    external models (see `registerModelShardingRules`).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      Returns the operand and result placements on a mesh axis of
+      `axisSize` ranks, given the operands' current `placements` there.
+    }], "::mlir::tp::AxisRule", "getAxisRule",
+    (ins "::llvm::ArrayRef<::mlir::Attribute>":$placements,
+         "int64_t":$axisSize)>,
+  ];
+}
+
 #endif // TP_DIALECT_TP_IR_TPINTERFACES_TD

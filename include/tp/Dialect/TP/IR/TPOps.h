@@ -17,6 +17,17 @@
 #include "tp/Dialect/TP/IR/TPDialect.h"
 #include "tp/Dialect/TP/IR/TPTypes.h"
 
+namespace mlir::tp {
+/// What a sharding rule decides for one mesh axis: the placement each
+/// operand must have, and the placement of the result.
+struct AxisRule {
+  SmallVector<Attribute> operands;
+  Attribute result;
+};
+} // namespace mlir::tp
+
+#include "tp/Dialect/TP/IR/TPOpInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "tp/Dialect/TP/IR/TPOps.h.inc"
 

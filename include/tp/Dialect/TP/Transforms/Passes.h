@@ -89,6 +89,10 @@ constexpr llvm::StringLiteral kTPAxisAttr = "tp.tp_axis";
 /// plain tensor.
 SmallVector<Attribute> getPlacements(Value value, int64_t meshRank);
 
+/// Attaches ShardingRuleOpInterface external models to the model dialect's
+/// ops (called by registerAllDialects).
+void registerModelShardingRules(DialectRegistry &registry);
+
 /// fnmatch-style match of one FQN token: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`.
 bool fnmatchToken(StringRef pattern, StringRef name);
 

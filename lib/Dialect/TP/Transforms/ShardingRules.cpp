@@ -1,0 +1,348 @@
+//===- ShardingRules.cpp - sharding rules of the model ops ------*- C++ -*-===//
+//
+// The ShardingRuleOpInterface of every model op, attached as external
+// models: per mesh axis, which operand placements each op needs and which
+// placement its result gets. tp-propagate only talks to the interface, so
+// other dialects' ops join the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+namespace {
+
+class Rules {
+public:
+  Rules(MLIRContext *ctx, int64_t axisSize) : ctx(ctx), n(axisSize) {}
+
+  Attribute rep() { return ReplicateAttr::get(ctx); }
+  Attribute shard(int64_t d) { return ShardAttr::get(ctx, d); }
+  Attribute partialSum() { return PartialAttr::get(ctx, ReductionKind::Sum); }
+
+  static std::optional<int64_t> shardDim(Attribute p) {
+    if (auto s = dyn_cast<ShardAttr>(p))
+      return s.getDim();
+    return std::nullopt;
+  }
+
+  /// Everything replicated: always correct.
+  AxisRule replicateAll(size_t numOperands) {
+    return {SmallVector<Attribute>(numOperands, rep()), rep()};
+  }
+
+  /// Element-wise unary op: shards pass through, partials are reduced.
+  AxisRule unary(ArrayRef<Attribute> in) {
+    if (isa<PartialAttr>(in[0]))
+      return replicateAll(in.size());
+    return {{in[0]}, in[0]};
+  }
+
+  /// Broadcasting binary op (`linearInBoth` for add: Partial + Partial of the
+  /// same kind stays Partial; mul is linear in one operand only).
+  AxisRule binary(ArrayRef<Attribute> in, ArrayRef<int64_t> a,
+                      ArrayRef<int64_t> b, ArrayRef<int64_t> out, bool isAdd) {
+    auto pa = dyn_cast<PartialAttr>(in[0]), pb = dyn_cast<PartialAttr>(in[1]);
+    if (isAdd && pa && pb && pa == pb && pa.getKind() == ReductionKind::Sum)
+      return {{in[0], in[1]}, in[0]};
+    if (!isAdd && (pa != nullptr) != (pb != nullptr) &&
+        (pa ? pa : pb).getKind() == ReductionKind::Sum &&
+        isa<ReplicateAttr>(pa ? in[1] : in[0]))
+      return {{in[0], in[1]}, pa ? in[0] : in[1]};
+    // Any other partial is reduced first (to Replicate); shards then decide.
+    SmallVector<Attribute> eff(in);
+    for (Attribute &p : eff)
+      if (isa<PartialAttr>(p))
+        p = rep();
+    int64_t rank = out.size();
+    ArrayRef<int64_t> shapes[2] = {a, b};
+    auto numel = [](ArrayRef<int64_t> s) {
+      int64_t n = 1;
+      for (int64_t d : s)
+        n *= d;
+      return n;
+    };
+    // Candidate result dims: each sharded operand's dim. Pick the one that
+    // moves the fewest elements (re-sharding a replicated operand is a free
+    // local chunk; moving a shard to another dim costs its size).
+    std::optional<int64_t> best;
+    int64_t bestCost = 0;
+    for (int c = 0; c < 2; ++c) {
+      auto d = shardDim(eff[c]);
+      if (!d)
+        continue;
+      int64_t r = *d + (rank - (int64_t)shapes[c].size());
+      int64_t cost = 0;
+      for (int i = 0; i < 2; ++i) {
+        int64_t local = r - (rank - (int64_t)shapes[i].size());
+        bool wantShard = local >= 0 && shapes[i][local] != 1;
+        auto have = shardDim(eff[i]);
+        if (have && (!wantShard || *have != local))
+          cost += numel(shapes[i]);
+      }
+      if (!best || cost < bestCost) {
+        best = r;
+        bestCost = cost;
+      }
+    }
+    if (!best)
+      return {{eff[0], eff[1]}, rep()};
+    AxisRule dec;
+    for (int i = 0; i < 2; ++i) {
+      int64_t local = *best - (rank - (int64_t)shapes[i].size());
+      if (local >= 0 && shapes[i][local] != 1)
+        dec.operands.push_back(shard(local));
+      else
+        dec.operands.push_back(rep());
+    }
+    dec.result = shard(*best);
+    return dec;
+  }
+
+  /// nn.Linear: x [..., in], w [out, in], optional b [out].
+  AxisRule linear(ArrayRef<Attribute> in, int64_t xRank, bool hasBias) {
+    Attribute x = in[0], w = in[1];
+    auto withBias = [&](SmallVector<Attribute> ops, Attribute b) {
+      if (hasBias)
+        ops.push_back(b);
+      return ops;
+    };
+    // Colwise: weight rows sharded -> output features sharded.
+    if (shardDim(w) == 0)
+      return {withBias({rep(), shard(0)}, shard(0)), shard(xRank - 1)};
+    // Rowwise: weight columns sharded, input features sharded -> partial.
+    if (shardDim(w) == 1 && !hasBias)
+      return {{shard(xRank - 1), shard(1)}, partialSum()};
+    if (isa<ReplicateAttr>(w)) {
+      if (auto d = shardDim(x); d && *d < xRank - 1)
+        return {withBias({x, rep()}, rep()), x};
+      if (isa<PartialAttr>(x) && !hasBias &&
+          cast<PartialAttr>(x).getKind() == ReductionKind::Sum)
+        return {{x, rep()}, x};
+    }
+    return replicateAll(hasBias ? 3 : 2);
+  }
+
+  /// nn.Embedding: ids [...], w [V, D].
+  AxisRule embedding(ArrayRef<Attribute> in, int64_t idsRank) {
+    if (shardDim(in[1]) == 1)
+      return {{rep(), shard(1)}, shard(idsRank)};
+    // Vocabulary rows sharded: out-of-range ids look up zeros, so the sum
+    // over ranks is the lookup.
+    if (shardDim(in[1]) == 0)
+      return {{rep(), shard(0)}, partialSum()};
+    if (isa<ReplicateAttr>(in[1]))
+      if (auto d = shardDim(in[0]))
+        return {{in[0], rep()}, in[0]};
+    return replicateAll(2);
+  }
+
+  /// Norms over the last dim: any other dim may stay sharded.
+  AxisRule norm(ArrayRef<Attribute> in, int64_t rank) {
+    if (auto d = shardDim(in[0]); d && *d != rank - 1) {
+      AxisRule dec{{in[0]}, in[0]};
+      for (size_t i = 1; i < in.size(); ++i)
+        dec.operands.push_back(rep());
+      return dec;
+    }
+    return replicateAll(in.size());
+  }
+
+  AxisRule softmax(ArrayRef<Attribute> in, int64_t dim) {
+    if (auto d = shardDim(in[0]); d && *d != dim)
+      return {{in[0]}, in[0]};
+    return replicateAll(1);
+  }
+
+  AxisRule matmul(ArrayRef<Attribute> in, int64_t ra, int64_t rb) {
+    auto da = shardDim(in[0]), db = shardDim(in[1]);
+    if (da && *da < ra - 2 && (rb == 2 ? isa<ReplicateAttr>(in[1]) : true))
+      return {{in[0], rb == 2 ? rep() : shard(*da)}, in[0]};
+    if (da == ra - 1 && db == rb - 2)
+      return {{in[0], in[1]}, partialSum()};
+    if (isa<ReplicateAttr>(in[0]) && db == rb - 1)
+      return {{rep(), in[1]}, shard(ra - 1)};
+    return replicateAll(2);
+  }
+
+  AxisRule transpose(ArrayRef<Attribute> in, ArrayRef<int64_t> perm) {
+    if (auto d = shardDim(in[0])) {
+      for (auto [i, p] : llvm::enumerate(perm))
+        if (p == *d)
+          return {{in[0]}, shard(i)};
+    }
+    return {{in[0]}, in[0]};
+  }
+
+  /// A sharded dim survives a reshape when it becomes (or stays) the leading
+  /// factor of a result dim and both sizes divide over the axis.
+  AxisRule reshape(ArrayRef<Attribute> in, ArrayRef<int64_t> src,
+                       ArrayRef<int64_t> dst) {
+    if (isa<PartialAttr, ReplicateAttr>(in[0]))
+      return {{in[0]}, in[0]};
+    int64_t d = *shardDim(in[0]);
+    int64_t prefix = 1;
+    for (int64_t i = 0; i < d; ++i)
+      prefix *= src[i];
+    int64_t acc = 1;
+    for (int64_t r = 0; r < (int64_t)dst.size(); ++r) {
+      if (acc == prefix && dst[r] % n == 0 && src[d] % n == 0) {
+        if (dst[r] <= src[d] ? src[d] % dst[r] == 0 : dst[r] % src[d] == 0)
+          return {{in[0]}, shard(r)};
+      }
+      acc *= dst[r];
+      if (acc > prefix)
+        break;
+    }
+    return replicateAll(1);
+  }
+
+  /// Rotary angles depend on the global position (dim 1) and pair up
+  /// elements of head_dim (dim 3): only batch and heads may stay sharded.
+  /// Keepdim reductions: a shard of the reduced dim becomes a partial of
+  /// the same reduction; other shards stay.
+  AxisRule reduce(ArrayRef<Attribute> in, int64_t dim, ReductionKind kind) {
+    if (auto p = dyn_cast<PartialAttr>(in[0])) {
+      if (p.getKind() == kind && kind == ReductionKind::Sum)
+        return {{in[0]}, in[0]};
+      return replicateAll(1);
+    }
+    if (auto d = shardDim(in[0])) {
+      if (*d == dim)
+        return {{in[0]}, PartialAttr::get(ctx, kind)};
+      return {{in[0]}, in[0]};
+    }
+    return {{in[0]}, in[0]};
+  }
+
+  /// Mean of all elements: linear in a partial sum; shards are gathered.
+  AxisRule mean(ArrayRef<Attribute> in) {
+    if (auto p = dyn_cast<PartialAttr>(in[0]);
+        p && p.getKind() == ReductionKind::Sum)
+      return {{in[0]}, in[0]};
+    return replicateAll(1);
+  }
+
+  /// logits[i, t_i]: on class shards, out-of-shard targets give zero, so the
+  /// sum over shards is the value; row shards stay row shards.
+  AxisRule targetLogit(ArrayRef<Attribute> in) {
+    if (shardDim(in[0]) == 1)
+      return {{in[0], rep()}, partialSum()};
+    if (shardDim(in[0]) == 0)
+      return {{in[0], shard(0)}, shard(0)};
+    return replicateAll(2);
+  }
+
+  AxisRule rotary(ArrayRef<Attribute> in) {
+    if (auto d = shardDim(in[0]); d && (*d == 0 || *d == 2))
+      return {{in[0]}, in[0]};
+    return replicateAll(1);
+  }
+
+  /// Attention per head: heads (dim 2) or batch (dim 0) may be sharded.
+  AxisRule attention(ArrayRef<Attribute> in, ArrayRef<int64_t> q,
+                         ArrayRef<int64_t> k) {
+    auto d = shardDim(in[0]);
+    if (d == 2 && q[2] % n == 0 && k[2] % n == 0)
+      return {{in[0], in[0], in[0]}, in[0]};
+    if (d == 0 && q[0] % n == 0)
+      return {{in[0], in[0], in[0]}, in[0]};
+    return replicateAll(3);
+  }
+
+private:
+  MLIRContext *ctx;
+  int64_t n;
+};
+
+
+/// The rule of one model op on an axis of `n` ranks.
+AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
+  Rules rules(op->getContext(), n);
+  auto shape = [&](unsigned i) {
+    return getTensorLikeShape(op->getOperand(i).getType());
+  };
+  ArrayRef<int64_t> out = getTensorLikeShape(op->getResult(0).getType());
+  // I64Attr getters return uint64_t: normalize dims as signed.
+  auto normDim = [&](uint64_t raw) {
+    int64_t dim = static_cast<int64_t>(raw);
+    return dim < 0 ? dim + (int64_t)shape(0).size() : dim;
+  };
+  return llvm::TypeSwitch<Operation *, AxisRule>(op)
+      .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp,
+            m::LogOp>([&](Operation *) { return rules.unary(in); })
+      .Case<m::AddOp, m::SubOp>([&](Operation *) {
+        return rules.binary(in, shape(0), shape(1), out, true);
+      })
+      .Case([&](m::MulOp) {
+        return rules.binary(in, shape(0), shape(1), out, false);
+      })
+      .Case([&](m::ReduceMaxOp r) {
+        return rules.reduce(in, normDim(r.getDim()), ReductionKind::Max);
+      })
+      .Case([&](m::ReduceSumOp r) {
+        return rules.reduce(in, normDim(r.getDim()), ReductionKind::Sum);
+      })
+      .Case([&](m::MeanOp) { return rules.mean(in); })
+      .Case([&](m::TargetLogitOp) { return rules.targetLogit(in); })
+      .Case([&](m::LinearOp l) {
+        return rules.linear(in, shape(0).size(), l.getBias() != nullptr);
+      })
+      .Case([&](m::EmbeddingOp) {
+        return rules.embedding(in, shape(0).size());
+      })
+      .Case<m::LayerNormOp, m::RMSNormOp>(
+          [&](Operation *) { return rules.norm(in, shape(0).size()); })
+      .Case([&](m::SoftmaxOp s) {
+        return rules.softmax(in, normDim(s.getDim()));
+      })
+      .Case([&](m::MatmulOp) {
+        return rules.matmul(in, shape(0).size(), shape(1).size());
+      })
+      .Case([&](m::TransposeOp t) {
+        return rules.transpose(in, t.getPermutation());
+      })
+      .Case([&](m::ReshapeOp) { return rules.reshape(in, shape(0), out); })
+      .Case([&](m::RotaryOp) { return rules.rotary(in); })
+      .Case([&](m::AttentionOp) {
+        return rules.attention(in, shape(0), shape(1));
+      })
+      .Default(
+          [&](Operation *) { return rules.replicateAll(op->getNumOperands()); });
+}
+
+/// The external model every model op with a rule gets.
+template <typename OpT>
+struct ModelShardingRule
+    : public ShardingRuleOpInterface::ExternalModel<ModelShardingRule<OpT>,
+                                                    OpT> {
+  AxisRule getAxisRule(Operation *op, ArrayRef<Attribute> placements,
+                       int64_t axisSize) const {
+    return modelRule(op, placements, axisSize);
+  }
+};
+
+template <typename... OpTs>
+void attachRules(MLIRContext *ctx) {
+  (OpTs::template attachInterface<ModelShardingRule<OpTs>>(*ctx), ...);
+}
+
+} // namespace
+
+void mlir::tp::registerModelShardingRules(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, m::ModelDialect *) {
+    attachRules<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp,
+                m::LogOp, m::AddOp, m::SubOp, m::MulOp, m::ReduceMaxOp,
+                m::ReduceSumOp, m::MeanOp, m::TargetLogitOp, m::LinearOp,
+                m::EmbeddingOp, m::LayerNormOp, m::RMSNormOp, m::SoftmaxOp,
+                m::MatmulOp, m::TransposeOp, m::ReshapeOp, m::RotaryOp,
+                m::AttentionOp>(ctx);
+  });
+}
