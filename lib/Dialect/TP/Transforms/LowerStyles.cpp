@@ -354,7 +354,9 @@ private:
           return op->emitError()
                  << styleName << " on '" << fqn << "': " << arg << " "
                  << partial.toTorchString()
-                 << " declares a Partial input, which tp does not support";
+                 << " declares a Partial "
+                 << (isInput ? "input" : "output")
+                 << ", which tp does not support";
       }
       return success();
     };

@@ -245,7 +245,7 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     ```mlir
     module attributes {tp.plan = #tp.plan<mesh = @mesh,
         keys = ["net1", "net2"],
-        styles = [#tp.colwise, #tp.rowwise<output_layouts = #tp.replicate>]>} {
+        styles = [#tp.colwise<>, #tp.rowwise<output_layouts = #tp.replicate>]>} {
     ```
   }];
   let parameters = (ins
