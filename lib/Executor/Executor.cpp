@@ -414,14 +414,34 @@ private:
             return;
           }
           int64_t total = c.getType().getDimSize(dim);
-          if (ShapedType::isDynamic(total))
-            throw std::runtime_error("tp executor cannot gather an uneven dim "
-                                     "of unknown full size: " +
-                                     describe(op));
-          collective(c, in, [dim, total](rt::Communicator &comm,
-                                         const Tensor &x) {
-            return allGatherUneven(comm, x, dim, total);
+          std::vector<int64_t> outer;
+          if (ShapedType::isDynamic(total)) {
+            // The dim is also split on earlier mesh axes: this group's full
+            // size is the nested torch.chunk of the global size.
+            auto global = c->getAttrOfType<IntegerAttr>("tp.global_size");
+            auto axesAttr = c->getAttrOfType<DenseI64ArrayAttr>("tp.outer_axes");
+            if (!global || !axesAttr)
+              throw std::runtime_error("tp executor cannot gather an uneven "
+                                       "dim of unknown full size: " +
+                                       describe(op));
+            total = global.getInt();
+            outer.assign(axesAttr.asArrayRef().begin(),
+                         axesAttr.asArrayRef().end());
+          }
+          Program::Impl &P = impl;
+          int64_t src = in[0];
+          std::vector<int64_t> axes(c.getMeshAxes().begin(),
+                                    c.getMeshAxes().end());
+          impl.axisGroups.insert(axes);
+          int out = slotOf(c.getResult());
+          emit([&P, axes, src, out, dim, total, outer](Frame &f) {
+            int64_t size = total;
+            for (int64_t a : outer)
+              size = rt::chunkOf(size, P.meshShape[a], f.coords[a]).size;
+            f.slots[out] =
+                allGatherUneven(P.comm(f, axes), f.slots[src], dim, size);
           });
+          return;
         })
         .Case([&](mlir::tp::AllReduceOp c) {
           rt::ReduceOp r = reduceOp(c.getReduction());

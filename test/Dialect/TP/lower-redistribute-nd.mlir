@@ -1928,13 +1928,16 @@ func.func @shard_to_partial_size_one(%x: tensor<8x16xf32>) {
 // -----
 
 // 10 rows over 2x2x2 as [S(0), S(0), S(0)] (5 -> 3, 2 -> 2, 1, 1, 1):
-// gathering the innermost axis leaves a chunk whose size is itself uneven,
-// which tp does not support yet (12 rows, uneven only on the last axis,
-// works: see above).
+// gathering the innermost axis leaves a chunk whose size is itself uneven:
+// each gather records the global size and the earlier axes splitting the
+// dim (test/tp-run/redistribute-nested-uneven.test runs such cases).
+// CHECK-LABEL: func.func @uneven_nested_gather_2x2x2
+// CHECK: tp.all_gather %{{.*}} mesh_axes = [2] gather_axis = 0 {tp.global_size = 10 : i64, tp.outer_axes = array<i64: 0, 1>} : tensor<?x6xf32> -> tensor<?x6xf32>
+// CHECK: tp.all_gather %{{.*}} mesh_axes = [1] gather_axis = 0 : tensor<?x6xf32> -> tensor<5x6xf32>
+// CHECK: tp.all_gather %{{.*}} mesh_axes = [0] gather_axis = 0 : tensor<5x6xf32> -> tensor<10x6xf32>
 tp.mesh @mesh2x2x2(shape = 2x2x2) {axis_names = ["dp", "pp", "tp"]}
 func.func @uneven_nested_gather_2x2x2(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
   %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
-  // expected-error @below {{redistributing '!tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>' gathers an uneven dim that is also sharded on another mesh axis, which tp does not support}}
   %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
   return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
 }

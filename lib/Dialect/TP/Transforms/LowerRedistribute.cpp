@@ -39,15 +39,9 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   RankedTensorType inLocal = getLocalType(type, mesh);
   RankedTensorType outLocal = getLocalType(newType, mesh);
   // Uneven shards (torch.chunk sizes) are dynamic dims; collectives pad to
-  // the chunk size and trim. A gather needs the full size of its dim.
-  auto fromShardDim = dyn_cast<ShardAttr>(from);
-  if (fromShardDim && ShapedType::isDynamic(
-                          inLocal.getDimSize(fromShardDim.getDim())) &&
-      isa<ReplicateAttr>(to) &&
-      ShapedType::isDynamic(outLocal.getDimSize(fromShardDim.getDim())))
-    return emitError(loc)
-           << "redistributing " << type << " gathers an uneven dim that is "
-           << "also sharded on another mesh axis, which tp does not support";
+  // the chunk size and trim. A gather whose full size is itself uneven (the
+  // dim is also split on earlier mesh axes) records the global size and
+  // those axes, from which each rank computes its group's size.
   bool uneven = !inLocal.hasStaticShape() || !outLocal.hasStaticShape();
   Value local = ToLocalOp::create(b, loc, inLocal, current);
   FlatSymbolRefAttr meshSym = type.getMesh();
@@ -56,9 +50,23 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   auto fromPartial = dyn_cast<PartialAttr>(from);
   auto toShard = dyn_cast<ShardAttr>(to);
   Value result;
+  auto gather = [&](RankedTensorType resultType, Value input, int64_t dim,
+                    ArrayRef<Attribute> placements) -> Value {
+    auto op = AllGatherOp::create(b, loc, resultType, meshSym, axes, module,
+                                  input, b.getI64IntegerAttr(dim));
+    if (resultType.isDynamicDim(dim)) {
+      SmallVector<int64_t> outer;
+      for (int64_t a = 0; a < axis; ++a)
+        if (auto s = dyn_cast<ShardAttr>(placements[a]);
+            s && s.getDim() == dim)
+          outer.push_back(a);
+      op->setAttr("tp.global_size", b.getI64IntegerAttr(type.getShape()[dim]));
+      op->setAttr("tp.outer_axes", b.getDenseI64ArrayAttr(outer));
+    }
+    return op;
+  };
   if (fromShard && isa<ReplicateAttr>(to)) {
-    result = AllGatherOp::create(b, loc, outLocal, meshSym, axes, module,
-                                 local, b.getI64IntegerAttr(fromShard.getDim()));
+    result = gather(outLocal, local, fromShard.getDim(), type.getPlacements());
   } else if (fromPartial && isa<ReplicateAttr>(to)) {
     result = AllReduceOp::create(
         b, loc, outLocal, meshSym, axes, module, local,
@@ -75,9 +83,8 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
     auto midType = DTensorType::get(b.getContext(), type.getShape(),
                                     type.getElementType(), type.getMesh(),
                                     mid);
-    Value gathered = AllGatherOp::create(
-        b, loc, getLocalType(midType, mesh), meshSym, axes, module, local,
-        b.getI64IntegerAttr(fromShard.getDim()));
+    Value gathered = gather(getLocalType(midType, mesh), local,
+                            fromShard.getDim(), type.getPlacements());
     result = ChunkOp::create(b, loc, outLocal, meshSym, axes, module, gathered,
                              b.getI64IntegerAttr(toShard.getDim()));
   } else if (fromShard && toShard) {
