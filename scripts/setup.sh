@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ ccache python3
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-          libgtest-dev libopenblas-dev libopenmpi-dev openmpi-bin)
+          libgtest-dev libbenchmark-dev libopenblas-dev libopenmpi-dev
+          openmpi-bin)
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if ! dpkg -s "${PACKAGES[@]}" >/dev/null 2>&1; then

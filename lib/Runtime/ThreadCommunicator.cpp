@@ -2,7 +2,9 @@
 //
 // A rendezvous per group: ranks publish their buffer pointers, the last one to
 // arrive checks that all called the same collective, then every rank copies or
-// reduces its share directly from the peers' buffers.
+// reduces its share directly from the peers' buffers. The copies and
+// reductions go through a ThreadBufferOps, on host memory by default or on
+// device memory (the CUDA library's deviceBufferOps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,14 +75,14 @@ bool overlaps(const float *a, size_t na, const float *b, size_t nb) {
 
 /// dst[i] = op over p of srcs[p][i] for i in [0, len), in rank order so that
 /// every rank computes bitwise identical results. dst may alias any src.
-void reduceInto(float *dst, const std::vector<const float *> &srcs, size_t len,
-                ReduceOp op) {
+void reduceInto(float *dst, const float *const *srcs, size_t numSrcs,
+                size_t len, ReduceOp op) {
   constexpr size_t tile = 512;
   float acc[tile];
   for (size_t base = 0; base < len; base += tile) {
     size_t m = std::min(tile, len - base);
     std::memcpy(acc, srcs[0] + base, m * sizeof(float));
-    for (size_t p = 1; p < srcs.size(); ++p) {
+    for (size_t p = 1; p < numSrcs; ++p) {
       const float *s = srcs[p] + base;
       switch (op) {
       case ReduceOp::Sum:
@@ -99,14 +101,55 @@ void reduceInto(float *dst, const std::vector<const float *> &srcs, size_t len,
       }
     }
     if (op == ReduceOp::Avg) {
-      float n = static_cast<float>(srcs.size());
+      float n = static_cast<float>(numSrcs);
       for (size_t i = 0; i < m; ++i)
         acc[i] /= n;
     }
     std::memcpy(dst + base, acc, m * sizeof(float));
   }
 }
+
+/// Buffer operations on host memory.
+class HostBufferOps final : public ThreadBufferOps {
+public:
+  void copy(float *dst, const float *src, size_t count) override {
+    std::memcpy(dst, src, count * sizeof(float));
+  }
+  void reduce(float *dst, const float *const *srcs, size_t n, size_t count,
+              ReduceOp op) override {
+    reduceInto(dst, srcs, n, count, op);
+  }
+  float *allocate(size_t count) override { return new float[count]; }
+  void deallocate(float *buffer) noexcept override { delete[] buffer; }
+};
+
+/// A scratch buffer from ThreadBufferOps::allocate, or none.
+class Scratch {
+public:
+  Scratch(ThreadBufferOps &ops, size_t count)
+      : ops(ops), buffer(count ? ops.allocate(count) : nullptr) {}
+  ~Scratch() {
+    if (buffer)
+      ops.deallocate(buffer);
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  float *get() const { return buffer; }
+  explicit operator bool() const { return buffer != nullptr; }
+
+private:
+  ThreadBufferOps &ops;
+  float *buffer;
+};
 } // namespace
+
+ThreadBufferOps::~ThreadBufferOps() = default;
+
+std::shared_ptr<ThreadBufferOps> tp::runtime::hostBufferOps() {
+  static std::shared_ptr<ThreadBufferOps> ops =
+      std::make_shared<HostBufferOps>();
+  return ops;
+}
 
 namespace tp {
 namespace runtime {
@@ -114,12 +157,16 @@ namespace detail {
 /// State shared by every group of one ThreadGroup: one lock, one condition
 /// variable, and the failure that stops all of them.
 struct ThreadWorld {
-  explicit ThreadWorld(int n, std::chrono::milliseconds timeout)
-      : timeout(timeout), finished(n, false), handedOut(n, false) {}
+  ThreadWorld(int n, std::chrono::milliseconds timeout,
+              std::shared_ptr<ThreadBufferOps> ops)
+      : timeout(timeout), ops(std::move(ops)), finished(n, false),
+        handedOut(n, false) {}
 
   std::mutex mu;
   std::condition_variable cv;
   const std::chrono::milliseconds timeout;
+  /// How every group of this world moves data.
+  const std::shared_ptr<ThreadBufferOps> ops;
   bool failed = false;
   std::string error;
   std::vector<bool> finished;  ///< By global rank.
@@ -154,6 +201,12 @@ struct ThreadGroupState {
   /// A sync point inside a collective that every rank is known to reach; it
   /// ignores failures so that no rank leaves while peers read its buffers.
   void sync(int rank);
+
+  /// Waits for this rank's pending buffer operations, then sync(). An error
+  /// of the buffer operations fails the whole world (later collectives of
+  /// every rank throw) and is appended to \p error, which the caller throws
+  /// once it has passed its last sync point.
+  void finishAndSync(int rank, std::string &error);
 
   std::shared_ptr<ThreadWorld> world;
   std::vector<int> members; ///< Global rank of each local rank.
@@ -286,7 +339,24 @@ void ThreadGroupState::sync(int rank) {
   world->cv.wait(lock, [&] { return generation != gen; });
 }
 
+void ThreadGroupState::finishAndSync(int rank, std::string &error) {
+  std::string failure = world->ops->finish();
+  if (!failure.empty()) {
+    std::lock_guard<std::mutex> lock(world->mu);
+    world->setFailed("rank " + std::to_string(members[rank]) + ": " + failure);
+    if (error.empty())
+      error = world->error;
+  }
+  sync(rank);
+}
+
 namespace {
+/// Throws CommError(\p error) unless it is empty.
+void throwIf(const std::string &error) {
+  if (!error.empty())
+    throw CommError(error);
+}
+
 /// One rank's view of a ThreadGroupState.
 class ThreadCommunicator final : public Communicator {
 public:
@@ -333,31 +403,39 @@ void ThreadCommunicator::allGather(const float *in, size_t count, float *out) {
   // Writing into out while peers read in is safe only if in is exactly this
   // rank's block of out (which nobody overwrites) or disjoint from out.
   bool inPlace = in == out + myRank * count;
-  std::vector<float> staging;
-  if (!inPlace && overlaps(in, count, out, n * count))
-    staging.resize(n * count);
-  float *dst = staging.empty() ? out : staging.data();
+  ThreadBufferOps &ops = *group->world->ops;
+  Scratch staging(
+      ops, !inPlace && overlaps(in, count, out, n * count) ? n * count : 0);
+  float *dst = staging ? staging.get() : out;
+  ops.prepare();
   group->arrive(myRank, call);
   for (int p = 0; p < n; ++p) {
     const float *src = group->calls[p].in;
     if (count && src != dst + p * count)
-      std::memcpy(dst + p * count, src, count * sizeof(float));
+      ops.copy(dst + p * count, src, count);
   }
-  group->sync(myRank);
-  if (!staging.empty())
-    std::memcpy(out, staging.data(), staging.size() * sizeof(float));
+  std::string error;
+  group->finishAndSync(myRank, error);
+  throwIf(error);
+  if (staging) {
+    ops.copy(out, staging.get(), n * count);
+    throwIf(ops.finish());
+  }
 }
 
 void ThreadCommunicator::allReduce(const float *in, float *out, size_t count,
                                    ReduceOp op) {
   recordCall(CollectiveKind::AllReduce, count * sizeof(float));
   int n = size();
+  ThreadBufferOps &ops = *group->world->ops;
+  ops.prepare();
   // A partial overlap would let this rank's result clobber input that peers
   // still read; reduce from a private copy instead.
-  std::vector<float> copy;
-  if (in != out && overlaps(in, count, out, count)) {
-    copy.assign(in, in + count);
-    in = copy.data();
+  Scratch copy(ops, in != out && overlaps(in, count, out, count) ? count : 0);
+  if (copy) {
+    ops.copy(copy.get(), in, count);
+    throwIf(ops.finish());
+    in = copy.get();
   }
   Call call = makeCall(CollectiveKind::AllReduce, count, in, out);
   call.op = op;
@@ -371,14 +449,16 @@ void ThreadCommunicator::allReduce(const float *in, float *out, size_t count,
   for (int p = 0; p < n; ++p)
     srcs[p] = group->calls[p].in + begin;
   if (end > begin)
-    reduceInto(out + begin, srcs, end - begin, op);
-  group->sync(myRank);
+    ops.reduce(out + begin, srcs.data(), n, end - begin, op);
+  std::string error;
+  group->finishAndSync(myRank, error);
   for (int p = 0; p < n; ++p) {
     size_t b = sliceBegin(p), e = sliceBegin(p + 1);
     if (p != myRank && e > b)
-      std::memcpy(out + b, group->calls[p].out + b, (e - b) * sizeof(float));
+      ops.copy(out + b, group->calls[p].out + b, e - b);
   }
-  group->sync(myRank);
+  group->finishAndSync(myRank, error);
+  throwIf(error);
 }
 
 void ThreadCommunicator::reduceScatter(const float *in, float *out,
@@ -387,19 +467,25 @@ void ThreadCommunicator::reduceScatter(const float *in, float *out,
   recordCall(CollectiveKind::ReduceScatter, n * countPerRank * sizeof(float));
   Call call = makeCall(CollectiveKind::ReduceScatter, countPerRank, in, out);
   call.op = op;
-  std::vector<float> staging;
-  if (overlaps(in, n * countPerRank, out, countPerRank))
-    staging.resize(countPerRank);
-  float *dst = staging.empty() ? out : staging.data();
+  ThreadBufferOps &ops = *group->world->ops;
+  Scratch staging(ops, overlaps(in, n * countPerRank, out, countPerRank)
+                           ? countPerRank
+                           : 0);
+  float *dst = staging ? staging.get() : out;
   std::vector<const float *> srcs(n);
+  ops.prepare();
   group->arrive(myRank, call);
   for (int p = 0; p < n; ++p)
     srcs[p] = group->calls[p].in + myRank * countPerRank;
   if (countPerRank)
-    reduceInto(dst, srcs, countPerRank, op);
-  group->sync(myRank);
-  if (!staging.empty())
-    std::memcpy(out, staging.data(), countPerRank * sizeof(float));
+    ops.reduce(dst, srcs.data(), n, countPerRank, op);
+  std::string error;
+  group->finishAndSync(myRank, error);
+  throwIf(error);
+  if (staging) {
+    ops.copy(out, staging.get(), countPerRank);
+    throwIf(ops.finish());
+  }
 }
 
 void ThreadCommunicator::allToAll(const float *in, float *out,
@@ -407,19 +493,24 @@ void ThreadCommunicator::allToAll(const float *in, float *out,
   int n = size();
   recordCall(CollectiveKind::AllToAll, n * countPerRank * sizeof(float));
   Call call = makeCall(CollectiveKind::AllToAll, countPerRank, in, out);
-  std::vector<float> staging;
-  if (overlaps(in, n * countPerRank, out, n * countPerRank))
-    staging.resize(n * countPerRank);
-  float *dst = staging.empty() ? out : staging.data();
+  ThreadBufferOps &ops = *group->world->ops;
+  Scratch staging(ops, overlaps(in, n * countPerRank, out, n * countPerRank)
+                           ? n * countPerRank
+                           : 0);
+  float *dst = staging ? staging.get() : out;
+  ops.prepare();
   group->arrive(myRank, call);
   if (countPerRank)
     for (int p = 0; p < n; ++p)
-      std::memcpy(dst + p * countPerRank,
-                  group->calls[p].in + myRank * countPerRank,
-                  countPerRank * sizeof(float));
-  group->sync(myRank);
-  if (!staging.empty())
-    std::memcpy(out, staging.data(), staging.size() * sizeof(float));
+      ops.copy(dst + p * countPerRank,
+               group->calls[p].in + myRank * countPerRank, countPerRank);
+  std::string error;
+  group->finishAndSync(myRank, error);
+  throwIf(error);
+  if (staging) {
+    ops.copy(out, staging.get(), n * countPerRank);
+    throwIf(ops.finish());
+  }
 }
 
 void ThreadCommunicator::broadcast(float *buf, size_t count, int root) {
@@ -430,10 +521,14 @@ void ThreadCommunicator::broadcast(float *buf, size_t count, int root) {
                                 " ranks");
   Call call = makeCall(CollectiveKind::Broadcast, count, buf, buf);
   call.root = root;
+  ThreadBufferOps &ops = *group->world->ops;
+  ops.prepare();
   group->arrive(myRank, call);
   if (myRank != root && count)
-    std::memcpy(buf, group->calls[root].in, count * sizeof(float));
-  group->sync(myRank);
+    ops.copy(buf, group->calls[root].in, count);
+  std::string error;
+  group->finishAndSync(myRank, error);
+  throwIf(error);
 }
 
 void ThreadCommunicator::barrier() {
@@ -461,11 +556,13 @@ std::unique_ptr<Communicator> ThreadCommunicator::split(int color, int key) {
   return std::make_unique<ThreadCommunicator>(std::move(sub), subRank);
 }
 
-ThreadGroup::ThreadGroup(int n, std::chrono::milliseconds timeout) {
+ThreadGroup::ThreadGroup(int n, std::chrono::milliseconds timeout,
+                         std::shared_ptr<ThreadBufferOps> ops) {
   if (n < 1)
     throw std::invalid_argument("ThreadGroup needs at least one rank, got " +
                                 std::to_string(n));
-  world_ = std::make_shared<ThreadWorld>(n, timeout);
+  world_ = std::make_shared<ThreadWorld>(
+      n, timeout, ops ? std::move(ops) : hostBufferOps());
   std::vector<int> members(n);
   for (int r = 0; r < n; ++r)
     members[r] = r;
@@ -510,8 +607,9 @@ bool ThreadGroup::failed(std::string *message) const {
 }
 
 void tp::runtime::runRanks(int n, const std::function<void(Communicator &)> &fn,
-                           std::chrono::milliseconds timeout) {
-  ThreadGroup group(n, timeout);
+                           std::chrono::milliseconds timeout,
+                           std::shared_ptr<ThreadBufferOps> ops) {
+  ThreadGroup group(n, timeout, std::move(ops));
   std::vector<std::unique_ptr<Communicator>> comms;
   for (int r = 0; r < n; ++r)
     comms.push_back(group.communicator(r));

@@ -23,6 +23,41 @@ struct ThreadWorld;
 struct ThreadGroupState;
 } // namespace detail
 
+/// How the collectives of a ThreadGroup move and reduce data between the
+/// ranks' buffers. The default (hostBufferOps()) works on host memory with
+/// memcpy; the CUDA library's deviceBufferOps() (tp/Runtime/CUDA.h) works on
+/// device memory so that several rank threads can share one GPU. Every
+/// function is called on the thread of the rank it works for.
+class ThreadBufferOps {
+public:
+  virtual ~ThreadBufferOps();
+  /// Called at the start of every collective before this rank publishes its
+  /// buffers to its peers: once it returns, whatever writes those buffers
+  /// must have finished (on a GPU: the rank's stream is synchronized). May
+  /// throw; nothing has been exchanged yet.
+  virtual void prepare() {}
+  /// Copies \p count floats from \p src to \p dst (disjoint). May complete
+  /// asynchronously until finish(); must not throw.
+  virtual void copy(float *dst, const float *src, size_t count) = 0;
+  /// dst[i] = srcs[0][i] op srcs[1][i] op ... in rank order (Avg: the sum
+  /// divided by \p n), so that every rank gets bitwise identical results;
+  /// \p dst may alias any source. May complete asynchronously until
+  /// finish(); must not throw.
+  virtual void reduce(float *dst, const float *const *srcs, size_t n,
+                      size_t count, ReduceOp op) = 0;
+  /// Waits for the copies and reductions issued so far on this thread and
+  /// returns "" or a description of what failed. Must not throw.
+  virtual std::string finish() { return ""; }
+  /// A scratch buffer of \p count floats in the same memory as the ranks'
+  /// buffers; called outside the rendezvous, so it may throw.
+  virtual float *allocate(size_t count) = 0;
+  /// Frees a buffer from allocate().
+  virtual void deallocate(float *buffer) noexcept = 0;
+};
+
+/// The default buffer operations, on host memory.
+std::shared_ptr<ThreadBufferOps> hostBufferOps();
+
 /// The shared state of N in-process ranks.
 ///
 /// Each rank takes its communicator once and calls collectives from its own
@@ -32,9 +67,11 @@ struct ThreadGroupState;
 /// collective of every rank (sub-communicators included) throws CommError.
 class ThreadGroup {
 public:
-  /// A group of \p n >= 1 ranks whose collectives wait at most \p timeout.
+  /// A group of \p n >= 1 ranks whose collectives wait at most \p timeout
+  /// and move data with \p ops (null: hostBufferOps()).
   explicit ThreadGroup(
-      int n, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+      int n, std::chrono::milliseconds timeout = std::chrono::seconds(30),
+      std::shared_ptr<ThreadBufferOps> ops = nullptr);
   ~ThreadGroup();
   ThreadGroup(const ThreadGroup &) = delete;
   ThreadGroup &operator=(const ThreadGroup &) = delete;
@@ -68,8 +105,11 @@ private:
 /// waits for all of them. If a rank throws, the other ranks' pending or next
 /// collectives throw CommError ("rank 2 failed: ..."), and once all threads
 /// have ended the first exception thrown by any rank is rethrown here.
+/// The buffers passed to the collectives are in the memory \p ops works on
+/// (null: host memory).
 void runRanks(int n, const std::function<void(Communicator &)> &fn,
-              std::chrono::milliseconds timeout = std::chrono::seconds(30));
+              std::chrono::milliseconds timeout = std::chrono::seconds(30),
+              std::shared_ptr<ThreadBufferOps> ops = nullptr);
 
 } // namespace runtime
 } // namespace tp

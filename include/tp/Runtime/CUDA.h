@@ -1,0 +1,204 @@
+//===- CUDA.h - Device tensors and CUDA kernels -----------------*- C++ -*-===//
+//
+// The GPU side of the runtime (library TPRuntimeCUDA, built when CMake finds
+// CUDA and NCCL; TP_HAVE_CUDA is then defined to 1): an owning f32 device
+// tensor, cuBLAS GEMMs and own CUDA kernels with the semantics of the CPU
+// kernels in Kernels.h, and the device memory flavour of the threads backend
+// (several rank threads sharing one GPU).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_RUNTIME_CUDA_H
+#define TP_RUNTIME_CUDA_H
+
+#include "tp/Runtime/Tensor.h"
+#include "tp/Runtime/ThreadCommunicator.h"
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tp {
+namespace runtime {
+
+/// Whether a CUDA device can be used. If not, \p why (when given) receives
+/// the reason, e.g. "no CUDA device: CUDA driver version is insufficient for
+/// CUDA runtime version" on a machine without a GPU driver.
+bool cudaAvailable(std::string *why = nullptr);
+
+/// A failed CUDA, cuBLAS or NCCL call outside a collective; the message names
+/// the call and the library's error string.
+class CudaError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+namespace gpu {
+
+/// The stream every function below uses unless told otherwise: the calling
+/// host thread's own default stream, so that rank threads sharing a GPU run
+/// concurrently without any setup.
+inline cudaStream_t defaultStream() { return cudaStreamPerThread; }
+
+/// An owning, contiguous, row-major f32 buffer in the memory of the device
+/// that was current when it was allocated, with a shape. Move-only.
+///
+/// Like Tensor, a rank-0 tensor holds one element and the default tensor has
+/// shape {0}. Allocation uses cudaMalloc and release cudaFree.
+class DeviceTensor {
+public:
+  /// An empty tensor of shape {0} (no allocation).
+  DeviceTensor();
+  /// A zero-filled tensor of \p shape.
+  explicit DeviceTensor(std::vector<int64_t> shape,
+                        cudaStream_t stream = defaultStream());
+  /// A tensor of \p shape whose contents are undefined.
+  static DeviceTensor empty(std::vector<int64_t> shape);
+  /// A device copy of \p host; returns once the copy is done.
+  static DeviceTensor upload(const Tensor &host,
+                             cudaStream_t stream = defaultStream());
+
+  ~DeviceTensor();
+  DeviceTensor(DeviceTensor &&other) noexcept;
+  DeviceTensor &operator=(DeviceTensor &&other) noexcept;
+  DeviceTensor(const DeviceTensor &) = delete;
+  DeviceTensor &operator=(const DeviceTensor &) = delete;
+
+  /// A host copy; waits for \p stream (the work that wrote this tensor).
+  Tensor download(cudaStream_t stream = defaultStream()) const;
+  /// Overwrites the contents with \p host, whose shape must be equal.
+  void copyFrom(const Tensor &host, cudaStream_t stream = defaultStream());
+  /// A device copy, ordered on \p stream.
+  DeviceTensor clone(cudaStream_t stream = defaultStream()) const;
+
+  const std::vector<int64_t> &shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  /// Extent of dimension \p i; a negative \p i counts from the end.
+  int64_t dim(int64_t i) const;
+  int64_t numel() const { return numel_; }
+  size_t bytes() const { return static_cast<size_t>(numel_) * sizeof(float); }
+  /// Device pointer to the first element (null when empty).
+  float *data() { return data_; }
+  const float *data() const { return data_; }
+  /// Changes the shape in place (same number of elements).
+  void reshape(std::vector<int64_t> shape);
+  /// The shape as "4x16".
+  std::string shapeString() const { return shapeToString(shape_); }
+
+private:
+  std::vector<int64_t> shape_;
+  int64_t numel_ = 0;
+  float *data_ = nullptr;
+};
+
+// The kernels below mirror the CPU kernels of Kernels.h one to one (same
+// shapes, same checks and error messages, same semantics; results agree up
+// to floating-point rounding). Each returns a new tensor computed
+// asynchronously on \p stream, and throws std::invalid_argument for operands
+// that do not fit. Token ids are f32 holding integers, as on the CPU; the
+// embedding kernels validate them on the device and wait for \p stream to
+// report a bad id with the CPU kernel's message.
+
+/// x[..., in] @ w[out, in]^T + bias[out] -> [..., out] (cuBLAS, f32 math);
+/// \p bias may be null.
+DeviceTensor linear(const DeviceTensor &x, const DeviceTensor &w,
+                    const DeviceTensor *bias,
+                    cudaStream_t stream = defaultStream());
+/// Batched a[..., m, k] @ b[..., k, n] with broadcast batch dimensions
+/// (cuBLAS, f32 math).
+DeviceTensor matmul(const DeviceTensor &a, const DeviceTensor &b,
+                    cudaStream_t stream = defaultStream());
+
+/// Element-wise binary ops with numpy broadcasting (up to 8 dimensions).
+DeviceTensor add(const DeviceTensor &a, const DeviceTensor &b,
+                 cudaStream_t stream = defaultStream());
+DeviceTensor sub(const DeviceTensor &a, const DeviceTensor &b,
+                 cudaStream_t stream = defaultStream());
+DeviceTensor mul(const DeviceTensor &a, const DeviceTensor &b,
+                 cudaStream_t stream = defaultStream());
+DeviceTensor div(const DeviceTensor &a, const DeviceTensor &b,
+                 cudaStream_t stream = defaultStream());
+
+/// max(x, 0).
+DeviceTensor relu(const DeviceTensor &x, cudaStream_t stream = defaultStream());
+/// The exact (erf) GELU.
+DeviceTensor gelu(const DeviceTensor &x, cudaStream_t stream = defaultStream());
+/// The tanh approximation of GELU.
+DeviceTensor geluTanh(const DeviceTensor &x,
+                      cudaStream_t stream = defaultStream());
+/// x * sigmoid(x).
+DeviceTensor silu(const DeviceTensor &x, cudaStream_t stream = defaultStream());
+/// -x.
+DeviceTensor neg(const DeviceTensor &x, cudaStream_t stream = defaultStream());
+/// e^x.
+DeviceTensor exp(const DeviceTensor &x, cudaStream_t stream = defaultStream());
+/// x * factor.
+DeviceTensor scale(const DeviceTensor &x, float factor,
+                   cudaStream_t stream = defaultStream());
+
+/// Numerically stable softmax along \p dim.
+DeviceTensor softmax(const DeviceTensor &x, int64_t dim,
+                     cudaStream_t stream = defaultStream());
+/// Layer norm over the last dimension (biased variance); \p weight and
+/// \p bias are [D] or null.
+DeviceTensor layerNorm(const DeviceTensor &x, const DeviceTensor *weight,
+                       const DeviceTensor *bias, float eps,
+                       cudaStream_t stream = defaultStream());
+/// RMS norm over the last dimension; \p weight is [D] or null.
+DeviceTensor rmsNorm(const DeviceTensor &x, const DeviceTensor *weight,
+                     float eps, cudaStream_t stream = defaultStream());
+
+/// weight[ids]: ids[...], weight[V, D] -> [..., D]; a bad id throws.
+DeviceTensor embedding(const DeviceTensor &ids, const DeviceTensor &weight,
+                       cudaStream_t stream = defaultStream());
+/// Row-sharded embedding: rows [vocabOffset, vocabOffset + R) of the table;
+/// other non-negative ids give zero rows.
+DeviceTensor embeddingMasked(const DeviceTensor &ids,
+                             const DeviceTensor &weightShard,
+                             int64_t vocabOffset,
+                             cudaStream_t stream = defaultStream());
+
+/// Rotary embedding on x[b, s, h, d] with interleaved pairs (Meta Llama).
+DeviceTensor rotary(const DeviceTensor &x, int64_t positionOffset, float theta,
+                    cudaStream_t stream = defaultStream());
+/// Grouped-query scaled dot-product attention, optionally causal:
+/// q[b, s, hq, d], k[b, t, hkv, d], v[b, t, hkv, dv] -> [b, s, hq, dv]. A
+/// simple kernel (one warp per query row, two passes over the keys), not a
+/// flash-attention kernel.
+DeviceTensor attention(const DeviceTensor &q, const DeviceTensor &k,
+                       const DeviceTensor &v, bool causal,
+                       cudaStream_t stream = defaultStream());
+
+//===----------------------------------------------------------------------===//
+// Several ranks on one GPU: the threads backend over device memory
+//===----------------------------------------------------------------------===//
+
+/// Buffer operations for ThreadGroup/runRanks on device memory: the ranks are
+/// threads of one process whose collective buffers are device pointers (on
+/// one GPU, or on GPUs with peer access to each other); data moves with
+/// cudaMemcpyAsync (peer copies) and a reduction kernel on the calling
+/// thread's default stream, which the collective synchronizes before it
+/// returns. On entry each collective synchronizes the calling thread's
+/// default stream, so inputs written by kernels on defaultStream() are
+/// complete. At most 64 ranks per group. Everything else (mismatch
+/// detection, timeouts, failure propagation, split) is the threads backend's.
+std::shared_ptr<ThreadBufferOps> deviceBufferOps();
+
+/// runRanks with deviceBufferOps(): rank r's thread first makes \p device
+/// current (cudaSetDevice), then calls \p fn with its communicator, whose
+/// buffers are device pointers. Throws std::invalid_argument for more than
+/// 64 ranks.
+void runDeviceRanks(
+    int n, const std::function<void(Communicator &)> &fn, int device = 0,
+    std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+} // namespace gpu
+} // namespace runtime
+} // namespace tp
+
+#endif // TP_RUNTIME_CUDA_H

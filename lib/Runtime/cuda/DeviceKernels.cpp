@@ -1,0 +1,525 @@
+//===- DeviceKernels.cpp - Shape checks, cuBLAS GEMMs, launches -*- C++ -*-===//
+//
+// The host side of the device kernels: the same operand checks (and error
+// messages) as the CPU kernels, output allocation, cuBLAS for the GEMMs
+// (row-major operands handled by computing C^T = op(B)^T A^T in cuBLAS's
+// column-major convention), and the launches of the kernels in the .cu files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/CUDA.h"
+
+#include "Launch.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+using namespace tp::runtime;
+using namespace tp::runtime::gpu;
+using namespace tp::runtime::gpu::detail;
+
+namespace {
+std::invalid_argument shapeError(const std::string &op,
+                                 const std::string &message) {
+  return std::invalid_argument(op + ": " + message);
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS
+//===----------------------------------------------------------------------===//
+
+const char *cublasStatusName(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_MAPPING_ERROR:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_INTERNAL_ERROR:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  default:
+    return "unknown cuBLAS status";
+  }
+}
+
+void checkBlas(cublasStatus_t status, const char *what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw CudaError(std::string("cuBLAS error in ") + what + ": " +
+                    cublasStatusName(status));
+}
+
+/// One cuBLAS handle per (host thread, device), destroyed at thread exit.
+class BlasHandles {
+public:
+  ~BlasHandles() {
+    for (auto &entry : handles)
+      (void)cublasDestroy(entry.second);
+  }
+  cublasHandle_t get() {
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    auto it = handles.find(device);
+    if (it != handles.end())
+      return it->second;
+    cublasHandle_t handle = nullptr;
+    checkBlas(cublasCreate(&handle), "cublasCreate");
+    // Full f32 math (no TF32), to match the CPU kernels.
+    checkBlas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH),
+              "cublasSetMathMode");
+    handles[device] = handle;
+    return handle;
+  }
+
+private:
+  std::map<int, cublasHandle_t> handles;
+};
+
+cublasHandle_t blasHandle(cudaStream_t stream) {
+  thread_local BlasHandles handles;
+  cublasHandle_t handle = handles.get();
+  checkBlas(cublasSetStream(handle, stream), "cublasSetStream");
+  return handle;
+}
+
+int blasInt(int64_t v) {
+  if (v > INT_MAX)
+    throw std::invalid_argument("gemm extent " + std::to_string(v) +
+                                " exceeds the cuBLAS integer range");
+  return static_cast<int>(v);
+}
+
+/// Row-major C[m, n] = A[m, k] @ op(B) for \p batch GEMMs whose operands are
+/// \p strideA, \p strideB, \p strideC floats apart (a stride of 0 reuses the
+/// operand); op(B) is B[k, n], or B[n, k] transposed when \p transB. Leading
+/// dimensions are the row lengths (k, n or k, n).
+void gemm(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
+          const float *b, float *c, int64_t batch, int64_t strideA,
+          int64_t strideB, int64_t strideC, cudaStream_t stream) {
+  if (m == 0 || n == 0 || batch == 0)
+    return;
+  if (k == 0) {
+    // C is contiguous here (strideC == m*n for every caller).
+    check(cudaMemsetAsync(c, 0, sizeof(float) * m * n * batch, stream),
+          "cudaMemsetAsync");
+    return;
+  }
+  cublasHandle_t handle = blasHandle(stream);
+  const float one = 1.0f, zero = 0.0f;
+  // Row-major X[r, c] is column-major X^T, so C^T[n, m] = op(B)^T A^T: pass
+  // B first (transposed again when transB) and A second, untransposed.
+  cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  int ldb = blasInt(transB ? k : n);
+  if (batch == 1) {
+    checkBlas(cublasSgemm(handle, opB, CUBLAS_OP_N, blasInt(n), blasInt(m),
+                          blasInt(k), &one, b, ldb, a, blasInt(k), &zero, c,
+                          blasInt(n)),
+              "cublasSgemm");
+    return;
+  }
+  checkBlas(cublasSgemmStridedBatched(handle, opB, CUBLAS_OP_N, blasInt(n),
+                                      blasInt(m), blasInt(k), &one, b, ldb,
+                                      strideB, a, blasInt(k), strideA, &zero, c,
+                                      blasInt(n), strideC, blasInt(batch)),
+            "cublasSgemmStridedBatched");
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcasting
+//===----------------------------------------------------------------------===//
+
+std::vector<int64_t> broadcastOrThrow(const char *op,
+                                      const std::vector<int64_t> &a,
+                                      const std::vector<int64_t> &b) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t ea = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t eb = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (ea != eb && ea != 1 && eb != 1)
+      throw shapeError(op, "shapes " + shapeToString(a) + " and " +
+                               shapeToString(b) + " do not broadcast");
+    out[rank - 1 - i] = ea == 1 ? eb : ea;
+  }
+  return out;
+}
+
+/// Row-major strides of \p shape right-aligned to \p out, 0 where it
+/// broadcasts.
+std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
+                                      const std::vector<int64_t> &out) {
+  size_t rank = out.size();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    size_t d = shape.size() - 1 - i;
+    size_t o = rank - 1 - i;
+    strides[o] = shape[d] == 1 && out[o] != 1 ? 0 : stride;
+    stride *= shape[d];
+  }
+  return strides;
+}
+
+DeviceTensor binary(const char *name, BinaryOp op, const DeviceTensor &a,
+                    const DeviceTensor &b, cudaStream_t stream) {
+  if (a.shape() == b.shape()) {
+    DeviceTensor out = DeviceTensor::empty(a.shape());
+    launchBinary(op, a.data(), b.data(), out.data(), out.numel(), nullptr,
+                 stream);
+    return out;
+  }
+  std::vector<int64_t> shape = broadcastOrThrow(name, a.shape(), b.shape());
+  if (shape.size() > static_cast<size_t>(kMaxDims))
+    throw shapeError(
+        name, "broadcasting supports at most " + std::to_string(kMaxDims) +
+                  " dimensions on the GPU, got " + shapeToString(shape));
+  BroadcastIndex index;
+  index.rank = static_cast<int>(shape.size());
+  std::vector<int64_t> sa = broadcastStrides(a.shape(), shape);
+  std::vector<int64_t> sb = broadcastStrides(b.shape(), shape);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    index.shape[d] = shape[d];
+    index.strideA[d] = sa[d];
+    index.strideB[d] = sb[d];
+  }
+  DeviceTensor out = DeviceTensor::empty(shape);
+  launchBinary(op, a.data(), b.data(), out.data(), out.numel(), &index, stream);
+  return out;
+}
+
+DeviceTensor unary(UnaryOp op, const DeviceTensor &x, float param,
+                   cudaStream_t stream) {
+  DeviceTensor out = DeviceTensor::empty(x.shape());
+  launchUnary(op, x.data(), out.data(), x.numel(), param, stream);
+  return out;
+}
+
+void checkVector(const char *op, const char *what, const DeviceTensor *t,
+                 const DeviceTensor &x) {
+  if (t && (t->rank() != 1 || t->dim(0) != x.dim(-1)))
+    throw shapeError(op, std::string(what) + " " + t->shapeString() +
+                             " does not match the last dimension of input " +
+                             x.shapeString());
+}
+
+/// Frees a cudaMallocAsync'ed block on scope exit.
+struct AsyncBlock {
+  AsyncBlock(size_t bytes, cudaStream_t stream) : stream(stream) {
+    check(cudaMallocAsync(&ptr, bytes, stream), "cudaMallocAsync");
+  }
+  ~AsyncBlock() { (void)cudaFreeAsync(ptr, stream); }
+  void *ptr = nullptr;
+  cudaStream_t stream;
+};
+
+DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
+                        const DeviceTensor &weight, int64_t offset, bool mask,
+                        cudaStream_t stream) {
+  if (weight.rank() != 2)
+    throw shapeError(op,
+                     "weight " + weight.shapeString() + " must be [rows, dim]");
+  int64_t rows = weight.dim(0), d = weight.dim(1);
+  std::vector<int64_t> shape = ids.shape();
+  shape.push_back(d);
+  DeviceTensor out = DeviceTensor::empty(shape);
+  if (ids.numel() == 0)
+    return out;
+  AsyncBlock firstBad(sizeof(unsigned long long), stream);
+  auto *slot = static_cast<unsigned long long *>(firstBad.ptr);
+  check(cudaMemsetAsync(slot, 0xff, sizeof(unsigned long long), stream),
+        "cudaMemsetAsync");
+  launchEmbedding(ids.data(), weight.data(), out.data(), ids.numel(), rows, d,
+                  offset, mask, slot, stream);
+  unsigned long long bad = 0;
+  check(
+      cudaMemcpyAsync(&bad, slot, sizeof(bad), cudaMemcpyDeviceToHost, stream),
+      "cudaMemcpyAsync (device to host)");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (bad == ~0ull)
+    return out;
+  // Rebuild the CPU kernel's message for the first bad id.
+  float value = 0.0f;
+  check(cudaMemcpy(&value, ids.data() + bad, sizeof(float),
+                   cudaMemcpyDeviceToHost),
+        "cudaMemcpy (device to host)");
+  if (!(std::floor(value) == value) || std::fabs(value) > 1.0e18f)
+    throw std::invalid_argument(std::string(op) + ": id " +
+                                std::to_string(value) +
+                                " is not an integer id");
+  int64_t id = static_cast<int64_t>(value);
+  throw std::invalid_argument(std::string(op) + ": id " + std::to_string(id) +
+                              " out of range [" + std::to_string(offset) +
+                              ", " + std::to_string(offset + rows) + ")");
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
+                                      const DeviceTensor &w,
+                                      const DeviceTensor *bias,
+                                      cudaStream_t stream) {
+  if (x.rank() < 1 || w.rank() != 2 || x.dim(-1) != w.dim(1))
+    throw shapeError("linear", "input " + x.shapeString() +
+                                   " does not match weight " + w.shapeString() +
+                                   " (expected [..., in] and [out, in])");
+  int64_t in = w.dim(1), outF = w.dim(0);
+  if (bias && (bias->rank() != 1 || bias->dim(0) != outF))
+    throw shapeError("linear", "bias " + bias->shapeString() +
+                                   " does not match weight " + w.shapeString());
+  std::vector<int64_t> shape = x.shape();
+  shape.back() = outF;
+  DeviceTensor out = DeviceTensor::empty(shape);
+  int64_t rows =
+      shapeNumel(std::vector<int64_t>(x.shape().begin(), x.shape().end() - 1));
+  gemm(/*transB=*/true, rows, outF, in, x.data(), w.data(), out.data(), 1, 0, 0,
+       0, stream);
+  if (bias)
+    launchBiasAdd(out.data(), bias->data(), rows, outF, stream);
+  return out;
+}
+
+DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
+                                      const DeviceTensor &b,
+                                      cudaStream_t stream) {
+  if (a.rank() < 2 || b.rank() < 2 || a.dim(-1) != b.dim(-2))
+    throw shapeError("matmul", "shapes " + a.shapeString() + " and " +
+                                   b.shapeString() +
+                                   " do not fit [..., m, k] @ [..., k, n]");
+  int64_t m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
+  std::vector<int64_t> batchA(a.shape().begin(), a.shape().end() - 2);
+  std::vector<int64_t> batchB(b.shape().begin(), b.shape().end() - 2);
+  std::vector<int64_t> batch = broadcastOrThrow("matmul", batchA, batchB);
+  std::vector<int64_t> shape = batch;
+  shape.push_back(m);
+  shape.push_back(n);
+  DeviceTensor out = DeviceTensor::empty(shape);
+  int64_t numA = shapeNumel(batchA), numB = shapeNumel(batchB);
+  int64_t numOut = shapeNumel(batch);
+  if (batchB.empty()) {
+    // Every batch of a shares b: one GEMM over all rows.
+    gemm(false, numA * m, n, k, a.data(), b.data(), out.data(), 1, 0, 0, 0,
+         stream);
+    return out;
+  }
+  bool fullA = numA == numOut, fullB = numB == numOut;
+  if ((fullA || numA == 1) && (fullB || numB == 1)) {
+    // Equal batches, or one operand shared by all: one strided batched GEMM.
+    gemm(false, m, n, k, a.data(), b.data(), out.data(), numOut,
+         fullA ? m * k : 0, fullB ? k * n : 0, m * n, stream);
+    return out;
+  }
+  // General broadcast of the batch dimensions: one GEMM per output batch.
+  std::vector<int64_t> sa = broadcastStrides(batchA, batch);
+  std::vector<int64_t> sb = broadcastStrides(batchB, batch);
+  for (int64_t o = 0; o < numOut; ++o) {
+    int64_t rem = o, ia = 0, ib = 0;
+    for (size_t d = batch.size(); d-- > 0;) {
+      int64_t c = rem % batch[d];
+      rem /= batch[d];
+      ia += c * sa[d];
+      ib += c * sb[d];
+    }
+    gemm(false, m, n, k, a.data() + ia * m * k, b.data() + ib * k * n,
+         out.data() + o * m * n, 1, 0, 0, 0, stream);
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+DeviceTensor tp::runtime::gpu::add(const DeviceTensor &a, const DeviceTensor &b,
+                                   cudaStream_t stream) {
+  return binary("add", BinaryOp::Add, a, b, stream);
+}
+
+DeviceTensor tp::runtime::gpu::sub(const DeviceTensor &a, const DeviceTensor &b,
+                                   cudaStream_t stream) {
+  return binary("sub", BinaryOp::Sub, a, b, stream);
+}
+
+DeviceTensor tp::runtime::gpu::mul(const DeviceTensor &a, const DeviceTensor &b,
+                                   cudaStream_t stream) {
+  return binary("mul", BinaryOp::Mul, a, b, stream);
+}
+
+DeviceTensor tp::runtime::gpu::div(const DeviceTensor &a, const DeviceTensor &b,
+                                   cudaStream_t stream) {
+  return binary("div", BinaryOp::Div, a, b, stream);
+}
+
+DeviceTensor tp::runtime::gpu::relu(const DeviceTensor &x,
+                                    cudaStream_t stream) {
+  return unary(UnaryOp::Relu, x, 0.0f, stream);
+}
+
+DeviceTensor tp::runtime::gpu::gelu(const DeviceTensor &x,
+                                    cudaStream_t stream) {
+  return unary(UnaryOp::Gelu, x, 0.0f, stream);
+}
+
+DeviceTensor tp::runtime::gpu::geluTanh(const DeviceTensor &x,
+                                        cudaStream_t stream) {
+  return unary(UnaryOp::GeluTanh, x, 0.0f, stream);
+}
+
+DeviceTensor tp::runtime::gpu::silu(const DeviceTensor &x,
+                                    cudaStream_t stream) {
+  return unary(UnaryOp::Silu, x, 0.0f, stream);
+}
+
+DeviceTensor tp::runtime::gpu::neg(const DeviceTensor &x, cudaStream_t stream) {
+  return unary(UnaryOp::Neg, x, 0.0f, stream);
+}
+
+DeviceTensor tp::runtime::gpu::exp(const DeviceTensor &x, cudaStream_t stream) {
+  return unary(UnaryOp::Exp, x, 0.0f, stream);
+}
+
+DeviceTensor tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
+                                     cudaStream_t stream) {
+  return unary(UnaryOp::Scale, x, factor, stream);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+DeviceTensor tp::runtime::gpu::softmax(const DeviceTensor &x, int64_t dim,
+                                       cudaStream_t stream) {
+  dim = normalizeDim(dim, x.rank());
+  int64_t outer = 1, inner = 1, extent = x.shape()[dim];
+  for (int64_t i = 0; i < dim; ++i)
+    outer *= x.shape()[i];
+  for (int64_t i = dim + 1; i < x.rank(); ++i)
+    inner *= x.shape()[i];
+  DeviceTensor out = DeviceTensor::empty(x.shape());
+  launchSoftmax(x.data(), out.data(), outer, extent, inner, stream);
+  return out;
+}
+
+DeviceTensor tp::runtime::gpu::layerNorm(const DeviceTensor &x,
+                                         const DeviceTensor *weight,
+                                         const DeviceTensor *bias, float eps,
+                                         cudaStream_t stream) {
+  if (x.rank() < 1)
+    throw shapeError("layerNorm", "input must have rank >= 1");
+  checkVector("layerNorm", "weight", weight, x);
+  checkVector("layerNorm", "bias", bias, x);
+  int64_t d = x.dim(-1);
+  int64_t rows = d ? x.numel() / d : 0;
+  DeviceTensor out = DeviceTensor::empty(x.shape());
+  launchLayerNorm(x.data(), weight ? weight->data() : nullptr,
+                  bias ? bias->data() : nullptr, out.data(), rows, d, eps,
+                  stream);
+  return out;
+}
+
+DeviceTensor tp::runtime::gpu::rmsNorm(const DeviceTensor &x,
+                                       const DeviceTensor *weight, float eps,
+                                       cudaStream_t stream) {
+  if (x.rank() < 1)
+    throw shapeError("rmsNorm", "input must have rank >= 1");
+  checkVector("rmsNorm", "weight", weight, x);
+  int64_t d = x.dim(-1);
+  int64_t rows = d ? x.numel() / d : 0;
+  DeviceTensor out = DeviceTensor::empty(x.shape());
+  launchRmsNorm(x.data(), weight ? weight->data() : nullptr, out.data(), rows,
+                d, eps, stream);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+DeviceTensor tp::runtime::gpu::embedding(const DeviceTensor &ids,
+                                         const DeviceTensor &weight,
+                                         cudaStream_t stream) {
+  return gatherRows("embedding", ids, weight, 0, /*mask=*/false, stream);
+}
+
+DeviceTensor tp::runtime::gpu::embeddingMasked(const DeviceTensor &ids,
+                                               const DeviceTensor &weightShard,
+                                               int64_t vocabOffset,
+                                               cudaStream_t stream) {
+  return gatherRows("embeddingMasked", ids, weightShard, vocabOffset,
+                    /*mask=*/true, stream);
+}
+
+//===----------------------------------------------------------------------===//
+// Transformer blocks
+//===----------------------------------------------------------------------===//
+
+DeviceTensor tp::runtime::gpu::rotary(const DeviceTensor &x,
+                                      int64_t positionOffset, float theta,
+                                      cudaStream_t stream) {
+  if (x.rank() != 4 || x.dim(3) % 2 != 0)
+    throw std::invalid_argument("rotary: input " + x.shapeString() +
+                                " must be [batch, seq, heads, dim] with an "
+                                "even dim");
+  // The frequencies exactly as the CPU kernel computes them (f32 pow).
+  int64_t d = x.dim(3);
+  std::vector<float> freqs;
+  if (d / 2 <= kMaxRotaryFreqs)
+    for (int64_t i = 0; i < d / 2; ++i) {
+      float exponent = static_cast<float>(2 * i) / static_cast<float>(d);
+      freqs.push_back(1.0f / std::pow(theta, exponent));
+    }
+  DeviceTensor out = DeviceTensor::empty(x.shape());
+  launchRotary(x.data(), out.data(), x.dim(0), x.dim(1), x.dim(2), d,
+               positionOffset, theta, freqs.empty() ? nullptr : freqs.data(),
+               stream);
+  return out;
+}
+
+DeviceTensor tp::runtime::gpu::attention(const DeviceTensor &q,
+                                         const DeviceTensor &k,
+                                         const DeviceTensor &v, bool causal,
+                                         cudaStream_t stream) {
+  auto fail = [&](const std::string &why) {
+    return std::invalid_argument("attention: " + why + " (q " +
+                                 q.shapeString() + ", k " + k.shapeString() +
+                                 ", v " + v.shapeString() + ")");
+  };
+  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
+    throw fail("q, k and v must be [batch, seq, heads, dim]");
+  int64_t b = q.dim(0), s = q.dim(1), hq = q.dim(2), d = q.dim(3);
+  int64_t t = k.dim(1), hkv = k.dim(2), dv = v.dim(3);
+  if (k.dim(0) != b || v.dim(0) != b)
+    throw fail("batch sizes differ");
+  if (k.dim(3) != d)
+    throw fail("q and k head dims differ");
+  if (v.dim(1) != t || v.dim(2) != hkv)
+    throw fail("k and v disagree on sequence length or heads");
+  if (hkv == 0 || hq % hkv != 0)
+    throw fail("query heads are not a multiple of kv heads");
+  if (causal && t != s)
+    throw fail("causal attention needs equal query and key lengths");
+  if (t == 0)
+    return DeviceTensor({b, s, hq, dv}, stream);
+  DeviceTensor out = DeviceTensor::empty({b, s, hq, dv});
+  float scaleFactor = 1.0f / std::sqrt(static_cast<float>(d));
+  launchAttention(q.data(), k.data(), v.data(), out.data(), b, s, t, hq, hkv, d,
+                  dv, causal, scaleFactor, stream);
+  return out;
+}

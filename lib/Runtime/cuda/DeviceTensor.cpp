@@ -1,0 +1,134 @@
+//===- DeviceTensor.cpp - Device tensors and CUDA availability -*- C++ -*-===//
+//
+// DeviceTensor (cudaMalloc'ed f32 buffer + shape), host transfers, and the
+// cudaAvailable() probe that the GPU tests use to skip without a device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/CUDA.h"
+
+#include "Launch.h"
+
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <utility>
+
+using namespace tp::runtime;
+using namespace tp::runtime::gpu;
+using tp::runtime::gpu::detail::check;
+
+bool tp::runtime::cudaAvailable(std::string *why) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError(); // The error is not sticky; clear it.
+    if (why)
+      *why = std::string("no CUDA device: ") + cudaGetErrorString(err);
+    return false;
+  }
+  if (count == 0) {
+    if (why)
+      *why = "no CUDA device found";
+    return false;
+  }
+  return true;
+}
+
+DeviceTensor::DeviceTensor() : shape_{0} {}
+
+DeviceTensor DeviceTensor::empty(std::vector<int64_t> shape) {
+  DeviceTensor t;
+  t.numel_ = shapeNumel(shape); // Validates the extents.
+  t.shape_ = std::move(shape);
+  if (t.numel_ > 0) {
+    void *p = nullptr;
+    check(cudaMalloc(&p, t.bytes()), "cudaMalloc");
+    t.data_ = static_cast<float *>(p);
+  }
+  return t;
+}
+
+DeviceTensor::DeviceTensor(std::vector<int64_t> shape, cudaStream_t stream)
+    : DeviceTensor(empty(std::move(shape))) {
+  if (data_)
+    check(cudaMemsetAsync(data_, 0, bytes(), stream), "cudaMemsetAsync");
+}
+
+DeviceTensor DeviceTensor::upload(const Tensor &host, cudaStream_t stream) {
+  DeviceTensor t = empty(host.shape());
+  t.copyFrom(host, stream);
+  return t;
+}
+
+DeviceTensor::~DeviceTensor() {
+  if (data_)
+    (void)cudaFree(data_); // Nothing sensible to do with an error here.
+}
+
+DeviceTensor::DeviceTensor(DeviceTensor &&other) noexcept
+    : shape_(std::move(other.shape_)), numel_(other.numel_),
+      data_(other.data_) {
+  other.shape_ = {0};
+  other.numel_ = 0;
+  other.data_ = nullptr;
+}
+
+DeviceTensor &DeviceTensor::operator=(DeviceTensor &&other) noexcept {
+  if (this != &other) {
+    if (data_)
+      (void)cudaFree(data_);
+    shape_ = std::move(other.shape_);
+    numel_ = other.numel_;
+    data_ = other.data_;
+    other.shape_ = {0};
+    other.numel_ = 0;
+    other.data_ = nullptr;
+  }
+  return *this;
+}
+
+Tensor DeviceTensor::download(cudaStream_t stream) const {
+  Tensor host(shape_);
+  if (data_) {
+    check(cudaMemcpyAsync(host.data(), data_, bytes(), cudaMemcpyDeviceToHost,
+                          stream),
+          "cudaMemcpyAsync (device to host)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  }
+  return host;
+}
+
+void DeviceTensor::copyFrom(const Tensor &host, cudaStream_t stream) {
+  if (host.shape() != shape_)
+    throw std::invalid_argument("DeviceTensor::copyFrom: host shape " +
+                                host.shapeString() +
+                                " differs from device shape " + shapeString());
+  if (data_) {
+    check(cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice,
+                          stream),
+          "cudaMemcpyAsync (host to device)");
+    // The host buffer is pageable and owned by the caller: wait.
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  }
+}
+
+DeviceTensor DeviceTensor::clone(cudaStream_t stream) const {
+  DeviceTensor t = empty(shape_);
+  if (data_)
+    check(cudaMemcpyAsync(t.data_, data_, bytes(), cudaMemcpyDeviceToDevice,
+                          stream),
+          "cudaMemcpyAsync (device to device)");
+  return t;
+}
+
+int64_t DeviceTensor::dim(int64_t i) const {
+  return shape_[normalizeDim(i, rank())];
+}
+
+void DeviceTensor::reshape(std::vector<int64_t> shape) {
+  if (shapeNumel(shape) != numel_)
+    throw std::invalid_argument("DeviceTensor::reshape: cannot view " +
+                                shapeString() + " as " + shapeToString(shape));
+  shape_ = std::move(shape);
+}

@@ -1,0 +1,436 @@
+//===- Kernels.cu - Element-wise, normalization, embedding kernels -------===//
+//
+// Simple, correct CUDA kernels with the semantics of the CPU kernels in
+// lib/Runtime/Kernels.cpp, plus the rank-ordered reduction that the threads
+// backend uses on device memory. Kept small: every kernel is instantiated for
+// each architecture in CMAKE_CUDA_ARCHITECTURES.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Launch.h"
+
+#include "tp/Runtime/CUDA.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+using namespace tp::runtime;
+using namespace tp::runtime::gpu::detail;
+
+void tp::runtime::gpu::detail::check(cudaError_t err, const char *what) {
+  if (err != cudaSuccess)
+    throw CudaError(std::string("CUDA error in ") + what + ": " +
+                    cudaGetErrorString(err));
+}
+
+void tp::runtime::gpu::detail::checkLaunch(const char *what) {
+  check(cudaGetLastError(), what);
+}
+
+namespace {
+constexpr int kThreads = 256;
+
+/// Blocks for a grid-stride loop over \p n elements.
+unsigned gridFor(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(
+      std::max<int64_t>(1, std::min<int64_t>(blocks, 1 << 20)));
+}
+
+#define GRID_STRIDE(i, n)                                                      \
+  for (int64_t i =                                                             \
+           blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;        \
+       i < (n); i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+__device__ __forceinline__ float warpSum(float v) {
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__device__ __forceinline__ float warpMax(float v) {
+  for (int o = 16; o > 0; o >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+/// Sum of \p v over the block; every thread gets the result. \p scratch
+/// holds 32 floats.
+__device__ float blockSum(float v, float *scratch) {
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = warpSum(v);
+  if (lane == 0)
+    scratch[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    int warps = (blockDim.x + 31) >> 5;
+    v = warpSum(lane < warps ? scratch[lane] : 0.0f);
+    if (lane == 0)
+      scratch[0] = v;
+  }
+  __syncthreads();
+  float total = scratch[0];
+  __syncthreads();
+  return total;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+template <BinaryOp Op>
+__device__ __forceinline__ float binary(float x, float y) {
+  switch (Op) {
+  case BinaryOp::Add:
+    return x + y;
+  case BinaryOp::Sub:
+    return x - y;
+  case BinaryOp::Mul:
+    return x * y;
+  case BinaryOp::Div:
+    return x / y;
+  }
+  return 0.0f;
+}
+
+template <BinaryOp Op>
+__global__ void binaryKernel(const float *a, const float *b, float *out,
+                             int64_t n) {
+  GRID_STRIDE(i, n) out[i] = binary<Op>(a[i], b[i]);
+}
+
+template <BinaryOp Op>
+__global__ void binaryBroadcastKernel(const float *a, const float *b,
+                                      float *out, int64_t n,
+                                      BroadcastIndex index) {
+  GRID_STRIDE(i, n) {
+    int64_t rem = i, offA = 0, offB = 0;
+    for (int d = index.rank - 1; d >= 0; --d) {
+      int64_t c = rem % index.shape[d];
+      rem /= index.shape[d];
+      offA += c * index.strideA[d];
+      offB += c * index.strideB[d];
+    }
+    out[i] = binary<Op>(a[offA], b[offB]);
+  }
+}
+
+template <BinaryOp Op>
+void binaryLaunch(const float *a, const float *b, float *out, int64_t n,
+                  const BroadcastIndex *index, cudaStream_t stream) {
+  if (index)
+    binaryBroadcastKernel<Op>
+        <<<gridFor(n), kThreads, 0, stream>>>(a, b, out, n, *index);
+  else
+    binaryKernel<Op><<<gridFor(n), kThreads, 0, stream>>>(a, b, out, n);
+}
+
+template <UnaryOp Op> __device__ __forceinline__ float unary(float v, float p) {
+  switch (Op) {
+  case UnaryOp::Relu:
+    return v > 0.0f ? v : 0.0f;
+  case UnaryOp::Gelu:
+    return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
+  case UnaryOp::GeluTanh: {
+    const float c = 0.79788456080286536f; // sqrt(2 / pi)
+    return 0.5f * v * (1.0f + tanhf(c * (v + 0.044715f * v * v * v)));
+  }
+  case UnaryOp::Silu:
+    return v / (1.0f + expf(-v));
+  case UnaryOp::Neg:
+    return -v;
+  case UnaryOp::Exp:
+    return expf(v);
+  case UnaryOp::Scale:
+    return v * p;
+  }
+  return 0.0f;
+}
+
+template <UnaryOp Op>
+__global__ void unaryKernel(const float *x, float *out, int64_t n, float p) {
+  GRID_STRIDE(i, n) out[i] = unary<Op>(x[i], p);
+}
+
+__global__ void biasAddKernel(float *out, const float *bias, int64_t rows,
+                              int64_t cols) {
+  GRID_STRIDE(i, rows * cols) out[i] += bias[i % cols];
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// One warp per row [o, :, in] of the [outer, extent, inner] view.
+__global__ void softmaxKernel(const float *x, float *out, int64_t outer,
+                              int64_t extent, int64_t inner) {
+  int64_t row =
+      blockIdx.x * static_cast<int64_t>(blockDim.x >> 5) + (threadIdx.x >> 5);
+  int lane = threadIdx.x & 31;
+  if (row >= outer * inner)
+    return;
+  int64_t base = (row / inner) * extent * inner + row % inner;
+  const float *src = x + base;
+  float *dst = out + base;
+  float maxV = -INFINITY;
+  for (int64_t j = lane; j < extent; j += 32)
+    maxV = fmaxf(maxV, src[j * inner]);
+  maxV = warpMax(maxV);
+  // A row of -inf (fully masked) yields NaN like PyTorch and the CPU kernel.
+  float sum = 0.0f;
+  for (int64_t j = lane; j < extent; j += 32) {
+    float e = expf(src[j * inner] - maxV);
+    dst[j * inner] = e;
+    sum += e;
+  }
+  float inv = 1.0f / warpSum(sum);
+  for (int64_t j = lane; j < extent; j += 32)
+    dst[j * inner] *= inv;
+}
+
+/// One block per row.
+__global__ void layerNormKernel(const float *x, const float *weight,
+                                const float *bias, float *out, int64_t d,
+                                float eps) {
+  __shared__ float scratch[32];
+  const float *src = x + blockIdx.x * d;
+  float *dst = out + blockIdx.x * d;
+  float s = 0.0f;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
+    s += src[j];
+  float mean = blockSum(s, scratch) / static_cast<float>(d);
+  float sq = 0.0f;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float c = src[j] - mean;
+    sq += c * c;
+  }
+  float var = blockSum(sq, scratch) / static_cast<float>(d);
+  float inv = 1.0f / sqrtf(var + eps);
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float v = (src[j] - mean) * inv;
+    if (weight)
+      v *= weight[j];
+    if (bias)
+      v += bias[j];
+    dst[j] = v;
+  }
+}
+
+/// One block per row.
+__global__ void rmsNormKernel(const float *x, const float *weight, float *out,
+                              int64_t d, float eps) {
+  __shared__ float scratch[32];
+  const float *src = x + blockIdx.x * d;
+  float *dst = out + blockIdx.x * d;
+  float sq = 0.0f;
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
+    sq += src[j] * src[j];
+  float total = blockSum(sq, scratch);
+  float inv = 1.0f / sqrtf(total / static_cast<float>(d) + eps);
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x)
+    dst[j] = src[j] * inv * (weight ? weight[j] : 1.0f);
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+/// One thread per output element (per id when d == 0, to validate only).
+__global__ void embeddingKernel(const float *ids, const float *weight,
+                                float *out, int64_t n, int64_t rows, int64_t d,
+                                int64_t offset, bool mask,
+                                unsigned long long *firstBad) {
+  int64_t cols = d > 0 ? d : 1;
+  GRID_STRIDE(e, n * cols) {
+    int64_t i = e / cols, c = e % cols;
+    float v = ids[i];
+    bool integral = floorf(v) == v && !(fabsf(v) > 1.0e18f);
+    float value = 0.0f;
+    bool bad = !integral;
+    if (integral) {
+      int64_t id = static_cast<int64_t>(v);
+      int64_t row = id - offset;
+      if (row >= 0 && row < rows)
+        value = d > 0 ? weight[row * d + c] : 0.0f;
+      else
+        bad = !(mask && id >= 0);
+    }
+    if (bad && c == 0)
+      atomicMin(firstBad, static_cast<unsigned long long>(i));
+    if (d > 0)
+      out[e] = value;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Rank-ordered reduction (threads backend on device memory)
+//===----------------------------------------------------------------------===//
+
+struct ReduceSources {
+  const float *p[kMaxReduceSources];
+};
+
+/// The same operation sequence as the host reduceInto of
+/// ThreadCommunicator.cpp (std::max/std::min spelled out), so results are
+/// bitwise identical to the host backend's.
+__global__ void reduceKernel(float *dst, ReduceSources srcs, int n,
+                             int64_t count, int op) {
+  GRID_STRIDE(i, count) {
+    float acc = srcs.p[0][i];
+    for (int p = 1; p < n; ++p) {
+      float v = srcs.p[p][i];
+      switch (static_cast<ReduceOp>(op)) {
+      case ReduceOp::Sum:
+      case ReduceOp::Avg:
+        acc = __fadd_rn(acc, v);
+        break;
+      case ReduceOp::Max:
+        acc = acc < v ? v : acc;
+        break;
+      case ReduceOp::Min:
+        acc = v < acc ? v : acc;
+        break;
+      }
+    }
+    if (static_cast<ReduceOp>(op) == ReduceOp::Avg)
+      acc = __fdiv_rn(acc, static_cast<float>(n));
+    dst[i] = acc;
+  }
+}
+} // namespace
+
+void tp::runtime::gpu::detail::launchBinary(BinaryOp op, const float *a,
+                                            const float *b, float *out,
+                                            int64_t n,
+                                            const BroadcastIndex *index,
+                                            cudaStream_t stream) {
+  if (n == 0)
+    return;
+  switch (op) {
+  case BinaryOp::Add:
+    binaryLaunch<BinaryOp::Add>(a, b, out, n, index, stream);
+    break;
+  case BinaryOp::Sub:
+    binaryLaunch<BinaryOp::Sub>(a, b, out, n, index, stream);
+    break;
+  case BinaryOp::Mul:
+    binaryLaunch<BinaryOp::Mul>(a, b, out, n, index, stream);
+    break;
+  case BinaryOp::Div:
+    binaryLaunch<BinaryOp::Div>(a, b, out, n, index, stream);
+    break;
+  }
+  checkLaunch("binary kernel");
+}
+
+void tp::runtime::gpu::detail::launchUnary(UnaryOp op, const float *x,
+                                           float *out, int64_t n, float param,
+                                           cudaStream_t stream) {
+  if (n == 0)
+    return;
+  unsigned grid = gridFor(n);
+  switch (op) {
+  case UnaryOp::Relu:
+    unaryKernel<UnaryOp::Relu><<<grid, kThreads, 0, stream>>>(x, out, n, param);
+    break;
+  case UnaryOp::Gelu:
+    unaryKernel<UnaryOp::Gelu><<<grid, kThreads, 0, stream>>>(x, out, n, param);
+    break;
+  case UnaryOp::GeluTanh:
+    unaryKernel<UnaryOp::GeluTanh>
+        <<<grid, kThreads, 0, stream>>>(x, out, n, param);
+    break;
+  case UnaryOp::Silu:
+    unaryKernel<UnaryOp::Silu><<<grid, kThreads, 0, stream>>>(x, out, n, param);
+    break;
+  case UnaryOp::Neg:
+    unaryKernel<UnaryOp::Neg><<<grid, kThreads, 0, stream>>>(x, out, n, param);
+    break;
+  case UnaryOp::Exp:
+    unaryKernel<UnaryOp::Exp><<<grid, kThreads, 0, stream>>>(x, out, n, param);
+    break;
+  case UnaryOp::Scale:
+    unaryKernel<UnaryOp::Scale>
+        <<<grid, kThreads, 0, stream>>>(x, out, n, param);
+    break;
+  }
+  checkLaunch("unary kernel");
+}
+
+void tp::runtime::gpu::detail::launchBiasAdd(float *out, const float *bias,
+                                             int64_t rows, int64_t cols,
+                                             cudaStream_t stream) {
+  if (rows * cols == 0)
+    return;
+  biasAddKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(out, bias, rows,
+                                                               cols);
+  checkLaunch("bias kernel");
+}
+
+void tp::runtime::gpu::detail::launchSoftmax(const float *x, float *out,
+                                             int64_t outer, int64_t extent,
+                                             int64_t inner,
+                                             cudaStream_t stream) {
+  int64_t rows = outer * inner;
+  if (rows == 0 || extent == 0)
+    return;
+  constexpr int warpsPerBlock = kThreads / 32;
+  int64_t blocks = (rows + warpsPerBlock - 1) / warpsPerBlock;
+  softmaxKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+      x, out, outer, extent, inner);
+  checkLaunch("softmax kernel");
+}
+
+void tp::runtime::gpu::detail::launchLayerNorm(const float *x,
+                                               const float *weight,
+                                               const float *bias, float *out,
+                                               int64_t rows, int64_t d,
+                                               float eps, cudaStream_t stream) {
+  if (rows == 0 || d == 0)
+    return;
+  layerNormKernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
+      x, weight, bias, out, d, eps);
+  checkLaunch("layer_norm kernel");
+}
+
+void tp::runtime::gpu::detail::launchRmsNorm(const float *x,
+                                             const float *weight, float *out,
+                                             int64_t rows, int64_t d, float eps,
+                                             cudaStream_t stream) {
+  if (rows == 0 || d == 0)
+    return;
+  rmsNormKernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
+      x, weight, out, d, eps);
+  checkLaunch("rms_norm kernel");
+}
+
+void tp::runtime::gpu::detail::launchEmbedding(
+    const float *ids, const float *weight, float *out, int64_t n, int64_t rows,
+    int64_t d, int64_t offset, bool mask, unsigned long long *firstBad,
+    cudaStream_t stream) {
+  if (n == 0)
+    return;
+  int64_t total = n * (d > 0 ? d : 1);
+  embeddingKernel<<<gridFor(total), kThreads, 0, stream>>>(
+      ids, weight, out, n, rows, d, offset, mask, firstBad);
+  checkLaunch("embedding kernel");
+}
+
+cudaError_t tp::runtime::gpu::detail::launchReduce(float *dst,
+                                                   const float *const *srcs,
+                                                   int n, size_t count,
+                                                   ReduceOp op,
+                                                   cudaStream_t stream) {
+  if (count == 0)
+    return cudaSuccess;
+  if (n < 1 || n > kMaxReduceSources)
+    return cudaErrorInvalidValue;
+  ReduceSources s = {};
+  for (int p = 0; p < n; ++p)
+    s.p[p] = srcs[p];
+  reduceKernel<<<gridFor(static_cast<int64_t>(count)), kThreads, 0, stream>>>(
+      dst, s, n, static_cast<int64_t>(count), static_cast<int>(op));
+  return cudaGetLastError();
+}

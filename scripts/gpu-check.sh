@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# GPU check for tp: run it on a machine with an NVIDIA GPU (CUDA toolkit with
+# nvcc, cuBLAS and NCCL installed, e.g. under /usr/local/cuda).
+#
+# What it checks, in order (it stops at the first failure, exit status 1):
+#   1. A GPU is visible (nvidia-smi -L, or /dev/nvidia0 when nvidia-smi is
+#      missing). Without one it says so and exits 1: nothing here can be
+#      checked without a GPU (scripts/test.sh covers the rest).
+#   2. CMake finds CUDA and NCCL: configures BUILD_DIR (default build-gpu)
+#      with -DTP_ENABLE_CUDA=ON, for the GPUs of this machine
+#      (CMAKE_CUDA_ARCHITECTURES=native unless TP_CUDA_ARCHS says otherwise).
+#   3. TPRuntimeCUDATests builds and passes with no test skipped:
+#      - DeviceTensor upload/download;
+#      - every CUDA kernel (cuBLAS linear/matmul, element-wise ops with
+#        broadcasting, softmax, layer_norm, rms_norm, embedding with vocab
+#        masking, rotary, grouped-query causal attention) against the CPU
+#        kernel on random data;
+#      - the nccl backend on 1 rank (every collective, split, the id-file
+#        rendezvous, the watchdog timeout of an incomplete init), and on 2
+#        ranks when the machine has 2 GPUs (on 1 GPU: NCCL's refusal of two
+#        ranks on one device is reported as an error, not a hang);
+#      - the threads backend over device memory, 2-4 ranks sharing one GPU:
+#        every collective, mismatch detection, and a tensor-parallel MLP that
+#        must match the 1-rank CPU result.
+#   4. GPU benchmarks: none exist yet (see the marked section below).
+#
+# Usage: scripts/gpu-check.sh [BUILD_DIR]
+# Environment: TP_JOBS (parallel build jobs, default: all cores),
+#              TP_CUDA_ARCHS (CMAKE_CUDA_ARCHITECTURES, default native),
+#              CUDA_HOME (default /usr/local/cuda).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR="${1:-build-gpu}"
+JOBS="${TP_JOBS:-$(nproc)}"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+ARCHS="${TP_CUDA_ARCHS:-native}"
+export PATH="$CUDA_HOME/bin:$PATH"
+
+step() { printf '\n== gpu-check: %s\n' "$*"; }
+die() { printf 'gpu-check: FAILED: %s\n' "$*" >&2; exit 1; }
+
+step "1. is there a GPU?"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi -L || die "nvidia-smi finds no GPU (is the driver loaded?)"
+elif [ -e /dev/nvidia0 ]; then
+  echo "nvidia-smi not installed, but /dev/nvidia0 exists"
+else
+  die "no GPU on this machine (no nvidia-smi, no /dev/nvidia0); this script needs one"
+fi
+
+step "2. configure $BUILD_DIR with CUDA (architectures: $ARCHS)"
+command -v nvcc >/dev/null 2>&1 || die "nvcc not found (set CUDA_HOME)"
+nvcc --version | tail -n 2
+cmake -G Ninja -S . -B "$BUILD_DIR" \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+  -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" \
+  -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" \
+  -DTP_ENABLE_CUDA=ON
+grep -q '^TP_HAVE_CUDA:INTERNAL=1' "$BUILD_DIR/CMakeCache.txt" ||
+  die "CMake did not find CUDA and NCCL (see the configure output above)"
+
+step "3. build and run TPRuntimeCUDATests"
+ninja -C "$BUILD_DIR" -j"$JOBS" TPRuntimeCUDATests
+LOG="$BUILD_DIR/gpu-check-tests.log"
+if ! "$BUILD_DIR/bin/TPRuntimeCUDATests" 2>&1 | tee "$LOG"; then
+  die "TPRuntimeCUDATests failed (log: $LOG)"
+fi
+if grep -q '^\[  SKIPPED \]' "$LOG"; then
+  die "some GPU tests were skipped although a GPU is present (log: $LOG)"
+fi
+
+step "4. GPU benchmarks"
+# ---------------------------------------------------------------------------
+# GPU BENCHMARKS: none exist yet. When they do (device kernels, nccl and
+# device-threads collectives reported like nccl-tests: algbw and busbw), build
+# and run them here, e.g.
+#   ninja -C "$BUILD_DIR" -j"$JOBS" <gpu benchmark targets>
+#   "$BUILD_DIR/bin/<gpu benchmark>" --benchmark_min_time=0.2s
+# ---------------------------------------------------------------------------
+echo "no GPU benchmarks yet"
+
+step "all GPU checks passed"

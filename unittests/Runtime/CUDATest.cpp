@@ -1,0 +1,505 @@
+//===- CUDATest.cpp - Tests for TPRuntimeCUDA -------------------*- C++ -*-===//
+//
+// Every device kernel against the CPU kernel on random data, the nccl backend
+// on one rank (and on two GPUs when there are two), and the threads backend
+// over device memory on 2-4 ranks sharing one GPU. Every test skips with the
+// reason when no CUDA device is usable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/CUDA.h"
+#include "tp/Runtime/Init.h"
+#include "tp/Runtime/Kernels.h"
+#include "tp/Runtime/NCCLCommunicator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace tp::runtime;
+using gpu::DeviceTensor;
+
+namespace {
+/// Skips the test when there is no usable CUDA device.
+class GpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string why;
+    if (!cudaAvailable(&why))
+      GTEST_SKIP() << why;
+  }
+};
+
+Tensor rand(std::vector<int64_t> shape, const std::string &name = "x",
+            float scale = 1.0f) {
+  return initTensor(11, name, shape, scale);
+}
+
+DeviceTensor up(const Tensor &t) { return DeviceTensor::upload(t); }
+
+/// |actual - expected| <= tol * max(1, |expected|) element-wise.
+void expectClose(const Tensor &actual, const Tensor &expected,
+                 float tol = 1e-5f) {
+  ASSERT_EQ(actual.shape(), expected.shape());
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    float e = expected.data()[i], a = actual.data()[i];
+    if (std::isnan(e)) {
+      EXPECT_TRUE(std::isnan(a)) << "element " << i;
+      continue;
+    }
+    ASSERT_NEAR(a, e, tol * std::max(1.0f, std::fabs(e))) << "element " << i;
+  }
+}
+
+/// Rank r's distinct input: value = 100*r + i.
+std::vector<float> rankData(int r, size_t count) {
+  std::vector<float> v(count);
+  for (size_t i = 0; i < count; ++i)
+    v[i] = static_cast<float>(100 * r + static_cast<int>(i));
+  return v;
+}
+
+/// A device buffer holding \p v.
+DeviceTensor deviceVector(const std::vector<float> &v) {
+  return up(Tensor::fromData({static_cast<int64_t>(v.size())}, v));
+}
+
+std::vector<float> hostVector(const DeviceTensor &t) {
+  return t.download().values();
+}
+
+/// Failing checks inside rank threads must stop the rank (runRanks rethrows).
+void check(bool ok, const std::string &what) {
+  if (!ok)
+    throw std::runtime_error("check failed: " + what);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// DeviceTensor
+//===----------------------------------------------------------------------===//
+
+TEST_F(GpuTest, DeviceTensorRoundTrip) {
+  Tensor x = rand({3, 4, 5});
+  DeviceTensor d = up(x);
+  EXPECT_EQ(d.shape(), x.shape());
+  EXPECT_EQ(d.numel(), 60);
+  EXPECT_EQ(d.download(), x);
+  DeviceTensor c = d.clone();
+  c.reshape({12, 5});
+  EXPECT_EQ(c.download(), x.reshaped({12, 5}));
+  EXPECT_THROW(c.reshape({7}), std::invalid_argument);
+  DeviceTensor z({2, 3});
+  EXPECT_EQ(z.download(), Tensor({2, 3}));
+  DeviceTensor moved = std::move(d);
+  EXPECT_EQ(d.numel(), 0);
+  EXPECT_EQ(moved.download(), x);
+  DeviceTensor s = up(Tensor::scalar(3.5f));
+  EXPECT_EQ(s.download().data()[0], 3.5f);
+  EXPECT_EQ(DeviceTensor().download().numel(), 0);
+  EXPECT_THROW(s.copyFrom(x), std::invalid_argument);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels against the CPU kernels
+//===----------------------------------------------------------------------===//
+
+TEST_F(GpuTest, LinearMatchesCpu) {
+  Tensor x = rand({2, 3, 40}, "x"), w = rand({24, 40}, "w"),
+         b = rand({24}, "b");
+  expectClose(gpu::linear(up(x), up(w), nullptr).download(),
+              linear(x, w, nullptr), 1e-5f);
+  DeviceTensor db = up(b);
+  expectClose(gpu::linear(up(x), up(w), &db).download(), linear(x, w, &b),
+              1e-5f);
+  // An empty inner dimension gives the bias.
+  Tensor e({3, 0}), we({2, 0});
+  Tensor b2 = Tensor::fromData({2}, {1, 2});
+  DeviceTensor db2 = up(b2);
+  EXPECT_EQ(gpu::linear(up(e), up(we), &db2).download(), linear(e, we, &b2));
+  EXPECT_THROW(gpu::linear(up(x), up(rand({4, 6})), nullptr),
+               std::invalid_argument);
+}
+
+TEST_F(GpuTest, MatmulMatchesCpu) {
+  Tensor a = rand({2, 3, 17}, "a"), b = rand({2, 17, 5}, "b");
+  expectClose(gpu::matmul(up(a), up(b)).download(), matmul(a, b));
+  Tensor b2 = rand({17, 5}, "b2");
+  expectClose(gpu::matmul(up(a), up(b2)).download(), matmul(a, b2));
+  Tensor a1 = rand({1, 3, 17}, "a1");
+  expectClose(gpu::matmul(up(a1), up(b)).download(), matmul(a1, b));
+  Tensor a2 = rand({3, 17}, "a2");
+  expectClose(gpu::matmul(up(a2), up(b)).download(), matmul(a2, b));
+  // General broadcast of the batch dimensions: [2, 1] x [1, 3].
+  Tensor a4 = rand({2, 1, 3, 17}, "a4"), b4 = rand({1, 3, 17, 5}, "b4");
+  expectClose(gpu::matmul(up(a4), up(b4)).download(), matmul(a4, b4));
+  EXPECT_THROW(gpu::matmul(up(a), up(rand({2, 5, 5}))), std::invalid_argument);
+}
+
+TEST_F(GpuTest, BinaryOpsBroadcastLikeCpu) {
+  Tensor a = rand({2, 3, 4}, "a"), row = rand({4}, "row"),
+         col = rand({2, 1, 1}, "col"), same = rand({2, 3, 4}, "same");
+  Tensor pos = add(Tensor::full({3, 1}, 2.0f), rand({3, 1}, "pos"));
+  for (const Tensor *other : {&row, &col, &same, &pos}) {
+    EXPECT_EQ(gpu::add(up(a), up(*other)).download(), add(a, *other));
+    EXPECT_EQ(gpu::sub(up(*other), up(a)).download(), sub(*other, a));
+    EXPECT_EQ(gpu::mul(up(a), up(*other)).download(), mul(a, *other));
+    EXPECT_EQ(gpu::div(up(a), up(*other)).download(), div(a, *other));
+  }
+  Tensor s = Tensor::scalar(2.0f);
+  EXPECT_EQ(gpu::mul(up(a), up(s)).download(), mul(a, s));
+  EXPECT_THROW(gpu::add(up(a), up(Tensor({5}))), std::invalid_argument);
+}
+
+TEST_F(GpuTest, UnaryOpsMatchCpu) {
+  Tensor x = rand({5, 77}, "x", 6.0f);
+  DeviceTensor d = up(x);
+  EXPECT_EQ(gpu::relu(d).download(), relu(x));
+  EXPECT_EQ(gpu::neg(d).download(), neg(x));
+  EXPECT_EQ(gpu::scale(d, 0.25f).download(), scale(x, 0.25f));
+  expectClose(gpu::gelu(d).download(), gelu(x), 1e-6f);
+  expectClose(gpu::geluTanh(d).download(), geluTanh(x), 1e-6f);
+  expectClose(gpu::silu(d).download(), silu(x), 1e-6f);
+  expectClose(gpu::exp(d).download(), tp::runtime::exp(x), 1e-6f);
+}
+
+TEST_F(GpuTest, SoftmaxMatchesCpu) {
+  Tensor x = rand({3, 5, 7}, "x", 5.0f);
+  for (int64_t dim : {0, 1, 2, -1})
+    expectClose(gpu::softmax(up(x), dim).download(), softmax(x, dim), 1e-6f);
+  Tensor wide = rand({4, 1000}, "wide", 10.0f);
+  expectClose(gpu::softmax(up(wide), -1).download(), softmax(wide, -1), 1e-6f);
+  EXPECT_THROW(gpu::softmax(up(x), 3), std::out_of_range);
+}
+
+TEST_F(GpuTest, NormsMatchCpu) {
+  Tensor x = add(rand({6, 300}, "x", 3.0f), Tensor::scalar(1.5f));
+  Tensor w = rand({300}, "w"), b = rand({300}, "b");
+  DeviceTensor dx = up(x), dw = up(w), db = up(b);
+  expectClose(gpu::layerNorm(dx, &dw, &db, 1e-5f).download(),
+              layerNorm(x, &w, &b, 1e-5f), 1e-5f);
+  expectClose(gpu::layerNorm(dx, nullptr, nullptr, 1e-5f).download(),
+              layerNorm(x, nullptr, nullptr, 1e-5f), 1e-5f);
+  expectClose(gpu::rmsNorm(dx, &dw, 1e-6f).download(), rmsNorm(x, &w, 1e-6f),
+              1e-5f);
+  expectClose(gpu::rmsNorm(dx, nullptr, 1e-6f).download(),
+              rmsNorm(x, nullptr, 1e-6f), 1e-5f);
+  Tensor small = rand({2, 3, 7}, "small");
+  expectClose(gpu::rmsNorm(up(small), nullptr, 1e-6f).download(),
+              rmsNorm(small, nullptr, 1e-6f), 1e-5f);
+  DeviceTensor bad = up(Tensor({299}));
+  EXPECT_THROW(gpu::layerNorm(dx, &bad, nullptr, 1e-5f), std::invalid_argument);
+}
+
+TEST_F(GpuTest, EmbeddingMatchesCpu) {
+  Tensor weight = rand({10, 6}, "weight");
+  Tensor ids = initTokens(3, "ids", {2, 5}, 10);
+  EXPECT_EQ(gpu::embedding(up(ids), up(weight)).download(),
+            embedding(ids, weight));
+  // The shard holding rows [4, 7): other ids give zero rows.
+  Tensor shard = sliceDim(weight, 0, 4, 3);
+  EXPECT_EQ(gpu::embeddingMasked(up(ids), up(shard), 4).download(),
+            embeddingMasked(ids, shard, 4));
+  // Bad ids throw with the CPU kernel's message.
+  Tensor outOfRange = Tensor::fromData({3}, {1, 12, 2});
+  try {
+    gpu::embedding(up(outOfRange), up(weight));
+    FAIL() << "expected an exception";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_STREQ(e.what(), "embedding: id 12 out of range [0, 10)");
+  }
+  EXPECT_THROW(gpu::embedding(up(Tensor::fromData({1}, {1.5f})), up(weight)),
+               std::invalid_argument);
+  EXPECT_THROW(
+      gpu::embeddingMasked(up(Tensor::fromData({1}, {-1})), up(shard), 4),
+      std::invalid_argument);
+}
+
+TEST_F(GpuTest, RotaryMatchesCpu) {
+  Tensor x = rand({2, 9, 3, 16}, "x");
+  for (int64_t offset : {0, 1000})
+    expectClose(gpu::rotary(up(x), offset, 10000.0f).download(),
+                rotary(x, offset, 10000.0f), 1e-5f);
+  EXPECT_THROW(gpu::rotary(up(rand({2, 9, 3, 15})), 0, 10000.0f),
+               std::invalid_argument);
+}
+
+TEST_F(GpuTest, AttentionMatchesCpu) {
+  // Grouped-query: 4 query heads over 2 kv heads.
+  Tensor q = rand({2, 7, 4, 40}, "q"), k = rand({2, 7, 2, 40}, "k"),
+         v = rand({2, 7, 2, 24}, "v");
+  for (bool causal : {true, false})
+    expectClose(gpu::attention(up(q), up(k), up(v), causal).download(),
+                attention(q, k, v, causal), 1e-5f);
+  // Cross attention with more keys than queries.
+  Tensor k2 = rand({2, 11, 2, 40}, "k2"), v2 = rand({2, 11, 2, 24}, "v2");
+  expectClose(gpu::attention(up(q), up(k2), up(v2), false).download(),
+              attention(q, k2, v2, false), 1e-5f);
+  EXPECT_THROW(gpu::attention(up(q), up(k2), up(v2), true),
+               std::invalid_argument);
+  Tensor k0({2, 0, 2, 40}), v0({2, 0, 2, 24});
+  EXPECT_EQ(gpu::attention(up(q), up(k0), up(v0), false).download(),
+            attention(q, k0, v0, false));
+}
+
+//===----------------------------------------------------------------------===//
+// nccl backend
+//===----------------------------------------------------------------------===//
+
+TEST_F(GpuTest, NCCLOneRankCollectives) {
+  auto comm = NCCLCommunicator::create(1, 0, ncclNewId());
+  EXPECT_EQ(comm->rank(), 0);
+  EXPECT_EQ(comm->size(), 1);
+  std::vector<float> data = rankData(0, 6);
+  DeviceTensor in = deviceVector(data), out({6});
+  comm->allGather(in.data(), 6, out.data());
+  EXPECT_EQ(hostVector(out), data);
+  for (ReduceOp op :
+       {ReduceOp::Sum, ReduceOp::Avg, ReduceOp::Max, ReduceOp::Min}) {
+    DeviceTensor r({6});
+    comm->allReduce(in.data(), r.data(), 6, op);
+    EXPECT_EQ(hostVector(r), data) << reduceOpName(op);
+  }
+  comm->allReduce(in.data(), in.data(), 6, ReduceOp::Sum); // In place.
+  EXPECT_EQ(hostVector(in), data);
+  DeviceTensor rs({6});
+  comm->reduceScatter(in.data(), rs.data(), 6, ReduceOp::Sum);
+  EXPECT_EQ(hostVector(rs), data);
+  DeviceTensor a2a({6});
+  comm->allToAll(in.data(), a2a.data(), 6);
+  EXPECT_EQ(hostVector(a2a), data);
+  comm->allToAll(a2a.data(), a2a.data(), 6); // Staged through scratch.
+  EXPECT_EQ(hostVector(a2a), data);
+  comm->broadcast(in.data(), 6, 0);
+  EXPECT_EQ(hostVector(in), data);
+  comm->barrier();
+  // Kernels and collectives interleave on the default stream.
+  DeviceTensor doubled = gpu::scale(in, 2.0f);
+  comm->allReduce(doubled.data(), doubled.data(), 6, ReduceOp::Sum);
+  EXPECT_EQ(hostVector(doubled)[5], 10.0f);
+
+  EXPECT_EQ(comm->stats().counts.at("all_reduce"), 6);
+  EXPECT_EQ(comm->stats().counts.at("barrier"), 1);
+  std::vector<float> host(6);
+  EXPECT_THROW(comm->allReduce(host.data(), host.data(), 6, ReduceOp::Sum),
+               std::invalid_argument);
+  EXPECT_THROW(comm->broadcast(in.data(), 6, 1), std::invalid_argument);
+
+  std::unique_ptr<Communicator> sub = comm->split(5, 0);
+  ASSERT_NE(sub, nullptr);
+  EXPECT_EQ(sub->size(), 1);
+  DeviceTensor subOut({6});
+  sub->allReduce(in.data(), subOut.data(), 6, ReduceOp::Max);
+  EXPECT_EQ(hostVector(subOut), data);
+  EXPECT_EQ(comm->split(-1, 0), nullptr);
+  EXPECT_FALSE(comm->aborted());
+}
+
+TEST_F(GpuTest, NCCLIdFileRendezvous) {
+  std::string path =
+      ::testing::TempDir() + "tp-nccl-id-" + std::to_string(::getpid());
+  std::remove(path.c_str());
+  {
+    auto comm = NCCLCommunicator::fromIdFile(path, 1, 0);
+    DeviceTensor x = deviceVector({1, 2, 3});
+    comm->allReduce(x.data(), x.data(), 3, ReduceOp::Sum);
+    EXPECT_EQ(hostVector(x), (std::vector<float>{1, 2, 3}));
+  }
+  // Rank 0 removed the file once every rank had joined.
+  EXPECT_FALSE(std::ifstream(path).good());
+  // A stale file is refused instead of hanging the other ranks.
+  std::ofstream(path) << "stale";
+  EXPECT_THROW(ncclIdFromFile(path, 0), CommError);
+  std::remove(path.c_str());
+  // A rank other than 0 gives up after its timeout.
+  EXPECT_THROW(ncclIdFromFile(path, 1, std::chrono::milliseconds(50)),
+               CommError);
+}
+
+TEST_F(GpuTest, NCCLInitTimesOutWhenARankIsMissing) {
+  NCCLOptions options;
+  options.timeout = std::chrono::seconds(3);
+  options.pollInterval = std::chrono::milliseconds(20);
+  auto start = std::chrono::steady_clock::now();
+  try {
+    NCCLCommunicator::create(2, 0, ncclNewId(), options);
+    FAIL() << "expected a timeout";
+  } catch (const CommError &e) {
+    EXPECT_NE(std::string(e.what()).find("timeout"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
+TEST_F(GpuTest, NCCLTwoRanksInThreads) {
+  // Two GPUs: a real two-rank NCCL job. One GPU: NCCL (before 2.30) rejects
+  // two ranks on one device; the backend must report it, not hang.
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  NCCLId id = ncclNewId();
+  std::string errors[2];
+  std::vector<float> results[2];
+  auto body = [&](int r) {
+    try {
+      NCCLOptions options;
+      options.device = devices >= 2 ? r : 0;
+      options.timeout = std::chrono::seconds(30);
+      auto comm = NCCLCommunicator::create(2, r, id, options);
+      DeviceTensor x = deviceVector(rankData(r, 4));
+      comm->allReduce(x.data(), x.data(), 4, ReduceOp::Sum);
+      DeviceTensor g({8});
+      comm->allGather(x.data(), 4, g.data());
+      results[r] = hostVector(g);
+    } catch (const std::exception &e) {
+      errors[r] = e.what();
+    }
+  };
+  std::thread t0(body, 0), t1(body, 1);
+  t0.join();
+  t1.join();
+  if (devices >= 2) {
+    EXPECT_EQ(errors[0], "");
+    EXPECT_EQ(errors[1], "");
+    std::vector<float> sum = {100, 102, 104, 106};
+    std::vector<float> expected = sum;
+    expected.insert(expected.end(), sum.begin(), sum.end());
+    EXPECT_EQ(results[0], expected);
+    EXPECT_EQ(results[1], expected);
+  } else {
+    EXPECT_NE(errors[0] + errors[1], "") << "NCCL accepted two ranks on one "
+                                            "GPU (NCCL >= 2.30?)";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Threads backend over device memory (several ranks on one GPU)
+//===----------------------------------------------------------------------===//
+
+class DeviceRanksTest : public GpuTest,
+                        public ::testing::WithParamInterface<int> {};
+
+TEST_P(DeviceRanksTest, Collectives) {
+  int n = GetParam();
+  gpu::runDeviceRanks(n, [&](Communicator &comm) {
+    int r = comm.rank();
+    const size_t c = 5;
+    DeviceTensor in = deviceVector(rankData(r, c));
+    DeviceTensor out({static_cast<int64_t>(n * c)});
+    comm.allGather(in.data(), c, out.data());
+    std::vector<float> all;
+    for (int p = 0; p < n; ++p) {
+      std::vector<float> v = rankData(p, c);
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    check(hostVector(out) == all, "all_gather");
+    // In place: the input is this rank's block of the output.
+    DeviceTensor buf = deviceVector(std::vector<float>(n * c, -1.0f));
+    // On the thread's default stream, which the collective synchronizes.
+    check(cudaMemcpyAsync(buf.data() + r * c, in.data(), c * sizeof(float),
+                          cudaMemcpyDeviceToDevice,
+                          gpu::defaultStream()) == cudaSuccess,
+          "cudaMemcpyAsync");
+    comm.allGather(buf.data() + r * c, c, buf.data());
+    check(hostVector(buf) == all, "in-place all_gather");
+
+    for (ReduceOp op :
+         {ReduceOp::Sum, ReduceOp::Avg, ReduceOp::Max, ReduceOp::Min}) {
+      std::vector<float> expected(c);
+      for (size_t i = 0; i < c; ++i) {
+        float acc = rankData(0, c)[i];
+        for (int p = 1; p < n; ++p) {
+          float v = rankData(p, c)[i];
+          acc = op == ReduceOp::Max   ? std::max(acc, v)
+                : op == ReduceOp::Min ? std::min(acc, v)
+                                      : acc + v;
+        }
+        expected[i] = op == ReduceOp::Avg ? acc / n : acc;
+      }
+      DeviceTensor red({static_cast<int64_t>(c)});
+      comm.allReduce(in.data(), red.data(), c, op);
+      check(hostVector(red) == expected,
+            std::string("all_reduce ") + reduceOpName(op));
+      DeviceTensor inPlace = in.clone();
+      comm.allReduce(inPlace.data(), inPlace.data(), c, op);
+      check(hostVector(inPlace) == expected, "in-place all_reduce");
+    }
+
+    // reduce_scatter over n blocks of c: rank r gets the sum of blocks r.
+    DeviceTensor blocks = deviceVector(rankData(r, n * c));
+    DeviceTensor mine({static_cast<int64_t>(c)});
+    comm.reduceScatter(blocks.data(), mine.data(), c, ReduceOp::Sum);
+    std::vector<float> rs(c, 0.0f);
+    for (size_t i = 0; i < c; ++i)
+      for (int p = 0; p < n; ++p)
+        rs[i] += rankData(p, n * c)[r * c + i];
+    check(hostVector(mine) == rs, "reduce_scatter");
+
+    // all_to_all: block j of rank i's input becomes block i of rank j's.
+    DeviceTensor a2a({static_cast<int64_t>(n * c)});
+    comm.allToAll(blocks.data(), a2a.data(), c);
+    std::vector<float> got = hostVector(a2a);
+    for (int p = 0; p < n; ++p)
+      for (size_t i = 0; i < c; ++i)
+        check(got[p * c + i] == rankData(p, n * c)[r * c + i], "all_to_all");
+
+    DeviceTensor bc = deviceVector(rankData(r, c));
+    comm.broadcast(bc.data(), c, n - 1);
+    check(hostVector(bc) == rankData(n - 1, c), "broadcast");
+    comm.barrier();
+
+    // Rows and columns of a 2 x (n/2) mesh for even n.
+    std::unique_ptr<Communicator> sub = comm.split(r % 2, r);
+    DeviceTensor s = deviceVector({static_cast<float>(r)});
+    sub->allReduce(s.data(), s.data(), 1, ReduceOp::Sum);
+    float expectedSum = 0;
+    for (int p = r % 2; p < n; p += 2)
+      expectedSum += p;
+    check(hostVector(s)[0] == expectedSum, "split all_reduce");
+  });
+}
+
+TEST_P(DeviceRanksTest, TensorParallelMlpMatchesOneRank) {
+  int n = GetParam(); // 2, 3 or 4: all divide the 24 hidden units.
+  Tensor x = rand({4, 8}, "x"), w1 = rand({24, 8}, "w1"),
+         w2 = rand({8, 24}, "w2");
+  Tensor expected = linear(relu(linear(x, w1, nullptr)), w2, nullptr);
+  std::vector<Tensor> results(n);
+  gpu::runDeviceRanks(n, [&](Communicator &comm) {
+    int r = comm.rank();
+    int64_t piece = 24 / n;
+    // Column-parallel first layer, row-parallel second, one all-reduce.
+    DeviceTensor w1r = up(sliceDim(w1, 0, r * piece, piece));
+    DeviceTensor w2r = up(sliceDim(w2, 1, r * piece, piece));
+    DeviceTensor h = gpu::relu(gpu::linear(up(x), w1r, nullptr));
+    DeviceTensor y = gpu::linear(h, w2r, nullptr);
+    comm.allReduce(y.data(), y.data(), y.numel(), ReduceOp::Sum);
+    results[r] = y.download();
+  });
+  for (int r = 0; r < n; ++r)
+    expectClose(results[r], expected, 1e-5f);
+  for (int r = 1; r < n; ++r)
+    EXPECT_EQ(results[r], results[0]) << "ranks must agree bitwise";
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, DeviceRanksTest, ::testing::Values(2, 3, 4));
+
+TEST_F(GpuTest, DeviceRanksMismatchIsReported) {
+  try {
+    gpu::runDeviceRanks(2, [&](Communicator &comm) {
+      DeviceTensor x({8});
+      comm.allReduce(x.data(), x.data(), comm.rank() == 0 ? 4 : 8,
+                     ReduceOp::Sum);
+    });
+    FAIL() << "expected a CommError";
+  } catch (const CommError &e) {
+    EXPECT_NE(std::string(e.what()).find("collective mismatch"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(gpu::runDeviceRanks(65, [](Communicator &) {}),
+               std::invalid_argument);
+}
