@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The transformer and llama configs and TP plans the benchmarks use.
+
+As a script it writes, for the end-to-end benchmark, OUT/{arch}.json (a
+tp-model config), OUT/{arch}.mlir (tp-model's output) and
+OUT/{arch}_plan.json for each architecture:
+
+    models.py --tp-model build/bin/tp-model --out DIR [--layers 2]
+              [--batch 4] [--seq 128] [--archs transformer,llama]
+"""
+import argparse
+import json
+import os
+import subprocess
+
+# dim >= 1024 so that GEMMs dominate; vocab and sequence small so that one
+# forward pass takes well under a second on one core.
+CONFIGS = {
+    "transformer": {"arch": "transformer", "dim": 1024, "n_heads": 16,
+                    "vocab_size": 2048, "max_seq_len": 128, "batch": 4,
+                    "seq_len": 128},
+    "llama": {"arch": "llama", "dim": 1024, "n_heads": 16, "n_kv_heads": 8,
+              "vocab_size": 2048, "hidden_dim": 2816, "max_seq_len": 128,
+              "batch": 4, "seq_len": 128},
+}
+
+
+def plan(arch, tp):
+    """torchtitan's plan minus SequenceParallel: embedding and output
+    column-parallel (gathered back to Replicate), attention and MLP
+    Colwise/Rowwise."""
+    ffn = ("layers.*.feed_forward.w1" if arch == "transformer"
+           else "layers.*.feed_forward.w[13]")
+    return {"mesh": {"shape": [tp], "axis_names": ["tp"]},
+            "plan": {"tok_embeddings": {"style": "ColwiseParallel",
+                                        "output_layouts": "Replicate()"},
+                     "layers.*.attention.w[qkv]": {"style": "ColwiseParallel"},
+                     "layers.*.attention.wo": {"style": "RowwiseParallel"},
+                     ffn: {"style": "ColwiseParallel"},
+                     "layers.*.feed_forward.w2": {"style": "RowwiseParallel"},
+                     "output": {"style": "ColwiseParallel",
+                                "output_layouts": "Replicate()"}}}
+
+
+def write_model(tp_model, out_dir, arch, layers, tp=2, **overrides):
+    """Writes {name}.json, {name}.mlir and {name}_plan.json; returns the
+    (mlir, plan) paths. name is arch, or arch_N when overrides are empty and
+    layers is given for a sweep (see compile_bench.py)."""
+    name = overrides.pop("name", arch)
+    cfg = dict(CONFIGS[arch], n_layers=layers, **overrides)
+    cfg_path = os.path.join(out_dir, f"{name}.json")
+    mlir_path = os.path.join(out_dir, f"{name}.mlir")
+    plan_path = os.path.join(out_dir, f"{arch}_plan.json")
+    with open(cfg_path, "w") as f:
+        json.dump(cfg, f, indent=1)
+    with open(plan_path, "w") as f:
+        json.dump(plan(arch, tp), f, indent=1)
+    subprocess.run([tp_model, cfg_path, "-o", mlir_path], check=True)
+    return mlir_path, plan_path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tp-model", default="build/bin/tp-model")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--seq", type=int, default=128)
+    ap.add_argument("--archs", default="transformer,llama")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    for arch in a.archs.split(","):
+        write_model(a.tp_model, a.out, arch, a.layers, batch=a.batch,
+                    seq_len=a.seq, max_seq_len=max(a.seq, 128))
+
+
+if __name__ == "__main__":
+    main()

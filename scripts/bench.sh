@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Builds tp and its benchmarks, runs every benchmark and writes
+# docs/benchmarks.md with the charts in docs/bench/*.svg (about 5-10 minutes
+# on 2 cores).
+#
+#   scripts/bench.sh            full run -> docs/benchmarks.md, docs/bench/
+#   scripts/bench.sh --quick    1-2 minute subset -> build/bench-results/
+#
+# Raw results (Google Benchmark JSON, MPI JSON lines, callgrind profiles) stay
+# in build/bench-results/. See docs/benchmarks.md for what each part measures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODE=full
+case "${1:-}" in
+  --quick) MODE=quick ;;
+  "") ;;
+  *) echo "usage: scripts/bench.sh [--quick]" >&2; exit 2 ;;
+esac
+
+START=$SECONDS
+scripts/setup.sh
+# callgrind (instruction counts of the compile benchmark); full runs only.
+if [ "$MODE" = full ] && ! command -v valgrind >/dev/null; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends valgrind || true
+fi
+ninja -C build -j"${TP_JOBS:-2}" tp-bench tp-opt tp-model tp-run
+BUILD_SECONDS=$((SECONDS - START))
+BENCH_START=$SECONDS
+
+RES=build/bench-results
+rm -rf "$RES"
+mkdir -p "$RES/e2e"
+export OPENBLAS_NUM_THREADS=1
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe)
+# Each step logs the load average: the machine may be shared.
+step() {
+  echo "== $* ($((SECONDS - BENCH_START)) s)"
+  echo "$((SECONDS - BENCH_START)) $(cut -d' ' -f1-3 /proc/loadavg) $*" >> "$RES/load.txt"
+}
+
+if [ "$MODE" = quick ]; then
+  COMPILE_ARGS=(--sizes 1,10,100,1000 --arch-sizes 1,10 --reps 3)
+  GB_REPS=3
+  GB_FILTER='--benchmark_filter=/(65536|1048576|16777216)/'
+  MPI_NPS=(2)
+  MPI_ARGS=(--sizes 65536,1048576,16777216 --trials 3)
+  MPI4_ARGS=("${MPI_ARGS[@]}")
+  E2E_ARGS=(--np 1,2)
+  E2E_REPS=3
+  E2E_ARCHS=transformer
+else
+  COMPILE_ARGS=(--sizes 1,10,100,1000 --arch-sizes 1,10,100 --reps 5)
+  command -v valgrind >/dev/null && COMPILE_ARGS+=(--callgrind)
+  GB_REPS=3
+  GB_FILTER='--benchmark_filter=.'
+  MPI_NPS=(2 4)
+  MPI_ARGS=(--trials 5)
+  MPI4_ARGS=(--trials 3 --min-ms 10)
+  E2E_ARGS=(--np 1,2,4)
+  E2E_REPS=5
+  E2E_ARCHS=transformer,llama
+fi
+
+step "1. compile time: tp-opt vs mlir-opt-22"
+python3 bench/compile_bench.py --build build --out "$RES" "${COMPILE_ARGS[@]}"
+
+step "2a. collectives: threads backend"
+build/bin/collectives_bench "$GB_FILTER" \
+  --benchmark_repetitions=$GB_REPS --benchmark_enable_random_interleaving=true \
+  --benchmark_min_time=0.05 --benchmark_display_aggregates_only=true \
+  --benchmark_out="$RES/collectives.json" --benchmark_out_format=json
+
+if [ -x build/bin/mpi_collectives_bench ]; then
+  for np in "${MPI_NPS[@]}"; do
+    step "2b. collectives: mpi backend and Open MPI, $np processes"
+    # 4 processes on 2 cores are slow (oversubscribed): fewer trials.
+    if [ "$np" -gt 2 ]; then ARGS=("${MPI4_ARGS[@]}"); else ARGS=("${MPI_ARGS[@]}"); fi
+    "${MPIRUN[@]}" -np "$np" build/bin/mpi_collectives_bench "${ARGS[@]}" \
+      | tee "$RES/mpi_np$np.jsonl"
+  done
+fi
+
+step "3. end to end: executor on 1, 2, 4 ranks vs raw sgemm"
+python3 bench/models.py --tp-model build/bin/tp-model --out "$RES/e2e" \
+  --layers 2 --archs "$E2E_ARCHS"
+CASES=()
+for arch in ${E2E_ARCHS//,/ }; do
+  CASES+=(--case "$arch=$RES/e2e/$arch.mlir=$RES/e2e/${arch}_plan.json")
+done
+build/bin/e2e_bench "${CASES[@]}" "${E2E_ARGS[@]}" \
+  --benchmark_repetitions=$E2E_REPS --benchmark_enable_random_interleaving=true \
+  --benchmark_display_aggregates_only=true \
+  --benchmark_out="$RES/e2e.json" --benchmark_out_format=json
+if [ "$MODE" = full ]; then
+  for arch in ${E2E_ARCHS//,/ }; do
+    for np in 1 2 4; do
+      build/bin/tp-run "$RES/e2e/$arch.mlir" --plan "$RES/e2e/${arch}_plan.json" \
+        --np "$np" --json > "$RES/tprun_${arch}_np$np.json"
+    done
+  done
+fi
+
+step "done"
+BENCH_SECONDS=$((SECONDS - BENCH_START))
+if [ "$MODE" = full ]; then
+  OUT=docs/benchmarks.md; SVG=docs/bench
+else
+  OUT=$RES/benchmarks.md; SVG=$RES/bench
+fi
+python3 bench/report.py --results "$RES" --out "$OUT" --svg-dir "$SVG" \
+  --mode "$MODE" --bench-seconds "$BENCH_SECONDS" \
+  --build-seconds "$BUILD_SECONDS" --notes bench/findings.md
+echo "wrote $OUT and $SVG/*.svg (benchmarks: ${BENCH_SECONDS} s)"
