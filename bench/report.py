@@ -108,8 +108,33 @@ def to_seconds(b, key="real_time"):
 # Machine
 # --------------------------------------------------------------------------
 
+def captured(res_dir):
+    """git / nproc / free -h / lscpu as scripts/bench.sh saved them when it
+    started (falls back to now)."""
+    try:
+        with open(os.path.join(res_dir, "machine.txt")) as f:
+            text = f.read()
+    except OSError:
+        return None
+    out = {"git": "", "nproc": "", "free": "", "lscpu": ""}
+    section = None
+    for line in text.splitlines():
+        if line.startswith("git: "):
+            out["git"] = line[5:].strip()
+        elif line.startswith("nproc: "):
+            out["nproc"] = line[7:].strip()
+        elif line == "--- free -h":
+            section = "free"
+        elif line == "--- lscpu":
+            section = "lscpu"
+        elif section:
+            out[section] += line + "\n"
+    return out
+
+
 def machine_section(res_dir):
-    lscpu = sh("lscpu")
+    cap = captured(res_dir) or {}
+    lscpu = cap.get("lscpu") or sh("lscpu")
     keep = ("Architecture", "CPU(s)", "Model name", "Thread(s) per core",
             "Core(s) per socket", "Socket(s)", "CPU family", "Model:",
             "L1d cache", "L2 cache", "L3 cache", "Hypervisor vendor",
@@ -127,12 +152,13 @@ def machine_section(res_dir):
         ("Google Benchmark", sh("dpkg-query -W -f='${Version}' libbenchmark-dev")),
         ("Python", platform.python_version()),
     ]
-    git = sh("git describe --always --dirty")
+    git = cap.get("git") or sh("git describe --always --dirty")
     out = ["## Machine", "",
            "Every number below was measured in one run of `scripts/bench.sh` "
            "on this machine (`lscpu`, `nproc`, `free -h`):", "",
-           "```text", "\n".join(lines), "", f"nproc: {sh('nproc')}", "",
-           sh("free -h"), "```", "",
+           "```text", "\n".join(lines), "",
+           f"nproc: {cap.get('nproc') or sh('nproc')}", "",
+           (cap.get("free") or sh("free -h")).rstrip(), "```", "",
            table(["component", "version"], versions, ["---", "---"]), "",
            ] + load_lines(res_dir) + [
            f"Source: `{git}`. The machine is a shared 2-core VM: other jobs "

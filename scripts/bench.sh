@@ -33,6 +33,10 @@ BENCH_START=$SECONDS
 RES=build/bench-results
 rm -rf "$RES"
 mkdir -p "$RES/e2e"
+# The machine and source as they are while measuring (bench/report.py).
+{ echo "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+  echo "nproc: $(nproc)"; echo "--- free -h"; free -h; echo "--- lscpu"; lscpu
+} > "$RES/machine.txt"
 export OPENBLAS_NUM_THREADS=1
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe)
 # Each step logs the load average: the machine may be shared.
