@@ -78,10 +78,11 @@ Tensor tp::runtime::targetLogit(const Tensor &logits, const Tensor &targets,
   Tensor out({n, 1});
   for (int64_t i = 0; i < n; ++i) {
     float t = targets.data()[i];
-    if (t != std::floor(t))
+    // Past 1e18 (or at +-inf) the conversion below would be undefined.
+    if (t != std::floor(t) || std::fabs(t) > 1.0e18f)
       throw std::invalid_argument("targetLogit: target " + std::to_string(t) +
                                   " of row " + std::to_string(i) +
-                                  " is not an integer");
+                                  " is not an integer class index");
     int64_t local = static_cast<int64_t>(t) - classOffset;
     out.data()[i] = local >= 0 && local < c ? logits.data()[i * c + local]
                                             : 0.0f;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace tp::runtime;
 
@@ -46,6 +47,12 @@ TEST(LossKernels, TargetLogitMasksOtherShards) {
   EXPECT_FLOAT_EQ(t.data()[0], 11);
   EXPECT_FLOAT_EQ(t.data()[1], 0);
   EXPECT_THROW(targetLogit(logits, Tensor::fromData({2}, {0.5f, 1}), 0),
+               std::invalid_argument);
+  // Integral floats beyond int64_t: rejected, not converted (undefined).
+  EXPECT_THROW(targetLogit(logits, Tensor::fromData({2}, {1e30f, 1}), 0),
+               std::invalid_argument);
+  float inf = std::numeric_limits<float>::infinity();
+  EXPECT_THROW(targetLogit(logits, Tensor::fromData({2}, {inf, 1}), 0),
                std::invalid_argument);
 }
 
