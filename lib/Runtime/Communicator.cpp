@@ -7,6 +7,7 @@
 
 #include "tp/Runtime/Communicator.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -57,6 +58,45 @@ void Communicator::recordCall(CollectiveKind kind, size_t inputBytes) {
   stats_.bytes += static_cast<int64_t>(inputBytes);
 }
 
+void tp::runtime::reduceBuffers(void *dst, const void *const *srcs, size_t n,
+                                size_t count, DType dtype, ReduceOp op) {
+  constexpr size_t tile = 512;
+  size_t es = dtypeSize(dtype);
+  float acc[tile], in[tile];
+  for (size_t base = 0; base < count; base += tile) {
+    size_t m = std::min(tile, count - base);
+    toFloat(static_cast<const char *>(srcs[0]) + base * es, dtype, acc, m);
+    for (size_t p = 1; p < n; ++p) {
+      const float *s = in;
+      if (dtype == DType::F32)
+        s = static_cast<const float *>(srcs[p]) + base;
+      else
+        toFloat(static_cast<const char *>(srcs[p]) + base * es, dtype, in, m);
+      switch (op) {
+      case ReduceOp::Sum:
+      case ReduceOp::Avg:
+        for (size_t i = 0; i < m; ++i)
+          acc[i] += s[i];
+        break;
+      case ReduceOp::Max:
+        for (size_t i = 0; i < m; ++i)
+          acc[i] = std::max(acc[i], s[i]);
+        break;
+      case ReduceOp::Min:
+        for (size_t i = 0; i < m; ++i)
+          acc[i] = std::min(acc[i], s[i]);
+        break;
+      }
+    }
+    if (op == ReduceOp::Avg) {
+      float k = static_cast<float>(n);
+      for (size_t i = 0; i < m; ++i)
+        acc[i] /= k;
+    }
+    fromFloat(acc, dtype, static_cast<char *>(dst) + base * es, m);
+  }
+}
+
 namespace {
 /// Extents of a shape viewed as [outer, extent, inner] around one dimension.
 struct DimSplit {
@@ -75,36 +115,41 @@ DimSplit splitAround(const std::vector<int64_t> &shape, int64_t dim) {
 
 /// Copies \p x, whose extent along \p dim is n*piece, into n contiguous
 /// blocks, block p holding the range [p*piece, (p+1)*piece) of \p dim.
-std::vector<float> packBlocks(const Tensor &x, int64_t dim, int n) {
+Tensor packBlocks(const Tensor &x, int64_t dim, int n) {
   DimSplit s = splitAround(x.shape(), dim);
-  int64_t run = s.extent / n * s.inner;
-  int64_t blockNumel = s.outer * run;
-  std::vector<float> blocks(x.numel());
+  size_t es = dtypeSize(x.dtype());
+  int64_t run = s.extent / n * s.inner * es;
+  int64_t blockBytes = s.outer * run;
+  Tensor blocks(x.shape(), x.dtype());
   if (run == 0)
     return blocks;
+  auto *dst = static_cast<char *>(blocks.raw());
+  const auto *src = static_cast<const char *>(x.raw());
   for (int p = 0; p < n; ++p)
     for (int64_t o = 0; o < s.outer; ++o)
-      std::memcpy(blocks.data() + p * blockNumel + o * run,
-                  x.data() + o * s.extent * s.inner + p * run,
-                  run * sizeof(float));
+      std::memcpy(dst + p * blockBytes + o * run,
+                  src + o * s.extent * s.inner * es + p * run, run);
   return blocks;
 }
 
-/// Inverse of packBlocks: n contiguous blocks of \p blockShape become one
-/// tensor concatenated along \p dim.
-Tensor unpackBlocks(const float *blocks, std::vector<int64_t> blockShape,
+/// Inverse of packBlocks: n contiguous blocks of \p blockShape in \p blocks
+/// become one tensor concatenated along \p dim.
+Tensor unpackBlocks(const Tensor &blocks, std::vector<int64_t> blockShape,
                     int64_t dim, int n) {
   DimSplit s = splitAround(blockShape, dim);
-  int64_t run = s.extent * s.inner;
-  int64_t blockNumel = s.outer * run;
+  size_t es = dtypeSize(blocks.dtype());
+  int64_t run = s.extent * s.inner * es;
+  int64_t blockBytes = s.outer * run;
   blockShape[dim] *= n;
-  Tensor out(std::move(blockShape));
+  Tensor out(std::move(blockShape), blocks.dtype());
   if (run == 0)
     return out;
+  auto *dst = static_cast<char *>(out.raw());
+  const auto *src = static_cast<const char *>(blocks.raw());
   for (int p = 0; p < n; ++p)
     for (int64_t o = 0; o < s.outer; ++o)
-      std::memcpy(out.data() + o * n * run + p * run,
-                  blocks + p * blockNumel + o * run, run * sizeof(float));
+      std::memcpy(dst + o * n * run + p * run, src + p * blockBytes + o * run,
+                  run);
   return out;
 }
 
@@ -121,14 +166,16 @@ Tensor tp::runtime::allGatherDim(Communicator &comm, const Tensor &local,
                                  int64_t dim) {
   dim = normalizeDim(dim, local.rank());
   int n = comm.size();
-  std::vector<float> gathered(static_cast<size_t>(local.numel()) * n);
-  comm.allGather(local.data(), local.numel(), gathered.data());
-  if (dim == 0 || n == 1) {
-    std::vector<int64_t> shape = local.shape();
-    shape[dim] *= n;
-    return Tensor::fromData(std::move(shape), std::move(gathered));
-  }
-  return unpackBlocks(gathered.data(), local.shape(), dim, n);
+  // Gathering along dim 0 (or on one rank) concatenates the blocks as they
+  // arrive; other dims need the blocks interleaved afterwards.
+  bool direct = dim == 0 || n == 1;
+  std::vector<int64_t> shape = local.shape();
+  shape[direct ? dim : 0] *= n;
+  Tensor gathered(std::move(shape), local.dtype());
+  comm.allGather(local.raw(), local.numel(), gathered.raw(), local.dtype());
+  if (direct)
+    return gathered;
+  return unpackBlocks(gathered, local.shape(), dim, n);
 }
 
 Tensor tp::runtime::reduceScatterDim(Communicator &comm, const Tensor &x,
@@ -138,12 +185,12 @@ Tensor tp::runtime::reduceScatterDim(Communicator &comm, const Tensor &x,
   checkDivisible(x, dim, n, "reduceScatterDim");
   std::vector<int64_t> shape = x.shape();
   shape[dim] /= n;
-  Tensor out(std::move(shape));
+  Tensor out(std::move(shape), x.dtype());
   if (dim == 0) {
-    comm.reduceScatter(x.data(), out.data(), out.numel(), op);
+    comm.reduceScatter(x.raw(), out.raw(), out.numel(), x.dtype(), op);
   } else {
-    std::vector<float> blocks = packBlocks(x, dim, n);
-    comm.reduceScatter(blocks.data(), out.data(), out.numel(), op);
+    Tensor blocks = packBlocks(x, dim, n);
+    comm.reduceScatter(blocks.raw(), out.raw(), out.numel(), x.dtype(), op);
   }
   return out;
 }
@@ -157,27 +204,28 @@ Tensor tp::runtime::allToAllDims(Communicator &comm, const Tensor &x,
   std::vector<int64_t> chunkShape = x.shape();
   chunkShape[splitDim] /= n;
   size_t countPerRank = static_cast<size_t>(shapeNumel(chunkShape));
-  std::vector<float> received(countPerRank * n);
+  bool direct = concatDim == 0 || n == 1;
+  std::vector<int64_t> receivedShape = chunkShape;
+  receivedShape[direct ? concatDim : 0] *= n;
+  Tensor received(std::move(receivedShape), x.dtype());
   if (splitDim == 0) {
-    comm.allToAll(x.data(), received.data(), countPerRank);
+    comm.allToAll(x.raw(), received.raw(), countPerRank, x.dtype());
   } else {
-    std::vector<float> blocks = packBlocks(x, splitDim, n);
-    comm.allToAll(blocks.data(), received.data(), countPerRank);
+    Tensor blocks = packBlocks(x, splitDim, n);
+    comm.allToAll(blocks.raw(), received.raw(), countPerRank, x.dtype());
   }
-  if (concatDim == 0 || n == 1) {
-    chunkShape[concatDim] *= n;
-    return Tensor::fromData(std::move(chunkShape), std::move(received));
-  }
-  return unpackBlocks(received.data(), std::move(chunkShape), concatDim, n);
+  if (direct)
+    return received;
+  return unpackBlocks(received, std::move(chunkShape), concatDim, n);
 }
 
 void tp::runtime::allReduceInPlace(Communicator &comm, Tensor &x, ReduceOp op) {
-  comm.allReduce(x.data(), x.data(), x.numel(), op);
+  comm.allReduce(x.raw(), x.raw(), x.numel(), x.dtype(), op);
 }
 
 Tensor tp::runtime::broadcastTensor(Communicator &comm, const Tensor &x,
                                     int root) {
   Tensor out = x;
-  comm.broadcast(out.data(), out.numel(), root);
+  comm.broadcast(out.raw(), out.numel(), x.dtype(), root);
   return out;
 }

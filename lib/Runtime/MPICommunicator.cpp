@@ -31,11 +31,12 @@ struct MPICommunicator::Call {
   size_t count = 0;
   ReduceOp op = ReduceOp::Sum;
   int root = 0;
+  DType dtype = DType::F32;
 };
 
 namespace {
 /// Fields of a call descriptor, exchanged as int64 values.
-constexpr int descriptorSize = 4;
+constexpr int descriptorSize = 5;
 
 bool isReduction(CollectiveKind kind) {
   return kind == CollectiveKind::AllReduce ||
@@ -43,11 +44,14 @@ bool isReduction(CollectiveKind kind) {
 }
 
 /// The same format as the threads backend, e.g. "all_reduce(count=4, op=sum)".
-std::string describe(CollectiveKind kind, size_t count, ReduceOp op, int root) {
+std::string describe(CollectiveKind kind, size_t count, ReduceOp op, int root,
+                     DType dtype = DType::F32) {
   std::string s = collectiveName(kind);
   if (kind == CollectiveKind::Barrier || kind == CollectiveKind::Split)
     return s + "()";
   s += "(count=" + std::to_string(count);
+  if (dtype != DType::F32)
+    s += std::string(", dtype=") + dtypeName(dtype);
   if (isReduction(kind))
     s += std::string(", op=") + reduceOpName(op);
   if (kind == CollectiveKind::Broadcast)
@@ -58,18 +62,20 @@ std::string describe(CollectiveKind kind, size_t count, ReduceOp op, int root) {
 /// Packs the fields of a call that must agree across ranks; fields that do
 /// not apply to the kind are zero so that they never cause a mismatch.
 void pack(CollectiveKind kind, size_t count, ReduceOp op, int root,
-          int64_t *d) {
+          DType dtype, int64_t *d) {
   bool hasCount =
       kind != CollectiveKind::Barrier && kind != CollectiveKind::Split;
   d[0] = static_cast<int64_t>(kind);
   d[1] = hasCount ? static_cast<int64_t>(count) : 0;
   d[2] = isReduction(kind) ? static_cast<int64_t>(op) : 0;
   d[3] = kind == CollectiveKind::Broadcast ? root : 0;
+  d[4] = hasCount ? static_cast<int64_t>(dtype) : 0;
 }
 
 std::string describe(const int64_t *d) {
   return describe(static_cast<CollectiveKind>(d[0]), static_cast<size_t>(d[1]),
-                  static_cast<ReduceOp>(d[2]), static_cast<int>(d[3]));
+                  static_cast<ReduceOp>(d[2]), static_cast<int>(d[3]),
+                  static_cast<DType>(d[4]));
 }
 
 std::string mpiErrorString(int rc) {
@@ -80,11 +86,21 @@ std::string mpiErrorString(int rc) {
   return std::string(buf, len);
 }
 
-/// Whether [a, a+na) and [b, b+nb) share an element.
-bool overlaps(const float *a, size_t na, const float *b, size_t nb) {
-  std::less<const float *> lt;
-  return na && nb && lt(a, b + nb) && lt(b, a + na);
+/// Whether the byte ranges [a, a+na) and [b, b+nb) share a byte.
+bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
+  std::less<const char *> lt;
+  const char *x = static_cast<const char *>(a), *y = static_cast<const char *>(b);
+  return na && nb && lt(x, y + nb) && lt(y, x + na);
 }
+
+/// The MPI type that carries \p dtype (16-bit floats travel as raw
+/// uint16 and are reduced by us).
+MPI_Datatype mpiType(DType dtype) {
+  return dtype == DType::F32 ? MPI_FLOAT : MPI_UINT16_T;
+}
+
+const char *bytesOf(const void *p) { return static_cast<const char *>(p); }
+char *bytesOf(void *p) { return static_cast<char *>(p); }
 
 MPI_Op mpiOp(ReduceOp op) {
   switch (op) {
@@ -289,10 +305,11 @@ MPICommunicator::~MPICommunicator() {
     MPI_Comm_free(&comm_);
 }
 
-float *MPICommunicator::scratch(size_t count) {
-  if (scratch_.size() < count)
-    scratch_.resize(count);
-  return scratch_.data();
+char *MPICommunicator::scratch(size_t bytes) {
+  size_t floats = (bytes + sizeof(float) - 1) / sizeof(float);
+  if (scratch_.size() < floats)
+    scratch_.resize(floats);
+  return reinterpret_cast<char *>(scratch_.data());
 }
 
 void MPICommunicator::check(int rc, const char *function,
@@ -300,7 +317,8 @@ void MPICommunicator::check(int rc, const char *function,
   if (rc == MPI_SUCCESS)
     return;
   throw CommError(std::string(function) + " failed in " +
-                  describe(call.kind, call.count, call.op, call.root) +
+                  describe(call.kind, call.count, call.op, call.root,
+                           call.dtype) +
                   " on rank " + std::to_string(worldRanks_[rank_]) + ": " +
                   mpiErrorString(rc));
 }
@@ -315,7 +333,7 @@ MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
     return guard;
   // descriptors_: size_ gathered descriptors, then this rank's own.
   int64_t *mine = descriptors_.data() + descriptorSize * size_;
-  pack(call.kind, call.count, call.op, call.root, mine);
+  pack(call.kind, call.count, call.op, call.root, call.dtype, mine);
   check(MPI_Allgather(mine, descriptorSize, MPI_INT64_T, descriptors_.data(),
                       descriptorSize, MPI_INT64_T, comm_),
         "MPI_Allgather (collective check)", call);
@@ -334,58 +352,88 @@ MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
   return guard;
 }
 
-void MPICommunicator::allGather(const float *in, size_t count, float *out) {
-  recordCall(CollectiveKind::AllGather, count * sizeof(float));
-  Call call{CollectiveKind::AllGather, count};
-  if (count && (!in || !out))
+void MPICommunicator::allGather(const void *in, size_t count, void *outPtr,
+                                DType dtype) {
+  size_t bytes = count * dtypeSize(dtype);
+  recordCall(CollectiveKind::AllGather, bytes);
+  Call call{CollectiveKind::AllGather, count, ReduceOp::Sum, 0, dtype};
+  if (count && (!in || !outPtr))
     throw std::invalid_argument("all_gather: null buffer with count " +
                                 std::to_string(count));
   mpiCount(count * size_, "all_gather");
   int c = static_cast<int>(count);
   Guard guard = enter(call);
+  char *out = bytesOf(outPtr);
   const void *send = in;
-  if (count && in == out + rank_ * count) {
+  if (count && in == out + rank_ * bytes) {
     send = MPI_IN_PLACE;
-  } else if (overlaps(in, count, out, count * size_)) {
-    float *s = scratch(count);
-    std::memcpy(s, in, count * sizeof(float));
+  } else if (overlaps(in, bytes, out, bytes * size_)) {
+    char *s = scratch(bytes);
+    std::memcpy(s, in, bytes);
     send = s;
   }
-  check(MPI_Allgather(send, c, MPI_FLOAT, out, c, MPI_FLOAT, comm_),
-        "MPI_Allgather", call);
+  MPI_Datatype type = mpiType(dtype);
+  check(MPI_Allgather(send, c, type, out, c, type, comm_), "MPI_Allgather",
+        call);
 }
 
-void MPICommunicator::allReduce(const float *in, float *out, size_t count,
-                                ReduceOp op) {
-  recordCall(CollectiveKind::AllReduce, count * sizeof(float));
-  Call call{CollectiveKind::AllReduce, count, op};
-  if (count && (!in || !out))
+void MPICommunicator::allReduce(const void *in, void *outPtr, size_t count,
+                                DType dtype, ReduceOp op) {
+  size_t es = dtypeSize(dtype), bytes = count * es;
+  recordCall(CollectiveKind::AllReduce, bytes);
+  Call call{CollectiveKind::AllReduce, count, op, 0, dtype};
+  if (count && (!in || !outPtr))
     throw std::invalid_argument("all_reduce: null buffer with count " +
                                 std::to_string(count));
   int c = mpiCount(count, "all_reduce");
+  mpiCount(count + size_, "all_reduce");
   Guard guard = enter(call);
+  char *out = bytesOf(outPtr);
+  if (dtype != DType::F32) {
+    // MPI has no 16-bit float sum; reduce-scatter over padded blocks (with
+    // the f32 accumulation of reduceBuffers) and all-gather the results.
+    size_t block = (count + size_ - 1) / size_, blockBytes = block * es;
+    int b = static_cast<int>(block);
+    char *padded = scratch(2 * size_ * blockBytes);
+    char *received = padded + size_ * blockBytes;
+    std::memcpy(padded, in, bytes);
+    std::memset(padded + bytes, 0, size_ * blockBytes - bytes);
+    MPI_Datatype type = mpiType(dtype);
+    check(MPI_Alltoall(padded, b, type, received, b, type, comm_),
+          "MPI_Alltoall (all_reduce)", call);
+    std::vector<const void *> srcs(size_);
+    for (int p = 0; p < size_; ++p)
+      srcs[p] = received + p * blockBytes;
+    reduceBuffers(padded, srcs.data(), size_, block, dtype, op);
+    check(MPI_Allgather(padded, b, type, received, b, type, comm_),
+          "MPI_Allgather (all_reduce)", call);
+    std::memcpy(out, received, bytes);
+    return;
+  }
   const void *send = in;
   if (in == out) {
     send = MPI_IN_PLACE;
-  } else if (overlaps(in, count, out, count)) {
-    float *s = scratch(count);
-    std::memcpy(s, in, count * sizeof(float));
+  } else if (overlaps(in, bytes, out, bytes)) {
+    char *s = scratch(bytes);
+    std::memcpy(s, in, bytes);
     send = s;
   }
   check(MPI_Allreduce(send, out, c, MPI_FLOAT, mpiOp(op), comm_),
         "MPI_Allreduce", call);
   if (op == ReduceOp::Avg) {
     float n = static_cast<float>(size_);
+    float *o = reinterpret_cast<float *>(out);
     for (size_t i = 0; i < count; ++i)
-      out[i] /= n;
+      o[i] /= n;
   }
 }
 
-void MPICommunicator::reduceScatter(const float *in, float *out,
-                                    size_t countPerRank, ReduceOp op) {
-  size_t total = countPerRank * size_;
-  recordCall(CollectiveKind::ReduceScatter, total * sizeof(float));
-  Call call{CollectiveKind::ReduceScatter, countPerRank, op};
+void MPICommunicator::reduceScatter(const void *in, void *out,
+                                    size_t countPerRank, DType dtype,
+                                    ReduceOp op) {
+  size_t total = countPerRank * size_, blockBytes = countPerRank * dtypeSize(dtype);
+  recordCall(CollectiveKind::ReduceScatter, blockBytes * size_);
+  Call call{CollectiveKind::ReduceScatter, countPerRank, op, 0, dtype};
   if (countPerRank && (!in || !out))
     throw std::invalid_argument("reduce_scatter: null buffer with count " +
                                 std::to_string(countPerRank));
@@ -396,60 +444,43 @@ void MPICommunicator::reduceScatter(const float *in, float *out,
   // local reduction then adds in rank order like the threads backend. This
   // beats MPI_Reduce_scatter_block, MPI_Allreduce + copy and a Sendrecv ring
   // on OpenMPI 4.1 (docs/mpi.md has the measurements).
-  float *s = scratch(total);
-  check(MPI_Alltoall(in, c, MPI_FLOAT, s, c, MPI_FLOAT, comm_),
+  char *s = scratch(blockBytes * size_);
+  MPI_Datatype type = mpiType(dtype);
+  check(MPI_Alltoall(in, c, type, s, c, type, comm_),
         "MPI_Alltoall (reduce_scatter)", call);
   if (!countPerRank)
     return;
-  std::memcpy(out, s, countPerRank * sizeof(float));
-  for (int p = 1; p < size_; ++p) {
-    const float *src = s + p * countPerRank;
-    switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Avg:
-      for (size_t i = 0; i < countPerRank; ++i)
-        out[i] += src[i];
-      break;
-    case ReduceOp::Max:
-      for (size_t i = 0; i < countPerRank; ++i)
-        out[i] = std::max(out[i], src[i]);
-      break;
-    case ReduceOp::Min:
-      for (size_t i = 0; i < countPerRank; ++i)
-        out[i] = std::min(out[i], src[i]);
-      break;
-    }
-  }
-  if (op == ReduceOp::Avg) {
-    float n = static_cast<float>(size_);
-    for (size_t i = 0; i < countPerRank; ++i)
-      out[i] /= n;
-  }
+  std::vector<const void *> srcs(size_);
+  for (int p = 0; p < size_; ++p)
+    srcs[p] = s + p * blockBytes;
+  reduceBuffers(out, srcs.data(), size_, countPerRank, dtype, op);
 }
 
-void MPICommunicator::allToAll(const float *in, float *out,
-                               size_t countPerRank) {
-  size_t total = countPerRank * size_;
-  recordCall(CollectiveKind::AllToAll, total * sizeof(float));
-  Call call{CollectiveKind::AllToAll, countPerRank};
+void MPICommunicator::allToAll(const void *in, void *out, size_t countPerRank,
+                               DType dtype) {
+  size_t total = countPerRank * size_, bytes = total * dtypeSize(dtype);
+  recordCall(CollectiveKind::AllToAll, bytes);
+  Call call{CollectiveKind::AllToAll, countPerRank, ReduceOp::Sum, 0, dtype};
   if (countPerRank && (!in || !out))
     throw std::invalid_argument("all_to_all: null buffer with count " +
                                 std::to_string(countPerRank));
   mpiCount(total, "all_to_all");
   int c = static_cast<int>(countPerRank);
   Guard guard = enter(call);
-  const float *send = in;
-  if (overlaps(in, total, out, total)) {
-    float *s = scratch(total);
-    std::memcpy(s, in, total * sizeof(float));
+  const void *send = in;
+  if (overlaps(in, bytes, out, bytes)) {
+    char *s = scratch(bytes);
+    std::memcpy(s, in, bytes);
     send = s;
   }
-  check(MPI_Alltoall(send, c, MPI_FLOAT, out, c, MPI_FLOAT, comm_),
-        "MPI_Alltoall", call);
+  MPI_Datatype type = mpiType(dtype);
+  check(MPI_Alltoall(send, c, type, out, c, type, comm_), "MPI_Alltoall",
+        call);
 }
 
-void MPICommunicator::broadcast(float *buf, size_t count, int root) {
-  recordCall(CollectiveKind::Broadcast, count * sizeof(float));
+void MPICommunicator::broadcast(void *buf, size_t count, DType dtype,
+                                int root) {
+  recordCall(CollectiveKind::Broadcast, count * dtypeSize(dtype));
   if (root < 0 || root >= size_)
     throw std::invalid_argument("broadcast: root " + std::to_string(root) +
                                 " out of range for " + std::to_string(size_) +
@@ -457,10 +488,10 @@ void MPICommunicator::broadcast(float *buf, size_t count, int root) {
   if (count && !buf)
     throw std::invalid_argument("broadcast: null buffer with count " +
                                 std::to_string(count));
-  Call call{CollectiveKind::Broadcast, count, ReduceOp::Sum, root};
+  Call call{CollectiveKind::Broadcast, count, ReduceOp::Sum, root, dtype};
   int c = mpiCount(count, "broadcast");
   Guard guard = enter(call);
-  check(MPI_Bcast(buf, c, MPI_FLOAT, root, comm_), "MPI_Bcast", call);
+  check(MPI_Bcast(buf, c, mpiType(dtype), root, comm_), "MPI_Bcast", call);
 }
 
 void MPICommunicator::barrier() {

@@ -7,6 +7,7 @@
 #include "tp/Runtime/Tensor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -17,6 +18,10 @@ const char *tp::runtime::dtypeName(DType dtype) {
   switch (dtype) {
   case DType::F32:
     return "F32";
+  case DType::BF16:
+    return "BF16";
+  case DType::F16:
+    return "F16";
   }
   return "?";
 }
@@ -25,8 +30,125 @@ size_t tp::runtime::dtypeSize(DType dtype) {
   switch (dtype) {
   case DType::F32:
     return 4;
+  case DType::BF16:
+  case DType::F16:
+    return 2;
   }
   return 0;
+}
+
+bool tp::runtime::parseDType(const std::string &name, DType &dtype) {
+  static const std::pair<const char *, DType> names[] = {
+      {"F32", DType::F32},       {"float32", DType::F32},
+      {"f32", DType::F32},       {"BF16", DType::BF16},
+      {"bfloat16", DType::BF16}, {"bf16", DType::BF16},
+      {"F16", DType::F16},       {"float16", DType::F16},
+      {"f16", DType::F16},       {"half", DType::F16}};
+  for (const auto &[spelling, value] : names)
+    if (name == spelling) {
+      dtype = value;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+uint32_t bitsOf(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+float floatOf(uint32_t u) {
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+} // namespace
+
+uint16_t tp::runtime::floatToBF16(float x) {
+  uint32_t u = bitsOf(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u); // keep NaN, quiet it
+  u += 0x7fffu + ((u >> 16) & 1u);                   // round to nearest even
+  return static_cast<uint16_t>(u >> 16);
+}
+
+float tp::runtime::bf16ToFloat(uint16_t h) {
+  return floatOf(static_cast<uint32_t>(h) << 16);
+}
+
+uint16_t tp::runtime::floatToF16(float x) {
+  uint32_t u = bitsOf(x);
+  uint32_t sign = (u >> 16) & 0x8000u;
+  uint32_t ax = u & 0x7fffffffu;
+  if (ax >= 0x7f800000u) // infinity or NaN (NaN keeps a quiet payload)
+    return static_cast<uint16_t>(
+        sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0));
+  if (ax >= 0x477ff000u) // >= 65520 rounds to infinity
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  if (ax < 0x38800000u) {
+    // Below the smallest normal 2^-14: a multiple of 2^-24. Scaling by 2^24
+    // is exact, and nearbyint rounds to nearest even; 1024 carries into the
+    // smallest normal's bit pattern by itself.
+    float scaled = floatOf(ax) * 16777216.0f;
+    return static_cast<uint16_t>(sign |
+                                 static_cast<uint32_t>(std::nearbyint(scaled)));
+  }
+  uint32_t h = (ax >> 13) - (112u << 10); // re-bias the exponent 127 -> 15
+  uint32_t rest = ax & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+    ++h; // may carry into the exponent, which is right
+  return static_cast<uint16_t>(sign | h);
+}
+
+float tp::runtime::f16ToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  if (exp == 0) {
+    float v = static_cast<float>(mant) * (1.0f / 16777216.0f); // exact
+    return sign ? -v : v;
+  }
+  if (exp == 31)
+    return floatOf(sign | 0x7f800000u | (mant << 13));
+  return floatOf(sign | ((exp + 112u) << 23) | (mant << 13));
+}
+
+void tp::runtime::toFloat(const void *src, DType dtype, float *dst, size_t n) {
+  const auto *h = static_cast<const uint16_t *>(src);
+  switch (dtype) {
+  case DType::F32:
+    if (n)
+      std::memmove(dst, src, n * sizeof(float));
+    return;
+  case DType::BF16:
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = bf16ToFloat(h[i]);
+    return;
+  case DType::F16:
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = f16ToFloat(h[i]);
+    return;
+  }
+}
+
+void tp::runtime::fromFloat(const float *src, DType dtype, void *dst,
+                            size_t n) {
+  auto *h = static_cast<uint16_t *>(dst);
+  switch (dtype) {
+  case DType::F32:
+    if (n)
+      std::memmove(dst, src, n * sizeof(float));
+    return;
+  case DType::BF16:
+    for (size_t i = 0; i < n; ++i)
+      h[i] = floatToBF16(src[i]);
+    return;
+  case DType::F16:
+    for (size_t i = 0; i < n; ++i)
+      h[i] = floatToF16(src[i]);
+    return;
+  }
 }
 
 int64_t tp::runtime::shapeNumel(const std::vector<int64_t> &shape) {
@@ -60,10 +182,26 @@ int64_t tp::runtime::normalizeDim(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
 
+namespace {
+/// Floats of storage for \p numel elements of \p dtype.
+size_t storageFloats(int64_t numel, DType dtype) {
+  return dtypeSize(dtype) == 4 ? static_cast<size_t>(numel)
+                               : static_cast<size_t>(numel + 1) / 2;
+}
+} // namespace
+
 Tensor::Tensor() : shape_{0} {}
 
-Tensor::Tensor(std::vector<int64_t> shape)
-    : shape_(std::move(shape)), data_(shapeNumel(shape_), 0.0f) {}
+Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
+    : shape_(std::move(shape)), numel_(shapeNumel(shape_)), dtype_(dtype),
+      storage_(storageFloats(numel_, dtype), 0.0f) {}
+
+void Tensor::requireF32() const {
+  if (dtype_ != DType::F32)
+    throw std::invalid_argument(std::string("a ") + dtypeName(dtype_) +
+                                " tensor of shape " + shapeString() +
+                                " was used where f32 elements are needed");
+}
 
 Tensor Tensor::fromData(std::vector<int64_t> shape, std::vector<float> data) {
   int64_t n = shapeNumel(shape);
@@ -74,13 +212,14 @@ Tensor Tensor::fromData(std::vector<int64_t> shape, std::vector<float> data) {
                                 " needs " + std::to_string(n));
   Tensor t;
   t.shape_ = std::move(shape);
-  t.data_ = std::move(data);
+  t.numel_ = n;
+  t.storage_ = std::move(data);
   return t;
 }
 
 Tensor Tensor::full(std::vector<int64_t> shape, float value) {
   Tensor t(std::move(shape));
-  std::fill(t.data_.begin(), t.data_.end(), value);
+  std::fill(t.storage_.begin(), t.storage_.end(), value);
   return t;
 }
 
@@ -88,18 +227,60 @@ Tensor Tensor::scalar(float value) { return fromData({}, {value}); }
 
 int64_t Tensor::dim(int64_t i) const { return shape_[normalizeDim(i, rank())]; }
 
+Tensor Tensor::to(DType dtype) const {
+  if (dtype == dtype_)
+    return *this;
+  Tensor out(shape_, dtype);
+  if (dtype_ == DType::F32) {
+    fromFloat(storage_.data(), dtype, out.raw(), numel_);
+  } else if (dtype == DType::F32) {
+    toFloat(raw(), dtype_, out.storage_.data(), numel_);
+  } else {
+    std::vector<float> wide(numel_);
+    toFloat(raw(), dtype_, wide.data(), numel_);
+    fromFloat(wide.data(), dtype, out.raw(), numel_);
+  }
+  return out;
+}
+
+float Tensor::at(int64_t i) const {
+  if (i < 0 || i >= numel_)
+    throw std::out_of_range("element " + std::to_string(i) +
+                            " out of range for a tensor of " +
+                            std::to_string(numel_) + " elements");
+  const auto *h = static_cast<const uint16_t *>(raw());
+  switch (dtype_) {
+  case DType::F32:
+    return storage_[i];
+  case DType::BF16:
+    return bf16ToFloat(h[i]);
+  case DType::F16:
+    return f16ToFloat(h[i]);
+  }
+  return 0.0f;
+}
+
 Tensor Tensor::reshaped(std::vector<int64_t> newShape) const {
   if (shapeNumel(newShape) != numel())
     throw std::invalid_argument("cannot reshape tensor of shape " +
                                 shapeString() + " into " +
                                 shapeToString(newShape));
-  return fromData(std::move(newShape), data_);
+  Tensor t = *this;
+  t.shape_ = std::move(newShape);
+  return t;
 }
 
 std::string Tensor::shapeString() const { return shapeToString(shape_); }
 
 bool Tensor::operator==(const Tensor &other) const {
-  return shape_ == other.shape_ && data_ == other.data_;
+  if (shape_ != other.shape_ || dtype_ != other.dtype_)
+    return false;
+  if (dtype_ == DType::F32)
+    return storage_ == other.storage_;
+  for (int64_t i = 0; i < numel_; ++i)
+    if (at(i) != other.at(i))
+      return false;
+  return true;
 }
 
 namespace {
@@ -130,14 +311,16 @@ Tensor tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
         std::to_string(dim) + " of shape " + x.shapeString());
   std::vector<int64_t> shape = x.shape();
   shape[dim] = size;
-  Tensor out(shape);
+  Tensor out(shape, x.dtype());
   DimSplit s = splitAround(x.shape(), dim);
-  size_t run = static_cast<size_t>(size * s.inner);
+  size_t elt = dtypeSize(x.dtype());
+  size_t run = static_cast<size_t>(size * s.inner) * elt;
   if (run == 0)
     return out;
+  auto *dst = static_cast<char *>(out.raw());
+  const auto *src = static_cast<const char *>(x.raw());
   for (int64_t o = 0; o < s.outer; ++o)
-    std::memcpy(out.data() + o * run, x.data() + (o * extent + start) * s.inner,
-                run * sizeof(float));
+    std::memcpy(dst + o * run, src + (o * extent + start) * s.inner * elt, run);
   return out;
 }
 
@@ -149,6 +332,10 @@ Tensor tp::runtime::concatDim(const std::vector<Tensor> &parts, int64_t dim) {
   std::vector<int64_t> shape = first.shape();
   shape[dim] = 0;
   for (const Tensor &p : parts) {
+    if (p.dtype() != first.dtype())
+      throw std::invalid_argument(std::string("concatDim: a ") +
+                                  dtypeName(p.dtype()) + " tensor next to a " +
+                                  dtypeName(first.dtype()) + " one");
     bool ok = p.rank() == first.rank();
     for (int64_t i = 0; ok && i < p.rank(); ++i)
       ok = i == dim || p.shape()[i] == first.shape()[i];
@@ -158,16 +345,18 @@ Tensor tp::runtime::concatDim(const std::vector<Tensor> &parts, int64_t dim) {
           p.shapeString() + " does not match " + first.shapeString());
     shape[dim] += p.shape()[dim];
   }
-  Tensor out(shape);
+  Tensor out(shape, first.dtype());
   DimSplit s = splitAround(shape, dim);
-  int64_t rowOut = s.extent * s.inner;
+  size_t elt = dtypeSize(first.dtype());
+  int64_t rowOut = s.extent * s.inner * elt;
   int64_t col = 0;
+  auto *dst = static_cast<char *>(out.raw());
   for (const Tensor &p : parts) {
-    int64_t run = p.shape()[dim] * s.inner;
+    int64_t run = p.shape()[dim] * s.inner * elt;
+    const auto *src = static_cast<const char *>(p.raw());
     if (run != 0)
       for (int64_t o = 0; o < s.outer; ++o)
-        std::memcpy(out.data() + o * rowOut + col, p.data() + o * run,
-                    run * sizeof(float));
+        std::memcpy(dst + o * rowOut + col, src + o * run, run);
     col += run;
   }
   return out;

@@ -30,8 +30,9 @@ struct Call {
   ReduceOp op = ReduceOp::Sum;
   int root = 0;
   int color = 0, key = 0;
-  const float *in = nullptr;
-  float *out = nullptr;
+  DType dtype = DType::F32;
+  const void *in = nullptr;
+  void *out = nullptr;
 };
 
 bool isReduction(CollectiveKind kind) {
@@ -44,6 +45,8 @@ std::string describe(const Call &c) {
   if (c.kind == CollectiveKind::Barrier || c.kind == CollectiveKind::Split)
     return s + "()";
   s += "(count=" + std::to_string(c.count);
+  if (c.dtype != DType::F32)
+    s += std::string(", dtype=") + dtypeName(c.dtype);
   if (isReduction(c.kind))
     s += std::string(", op=") + reduceOpName(c.op);
   if (c.kind == CollectiveKind::Broadcast)
@@ -56,7 +59,8 @@ bool sameCall(const Call &a, const Call &b) {
     return false;
   if (a.kind == CollectiveKind::Barrier || a.kind == CollectiveKind::Split)
     return true;
-  return a.count == b.count && (!isReduction(a.kind) || a.op == b.op) &&
+  return a.count == b.count && a.dtype == b.dtype &&
+         (!isReduction(a.kind) || a.op == b.op) &&
          (a.kind != CollectiveKind::Broadcast || a.root == b.root);
 }
 
@@ -67,79 +71,45 @@ std::string rankList(const std::vector<int> &ranks) {
   return s;
 }
 
-/// Whether [a, a+na) and [b, b+nb) share an element.
-bool overlaps(const float *a, size_t na, const float *b, size_t nb) {
-  std::less<const float *> lt;
-  return na && nb && lt(a, b + nb) && lt(b, a + na);
-}
-
-/// dst[i] = op over p of srcs[p][i] for i in [0, len), in rank order so that
-/// every rank computes bitwise identical results. dst may alias any src.
-void reduceInto(float *dst, const float *const *srcs, size_t numSrcs,
-                size_t len, ReduceOp op) {
-  constexpr size_t tile = 512;
-  float acc[tile];
-  for (size_t base = 0; base < len; base += tile) {
-    size_t m = std::min(tile, len - base);
-    std::memcpy(acc, srcs[0] + base, m * sizeof(float));
-    for (size_t p = 1; p < numSrcs; ++p) {
-      const float *s = srcs[p] + base;
-      switch (op) {
-      case ReduceOp::Sum:
-      case ReduceOp::Avg:
-        for (size_t i = 0; i < m; ++i)
-          acc[i] += s[i];
-        break;
-      case ReduceOp::Max:
-        for (size_t i = 0; i < m; ++i)
-          acc[i] = std::max(acc[i], s[i]);
-        break;
-      case ReduceOp::Min:
-        for (size_t i = 0; i < m; ++i)
-          acc[i] = std::min(acc[i], s[i]);
-        break;
-      }
-    }
-    if (op == ReduceOp::Avg) {
-      float n = static_cast<float>(numSrcs);
-      for (size_t i = 0; i < m; ++i)
-        acc[i] /= n;
-    }
-    std::memcpy(dst + base, acc, m * sizeof(float));
-  }
+/// Whether the byte ranges [a, a+na) and [b, b+nb) share a byte.
+bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
+  std::less<const char *> lt;
+  const char *x = static_cast<const char *>(a), *y = static_cast<const char *>(b);
+  return na && nb && lt(x, y + nb) && lt(y, x + na);
 }
 
 /// Buffer operations on host memory.
 class HostBufferOps final : public ThreadBufferOps {
 public:
-  void copy(float *dst, const float *src, size_t count) override {
-    std::memcpy(dst, src, count * sizeof(float));
+  void copy(void *dst, const void *src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
   }
-  void reduce(float *dst, const float *const *srcs, size_t n, size_t count,
-              ReduceOp op) override {
-    reduceInto(dst, srcs, n, count, op);
+  void reduce(void *dst, const void *const *srcs, size_t n, size_t count,
+              DType dtype, ReduceOp op) override {
+    reduceBuffers(dst, srcs, n, count, dtype, op);
   }
-  float *allocate(size_t count) override { return new float[count]; }
-  void deallocate(float *buffer) noexcept override { delete[] buffer; }
+  void *allocate(size_t bytes) override { return ::operator new(bytes); }
+  void deallocate(void *buffer) noexcept override { ::operator delete(buffer); }
 };
 
 /// A scratch buffer from ThreadBufferOps::allocate, or none.
 class Scratch {
 public:
-  Scratch(ThreadBufferOps &ops, size_t count)
-      : ops(ops), buffer(count ? ops.allocate(count) : nullptr) {}
+  Scratch(ThreadBufferOps &ops, size_t bytes)
+      : ops(ops), buffer(bytes ? static_cast<char *>(ops.allocate(bytes))
+                               : nullptr) {}
   ~Scratch() {
     if (buffer)
       ops.deallocate(buffer);
   }
   Scratch(const Scratch &) = delete;
   Scratch &operator=(const Scratch &) = delete;
-  float *get() const { return buffer; }
+  char *get() const { return buffer; }
   explicit operator bool() const { return buffer != nullptr; }
 
 private:
   ThreadBufferOps &ops;
-  float *buffer;
+  char *buffer;
 };
 } // namespace
 
@@ -366,19 +336,26 @@ public:
   int rank() const override { return myRank; }
   int size() const override { return group->size(); }
 
-  void allGather(const float *in, size_t count, float *out) override;
-  void allReduce(const float *in, float *out, size_t count,
+  using Communicator::allGather;
+  using Communicator::allReduce;
+  using Communicator::allToAll;
+  using Communicator::broadcast;
+  using Communicator::reduceScatter;
+  void allGather(const void *in, size_t count, void *out,
+                 DType dtype) override;
+  void allReduce(const void *in, void *out, size_t count, DType dtype,
                  ReduceOp op) override;
-  void reduceScatter(const float *in, float *out, size_t countPerRank,
-                     ReduceOp op) override;
-  void allToAll(const float *in, float *out, size_t countPerRank) override;
-  void broadcast(float *buf, size_t count, int root) override;
+  void reduceScatter(const void *in, void *out, size_t countPerRank,
+                     DType dtype, ReduceOp op) override;
+  void allToAll(const void *in, void *out, size_t countPerRank,
+                DType dtype) override;
+  void broadcast(void *buf, size_t count, DType dtype, int root) override;
   void barrier() override;
   std::unique_ptr<Communicator> split(int color, int key) override;
 
 private:
-  Call makeCall(CollectiveKind kind, size_t count, const float *in,
-                float *out) const {
+  Call makeCall(CollectiveKind kind, size_t count, DType dtype, const void *in,
+                void *out) const {
     if (count && (!in || !out))
       throw std::invalid_argument(std::string(collectiveName(kind)) +
                                   ": null buffer with count " +
@@ -386,6 +363,7 @@ private:
     Call c;
     c.kind = kind;
     c.count = count;
+    c.dtype = dtype;
     c.in = in;
     c.out = out;
     return c;
@@ -394,52 +372,62 @@ private:
   std::shared_ptr<ThreadGroupState> group;
   int myRank;
 };
+
+const char *bytesOf(const void *p) { return static_cast<const char *>(p); }
+char *bytesOf(void *p) { return static_cast<char *>(p); }
 } // namespace
 
-void ThreadCommunicator::allGather(const float *in, size_t count, float *out) {
-  recordCall(CollectiveKind::AllGather, count * sizeof(float));
+void ThreadCommunicator::allGather(const void *inPtr, size_t count,
+                                   void *outPtr, DType dtype) {
+  size_t es = dtypeSize(dtype), bytes = count * es;
+  recordCall(CollectiveKind::AllGather, bytes);
   int n = size();
-  Call call = makeCall(CollectiveKind::AllGather, count, in, out);
+  Call call = makeCall(CollectiveKind::AllGather, count, dtype, inPtr, outPtr);
+  const char *in = bytesOf(inPtr);
+  char *out = bytesOf(outPtr);
   // Writing into out while peers read in is safe only if in is exactly this
   // rank's block of out (which nobody overwrites) or disjoint from out.
-  bool inPlace = in == out + myRank * count;
+  bool inPlace = in == out + myRank * bytes;
   ThreadBufferOps &ops = *group->world->ops;
   Scratch staging(
-      ops, !inPlace && overlaps(in, count, out, n * count) ? n * count : 0);
-  float *dst = staging ? staging.get() : out;
+      ops, !inPlace && overlaps(in, bytes, out, n * bytes) ? n * bytes : 0);
+  char *dst = staging ? staging.get() : out;
   ops.prepare();
   group->arrive(myRank, call);
   for (int p = 0; p < n; ++p) {
-    const float *src = group->calls[p].in;
-    if (count && src != dst + p * count)
-      ops.copy(dst + p * count, src, count);
+    const char *src = bytesOf(group->calls[p].in);
+    if (count && src != dst + p * bytes)
+      ops.copy(dst + p * bytes, src, bytes);
   }
   std::string error;
   group->finishAndSync(myRank, error);
   throwIf(error);
   if (staging) {
-    ops.copy(out, staging.get(), n * count);
+    ops.copy(out, staging.get(), n * bytes);
     throwIf(ops.finish());
   }
 }
 
-void ThreadCommunicator::allReduce(const float *in, float *out, size_t count,
-                                   ReduceOp op) {
-  recordCall(CollectiveKind::AllReduce, count * sizeof(float));
+void ThreadCommunicator::allReduce(const void *inPtr, void *outPtr,
+                                   size_t count, DType dtype, ReduceOp op) {
+  size_t es = dtypeSize(dtype), bytes = count * es;
+  recordCall(CollectiveKind::AllReduce, bytes);
   int n = size();
+  const char *in = bytesOf(inPtr);
+  char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
   ops.prepare();
   // A partial overlap would let this rank's result clobber input that peers
   // still read; reduce from a private copy instead.
-  Scratch copy(ops, in != out && overlaps(in, count, out, count) ? count : 0);
+  Scratch copy(ops, in != out && overlaps(in, bytes, out, bytes) ? bytes : 0);
   if (copy) {
-    ops.copy(copy.get(), in, count);
+    ops.copy(copy.get(), in, bytes);
     throwIf(ops.finish());
     in = copy.get();
   }
-  Call call = makeCall(CollectiveKind::AllReduce, count, in, out);
+  Call call = makeCall(CollectiveKind::AllReduce, count, dtype, in, out);
   call.op = op;
-  std::vector<const float *> srcs(n);
+  std::vector<const void *> srcs(n);
   group->arrive(myRank, call);
   // Reduce-scatter then all-gather: rank r reduces slice r of everybody's
   // input into its own output, then everybody copies the reduced slices. In
@@ -447,85 +435,92 @@ void ThreadCommunicator::allReduce(const float *in, float *out, size_t count,
   auto sliceBegin = [&](int r) { return count * r / n; };
   size_t begin = sliceBegin(myRank), end = sliceBegin(myRank + 1);
   for (int p = 0; p < n; ++p)
-    srcs[p] = group->calls[p].in + begin;
+    srcs[p] = bytesOf(group->calls[p].in) + begin * es;
   if (end > begin)
-    ops.reduce(out + begin, srcs.data(), n, end - begin, op);
+    ops.reduce(out + begin * es, srcs.data(), n, end - begin, dtype, op);
   std::string error;
   group->finishAndSync(myRank, error);
   for (int p = 0; p < n; ++p) {
     size_t b = sliceBegin(p), e = sliceBegin(p + 1);
     if (p != myRank && e > b)
-      ops.copy(out + b, group->calls[p].out + b, e - b);
+      ops.copy(out + b * es, bytesOf(group->calls[p].out) + b * es,
+               (e - b) * es);
   }
   group->finishAndSync(myRank, error);
   throwIf(error);
 }
 
-void ThreadCommunicator::reduceScatter(const float *in, float *out,
-                                       size_t countPerRank, ReduceOp op) {
+void ThreadCommunicator::reduceScatter(const void *inPtr, void *outPtr,
+                                       size_t countPerRank, DType dtype,
+                                       ReduceOp op) {
   int n = size();
-  recordCall(CollectiveKind::ReduceScatter, n * countPerRank * sizeof(float));
-  Call call = makeCall(CollectiveKind::ReduceScatter, countPerRank, in, out);
+  size_t es = dtypeSize(dtype), bytes = countPerRank * es;
+  recordCall(CollectiveKind::ReduceScatter, n * bytes);
+  Call call = makeCall(CollectiveKind::ReduceScatter, countPerRank, dtype,
+                       inPtr, outPtr);
   call.op = op;
+  char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
-  Scratch staging(ops, overlaps(in, n * countPerRank, out, countPerRank)
-                           ? countPerRank
-                           : 0);
-  float *dst = staging ? staging.get() : out;
-  std::vector<const float *> srcs(n);
+  Scratch staging(ops, overlaps(inPtr, n * bytes, out, bytes) ? bytes : 0);
+  char *dst = staging ? staging.get() : out;
+  std::vector<const void *> srcs(n);
   ops.prepare();
   group->arrive(myRank, call);
   for (int p = 0; p < n; ++p)
-    srcs[p] = group->calls[p].in + myRank * countPerRank;
+    srcs[p] = bytesOf(group->calls[p].in) + myRank * bytes;
   if (countPerRank)
-    ops.reduce(dst, srcs.data(), n, countPerRank, op);
+    ops.reduce(dst, srcs.data(), n, countPerRank, dtype, op);
   std::string error;
   group->finishAndSync(myRank, error);
   throwIf(error);
   if (staging) {
-    ops.copy(out, staging.get(), countPerRank);
+    ops.copy(out, staging.get(), bytes);
     throwIf(ops.finish());
   }
 }
 
-void ThreadCommunicator::allToAll(const float *in, float *out,
-                                  size_t countPerRank) {
+void ThreadCommunicator::allToAll(const void *inPtr, void *outPtr,
+                                  size_t countPerRank, DType dtype) {
   int n = size();
-  recordCall(CollectiveKind::AllToAll, n * countPerRank * sizeof(float));
-  Call call = makeCall(CollectiveKind::AllToAll, countPerRank, in, out);
+  size_t bytes = countPerRank * dtypeSize(dtype);
+  recordCall(CollectiveKind::AllToAll, n * bytes);
+  Call call =
+      makeCall(CollectiveKind::AllToAll, countPerRank, dtype, inPtr, outPtr);
+  char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
-  Scratch staging(ops, overlaps(in, n * countPerRank, out, n * countPerRank)
-                           ? n * countPerRank
-                           : 0);
-  float *dst = staging ? staging.get() : out;
+  Scratch staging(ops,
+                  overlaps(inPtr, n * bytes, out, n * bytes) ? n * bytes : 0);
+  char *dst = staging ? staging.get() : out;
   ops.prepare();
   group->arrive(myRank, call);
   if (countPerRank)
     for (int p = 0; p < n; ++p)
-      ops.copy(dst + p * countPerRank,
-               group->calls[p].in + myRank * countPerRank, countPerRank);
+      ops.copy(dst + p * bytes, bytesOf(group->calls[p].in) + myRank * bytes,
+               bytes);
   std::string error;
   group->finishAndSync(myRank, error);
   throwIf(error);
   if (staging) {
-    ops.copy(out, staging.get(), n * countPerRank);
+    ops.copy(out, staging.get(), n * bytes);
     throwIf(ops.finish());
   }
 }
 
-void ThreadCommunicator::broadcast(float *buf, size_t count, int root) {
-  recordCall(CollectiveKind::Broadcast, count * sizeof(float));
+void ThreadCommunicator::broadcast(void *buf, size_t count, DType dtype,
+                                   int root) {
+  size_t bytes = count * dtypeSize(dtype);
+  recordCall(CollectiveKind::Broadcast, bytes);
   if (root < 0 || root >= size())
     throw std::invalid_argument("broadcast: root " + std::to_string(root) +
                                 " out of range for " + std::to_string(size()) +
                                 " ranks");
-  Call call = makeCall(CollectiveKind::Broadcast, count, buf, buf);
+  Call call = makeCall(CollectiveKind::Broadcast, count, dtype, buf, buf);
   call.root = root;
   ThreadBufferOps &ops = *group->world->ops;
   ops.prepare();
   group->arrive(myRank, call);
   if (myRank != root && count)
-    ops.copy(buf, group->calls[root].in, count);
+    ops.copy(buf, group->calls[root].in, bytes);
   std::string error;
   group->finishAndSync(myRank, error);
   throwIf(error);

@@ -9,6 +9,8 @@
 
 #include "tp/Runtime/Init.h"
 
+#include "LowPrecisionChecks.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -201,6 +203,13 @@ TEST_P(CollectiveTest, AllToAllDimsReshards) {
   });
 }
 
+TEST_P(CollectiveTest, BF16AndF16Collectives) {
+  runRanks(GetParam(), [&](Communicator &comm) {
+    test::checkLowPrecisionCollectives(comm, DType::BF16);
+    test::checkLowPrecisionCollectives(comm, DType::F16);
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 3, 4));
 
 TEST(CommunicatorTest, FailingRankStopsTheOthers) {
@@ -289,6 +298,21 @@ TEST(CommunicatorTest, MismatchedCountsAndOpsAreReported) {
                  "collective mismatch: rank 0 called all_reduce(count=8, "
                  "op=sum), rank 1 called all_reduce(count=4, op=sum), rank 2 "
                  "called all_reduce(count=8, op=max)");
+  }
+}
+
+TEST(CommunicatorTest, MismatchedDtypesAreReported) {
+  try {
+    runRanks(2, [&](Communicator &comm) {
+      std::vector<float> buf(8);
+      comm.allGather(buf.data(), 2, buf.data() + 4,
+                     comm.rank() == 1 ? DType::BF16 : DType::F32);
+    });
+    FAIL() << "runRanks did not throw";
+  } catch (const CommError &e) {
+    EXPECT_STREQ(e.what(), "collective mismatch: rank 0 called "
+                           "all_gather(count=2), rank 1 called "
+                           "all_gather(count=2, dtype=BF16)");
   }
 }
 

@@ -7,6 +7,8 @@
 
 #include "tp/Runtime/MPICommunicator.h"
 
+#include "LowPrecisionChecks.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -328,6 +330,26 @@ TEST(MPICommunicatorTest, MismatchedCountsOpsAndRootsAreReported) {
           comm->allToAll(in.data(), out.data(), 1);
       },
       {"rank 0 called barrier()", "rank 1 called all_to_all(count=1)"});
+  comm->barrier();
+}
+
+TEST(MPICommunicatorTest, BF16AndF16Collectives) {
+  auto comm = makeWorld();
+  EXPECT_NO_THROW(test::checkLowPrecisionCollectives(*comm, DType::BF16));
+  EXPECT_NO_THROW(test::checkLowPrecisionCollectives(*comm, DType::F16));
+}
+
+TEST(MPICommunicatorTest, MismatchedDtypesAreReported) {
+  auto comm = makeWorld();
+  int r = comm->rank(), n = comm->size();
+  std::vector<float> in(8 * n, 1.0f), out(8 * n);
+  expectMismatch(
+      [&] {
+        comm->allReduce(in.data(), out.data(), 4,
+                        r == 1 ? DType::F16 : DType::F32, ReduceOp::Sum);
+      },
+      {"rank 0 called all_reduce(count=4, op=sum)",
+       "rank 1 called all_reduce(count=4, dtype=F16, op=sum)"});
   comm->barrier();
 }
 

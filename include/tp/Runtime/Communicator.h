@@ -54,18 +54,22 @@ struct CollectiveStats {
   /// Number of calls per collective, keyed by collectiveName().
   std::map<std::string, int64_t> counts;
   /// Sum over all calls of the size in bytes of this rank's *input* buffer:
-  /// count*4 for all_gather, all_reduce and broadcast, size()*countPerRank*4
-  /// for reduce_scatter and all_to_all, 0 for barrier and split.
+  /// count*dtypeSize for all_gather, all_reduce and broadcast,
+  /// size()*countPerRank*dtypeSize for reduce_scatter and all_to_all, 0 for
+  /// barrier and split.
   int64_t bytes = 0;
 };
 
 /// A group of ranks that run collectives together.
 ///
-/// All collectives are blocking, operate on f32 buffers, and must be called by
-/// every rank of the group in the same order with the same kind, counts,
-/// reduction and root; backends report violations as CommError rather than
-/// deadlocking where they can. Every call counts in stats(), even one that
-/// fails.
+/// All collectives are blocking, operate on buffers of one DType (f32, bf16
+/// or f16; the float overloads are f32), and must be called by every rank of
+/// the group in the same order with the same kind, counts, dtype, reduction
+/// and root; backends report violations as CommError rather than
+/// deadlocking where they can. Counts are in elements. Reductions of 16-bit
+/// types accumulate in f32 where the backend allows it (threads, MPI) and
+/// round once; NCCL reduces in its own order. Every call counts in stats(),
+/// even one that fails.
 class Communicator {
 public:
   virtual ~Communicator();
@@ -75,29 +79,51 @@ public:
   /// Number of ranks in the group.
   virtual int size() const = 0;
 
-  /// Writes every rank's \p count floats of \p in to \p out (size()*count
-  /// floats) in rank order. \p in may point at this rank's block of \p out.
-  virtual void allGather(const float *in, size_t count, float *out) = 0;
+  /// Writes every rank's \p count elements of \p in to \p out (size()*count
+  /// elements) in rank order. \p in may point at this rank's block of \p out.
+  virtual void allGather(const void *in, size_t count, void *out,
+                         DType dtype) = 0;
 
-  /// Reduces \p count floats element-wise across ranks into \p out on every
-  /// rank. \p in may equal \p out. Results are bitwise identical on all ranks.
-  virtual void allReduce(const float *in, float *out, size_t count,
+  /// Reduces \p count elements element-wise across ranks into \p out on
+  /// every rank. \p in may equal \p out. Results are bitwise identical on all
+  /// ranks.
+  virtual void allReduce(const void *in, void *out, size_t count, DType dtype,
                          ReduceOp op) = 0;
 
-  /// \p in holds size() blocks of \p countPerRank floats; rank r receives the
-  /// element-wise reduction over ranks of block r in \p out.
-  virtual void reduceScatter(const float *in, float *out, size_t countPerRank,
-                             ReduceOp op) = 0;
+  /// \p in holds size() blocks of \p countPerRank elements; rank r receives
+  /// the element-wise reduction over ranks of block r in \p out.
+  virtual void reduceScatter(const void *in, void *out, size_t countPerRank,
+                             DType dtype, ReduceOp op) = 0;
 
-  /// \p in and \p out hold size() blocks of \p countPerRank floats; block j of
-  /// rank i's input becomes block i of rank j's output.
-  virtual void allToAll(const float *in, float *out, size_t countPerRank) = 0;
+  /// \p in and \p out hold size() blocks of \p countPerRank elements; block j
+  /// of rank i's input becomes block i of rank j's output.
+  virtual void allToAll(const void *in, void *out, size_t countPerRank,
+                        DType dtype) = 0;
 
-  /// Copies \p count floats of \p buf on rank \p root into \p buf everywhere.
-  virtual void broadcast(float *buf, size_t count, int root) = 0;
+  /// Copies \p count elements of \p buf on rank \p root into \p buf
+  /// everywhere.
+  virtual void broadcast(void *buf, size_t count, DType dtype, int root) = 0;
 
   /// Returns once every rank has called barrier().
   virtual void barrier() = 0;
+
+  /// The f32 forms of the collectives above.
+  void allGather(const float *in, size_t count, float *out) {
+    allGather(in, count, out, DType::F32);
+  }
+  void allReduce(const float *in, float *out, size_t count, ReduceOp op) {
+    allReduce(in, out, count, DType::F32, op);
+  }
+  void reduceScatter(const float *in, float *out, size_t countPerRank,
+                     ReduceOp op) {
+    reduceScatter(in, out, countPerRank, DType::F32, op);
+  }
+  void allToAll(const float *in, float *out, size_t countPerRank) {
+    allToAll(in, out, countPerRank, DType::F32);
+  }
+  void broadcast(float *buf, size_t count, int root) {
+    broadcast(buf, count, DType::F32, root);
+  }
 
   /// Collectively splits the group, like MPI_Comm_split: ranks passing the
   /// same \p color form a new communicator, ordered by (\p key, rank). A
@@ -118,6 +144,17 @@ protected:
 private:
   CollectiveStats stats_;
 };
+
+/// dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[n-1][i] for \p count
+/// elements of \p dtype on host memory, in source order and accumulating in
+/// f32 (16-bit results are rounded once); Avg divides the sum by \p n. \p dst
+/// may alias any source. The reduction every host backend uses, so that all
+/// ranks get bitwise identical results.
+void reduceBuffers(void *dst, const void *const *srcs, size_t n, size_t count,
+                   DType dtype, ReduceOp op);
+
+// The tensor-level collectives below work on tensors of any dtype and return
+// tensors of the input's dtype.
 
 /// Gathers equally shaped local tensors from all ranks and concatenates them
 /// along \p dim in rank order.

@@ -87,13 +87,20 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  void allGather(const float *in, size_t count, float *out) override;
-  void allReduce(const float *in, float *out, size_t count,
+  using Communicator::allGather;
+  using Communicator::allReduce;
+  using Communicator::allToAll;
+  using Communicator::broadcast;
+  using Communicator::reduceScatter;
+  void allGather(const void *in, size_t count, void *out,
+                 DType dtype) override;
+  void allReduce(const void *in, void *out, size_t count, DType dtype,
                  ReduceOp op) override;
-  void reduceScatter(const float *in, float *out, size_t countPerRank,
-                     ReduceOp op) override;
-  void allToAll(const float *in, float *out, size_t countPerRank) override;
-  void broadcast(float *buf, size_t count, int root) override;
+  void reduceScatter(const void *in, void *out, size_t countPerRank,
+                     DType dtype, ReduceOp op) override;
+  void allToAll(const void *in, void *out, size_t countPerRank,
+                DType dtype) override;
+  void broadcast(void *buf, size_t count, DType dtype, int root) override;
   void barrier() override;
   /// MPI_Comm_split; the result owns the new MPI communicator.
   std::unique_ptr<Communicator> split(int color, int key) override;
@@ -117,8 +124,9 @@ private:
   Guard enter(const Call &call);
   /// Throws CommError if \p rc is not MPI_SUCCESS.
   void check(int rc, const char *function, const Call &call) const;
-  /// Scratch space of at least \p count floats, reused across calls.
-  float *scratch(size_t count);
+  /// Scratch space of at least \p bytes bytes (aligned for floats), reused
+  /// across calls.
+  char *scratch(size_t bytes);
 
   MPI_Comm comm_;
   bool owned_;

@@ -125,13 +125,20 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  void allGather(const float *in, size_t count, float *out) override;
-  void allReduce(const float *in, float *out, size_t count,
+  using Communicator::allGather;
+  using Communicator::allReduce;
+  using Communicator::allToAll;
+  using Communicator::broadcast;
+  using Communicator::reduceScatter;
+  void allGather(const void *in, size_t count, void *out,
+                 DType dtype) override;
+  void allReduce(const void *in, void *out, size_t count, DType dtype,
                  ReduceOp op) override;
-  void reduceScatter(const float *in, float *out, size_t countPerRank,
-                     ReduceOp op) override;
-  void allToAll(const float *in, float *out, size_t countPerRank) override;
-  void broadcast(float *buf, size_t count, int root) override;
+  void reduceScatter(const void *in, void *out, size_t countPerRank,
+                     DType dtype, ReduceOp op) override;
+  void allToAll(const void *in, void *out, size_t countPerRank,
+                DType dtype) override;
+  void broadcast(void *buf, size_t count, DType dtype, int root) override;
   void barrier() override;
   /// ncclCommSplit; the new communicator shares the watchdog and options.
   std::unique_ptr<Communicator> split(int color, int key) override;
@@ -153,8 +160,8 @@ private:
   /// the watchdog deadline, \p issue (which enqueues the NCCL calls on
   /// NCCL's stream with the world lock held), and the wait for completion.
   template <typename Issue> void run(const Call &call, Issue issue);
-  /// Device scratch of at least \p count floats, reused across calls.
-  float *scratch(size_t count);
+  /// Device scratch of at least \p bytes bytes, reused across calls.
+  char *scratch(size_t bytes);
 
   std::shared_ptr<detail::NCCLWorld> world_;
   std::unique_ptr<detail::NCCLState> state_;

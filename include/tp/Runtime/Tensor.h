@@ -1,6 +1,7 @@
 //===- Tensor.h - Owning host tensor for the tp runtime ---------*- C++ -*-===//
 //
-// A contiguous row-major f32 host tensor plus the slicing, concatenation and
+// A contiguous row-major host tensor of f32, bf16 or f16 elements, the
+// conversions between those types, and the slicing, concatenation and
 // torch.chunk helpers that sharding arithmetic is built on.
 //
 //===----------------------------------------------------------------------===//
@@ -16,28 +17,54 @@
 namespace tp {
 namespace runtime {
 
-/// Element type of a runtime tensor. Only f32 exists for now; bf16/f16 come
-/// with the GPU backends.
-enum class DType { F32 };
+/// Element type of a runtime tensor: IEEE f32, bfloat16 (8 exponent bits,
+/// 7 mantissa bits) or IEEE f16 (5 exponent bits, 10 mantissa bits).
+/// Kernels compute in f32; 16-bit tensors are storage (and wire) formats that
+/// are widened to f32 for arithmetic and rounded back.
+enum class DType { F32, BF16, F16 };
 
-/// Returns the safetensors spelling of \p dtype ("F32").
+/// Returns the safetensors spelling of \p dtype ("F32", "BF16", "F16").
 const char *dtypeName(DType dtype);
 
 /// Size in bytes of one element of \p dtype.
 size_t dtypeSize(DType dtype);
 
-/// An owning, contiguous, row-major f32 buffer with a shape.
+/// Parses a dtype name: the safetensors spelling ("F32", "BF16", "F16") or
+/// PyTorch's ("float32", "bfloat16", "float16", "half", also "f32", "bf16",
+/// "f16"). Returns false for anything else.
+bool parseDType(const std::string &name, DType &dtype);
+
+/// Rounds \p x to the nearest bfloat16 (ties to even); NaN stays NaN.
+uint16_t floatToBF16(float x);
+/// The exact f32 value of bfloat16 bits \p h.
+float bf16ToFloat(uint16_t h);
+/// Rounds \p x to the nearest IEEE f16 (ties to even); values beyond the f16
+/// range become infinities, tiny ones subnormals or zero; NaN stays NaN.
+uint16_t floatToF16(float x);
+/// The exact f32 value of f16 bits \p h.
+float f16ToFloat(uint16_t h);
+
+/// Widens \p n elements of \p dtype at \p src into f32 at \p dst.
+void toFloat(const void *src, DType dtype, float *dst, size_t n);
+/// Rounds \p n f32 values at \p src into \p dtype at \p dst (a copy for
+/// F32).
+void fromFloat(const float *src, DType dtype, void *dst, size_t n);
+
+/// An owning, contiguous, row-major buffer of f32, bf16 or f16 elements with
+/// a shape.
 ///
 /// A rank-0 tensor (shape `{}`) holds one element. The default-constructed
-/// tensor has shape `{0}` and no elements. Methods that validate their
-/// arguments throw std::invalid_argument (shape problems) or std::out_of_range
-/// (dimension indices).
+/// tensor has shape `{0}`, dtype F32 and no elements. Methods that validate
+/// their arguments throw std::invalid_argument (shape or dtype problems) or
+/// std::out_of_range (dimension indices). The layout helpers below (reshape,
+/// slice, concat, chunk) work on every dtype; arithmetic kernels take F32.
 class Tensor {
 public:
   /// An empty tensor of shape {0}.
   Tensor();
-  /// A zero-filled tensor of \p shape; every extent must be >= 0.
-  explicit Tensor(std::vector<int64_t> shape);
+  /// A zero-filled tensor of \p shape and \p dtype; every extent must be
+  /// >= 0.
+  explicit Tensor(std::vector<int64_t> shape, DType dtype = DType::F32);
 
   /// A tensor of \p shape taking ownership of \p data, whose size must equal
   /// the product of \p shape.
@@ -47,8 +74,8 @@ public:
   /// A rank-0 tensor holding \p value.
   static Tensor scalar(float value);
 
-  /// Element type (always DType::F32 for now).
-  DType dtype() const { return DType::F32; }
+  /// Element type.
+  DType dtype() const { return dtype_; }
   /// The extents, outermost first.
   const std::vector<int64_t> &shape() const { return shape_; }
   /// Number of dimensions.
@@ -56,29 +83,54 @@ public:
   /// Extent of dimension \p i; a negative \p i counts from the end.
   int64_t dim(int64_t i) const;
   /// Number of elements (1 for rank 0).
-  int64_t numel() const { return static_cast<int64_t>(data_.size()); }
-  /// Pointer to the first element.
-  float *data() { return data_.data(); }
-  /// Pointer to the first element.
-  const float *data() const { return data_.data(); }
-  /// Size of the element buffer in bytes.
-  size_t bytes() const { return data_.size() * sizeof(float); }
-  /// The element buffer.
-  const std::vector<float> &values() const { return data_; }
+  int64_t numel() const { return numel_; }
+  /// Pointer to the first element of an F32 tensor; throws
+  /// std::invalid_argument for other dtypes (kernels compute in f32).
+  float *data() {
+    requireF32();
+    return storage_.data();
+  }
+  /// Pointer to the first element of an F32 tensor (see above).
+  const float *data() const {
+    requireF32();
+    return storage_.data();
+  }
+  /// The element buffer of any dtype.
+  void *raw() { return storage_.data(); }
+  const void *raw() const { return storage_.data(); }
+  /// Size of the element buffer in bytes (numel * dtypeSize).
+  size_t bytes() const { return static_cast<size_t>(numel_) * dtypeSize(dtype_); }
+  /// The elements of an F32 tensor.
+  const std::vector<float> &values() const {
+    requireF32();
+    return storage_;
+  }
+
+  /// A copy converted to \p dtype (rounding to nearest even when
+  /// narrowing); a plain copy when the dtype is already \p dtype.
+  Tensor to(DType dtype) const;
+  /// The value of element \p i (flat index) as f32, for any dtype.
+  float at(int64_t i) const;
 
   /// A copy with \p newShape, which must have the same number of elements.
   Tensor reshaped(std::vector<int64_t> newShape) const;
   /// The shape as "4x16" ("" for rank 0).
   std::string shapeString() const;
 
-  /// Whether the shapes are equal and every element compares equal with
-  /// float operator== (so NaN != NaN).
+  /// Whether the shapes and dtypes are equal and every element compares
+  /// equal as a float (so NaN != NaN).
   bool operator==(const Tensor &other) const;
   bool operator!=(const Tensor &other) const { return !(*this == other); }
 
 private:
+  void requireF32() const;
+
   std::vector<int64_t> shape_;
-  std::vector<float> data_;
+  int64_t numel_ = 0;
+  DType dtype_ = DType::F32;
+  /// The elements' bytes, in floats so that every dtype is suitably aligned;
+  /// 16-bit tensors use ceil(numel / 2) floats.
+  std::vector<float> storage_;
 };
 
 /// Maps a possibly negative \p dim to [0, rank); throws std::out_of_range if

@@ -36,23 +36,25 @@ public:
   /// must have finished (on a GPU: the rank's stream is synchronized). May
   /// throw; nothing has been exchanged yet.
   virtual void prepare() {}
-  /// Copies \p count floats from \p src to \p dst (disjoint). May complete
+  /// Copies \p bytes bytes from \p src to \p dst (disjoint). May complete
   /// asynchronously until finish(); must not throw.
-  virtual void copy(float *dst, const float *src, size_t count) = 0;
-  /// dst[i] = srcs[0][i] op srcs[1][i] op ... in rank order (Avg: the sum
-  /// divided by \p n), so that every rank gets bitwise identical results;
-  /// \p dst may alias any source. May complete asynchronously until
-  /// finish(); must not throw.
-  virtual void reduce(float *dst, const float *const *srcs, size_t n,
-                      size_t count, ReduceOp op) = 0;
+  virtual void copy(void *dst, const void *src, size_t bytes) = 0;
+  /// dst[i] = srcs[0][i] op srcs[1][i] op ... for \p count elements of
+  /// \p dtype, in rank order and accumulating in f32 (Avg: the sum divided
+  /// by \p n), so that every rank gets bitwise identical results; \p dst may
+  /// alias any source. May complete asynchronously until finish(); must not
+  /// throw.
+  virtual void reduce(void *dst, const void *const *srcs, size_t n,
+                      size_t count, DType dtype, ReduceOp op) = 0;
   /// Waits for the copies and reductions issued so far on this thread and
   /// returns "" or a description of what failed. Must not throw.
   virtual std::string finish() { return ""; }
-  /// A scratch buffer of \p count floats in the same memory as the ranks'
-  /// buffers; called outside the rendezvous, so it may throw.
-  virtual float *allocate(size_t count) = 0;
+  /// A scratch buffer of \p bytes bytes (suitably aligned for any dtype) in
+  /// the same memory as the ranks' buffers; called outside the rendezvous,
+  /// so it may throw.
+  virtual void *allocate(size_t bytes) = 0;
   /// Frees a buffer from allocate().
-  virtual void deallocate(float *buffer) noexcept = 0;
+  virtual void deallocate(void *buffer) noexcept = 0;
 };
 
 /// The default buffer operations, on host memory.

@@ -30,22 +30,22 @@ public:
                     "cudaStreamSynchronize before a collective");
   }
 
-  void copy(float *dst, const float *src, size_t count) override {
-    note(cudaMemcpyAsync(dst, src, count * sizeof(float), cudaMemcpyDefault,
+  void copy(void *dst, const void *src, size_t bytes) override {
+    note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
                          cudaStreamPerThread),
          "cudaMemcpyAsync");
   }
 
-  void reduce(float *dst, const float *const *srcs, size_t n, size_t count,
-              ReduceOp op) override {
+  void reduce(void *dst, const void *const *srcs, size_t n, size_t count,
+              DType dtype, ReduceOp op) override {
     if (n > static_cast<size_t>(cudetail::kMaxReduceSources)) {
       pending() = "reduction over " + std::to_string(n) + " ranks: at most " +
                   std::to_string(cudetail::kMaxReduceSources) +
                   " ranks per device group";
       return;
     }
-    note(cudetail::launchReduce(dst, srcs, static_cast<int>(n), count, op,
-                                cudaStreamPerThread),
+    note(cudetail::launchReduce(dst, srcs, static_cast<int>(n), count, dtype,
+                                op, cudaStreamPerThread),
          "reduction kernel");
   }
 
@@ -56,18 +56,17 @@ public:
     return error;
   }
 
-  float *allocate(size_t count) override {
+  void *allocate(size_t bytes) override {
     void *p = nullptr;
-    cudetail::check(
-        cudaMallocAsync(&p, count * sizeof(float), cudaStreamPerThread),
-        "cudaMallocAsync");
+    cudetail::check(cudaMallocAsync(&p, bytes, cudaStreamPerThread),
+                    "cudaMallocAsync");
     // Peers may read the buffer from their own streams.
     cudetail::check(cudaStreamSynchronize(cudaStreamPerThread),
                     "cudaStreamSynchronize");
-    return static_cast<float *>(p);
+    return p;
   }
 
-  void deallocate(float *buffer) noexcept override {
+  void deallocate(void *buffer) noexcept override {
     (void)cudaFreeAsync(buffer, cudaStreamPerThread);
   }
 

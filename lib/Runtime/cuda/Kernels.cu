@@ -11,6 +11,8 @@
 
 #include "tp/Runtime/CUDA.h"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -269,18 +271,35 @@ __global__ void embeddingKernel(const float *ids, const float *weight,
 //===----------------------------------------------------------------------===//
 
 struct ReduceSources {
-  const float *p[kMaxReduceSources];
+  const void *p[kMaxReduceSources];
 };
 
-/// The same operation sequence as the host reduceInto of
-/// ThreadCommunicator.cpp (std::max/std::min spelled out), so results are
-/// bitwise identical to the host backend's.
-__global__ void reduceKernel(float *dst, ReduceSources srcs, int n,
-                             int64_t count, int op) {
+__device__ float loadAsFloat(const float *p, int64_t i) { return p[i]; }
+__device__ float loadAsFloat(const __nv_bfloat16 *p, int64_t i) {
+  return __bfloat162float(p[i]);
+}
+__device__ float loadAsFloat(const __half *p, int64_t i) {
+  return __half2float(p[i]);
+}
+__device__ void storeFloat(float *p, int64_t i, float v) { p[i] = v; }
+__device__ void storeFloat(__nv_bfloat16 *p, int64_t i, float v) {
+  p[i] = __float2bfloat16_rn(v);
+}
+__device__ void storeFloat(__half *p, int64_t i, float v) {
+  p[i] = __float2half_rn(v);
+}
+
+/// The same operation sequence as the host reduceBuffers of
+/// Communicator.cpp (f32 accumulation, std::max/std::min spelled out, one
+/// rounding to T at the end), so results are bitwise identical to the host
+/// backend's.
+template <typename T>
+__global__ void reduceKernel(T *dst, ReduceSources srcs, int n, int64_t count,
+                             int op) {
   GRID_STRIDE(i, count) {
-    float acc = srcs.p[0][i];
+    float acc = loadAsFloat(static_cast<const T *>(srcs.p[0]), i);
     for (int p = 1; p < n; ++p) {
-      float v = srcs.p[p][i];
+      float v = loadAsFloat(static_cast<const T *>(srcs.p[p]), i);
       switch (static_cast<ReduceOp>(op)) {
       case ReduceOp::Sum:
       case ReduceOp::Avg:
@@ -296,7 +315,7 @@ __global__ void reduceKernel(float *dst, ReduceSources srcs, int n,
     }
     if (static_cast<ReduceOp>(op) == ReduceOp::Avg)
       acc = __fdiv_rn(acc, static_cast<float>(n));
-    dst[i] = acc;
+    storeFloat(dst, i, acc);
   }
 }
 } // namespace
@@ -418,10 +437,10 @@ void tp::runtime::gpu::detail::launchEmbedding(
   checkLaunch("embedding kernel");
 }
 
-cudaError_t tp::runtime::gpu::detail::launchReduce(float *dst,
-                                                   const float *const *srcs,
+cudaError_t tp::runtime::gpu::detail::launchReduce(void *dst,
+                                                   const void *const *srcs,
                                                    int n, size_t count,
-                                                   ReduceOp op,
+                                                   DType dtype, ReduceOp op,
                                                    cudaStream_t stream) {
   if (count == 0)
     return cudaSuccess;
@@ -430,7 +449,21 @@ cudaError_t tp::runtime::gpu::detail::launchReduce(float *dst,
   ReduceSources s = {};
   for (int p = 0; p < n; ++p)
     s.p[p] = srcs[p];
-  reduceKernel<<<gridFor(static_cast<int64_t>(count)), kThreads, 0, stream>>>(
-      dst, s, n, static_cast<int64_t>(count), static_cast<int>(op));
+  int64_t c = static_cast<int64_t>(count);
+  int o = static_cast<int>(op);
+  switch (dtype) {
+  case DType::F32:
+    reduceKernel<<<gridFor(c), kThreads, 0, stream>>>(static_cast<float *>(dst),
+                                                      s, n, c, o);
+    break;
+  case DType::BF16:
+    reduceKernel<<<gridFor(c), kThreads, 0, stream>>>(
+        static_cast<__nv_bfloat16 *>(dst), s, n, c, o);
+    break;
+  case DType::F16:
+    reduceKernel<<<gridFor(c), kThreads, 0, stream>>>(
+        static_cast<__half *>(dst), s, n, c, o);
+    break;
+  }
   return cudaGetLastError();
 }

@@ -87,10 +87,12 @@ void launchAttention(const float *q, const float *k, const float *v, float *out,
 
 /// The most sources launchReduce takes.
 constexpr int kMaxReduceSources = 64;
-/// dst[i] = srcs[0][i] op ... op srcs[n-1][i] in order (Avg: sum / n); dst
-/// may alias a source. Returns the launch error instead of throwing.
-cudaError_t launchReduce(float *dst, const float *const *srcs, int n,
-                         size_t count, ReduceOp op, cudaStream_t stream);
+/// dst[i] = srcs[0][i] op ... op srcs[n-1][i] in order for \p count
+/// elements of \p dtype, accumulating in f32 (Avg: sum / n); dst may alias a
+/// source. Returns the launch error instead of throwing.
+cudaError_t launchReduce(void *dst, const void *const *srcs, int n,
+                         size_t count, DType dtype, ReduceOp op,
+                         cudaStream_t stream);
 
 } // namespace detail
 } // namespace gpu

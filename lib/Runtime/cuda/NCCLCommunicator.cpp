@@ -60,11 +60,27 @@ ncclRedOp_t ncclOp(ReduceOp op) {
   return ncclSum;
 }
 
-/// Whether [a, a+na) and [b, b+nb) share an element.
-bool overlaps(const float *a, size_t na, const float *b, size_t nb) {
-  std::less<const float *> lt;
-  return na && nb && lt(a, b + nb) && lt(b, a + na);
+/// Whether the byte ranges [a, a+na) and [b, b+nb) share a byte.
+bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
+  std::less<const char *> lt;
+  const char *x = static_cast<const char *>(a), *y = static_cast<const char *>(b);
+  return na && nb && lt(x, y + nb) && lt(y, x + na);
 }
+
+ncclDataType_t ncclType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return ncclFloat32;
+  case DType::BF16:
+    return ncclBfloat16;
+  case DType::F16:
+    return ncclFloat16;
+  }
+  return ncclFloat32;
+}
+
+const char *bytesOf(const void *p) { return static_cast<const char *>(p); }
+char *bytesOf(void *p) { return static_cast<char *>(p); }
 
 int runtimeNcclVersion() {
   static int version = [] {
@@ -76,8 +92,8 @@ int runtimeNcclVersion() {
   return version;
 }
 
-/// Throws std::invalid_argument unless \p p (with \p count floats) is device
-/// or managed memory.
+/// Throws std::invalid_argument unless \p p (with \p count elements) is
+/// device or managed memory.
 void requireDevicePointer(const void *p, size_t count, const char *op,
                           const char *what) {
   if (count == 0)
@@ -106,9 +122,9 @@ struct NCCLState {
   int device = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t ready = nullptr;
-  float *scratch = nullptr;
-  size_t scratchCount = 0;
-  int64_t *descriptors = nullptr; ///< Device, (size + 1) * 4 values.
+  void *scratch = nullptr;
+  size_t scratchBytes = 0;
+  int64_t *descriptors = nullptr; ///< Device, (size + 1) * 5 values.
 
   explicit NCCLState(int device) : device(device) {
     gpu::detail::check(
@@ -347,19 +363,26 @@ struct NCCLCommunicator::Call {
   size_t count = 0;
   ReduceOp op = ReduceOp::Sum;
   int root = 0;
+  DType dtype = DType::F32;
 };
 
 namespace {
+/// Values of a call descriptor exchanged by the collective check.
+constexpr int descriptorSize = 5;
+
 bool isReduction(CollectiveKind kind) {
   return kind == CollectiveKind::AllReduce ||
          kind == CollectiveKind::ReduceScatter;
 }
 
-std::string describe(CollectiveKind kind, size_t count, ReduceOp op, int root) {
+std::string describe(CollectiveKind kind, size_t count, ReduceOp op, int root,
+                     DType dtype) {
   std::string s = collectiveName(kind);
   if (kind == CollectiveKind::Barrier || kind == CollectiveKind::Split)
     return s + "()";
   s += "(count=" + std::to_string(count);
+  if (dtype != DType::F32)
+    s += std::string(", dtype=") + dtypeName(dtype);
   if (isReduction(kind))
     s += std::string(", op=") + reduceOpName(op);
   if (kind == CollectiveKind::Broadcast)
@@ -477,20 +500,20 @@ bool NCCLCommunicator::aborted(std::string *message) const {
 
 cudaStream_t NCCLCommunicator::ncclStream() const { return state_->stream; }
 
-float *NCCLCommunicator::scratch(size_t count) {
-  if (count > state_->scratchCount) {
+char *NCCLCommunicator::scratch(size_t bytes) {
+  if (bytes > state_->scratchBytes) {
     if (state_->scratch) {
       // The previous user of the buffer finished (collectives block).
       gpu::detail::check(cudaFree(state_->scratch), "cudaFree");
       state_->scratch = nullptr;
-      state_->scratchCount = 0;
+      state_->scratchBytes = 0;
     }
     void *p = nullptr;
-    gpu::detail::check(cudaMalloc(&p, count * sizeof(float)), "cudaMalloc");
-    state_->scratch = static_cast<float *>(p);
-    state_->scratchCount = count;
+    gpu::detail::check(cudaMalloc(&p, bytes), "cudaMalloc");
+    state_->scratch = p;
+    state_->scratchBytes = bytes;
   }
-  return state_->scratch;
+  return static_cast<char *>(state_->scratch);
 }
 
 template <typename Issue>
@@ -501,14 +524,16 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
   if (options_.checkCollectives && !s.descriptors) {
     void *p = nullptr;
     gpu::detail::check(
-        cudaMalloc(&p, sizeof(int64_t) * 4 * (static_cast<size_t>(size_) + 1)),
+        cudaMalloc(&p, sizeof(int64_t) * descriptorSize *
+                           (static_cast<size_t>(size_) + 1)),
         "cudaMalloc");
     s.descriptors = static_cast<int64_t *>(p);
   }
   std::unique_lock<std::mutex> lock(w.mu);
   if (w.failed)
     throw CommError(w.error);
-  std::string what = describe(call.kind, call.count, call.op, call.root);
+  std::string what =
+      describe(call.kind, call.count, call.op, call.root, call.dtype);
   w.arm(what + " on a communicator of " + std::to_string(size_) + " ranks");
   struct Disarm {
     NCCLWorld &w;
@@ -522,21 +547,23 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
                      "cudaStreamWaitEvent");
 
   if (options_.checkCollectives) {
-    int64_t mine[4] = {static_cast<int64_t>(call.kind),
-                       static_cast<int64_t>(call.count),
-                       static_cast<int64_t>(call.op), call.root};
+    int64_t mine[descriptorSize] = {
+        static_cast<int64_t>(call.kind), static_cast<int64_t>(call.count),
+        static_cast<int64_t>(call.op), call.root,
+        static_cast<int64_t>(call.dtype)};
     if (!isReduction(call.kind))
       mine[2] = 0;
     if (call.kind != CollectiveKind::Broadcast)
       mine[3] = 0;
-    int64_t *send = s.descriptors + 4 * size_;
+    int64_t *send = s.descriptors + descriptorSize * size_;
     gpu::detail::check(cudaMemcpyAsync(send, mine, sizeof(mine),
                                        cudaMemcpyHostToDevice, s.stream),
                        "cudaMemcpyAsync (host to device)");
     w.settle(lock, s.comm,
-             ncclAllGather(send, s.descriptors, 4, ncclInt64, s.comm, s.stream),
+             ncclAllGather(send, s.descriptors, descriptorSize, ncclInt64,
+                           s.comm, s.stream),
              "ncclAllGather (call check)");
-    std::vector<int64_t> all(4 * static_cast<size_t>(size_));
+    std::vector<int64_t> all(descriptorSize * static_cast<size_t>(size_));
     gpu::detail::check(cudaMemcpyAsync(all.data(), s.descriptors,
                                        all.size() * sizeof(int64_t),
                                        cudaMemcpyDeviceToHost, s.stream),
@@ -544,14 +571,14 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
     w.waitStream(lock, s.stream);
     std::string diff;
     auto describeRank = [&](int q) {
-      const int64_t *d = all.data() + 4 * q;
+      const int64_t *d = all.data() + descriptorSize * q;
       return describe(static_cast<CollectiveKind>(d[0]),
                       static_cast<size_t>(d[1]), static_cast<ReduceOp>(d[2]),
-                      static_cast<int>(d[3]));
+                      static_cast<int>(d[3]), static_cast<DType>(d[4]));
     };
     for (int q = 1; q < size_; ++q)
-      if (!std::equal(all.begin() + 4 * q, all.begin() + 4 * q + 4,
-                      all.begin()))
+      if (!std::equal(all.begin() + descriptorSize * q,
+                      all.begin() + descriptorSize * (q + 1), all.begin()))
         diff += ", rank " + std::to_string(q) + " called " + describeRank(q);
     if (!diff.empty())
       throw CommError("collective mismatch: rank 0 called " + describeRank(0) +
@@ -562,131 +589,147 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
   w.waitStream(lock, s.stream);
 }
 
-void NCCLCommunicator::allGather(const float *in, size_t count, float *out) {
-  recordCall(CollectiveKind::AllGather, count * sizeof(float));
+void NCCLCommunicator::allGather(const void *in, size_t count, void *outPtr,
+                                 DType dtype) {
+  size_t bytes = count * dtypeSize(dtype);
+  recordCall(CollectiveKind::AllGather, bytes);
   requireDevicePointer(in, count, "all_gather", "input");
-  requireDevicePointer(out, count * size_, "all_gather", "output");
-  bool inPlace = in == out + static_cast<size_t>(rank_) * count;
-  float *staging = !inPlace && overlaps(in, count, out, size_ * count)
-                       ? scratch(count)
-                       : nullptr;
+  requireDevicePointer(outPtr, count * size_, "all_gather", "output");
+  char *out = bytesOf(outPtr);
+  bool inPlace = in == out + static_cast<size_t>(rank_) * bytes;
+  char *staging = !inPlace && overlaps(in, bytes, out, size_ * bytes)
+                      ? scratch(bytes)
+                      : nullptr;
   Call call;
   call.kind = CollectiveKind::AllGather;
   call.count = count;
+  call.dtype = dtype;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (count == 0)
       return ncclSuccess;
-    const float *src = in;
+    const void *src = in;
     if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, count * sizeof(float),
+      gpu::detail::check(cudaMemcpyAsync(staging, in, bytes,
                                          cudaMemcpyDeviceToDevice, s.stream),
                          "cudaMemcpyAsync (device to device)");
       src = staging;
     }
-    return ncclAllGather(src, out, count, ncclFloat32, s.comm, s.stream);
+    return ncclAllGather(src, out, count, ncclType(dtype), s.comm, s.stream);
   });
 }
 
-void NCCLCommunicator::allReduce(const float *in, float *out, size_t count,
-                                 ReduceOp op) {
-  recordCall(CollectiveKind::AllReduce, count * sizeof(float));
+void NCCLCommunicator::allReduce(const void *in, void *out, size_t count,
+                                 DType dtype, ReduceOp op) {
+  size_t bytes = count * dtypeSize(dtype);
+  recordCall(CollectiveKind::AllReduce, bytes);
   requireDevicePointer(in, count, "all_reduce", "input");
   requireDevicePointer(out, count, "all_reduce", "output");
-  float *staging =
-      in != out && overlaps(in, count, out, count) ? scratch(count) : nullptr;
+  char *staging =
+      in != out && overlaps(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
   Call call;
   call.kind = CollectiveKind::AllReduce;
   call.count = count;
   call.op = op;
+  call.dtype = dtype;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (count == 0)
       return ncclSuccess;
-    const float *src = in;
+    const void *src = in;
     if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, count * sizeof(float),
+      gpu::detail::check(cudaMemcpyAsync(staging, in, bytes,
                                          cudaMemcpyDeviceToDevice, s.stream),
                          "cudaMemcpyAsync (device to device)");
       src = staging;
     }
-    return ncclAllReduce(src, out, count, ncclFloat32, ncclOp(op), s.comm,
+    return ncclAllReduce(src, out, count, ncclType(dtype), ncclOp(op), s.comm,
                          s.stream);
   });
 }
 
-void NCCLCommunicator::reduceScatter(const float *in, float *out,
-                                     size_t countPerRank, ReduceOp op) {
+void NCCLCommunicator::reduceScatter(const void *inPtr, void *out,
+                                     size_t countPerRank, DType dtype,
+                                     ReduceOp op) {
   size_t total = static_cast<size_t>(size_) * countPerRank;
-  recordCall(CollectiveKind::ReduceScatter, total * sizeof(float));
-  requireDevicePointer(in, total, "reduce_scatter", "input");
+  size_t blockBytes = countPerRank * dtypeSize(dtype);
+  recordCall(CollectiveKind::ReduceScatter, total * dtypeSize(dtype));
+  requireDevicePointer(inPtr, total, "reduce_scatter", "input");
   requireDevicePointer(out, countPerRank, "reduce_scatter", "output");
-  bool inPlace = out == in + static_cast<size_t>(rank_) * countPerRank;
-  float *staging = !inPlace && overlaps(in, total, out, countPerRank)
-                       ? scratch(total)
-                       : nullptr;
+  const char *in = bytesOf(inPtr);
+  bool inPlace = out == in + static_cast<size_t>(rank_) * blockBytes;
+  char *staging = !inPlace && overlaps(in, size_ * blockBytes, out, blockBytes)
+                      ? scratch(size_ * blockBytes)
+                      : nullptr;
   Call call;
   call.kind = CollectiveKind::ReduceScatter;
   call.count = countPerRank;
   call.op = op;
+  call.dtype = dtype;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (countPerRank == 0)
       return ncclSuccess;
-    const float *src = in;
+    const void *src = in;
     if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, total * sizeof(float),
+      gpu::detail::check(cudaMemcpyAsync(staging, in, size_ * blockBytes,
                                          cudaMemcpyDeviceToDevice, s.stream),
                          "cudaMemcpyAsync (device to device)");
       src = staging;
     }
-    return ncclReduceScatter(src, out, countPerRank, ncclFloat32, ncclOp(op),
-                             s.comm, s.stream);
+    return ncclReduceScatter(src, out, countPerRank, ncclType(dtype),
+                             ncclOp(op), s.comm, s.stream);
   });
 }
 
-void NCCLCommunicator::allToAll(const float *in, float *out,
-                                size_t countPerRank) {
+void NCCLCommunicator::allToAll(const void *inPtr, void *outPtr,
+                                size_t countPerRank, DType dtype) {
   size_t total = static_cast<size_t>(size_) * countPerRank;
-  recordCall(CollectiveKind::AllToAll, total * sizeof(float));
-  requireDevicePointer(in, total, "all_to_all", "input");
-  requireDevicePointer(out, total, "all_to_all", "output");
+  size_t blockBytes = countPerRank * dtypeSize(dtype);
+  recordCall(CollectiveKind::AllToAll, total * dtypeSize(dtype));
+  requireDevicePointer(inPtr, total, "all_to_all", "input");
+  requireDevicePointer(outPtr, total, "all_to_all", "output");
+  const char *in = bytesOf(inPtr);
+  char *out = bytesOf(outPtr);
   // NCCL's all-to-all is never in place.
-  float *staging = overlaps(in, total, out, total) ? scratch(total) : nullptr;
+  size_t bytes = size_ * blockBytes;
+  char *staging = overlaps(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
   Call call;
   call.kind = CollectiveKind::AllToAll;
   call.count = countPerRank;
+  call.dtype = dtype;
   int n = size_;
+  ncclDataType_t type = ncclType(dtype);
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (countPerRank == 0)
       return ncclSuccess;
-    const float *src = in;
+    const char *src = in;
     if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, total * sizeof(float),
+      gpu::detail::check(cudaMemcpyAsync(staging, in, bytes,
                                          cudaMemcpyDeviceToDevice, s.stream),
                          "cudaMemcpyAsync (device to device)");
       src = staging;
     }
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
     if (runtimeNcclVersion() >= NCCL_VERSION(2, 28, 0))
-      return ncclAlltoAll(src, out, countPerRank, ncclFloat32, s.comm,
-                          s.stream);
+      return ncclAlltoAll(src, out, countPerRank, type, s.comm, s.stream);
 #endif
     // Before 2.28: the grouped send/recv all-to-all of the NCCL guide.
     ncclResult_t r = ncclGroupStart();
     if (r != ncclSuccess)
       return r;
     for (int p = 0; p < n && (r == ncclSuccess || r == ncclInProgress); ++p) {
-      r = ncclSend(src + p * countPerRank, countPerRank, ncclFloat32, p, s.comm,
+      r = ncclSend(src + p * blockBytes, countPerRank, type, p, s.comm,
                    s.stream);
       if (r == ncclSuccess || r == ncclInProgress)
-        r = ncclRecv(out + p * countPerRank, countPerRank, ncclFloat32, p,
-                     s.comm, s.stream);
+        r = ncclRecv(out + p * blockBytes, countPerRank, type, p, s.comm,
+                     s.stream);
     }
     ncclResult_t end = ncclGroupEnd();
     return r != ncclSuccess && r != ncclInProgress ? r : end;
   });
 }
 
-void NCCLCommunicator::broadcast(float *buf, size_t count, int root) {
-  recordCall(CollectiveKind::Broadcast, count * sizeof(float));
+void NCCLCommunicator::broadcast(void *buf, size_t count, DType dtype,
+                                 int root) {
+  recordCall(CollectiveKind::Broadcast, count * dtypeSize(dtype));
   if (root < 0 || root >= size_)
     throw std::invalid_argument("broadcast: root " + std::to_string(root) +
                                 " out of range for " + std::to_string(size_) +
@@ -696,16 +739,18 @@ void NCCLCommunicator::broadcast(float *buf, size_t count, int root) {
   call.kind = CollectiveKind::Broadcast;
   call.count = count;
   call.root = root;
+  call.dtype = dtype;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (count == 0)
       return ncclSuccess;
-    return ncclBroadcast(buf, buf, count, ncclFloat32, root, s.comm, s.stream);
+    return ncclBroadcast(buf, buf, count, ncclType(dtype), root, s.comm,
+                         s.stream);
   });
 }
 
 void NCCLCommunicator::barrier() {
   recordCall(CollectiveKind::Barrier, 0);
-  float *one = scratch(1);
+  float *one = reinterpret_cast<float *>(scratch(sizeof(float)));
   Call call;
   call.kind = CollectiveKind::Barrier;
   run(call, [&](NCCLState &s) -> ncclResult_t {
