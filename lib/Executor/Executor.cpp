@@ -64,6 +64,37 @@ std::vector<int64_t> shapeOf(Type t) {
   return std::vector<int64_t>(r.getShape().begin(), r.getShape().end());
 }
 
+/// The runtime element type of a value of type \p t: its float type, with
+/// integer ids held as f32. Other element types are rejected.
+rt::DType dtypeOf(Type t, Operation *where) {
+  auto shaped = dyn_cast<ShapedType>(t);
+  if (!shaped)
+    return rt::DType::F32;
+  Type e = shaped.getElementType();
+  if (e.isF32() || isa<IntegerType>(e))
+    return rt::DType::F32;
+  if (e.isBF16())
+    return rt::DType::BF16;
+  if (e.isF16())
+    return rt::DType::F16;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << e;
+  throw std::runtime_error("tp executor supports f32, bf16 and f16 tensors "
+                           "(and integer ids), not " +
+                           s + ": " + describe(where));
+}
+
+/// Bytes per element of a value of type \p t (tensor elements are held in
+/// their float type; ids as f32).
+int64_t elementBytes(Type t) {
+  auto shaped = dyn_cast<ShapedType>(t);
+  if (!shaped)
+    return 4;
+  Type e = shaped.getElementType();
+  return e.isBF16() || e.isF16() ? 2 : 4;
+}
+
 rt::ReduceOp reduceOp(mlir::tp::ReductionKind k) {
   switch (k) {
   case mlir::tp::ReductionKind::Sum:
@@ -84,7 +115,7 @@ Tensor padDim(const Tensor &x, int64_t dim, int64_t size) {
     return x;
   std::vector<int64_t> padShape = x.shape();
   padShape[dim] = size - x.dim(dim);
-  return rt::concatDim({x, Tensor(padShape)}, dim);
+  return rt::concatDim({x, Tensor(padShape, x.dtype())}, dim);
 }
 
 /// all_gather of torch.chunk pieces of a dim of full size `total`: every
@@ -186,9 +217,10 @@ static Tensor loadParam(const ParamInfo &p, const DataSource &data,
                         rt::SafetensorsFile *file, const Slice *slice) {
   if (file) {
     checkShape(*file, p.name, p.globalShape);
-    return slice ? file->readSlice(p.name, slice->dim, slice->offset,
-                                   slice->size)
-                 : file->read(p.name);
+    return (slice ? file->readSlice(p.name, slice->dim, slice->offset,
+                                    slice->size)
+                  : file->read(p.name))
+        .to(p.dtype);
   }
   Tensor t = slice ? rt::initShard(data.seed, p.name, p.globalShape,
                                    slice->dim, slice->offset, slice->size,
@@ -197,7 +229,7 @@ static Tensor loadParam(const ParamInfo &p, const DataSource &data,
   if (p.onesCentred)
     for (int64_t i = 0; i < t.numel(); ++i)
       t.data()[i] += 1.0f;
-  return t;
+  return t.to(p.dtype);
 }
 
 Tensor Program::globalParam(const ParamInfo &p, const DataSource &data) {
@@ -213,6 +245,9 @@ static Tensor loadInput(const InputInfo &in, const DataSource &data,
   if (file) {
     checkShape(*file, in.name, in.shape);
     Tensor t = file->read(in.name);
+    if (!in.isTokens)
+      return t.to(in.dtype);
+    t = t.to(rt::DType::F32);
     if (in.isTokens)
       for (int64_t i = 0; i < t.numel(); ++i) {
         float v = t.data()[i];
@@ -226,7 +261,7 @@ static Tensor loadInput(const InputInfo &in, const DataSource &data,
   }
   if (in.isTokens)
     return rt::initTokens(data.seed, in.name, in.shape, in.vocab);
-  return rt::initTensor(data.seed, in.name, in.shape, 1.0f);
+  return rt::initTensor(data.seed, in.name, in.shape, 1.0f).to(in.dtype);
 }
 
 Tensor Program::globalInput(const InputInfo &in, const DataSource &data) {
@@ -264,6 +299,7 @@ public:
       auto name = func.getArgAttrOfType<StringAttr>(i, "model.name");
       in.name = name ? name.getValue().str() : "arg" + std::to_string(i);
       in.shape = shapeOf(arg.getType());
+      in.dtype = dtypeOf(arg.getType(), func);
       auto elt = cast<RankedTensorType>(arg.getType()).getElementType();
       if (isa<IntegerType>(elt)) {
         in.isTokens = true;
@@ -313,6 +349,10 @@ private:
     int s = impl.numSlots++;
     slots[v] = s;
     slotValues.push_back(v);
+    Operation *where = v.getDefiningOp();
+    if (!where)
+      where = v.getParentBlock()->getParentOp();
+    slotDtypes.push_back(dtypeOf(v.getType(), where));
     return s;
   }
 
@@ -363,6 +403,7 @@ private:
     ParamInfo p;
     p.name = op.getName().str();
     p.globalShape = shapeOf(op.getType());
+    p.dtype = dtypeOf(op.getType(), op);
     if (p.globalShape.size() >= 2) {
       p.scale = 1.0f / std::sqrt((float)std::max<int64_t>(
                            1, p.globalShape.back()));
@@ -656,15 +697,38 @@ private:
         });
   }
 
-  /// Ops with one result computed by `fn`.
-  void unary(Operation *op, const std::vector<int> &,
+  /// Ops with one result computed by `fn`, a kernel call on f32 tensors.
+  /// Kernels compute in f32: 16-bit operands are widened for the call (the
+  /// frame holds them in their dtype again afterwards) and a 16-bit result is
+  /// rounded once, as PyTorch's CPU kernels for bf16 and f16 do.
+  void unary(Operation *op, const std::vector<int> &in,
              std::function<Tensor(Frame &)> fn) {
     if (op->getNumResults() != 1 ||
         !isa<RankedTensorType>(op->getResult(0).getType()))
       throw std::runtime_error("tp executor needs tensor results: " +
                                describe(op));
     int out = slotOf(op->getResult(0));
-    emit([out, fn = std::move(fn)](Frame &f) { f.slots[out] = fn(f); });
+    rt::DType outType = slotDtypes[out];
+    std::vector<int> widen;
+    for (int s : in)
+      if (slotDtypes[s] != rt::DType::F32 && !llvm::is_contained(widen, s))
+        widen.push_back(s);
+    if (widen.empty() && outType == rt::DType::F32) {
+      emit([out, fn = std::move(fn)](Frame &f) { f.slots[out] = fn(f); });
+      return;
+    }
+    emit([out, outType, widen, fn = std::move(fn)](Frame &f) {
+      std::vector<Tensor> held;
+      held.reserve(widen.size());
+      for (int s : widen) {
+        held.push_back(std::move(f.slots[s]));
+        f.slots[s] = held.back().to(rt::DType::F32);
+      }
+      Tensor result = fn(f);
+      for (size_t i = 0; i < widen.size(); ++i)
+        f.slots[widen[i]] = std::move(held[i]);
+      f.slots[out] = result.to(outType);
+    });
   }
 
   template <typename OpT>
@@ -740,7 +804,7 @@ private:
       auto t = dyn_cast<RankedTensorType>(slotValues[s].getType());
       if (!t || !t.hasStaticShape())
         return 0;
-      return t.getNumElements() * 4;
+      return t.getNumElements() * elementBytes(t);
     };
     int64_t live = 0;
     for (int s : impl.inputSlots)
@@ -761,6 +825,8 @@ private:
   Program::Impl &impl;
   llvm::DenseMap<Value, int> slots;
   std::vector<Value> slotValues;
+  /// The runtime dtype of each slot.
+  std::vector<rt::DType> slotDtypes;
   llvm::DenseSet<Operation *> fusedChunks;
 };
 
@@ -855,6 +921,7 @@ Tensor Program::assembleResult(size_t i,
                                const std::vector<Tensor> &perRank) const {
   const ResultLayout &layout = impl->results.at(i);
   const std::vector<int64_t> &mesh = impl->meshShape;
+  rt::DType dtype = perRank.empty() ? rt::DType::F32 : perRank[0].dtype();
   Tensor global(layout.globalShape);
   std::vector<bool> touched(global.numel(), false);
   int64_t rank = global.rank();
@@ -884,7 +951,7 @@ Tensor Program::assembleResult(size_t i,
     }
     if (skip)
       continue;
-    const Tensor &local = perRank[r];
+    const Tensor local = perRank[r].to(rt::DType::F32);
     if (local.shape() != size)
       throw std::runtime_error("rank " + std::to_string(r) +
                                " returned a result of shape [" +
@@ -919,5 +986,5 @@ Tensor Program::assembleResult(size_t i,
     if (layout.placements[a] == "Pavg")
       for (int64_t e = 0; e < global.numel(); ++e)
         global.data()[e] /= mesh[a];
-  return global;
+  return global.to(dtype);
 }

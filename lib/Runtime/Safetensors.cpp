@@ -99,7 +99,8 @@ void tp::runtime::writeSafetensors(
       shape += (i ? "," : "") + std::to_string(t.shape()[i]);
     if (header.size() > 1)
       header += ",";
-    header += detail::quoteJson(name) + ":{\"dtype\":\"F32\",\"shape\":[" +
+    header += detail::quoteJson(name) + ":{\"dtype\":\"" +
+              dtypeName(t.dtype()) + "\",\"shape\":[" +
               shape + "],\"data_offsets\":[" + std::to_string(offset) + "," +
               std::to_string(offset + t.bytes()) + "]}";
     offset += t.bytes();
@@ -123,7 +124,7 @@ void tp::runtime::writeSafetensors(
       std::fwrite(header.data(), 1, header.size(), file.get()) == header.size();
   for (const auto &named : tensors) {
     size_t bytes = named.second->bytes();
-    ok = ok && (bytes == 0 || std::fwrite(named.second->data(), 1, bytes,
+    ok = ok && (bytes == 0 || std::fwrite(named.second->raw(), 1, bytes,
                                           file.get()) == bytes);
   }
   if (std::fclose(file.release()) != 0)
@@ -300,11 +301,13 @@ SafetensorsFile::entry(const std::string &name) const {
 }
 
 const SafetensorsFile::Entry &
-SafetensorsFile::readableEntry(const std::string &name) const {
+SafetensorsFile::readableEntry(const std::string &name, DType &dtype) const {
   const Entry &e = entry(name);
-  if (e.dtype != "F32")
+  if (e.dtype != "F32" && e.dtype != "BF16" && e.dtype != "F16")
     throw tensorError(path_, name,
-                      "unsupported dtype " + e.dtype + " (only F32 is read)");
+                      "unsupported dtype " + e.dtype +
+                          " (F32, BF16 and F16 are read)");
+  parseDType(e.dtype, dtype);
   return e;
 }
 
@@ -318,16 +321,18 @@ const std::string &SafetensorsFile::dtype(const std::string &name) const {
 }
 
 Tensor SafetensorsFile::read(const std::string &name) const {
-  const Entry &e = readableEntry(name);
-  Tensor t(e.shape);
+  DType dtype;
+  const Entry &e = readableEntry(name, dtype);
+  Tensor t(e.shape, dtype);
   if (t.bytes())
-    std::memcpy(t.data(), data_ + e.begin, t.bytes());
+    std::memcpy(t.raw(), data_ + e.begin, t.bytes());
   return t;
 }
 
 Tensor SafetensorsFile::readSlice(const std::string &name, int64_t dim,
                                   int64_t offset, int64_t size) const {
-  const Entry &e = readableEntry(name);
+  DType dtype;
+  const Entry &e = readableEntry(name, dtype);
   int64_t rank = static_cast<int64_t>(e.shape.size());
   if (dim < -rank || dim >= rank)
     throw tensorError(path_, name,
@@ -350,13 +355,14 @@ Tensor SafetensorsFile::readSlice(const std::string &name, int64_t dim,
     inner *= e.shape[i];
   std::vector<int64_t> shape = e.shape;
   shape[dim] = size;
-  Tensor t(shape);
-  size_t run = static_cast<size_t>(size * inner) * sizeof(float);
+  Tensor t(shape, dtype);
+  size_t es = dtypeSize(dtype);
+  size_t run = static_cast<size_t>(size * inner) * es;
   if (run == 0)
     return t;
   const unsigned char *src = data_ + e.begin;
   for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(reinterpret_cast<unsigned char *>(t.data()) + o * run,
-                src + ((o * extent + offset) * inner) * sizeof(float), run);
+    std::memcpy(static_cast<unsigned char *>(t.raw()) + o * run,
+                src + ((o * extent + offset) * inner) * es, run);
   return t;
 }

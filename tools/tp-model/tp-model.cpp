@@ -150,6 +150,8 @@ private:
 struct MLPConfig {
   int64_t inFeatures, hidden, outFeatures, batch;
   bool bias;
+  /// "float32", "bfloat16" or "float16".
+  std::string dtype;
 };
 
 /// `arch: "transformer"` (PyTorch's TP test model) or `"llama"` (torchtitan).
@@ -161,21 +163,28 @@ struct TransformerConfig {
   bool weightTying;
   /// Also take `targets` and return the mean cross entropy of the logits.
   bool loss = false;
+  /// "float32", "bfloat16" or "float16".
+  std::string dtype;
   int64_t headDim() const { return dim / nHeads; }
 };
 
 } // namespace
 
-/// Reads `dtype`; only float32 is supported for now.
-static void readDtype(ConfigReader &r) {
+/// Reads `dtype` (PyTorch's names; default float32) and returns its
+/// canonical name: "float32", "bfloat16" or "float16".
+static std::string readDtype(ConfigReader &r) {
   std::string dtype = r.string("dtype", StringRef("float32"));
-  if (!r.ok() || dtype == "float32")
-    return;
-  if (llvm::is_contained({"bfloat16", "bf16", "float16", "f16", "half"}, dtype))
-    return r.fail("key 'dtype' is \"" + dtype +
-                  "\", which is not supported yet (only \"float32\" is)");
+  if (!r.ok())
+    return "float32";
+  if (llvm::is_contained({"float32", "float", "f32"}, dtype))
+    return "float32";
+  if (llvm::is_contained({"bfloat16", "bf16"}, dtype))
+    return "bfloat16";
+  if (llvm::is_contained({"float16", "half", "f16"}, dtype))
+    return "float16";
   r.fail("key 'dtype' has unknown value \"" + dtype +
-         "\" (expected \"float32\")");
+         "\" (expected \"float32\", \"bfloat16\" or \"float16\")");
+  return "float32";
 }
 
 /// Reads an `mlp` config; none after an error (recorded in `r`).
@@ -188,7 +197,7 @@ static std::optional<MLPConfig> readMLP(ConfigReader &r) {
   c.outFeatures = r.size("out_features");
   c.bias = r.flag("bias", true);
   c.batch = r.size("batch");
-  readDtype(r);
+  c.dtype = readDtype(r);
   if (!r.ok())
     return std::nullopt;
   return c;
@@ -227,7 +236,7 @@ static std::optional<TransformerConfig> readTransformer(ConfigReader &r,
   c.ropeTheta = llama ? r.positive("rope_theta", 10000.0) : 10000.0;
   c.weightTying = r.flag("weight_tying", false);
   c.loss = r.flag("loss", false);
-  readDtype(r);
+  c.dtype = readDtype(r);
   if (!r.ok())
     return std::nullopt;
 
@@ -266,15 +275,25 @@ class ModelBuilder {
 public:
   ModelBuilder(MLIRContext *ctx, StringRef file)
       : b(ctx), loc(FileLineColLoc::get(ctx, file, 1, 1)),
-        f32(Float32Type::get(ctx)), i64(IntegerType::get(ctx, 64)) {}
+        elt(Float32Type::get(ctx)), i64(IntegerType::get(ctx, 64)) {}
 
   OpBuilder b;
   Location loc;
-  Type f32, i64;
+  /// The element type of every float tensor (the config's dtype).
+  Type elt;
+  Type i64;
 
-  /// An f32 tensor type.
+  /// Sets the element type from a canonical dtype name.
+  void setDtype(StringRef dtype) {
+    MLIRContext *ctx = b.getContext();
+    elt = dtype == "bfloat16" ? Type(BFloat16Type::get(ctx))
+          : dtype == "float16" ? Type(Float16Type::get(ctx))
+                               : Type(Float32Type::get(ctx));
+  }
+
+  /// A float tensor type of the model's dtype.
   RankedTensorType tensor(ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, f32);
+    return RankedTensorType::get(shape, elt);
   }
   /// The shape of a ranked tensor value.
   static ArrayRef<int64_t> shapeOf(Value v) {
@@ -283,7 +302,7 @@ public:
   /// The location of module `fqn`.
   Location at(StringRef fqn) { return NameLoc::get(b.getStringAttr(fqn), loc); }
 
-  /// `model.param "<name>" : tensor<shape x f32>`.
+  /// `model.param "<name>" : tensor<shape x dtype>`.
   Value param(const Twine &name, ArrayRef<int64_t> shape) {
     return model::ParamOp::create(b, loc, tensor(shape), name.str());
   }
@@ -367,7 +386,7 @@ public:
     b.setInsertionPointToEnd(module.getBody());
     int64_t rows = tokens.getNumElements();
     auto targets = RankedTensorType::get({rows}, i64);
-    auto lossType = RankedTensorType::get({}, b.getF32Type());
+    auto lossType = RankedTensorType::get({}, elt);
     auto fn = func::FuncOp::create(
         b, loc, "forward", b.getFunctionType({tokens, targets}, {lossType}));
     fn.setArgAttr(0, "model.name", b.getStringAttr("tokens"));
@@ -402,6 +421,7 @@ public:
 
 /// `forward(x) = net2(relu(net1(x)))`, all at function scope.
 static void buildMLP(ModelBuilder &m, ModuleOp module, const MLPConfig &c) {
+  m.setDtype(c.dtype);
   m.forward(module, m.tensor({c.batch, c.inFeatures}), "x",
             m.tensor({c.batch, c.outFeatures}), [&](Value x) {
               Value h = m.linear("net1", x, c.hidden, c.bias);
@@ -477,6 +497,7 @@ static Value buildBlock(ModelBuilder &m, const TransformerConfig &c,
 /// producing the logits.
 static void buildTransformer(ModelBuilder &m, ModuleOp module,
                              const TransformerConfig &c) {
+  m.setDtype(c.dtype);
   auto tokens = RankedTensorType::get({c.batch, c.seqLen}, m.i64);
   auto logits = m.tensor({c.batch, c.seqLen, c.vocabSize});
   auto body = [&](Value ids) {

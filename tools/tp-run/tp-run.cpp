@@ -81,10 +81,17 @@ static cl::opt<bool> verify(
     "verify", cl::desc("Also run the unparallelized model on one rank and "
                        "compare"),
     cl::cat(category));
-static cl::opt<double> rtol("rtol",
-                            cl::desc("Largest relative error --verify "
-                                     "accepts (default 1e-5)"),
-                            cl::init(1e-5), cl::cat(category));
+static cl::opt<double> rtol(
+    "rtol",
+    cl::desc("Largest relative error --verify accepts (default 1e-5; for "
+             "bf16 and f16 models: 4e-2 and 5e-3)"),
+    cl::init(1e-5), cl::cat(category));
+static cl::opt<std::string> referenceDtype(
+    "reference-dtype",
+    cl::desc("What --verify compares a bf16/f16 model with: f32 (default: "
+             "the model computed in f32 on one rank) or model (the model in "
+             "its own dtype on one rank)"),
+    cl::init("f32"), cl::cat(category));
 static cl::opt<bool> jsonOutput("json",
                                 cl::desc("Print one JSON object as summary"),
                                 cl::cat(category));
@@ -132,6 +139,33 @@ func::FuncOp entryFunction(ModuleOp module) {
   if (!entry)
     fail(modelFile + ": the module has no function to run");
   return entry;
+}
+
+/// Rewrites every bf16/f16 tensor type in `module` to f32: the same model
+/// computed in f32, the reference that --verify compares 16-bit models with.
+void widenFloatTypes(ModuleOp module) {
+  auto widen = [](Type t) -> Type {
+    auto r = dyn_cast<RankedTensorType>(t);
+    if (r && (r.getElementType().isBF16() || r.getElementType().isF16()))
+      return r.clone(Float32Type::get(t.getContext()));
+    return t;
+  };
+  module.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      v.setType(widen(v.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(widen(arg.getType()));
+    if (auto fn = dyn_cast<func::FuncOp>(op)) {
+      SmallVector<Type> ins, outs;
+      for (Type t : fn.getArgumentTypes())
+        ins.push_back(widen(t));
+      for (Type t : fn.getResultTypes())
+        outs.push_back(widen(t));
+      fn.setType(FunctionType::get(op->getContext(), ins, outs));
+    }
+  });
 }
 
 /// Runs `program` on `n` threads and returns every rank's results and the
@@ -263,11 +297,11 @@ RunResult runMPI(const Program &program, rt::MPICommunicator &world,
     maxNumel = std::max(maxNumel, total);
   }
 
-  // Every rank's results, flattened and padded to the longest.
+  // Every rank's results, flattened (in f32) and padded to the longest.
   std::vector<float> flat(maxNumel), gathered(maxNumel * n);
   float *p = flat.data();
   for (const Tensor &t : out) {
-    std::copy(t.data(), t.data() + t.numel(), p);
+    rt::toFloat(t.raw(), t.dtype(), p, t.numel());
     p += t.numel();
   }
   world.allGather(flat.data(), maxNumel, gathered.data());
@@ -276,11 +310,12 @@ RunResult runMPI(const Program &program, rt::MPICommunicator &world,
   result.perRank.resize(n);
   for (int r = 0; r < n; ++r) {
     const float *src = gathered.data() + r * maxNumel;
-    for (std::vector<int64_t> &shape : shapes[r]) {
-      Tensor t(std::move(shape));
+    for (size_t i = 0; i < shapes[r].size(); ++i) {
+      Tensor t(std::move(shapes[r][i]));
       std::copy(src, src + t.numel(), t.data());
       src += t.numel();
-      result.perRank[r].push_back(std::move(t));
+      // Results have the same dtype on every rank; they were exact in f32.
+      result.perRank[r].push_back(t.to(out[i].dtype()));
     }
   }
   return result;
@@ -374,6 +409,11 @@ int main(int argc, char **argv) {
       fail("--verify needs the model before lowering, not a partitioned "
            "program");
     reference = module->clone();
+    if (referenceDtype == "f32")
+      widenFloatTypes(*reference);
+    else if (referenceDtype != "model")
+      fail("--reference-dtype must be f32 or model, not '" + referenceDtype +
+           "'");
     reference->walk([](mlir::tp::MeshOp m) { m.erase(); });
     (*reference)->removeAttr("tp.plan");
     if (failed(mlir::tp::partition(*reference)))
@@ -418,6 +458,13 @@ int main(int argc, char **argv) {
 
   try {
     Program program = Program::compile(entry);
+    // The model's dtype: that of its parameters (f32 without any).
+    rt::DType modelDtype = rt::DType::F32;
+    for (const auto &p : program.params())
+      if (p.dtype != rt::DType::F32) {
+        modelDtype = p.dtype;
+        break;
+      }
     int n = 1;
     for (int64_t d : program.meshShape())
       n *= d;
@@ -483,7 +530,8 @@ int main(int argc, char **argv) {
       if (refRun.perRank[0].size() != outputs.size())
         fail("the reference returns a different number of results");
       for (size_t i = 0; i < outputs.size(); ++i) {
-        const Tensor &a = outputs[i], &b = refRun.perRank[0][i];
+        Tensor a = outputs[i].to(rt::DType::F32),
+               b = refRun.perRank[0][i].to(rt::DType::F32);
         if (a.shape() != b.shape())
           fail("result " + std::to_string(i) + " has shape [" +
                a.shapeString() + "] but the reference has [" +
@@ -498,7 +546,10 @@ int main(int argc, char **argv) {
       }
     }
     double maxRel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
-    verified = verify && maxRel <= rtol;
+    double tolerance = rtol;
+    if (rtol.getNumOccurrences() == 0 && modelDtype != rt::DType::F32)
+      tolerance = modelDtype == rt::DType::BF16 ? 4e-2 : 5e-3;
+    verified = verify && maxRel <= tolerance;
 
     std::string meshStr;
     for (size_t i = 0; i < program.meshShape().size(); ++i)
@@ -511,6 +562,7 @@ int main(int argc, char **argv) {
       llvm::json::Object o{{"np", n},
                            {"mesh", meshStr},
                            {"backend", backend},
+                           {"dtype", rt::dtypeName(modelDtype)},
                            {"verified", verified},
                            {"collectives", std::move(coll)},
                            {"peak_bytes_per_rank", run.peakBytes},
@@ -526,7 +578,8 @@ int main(int argc, char **argv) {
                    << "\n";
     } else {
       llvm::outs() << "tp-run: " << n << " rank(s), mesh " << meshStr
-                   << ", backend " << backend << ", " << program.size()
+                   << ", backend " << backend << ", "
+                   << rt::dtypeName(modelDtype) << ", " << program.size()
                    << " instructions, peak " << run.peakBytes
                    << " bytes/rank, " << llvm::format("%.2f", run.ms)
                    << " ms\n";
@@ -537,7 +590,12 @@ int main(int argc, char **argv) {
         llvm::outs() << " " << k << "=" << v;
       llvm::outs() << "\n";
       if (verify)
-        llvm::outs() << "verify against 1 rank: max abs error "
+        llvm::outs() << "verify against 1 rank"
+                     << (modelDtype != rt::DType::F32 &&
+                                 referenceDtype == "f32"
+                             ? " in F32"
+                             : "")
+                     << ": max abs error "
                      << llvm::format("%.3g", maxAbs) << ", max rel error "
                      << llvm::format("%.3g", maxRel)
                      << (verified ? " (ok)" : " (FAILED)") << "\n";
@@ -545,7 +603,7 @@ int main(int argc, char **argv) {
     if (verify && !verified) {
       llvm::errs() << "tp-run: error: verification failed: max relative "
                       "error "
-                   << maxRel << " exceeds " << rtol << "\n";
+                   << maxRel << " exceeds " << tolerance << "\n";
       return shareExitCode(1);
     }
     return shareExitCode(0);

@@ -175,12 +175,27 @@ TEST_F(SafetensorsTest, OverlappingTensors) {
   expectError({"tensor 'b'", "overlaps tensor 'a'"});
 }
 
+TEST_F(SafetensorsTest, HalfPrecisionRoundTrip) {
+  Tensor a = initTensor(3, "a", {3, 5}, 1.0f);
+  Tensor b = a.to(DType::BF16), h = a.to(DType::F16);
+  writeSafetensors(path, {{"a", &a}, {"b", &b}, {"h", &h}});
+  SafetensorsFile f = SafetensorsFile::open(path);
+  EXPECT_EQ(f.dtype("b"), "BF16");
+  EXPECT_EQ(f.dtype("h"), "F16");
+  EXPECT_EQ(f.read("a"), a);
+  EXPECT_EQ(f.read("b"), b);
+  EXPECT_EQ(f.read("h"), h);
+  EXPECT_EQ(f.read("b").dtype(), DType::BF16);
+  EXPECT_EQ(f.readSlice("h", 1, 2, 3), sliceDim(h, 1, 2, 3));
+  EXPECT_EQ(f.readSlice("b", 0, 1, 1), sliceDim(b, 0, 1, 1));
+}
+
 TEST_F(SafetensorsTest, UnsupportedDtype) {
-  writeRaw(R"({"h": {"dtype": "F16", "shape": [2], "data_offsets": [0, 4]}})",
-           4);
+  writeRaw(R"({"h": {"dtype": "F64", "shape": [2], "data_offsets": [0, 16]}})",
+           16);
   SafetensorsFile f = SafetensorsFile::open(path);
   EXPECT_EQ(f.shape("h"), (std::vector<int64_t>{2}));
-  expectError({"tensor 'h'", "unsupported dtype F16"}, "h");
+  expectError({"tensor 'h'", "unsupported dtype F64"}, "h");
   writeRaw(R"({"q": {"dtype": "Q4", "shape": [2], "data_offsets": [0, 1]}})",
            4);
   expectError({"tensor 'q'", "unknown dtype 'Q4'"});

@@ -53,6 +53,9 @@ struct ParamInfo {
   /// centred on one (norm weights) instead of zero.
   float scale = 1.0f;
   bool onesCentred = false;
+  /// The element type the program holds the parameter in (the model's
+  /// dtype); generated and loaded values are rounded to it.
+  runtime::DType dtype = runtime::DType::F32;
 };
 
 /// Description of one input (function argument).
@@ -62,6 +65,8 @@ struct InputInfo {
   /// For integer token inputs: ids are uniform in [0, vocab).
   bool isTokens = false;
   int64_t vocab = 0;
+  /// The element type the program holds the input in (token ids: F32).
+  runtime::DType dtype = runtime::DType::F32;
 };
 
 /// How a function result is laid out across the mesh.
@@ -101,12 +106,14 @@ public:
   /// Number of instructions.
   size_t size() const;
 
-  /// The full (global) value of a parameter or input, from `data`.
+  /// The full (global) value of a parameter or input, from `data`, in the
+  /// program's dtype for it.
   static Tensor globalParam(const ParamInfo &p, const DataSource &data);
   static Tensor globalInput(const InputInfo &in, const DataSource &data);
 
   /// Reassembles the global value of result `i` from every rank's local
-  /// result (indexed by rank).
+  /// result (indexed by rank), in the results' dtype (partial sums of 16-bit
+  /// results are added in f32 and rounded once).
   Tensor assembleResult(size_t i, const std::vector<Tensor> &perRank) const;
 
   /// Implementation details (shared with the compiler in Executor.cpp).

@@ -19,7 +19,7 @@
 namespace tp {
 namespace runtime {
 
-/// Writes \p tensors to \p path as safetensors (dtype F32), in the given
+/// Writes \p tensors to \p path as safetensors (each in its dtype), in the given
 /// order, with optional string \p metadata in "__metadata__". Names must be
 /// unique, non-empty and not "__metadata__". Throws std::invalid_argument on
 /// bad names and std::runtime_error naming the file if writing fails.
@@ -34,8 +34,8 @@ void writeSafetensors(
 /// JSON, a known dtype, a shape and in-bounds data_offsets whose length equals
 /// the element count times the element size, and no two tensors sharing
 /// bytes. Every failure throws std::runtime_error naming the file (and the
-/// tensor where there is one). Only F32 tensors can be read; others can be
-/// listed and inspected. The file must not be truncated while open.
+/// tensor where there is one). F32, BF16 and F16 tensors can be read (into
+/// tensors of that dtype); others can be listed and inspected. The file must not be truncated while open.
 class SafetensorsFile {
 public:
   /// Maps and validates \p path.
@@ -80,7 +80,8 @@ private:
   SafetensorsFile() = default;
   void unmap();
   const Entry &entry(const std::string &name) const;
-  const Entry &readableEntry(const std::string &name) const;
+  /// The entry of \p name, if its dtype is readable (stored in \p dtype).
+  const Entry &readableEntry(const std::string &name, DType &dtype) const;
 
   std::string path_;
   void *map_ = nullptr;
