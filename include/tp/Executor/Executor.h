@@ -76,6 +76,31 @@ struct ResultLayout {
   std::vector<std::string> placements;
 };
 
+namespace detail {
+struct RankStateImpl;
+} // namespace detail
+
+/// What one rank keeps between runs of one program, for serving-style use:
+/// the communicators of its mesh axis groups (split once) and its parameter
+/// shards (loaded by the first run, reused by later ones, so later runs
+/// neither regenerate nor re-read them). Bound to the program and the
+/// communicator of its first run; parameters come from that run's DataSource.
+class RankState {
+public:
+  RankState();
+  ~RankState();
+  RankState(RankState &&) noexcept;
+  RankState &operator=(RankState &&) noexcept;
+
+  /// Bytes of the resident parameters.
+  int64_t paramBytes() const;
+
+private:
+  friend class Program;
+  friend class DeviceProgram;
+  std::unique_ptr<detail::RankStateImpl> impl;
+};
+
 /// A compiled program. Thread-safe to run on several ranks at once.
 class Program {
 public:
@@ -88,12 +113,15 @@ public:
 
   /// Runs the program as rank `comm.rank()` of a mesh of `meshShape`
   /// (row-major rank numbering). Returns this rank's local results and, if
-  /// asked, the peak bytes of live tensors this rank held and the program's
-  /// collectives on this rank (on `comm` and on the per-axis
-  /// sub-communicators it splits off; the splits themselves not counted).
+  /// asked, the peak bytes of live tensors this rank held (resident
+  /// parameters included) and the program's collectives in this run on this
+  /// rank (on `comm` and on the per-axis sub-communicators; the splits
+  /// themselves not counted). With a `state`, parameters and
+  /// sub-communicators are kept between runs (see RankState).
   std::vector<Tensor> run(runtime::Communicator &comm, const DataSource &data,
                           int64_t *measuredPeakBytes = nullptr,
-                          runtime::CollectiveStats *stats = nullptr) const;
+                          runtime::CollectiveStats *stats = nullptr,
+                          RankState *state = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
   const std::vector<ParamInfo> &params() const;

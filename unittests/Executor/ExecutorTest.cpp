@@ -1,0 +1,187 @@
+//===- ExecutorTest.cpp - Tests for the executor ----------------*- C++ -*-===//
+//
+// Compiles small SPMD programs through the tp pipeline and runs them: rank
+// state kept between runs, per-run statistics, dtypes, and errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Executor/Executor.h"
+
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/InitAll.h"
+#include "tp/Runtime/Safetensors.h"
+#include "tp/Runtime/ThreadCommunicator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <mutex>
+
+using namespace mlir;
+namespace rt = ::tp::runtime;
+using ::tp::exec::DataSource;
+using ::tp::exec::Program;
+using ::tp::exec::RankState;
+
+namespace {
+
+class ExecutorTest : public ::testing::Test {
+protected:
+  ExecutorTest() {
+    DialectRegistry registry;
+    mlir::tp::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// The example MLP (f32) lowered for 2 ranks and compiled.
+  Program lowerExampleMlp() {
+    std::string path = std::string(TP_EXAMPLES_DIR) + "/mlp.mlir";
+    module = parseSourceFile<ModuleOp>(path, &context);
+    EXPECT_TRUE(module);
+    auto plan = mlir::tp::loadPlanFile(*module,
+                                       std::string(TP_EXAMPLES_DIR) +
+                                           "/mlp_plan.json");
+    EXPECT_TRUE(succeeded(plan));
+    (*module)->setAttr("tp.plan", *plan);
+    PassManager pm(&context);
+    mlir::tp::buildTPPipeline(pm, mlir::tp::TPPipelineOptions());
+    EXPECT_TRUE(succeeded(pm.run(*module)));
+    func::FuncOp entry;
+    module->walk([&](func::FuncOp f) { entry = f; });
+    return Program::compile(entry);
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(ExecutorTest, RankStateKeepsParametersBetweenRuns) {
+  Program program = lowerExampleMlp();
+  ASSERT_EQ(program.meshShape(), (std::vector<int64_t>{4}));
+  // Parameters from a file that disappears after the first run: later runs
+  // must not read it again.
+  std::string weights = ::testing::TempDir() + "/tp-executor-weights.st";
+  DataSource gen;
+  gen.seed = 7;
+  std::vector<rt::Tensor> tensors;
+  std::vector<std::pair<std::string, const rt::Tensor *>> named;
+  for (const auto &p : program.params())
+    tensors.push_back(Program::globalParam(p, gen));
+  for (size_t i = 0; i < tensors.size(); ++i)
+    named.push_back({program.params()[i].name, &tensors[i]});
+  rt::writeSafetensors(weights, named);
+  DataSource data;
+  data.seed = 7;
+  data.weightsFile = weights;
+
+  std::vector<std::vector<rt::Tensor>> first(4), second(4);
+  std::vector<int64_t> bytes(4), peak1(4), peak2(4);
+  std::vector<rt::CollectiveStats> stats1(4), stats2(4);
+  std::mutex mu;
+  rt::runRanks(4, [&](rt::Communicator &comm) {
+    RankState state;
+    int r = comm.rank();
+    auto a = program.run(comm, data, &peak1[r], &stats1[r], &state);
+    comm.barrier();
+    if (r == 0)
+      std::remove(weights.c_str());
+    comm.barrier();
+    auto b = program.run(comm, data, &peak2[r], &stats2[r], &state);
+    std::lock_guard<std::mutex> lock(mu);
+    first[r] = std::move(a);
+    second[r] = std::move(b);
+    bytes[r] = state.paramBytes();
+  });
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(first[r], second[r]) << "rank " << r;
+    // net1 (32x8 weight, 32 bias) and net2's weight (8x32) are split four
+    // ways; net2's bias (8) is replicated.
+    EXPECT_EQ(bytes[r], ((32 * 8 + 32 + 8 * 32) / 4 + 8) * 4);
+    // Each run counts its own collectives: one all_reduce, not two.
+    EXPECT_EQ(stats1[r].counts["all_reduce"], 1);
+    EXPECT_EQ(stats2[r].counts["all_reduce"], 1);
+    EXPECT_EQ(stats1[r].bytes, stats2[r].bytes);
+    // Resident parameters count in the peak of both runs.
+    EXPECT_GE(peak2[r], bytes[r]);
+  }
+}
+
+TEST_F(ExecutorTest, RankStateBelongsToOneProgram) {
+  Program a = lowerExampleMlp();
+  OwningOpRef<ModuleOp> keep = std::move(module);
+  Program b = lowerExampleMlp();
+  DataSource data;
+  EXPECT_THROW(rt::runRanks(4,
+                            [&](rt::Communicator &comm) {
+                              RankState state;
+                              a.run(comm, data, nullptr, nullptr, &state);
+                              b.run(comm, data, nullptr, nullptr, &state);
+                            }),
+               std::runtime_error);
+}
+
+TEST_F(ExecutorTest, RunsBF16ProgramsIn16Bits) {
+  std::string path = std::string(TP_EXAMPLES_DIR) + "/mlp.mlir";
+  std::string text;
+  {
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    ASSERT_TRUE(f);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+      text.append(buf, n);
+    std::fclose(f);
+  }
+  for (size_t at; (at = text.find("xf32>")) != std::string::npos;)
+    text.replace(at, 5, "xbf16>");
+  module = parseSourceString<ModuleOp>(text, &context);
+  ASSERT_TRUE(module);
+  func::FuncOp entry;
+  module->walk([&](func::FuncOp f) { entry = f; });
+  ASSERT_TRUE(succeeded(mlir::tp::partition(*module)));
+  Program program = Program::compile(entry);
+  ASSERT_FALSE(program.params().empty());
+  for (const auto &p : program.params())
+    EXPECT_EQ(p.dtype, rt::DType::BF16) << p.name;
+  DataSource data;
+  rt::runRanks(1, [&](rt::Communicator &comm) {
+    int64_t peak = 0;
+    auto out = program.run(comm, data, &peak);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].dtype(), rt::DType::BF16);
+    // Every buffer is 16-bit: the static estimate and the measurement
+    // agree on 2 bytes per element.
+    EXPECT_EQ(peak, program.peakBytes());
+  });
+}
+
+TEST_F(ExecutorTest, RejectsUnsupportedElementTypes) {
+  module = parseSourceString<ModuleOp>(R"(
+func.func @forward(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  %r = model.relu %x : (tensor<4x8xf64>) -> tensor<4x8xf64>
+  return %r : tensor<4x8xf64>
+}
+)",
+                                       &context);
+  ASSERT_TRUE(module);
+  func::FuncOp entry;
+  module->walk([&](func::FuncOp f) { entry = f; });
+  try {
+    Program::compile(entry);
+    FAIL() << "compile did not throw";
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("supports f32, bf16 and f16 tensors "
+                                         "(and integer ids), not f64"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
