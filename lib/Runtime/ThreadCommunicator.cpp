@@ -157,11 +157,13 @@ std::shared_ptr<ThreadBufferOps> tp::runtime::hostBufferOps() {
 }
 
 namespace {
-/// How long a waiting rank polls before it sleeps: a few futex round trips.
-/// Longer would burn the core of a rank that waits for a slow peer.
-constexpr std::chrono::microseconds spinTime(200);
-/// Polls with a pause in between before polling with a yield in between.
-constexpr unsigned pauseSpins = 2000;
+/// How long a waiting rank polls at most before it sleeps: a few futex sleeps
+/// and wake-ups. Each rank adapts its own limit between these bounds: halved
+/// after a poll that ended in sleep, doubled after one that did not. A peer
+/// that is late (it computes, or waits for a core on a busy machine) makes
+/// polling a waste of a core.
+constexpr std::chrono::nanoseconds maxSpinTime = std::chrono::microseconds(50);
+constexpr std::chrono::nanoseconds minSpinTime = std::chrono::microseconds(1);
 
 /// Tells the core that this is a spin-wait loop.
 inline void cpuRelax() {
@@ -221,6 +223,7 @@ struct ThreadGroupState {
       : world(std::move(world)), members(std::move(members)),
         calls(this->members.size()),
         arrivedAt(new std::atomic<uint32_t>[this->members.size()]()),
+        spinTime(this->members.size(), maxSpinTime),
         splitGroups(this->members.size()),
         splitRanks(this->members.size(), -1) {}
 
@@ -253,6 +256,9 @@ struct ThreadGroupState {
   /// arrivedAt[q] == g + 1 once local rank q has arrived at the collective
   /// that completes generation g; only for the names in error messages.
   std::unique_ptr<std::atomic<uint32_t>[]> arrivedAt;
+  /// How long each local rank polls before it sleeps (see maxSpinTime);
+  /// only the rank's own thread touches its entry.
+  std::vector<std::chrono::nanoseconds> spinTime;
   /// Set by the last arriver when the calls disagree; stays valid until the
   /// waiters of that generation have read it since nobody can arrive again
   /// before them.
@@ -274,10 +280,11 @@ private:
   /// gives up and throws CommError when the world fails, a missing rank has
   /// finished, or the timeout passes, unless the last rank has arrived.
   void await(int rank, uint32_t gen, const Call *call);
-  /// Polls for at most spinTime until generation \p gen completes (returns
+  /// Polls for at most \p limit until generation \p gen completes (returns
   /// true) or, with \p watchFailure, the world fails.
   bool spinUntilComplete(uint32_t gen, bool watchFailure,
-                         Clock::time_point start) const;
+                         Clock::time_point start,
+                         std::chrono::nanoseconds limit) const;
   /// Takes back this rank's arrival at generation \p gen unless every rank
   /// has arrived; returns whether it did.
   bool withdraw(int rank, uint32_t gen);
@@ -352,19 +359,18 @@ void ThreadGroupState::complete(uint32_t gen) {
 }
 
 bool ThreadGroupState::spinUntilComplete(uint32_t gen, bool watchFailure,
-                                         Clock::time_point start) const {
-  for (unsigned i = 0;; ++i) {
+                                         Clock::time_point start,
+                                         std::chrono::nanoseconds limit) const {
+  // No sched_yield: when other processes want the core, a yield gives it away
+  // for a whole time slice (milliseconds), a futex sleep for much less.
+  for (unsigned i = 1;; ++i) {
     if (generationOf(state.load(std::memory_order_acquire)) != gen)
       return true;
     if (watchFailure && world->failed.load(std::memory_order_relaxed))
       return false;
-    if (i < pauseSpins) {
-      cpuRelax();
-      continue;
-    }
-    if (Clock::now() - start > spinTime)
+    cpuRelax();
+    if (i % 64 == 0 && Clock::now() - start > limit)
       return false;
-    std::this_thread::yield();
   }
 }
 
@@ -381,8 +387,15 @@ bool ThreadGroupState::withdraw(int rank, uint32_t gen) {
 void ThreadGroupState::await(int rank, uint32_t gen, const Call *call) {
   ThreadWorld &w = *world;
   Clock::time_point start = Clock::now();
-  if (w.spin && spinUntilComplete(gen, call != nullptr, start))
-    return;
+  if (w.spin) {
+    std::chrono::nanoseconds &limit = spinTime[rank];
+    if (spinUntilComplete(gen, call != nullptr, start, limit)) {
+      if (limit < maxSpinTime)
+        limit = std::min(2 * limit, maxSpinTime);
+      return;
+    }
+    limit = std::max(limit / 2, minSpinTime);
+  }
   std::unique_lock<std::mutex> lock(w.mu);
   struct Sleeper {
     std::atomic<int> &sleepers;
