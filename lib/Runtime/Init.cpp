@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <stdexcept>
-#include <vector>
 
 using namespace tp::runtime;
 
@@ -55,15 +54,11 @@ float tp::runtime::initValue(uint64_t seed, const std::string &name,
 Tensor tp::runtime::initTensor(uint64_t seed, const std::string &name,
                                const std::vector<int64_t> &globalShape,
                                float scale) {
-  // Appended to a reserved vector rather than written into Tensor(shape),
-  // which would zero-fill first: parameters are the largest tensors.
-  int64_t n = shapeNumel(globalShape);
-  std::vector<float> values;
-  values.reserve(n);
+  Tensor t(globalShape);
   uint64_t key = streamKey(seed, name);
-  for (int64_t i = 0; i < n; ++i)
-    values.push_back(uniformFromBits(splitmix64(key + i), scale));
-  return Tensor::fromData(globalShape, std::move(values));
+  for (int64_t i = 0, e = t.numel(); i < e; ++i)
+    t.data()[i] = uniformFromBits(splitmix64(key + i), scale);
+  return t;
 }
 
 Tensor tp::runtime::initShard(uint64_t seed, const std::string &name,
@@ -85,16 +80,16 @@ Tensor tp::runtime::initShard(uint64_t seed, const std::string &name,
     inner *= globalShape[i];
   std::vector<int64_t> shape = globalShape;
   shape[dim] = size;
-  std::vector<float> values; // Not zero-filled first, as in initTensor.
-  values.reserve(shapeNumel(shape));
+  Tensor t(shape);
   uint64_t key = streamKey(seed, name);
+  float *out = t.data();
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < size; ++j) {
       uint64_t base = (o * extent + offset + j) * inner;
       for (int64_t i = 0; i < inner; ++i)
-        values.push_back(uniformFromBits(splitmix64(key + base + i), scale));
+        *out++ = uniformFromBits(splitmix64(key + base + i), scale);
     }
-  return Tensor::fromData(std::move(shape), std::move(values));
+  return t;
 }
 
 Tensor tp::runtime::initTokens(uint64_t seed, const std::string &name,
