@@ -6,11 +6,16 @@
 // reductions go through a ThreadBufferOps, on host memory by default or on
 // device memory (the CUDA library's deviceBufferOps).
 //
+// Ranks count their arrival on one atomic word and wait by spinning on it for
+// a bounded time before they sleep on a condition variable: a futex sleep and
+// wake-up costs tens of microseconds, far more than a small collective.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/ThreadCommunicator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <exception>
@@ -121,6 +126,25 @@ std::shared_ptr<ThreadBufferOps> tp::runtime::hostBufferOps() {
   return ops;
 }
 
+namespace {
+/// How long a waiting rank polls at most before it sleeps: a few futex sleeps
+/// and wake-ups. Each rank adapts its own limit between these bounds: halved
+/// after a poll that ended in sleep, doubled after one that did not. A peer
+/// that is late (it computes, or waits for a core on a busy machine) makes
+/// polling a waste of a core.
+constexpr std::chrono::nanoseconds maxSpinTime = std::chrono::microseconds(50);
+constexpr std::chrono::nanoseconds minSpinTime = std::chrono::microseconds(1);
+
+/// Tells the core that this is a spin-wait loop.
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+} // namespace
+
 namespace tp {
 namespace runtime {
 namespace detail {
@@ -129,15 +153,26 @@ namespace detail {
 struct ThreadWorld {
   ThreadWorld(int n, std::chrono::milliseconds timeout,
               std::shared_ptr<ThreadBufferOps> ops)
-      : timeout(timeout), ops(std::move(ops)), finished(n, false),
-        handedOut(n, false) {}
+      : timeout(timeout), ops(std::move(ops)),
+        spin(static_cast<unsigned>(n) <= std::thread::hardware_concurrency()),
+        finished(n, false), handedOut(n, false) {}
 
   std::mutex mu;
   std::condition_variable cv;
   const std::chrono::milliseconds timeout;
   /// How every group of this world moves data.
   const std::shared_ptr<ThreadBufferOps> ops;
-  bool failed = false;
+  /// Whether waiting ranks spin before they sleep: only when every rank can
+  /// have a core, or the spinning would keep the awaited ranks off the cores.
+  const bool spin;
+  /// Ranks that sleep, or are about to, on cv. Completing a sync point takes
+  /// mu to notify only when this is nonzero; the increment and the load of
+  /// the group state in ThreadGroupState::await, and the store of the state
+  /// and the load of this in complete(), are seq_cst so that either the
+  /// completer sees the sleeper or the sleeper sees the completion.
+  std::atomic<int> sleepers{0};
+  /// Written under mu; read without it by ranks that spin.
+  std::atomic<bool> failed{false};
   std::string error;
   std::vector<bool> finished;  ///< By global rank.
   std::vector<bool> handedOut; ///< By global rank.
@@ -156,7 +191,9 @@ struct ThreadWorld {
 struct ThreadGroupState {
   ThreadGroupState(std::shared_ptr<ThreadWorld> world, std::vector<int> members)
       : world(std::move(world)), members(std::move(members)),
-        calls(this->members.size()), arrived(this->members.size(), false),
+        calls(this->members.size()),
+        arrivedAt(new std::atomic<uint32_t>[this->members.size()]()),
+        spinTime(this->members.size(), maxSpinTime),
         splitGroups(this->members.size()),
         splitRanks(this->members.size(), -1) {}
 
@@ -181,9 +218,17 @@ struct ThreadGroupState {
   std::shared_ptr<ThreadWorld> world;
   std::vector<int> members; ///< Global rank of each local rank.
   std::vector<Call> calls;  ///< Published at arrive, read until departure.
-  std::vector<bool> arrived;
-  int numArrived = 0;
-  uint64_t generation = 0;
+  /// The generation (the number of completed sync points, modulo 2^32) in
+  /// the high half and the number of ranks at the current sync point in the
+  /// low half. One word, so that a rank that gives up can take back its
+  /// arrival exactly while the sync point cannot complete without it.
+  std::atomic<uint64_t> state{0};
+  /// arrivedAt[q] == g + 1 once local rank q has arrived at the collective
+  /// that completes generation g; only for the names in error messages.
+  std::unique_ptr<std::atomic<uint32_t>[]> arrivedAt;
+  /// How long each local rank polls before it sleeps (see maxSpinTime);
+  /// only the rank's own thread touches its entry.
+  std::vector<std::chrono::nanoseconds> spinTime;
   /// Set by the last arriver when the calls disagree; stays valid until the
   /// waiters of that generation have read it since nobody can arrive again
   /// before them.
@@ -192,13 +237,27 @@ struct ThreadGroupState {
   std::vector<int> splitRanks;
 
 private:
-  /// Completes the current sync point. Requires world->mu held.
-  void complete() {
-    numArrived = 0;
-    std::fill(arrived.begin(), arrived.end(), false);
-    ++generation;
-    world->cv.notify_all();
+  static uint32_t generationOf(uint64_t s) {
+    return static_cast<uint32_t>(s >> 32);
   }
+  static uint32_t countOf(uint64_t s) { return static_cast<uint32_t>(s); }
+  /// Counts this rank in at the current sync point; returns its generation
+  /// and whether this rank was the last to arrive.
+  std::pair<uint32_t, bool> count(int rank);
+  /// Completes the sync point of generation \p gen (by its last arriver).
+  void complete(uint32_t gen);
+  /// Waits until generation \p gen completes. With \p call (at arrive), it
+  /// gives up and throws CommError when the world fails, a missing rank has
+  /// finished, or the timeout passes, unless the last rank has arrived.
+  void await(int rank, uint32_t gen, const Call *call);
+  /// Polls for at most \p limit until generation \p gen completes (returns
+  /// true) or, with \p watchFailure, the world fails.
+  bool spinUntilComplete(uint32_t gen, bool watchFailure,
+                         Clock::time_point start,
+                         std::chrono::nanoseconds limit) const;
+  /// Takes back this rank's arrival at generation \p gen unless every rank
+  /// has arrived; returns whether it did.
+  bool withdraw(int rank, uint32_t gen);
   std::string checkCalls() const;
   void buildSplit();
 };
@@ -249,64 +308,141 @@ void ThreadGroupState::buildSplit() {
   }
 }
 
+std::pair<uint32_t, bool> ThreadGroupState::count(int rank) {
+  // Nobody else can complete this rank's current generation: relaxed is
+  // enough, this rank already synchronized with its last completion.
+  uint32_t gen = generationOf(state.load(std::memory_order_relaxed));
+  arrivedAt[rank].store(gen + 1, std::memory_order_relaxed);
+  // acq_rel: the last arriver sees every rank's call, and through it the
+  // ranks it releases do.
+  uint64_t before = state.fetch_add(1, std::memory_order_acq_rel);
+  return {gen, countOf(before) + 1 == static_cast<uint32_t>(size())};
+}
+
+void ThreadGroupState::complete(uint32_t gen) {
+  uint32_t next = gen + 1;
+  state.store(static_cast<uint64_t>(next) << 32);
+  if (world->sleepers.load() > 0) {
+    std::lock_guard<std::mutex> lock(world->mu);
+    world->cv.notify_all();
+  }
+}
+
+bool ThreadGroupState::spinUntilComplete(uint32_t gen, bool watchFailure,
+                                         Clock::time_point start,
+                                         std::chrono::nanoseconds limit) const {
+  // No sched_yield: when other processes want the core, a yield gives it away
+  // for a whole time slice (milliseconds), a futex sleep for much less.
+  for (unsigned i = 1;; ++i) {
+    if (generationOf(state.load(std::memory_order_acquire)) != gen)
+      return true;
+    if (watchFailure && world->failed.load(std::memory_order_relaxed))
+      return false;
+    cpuRelax();
+    if (i % 64 == 0 && Clock::now() - start > limit)
+      return false;
+  }
+}
+
+bool ThreadGroupState::withdraw(int rank, uint32_t gen) {
+  uint64_t s = state.load();
+  while (generationOf(s) == gen && countOf(s) < static_cast<uint32_t>(size()))
+    if (state.compare_exchange_weak(s, s - 1)) {
+      arrivedAt[rank].store(gen, std::memory_order_relaxed);
+      return true;
+    }
+  return false;
+}
+
+void ThreadGroupState::await(int rank, uint32_t gen, const Call *call) {
+  ThreadWorld &w = *world;
+  Clock::time_point start = Clock::now();
+  if (w.spin) {
+    std::chrono::nanoseconds &limit = spinTime[rank];
+    if (spinUntilComplete(gen, call != nullptr, start, limit)) {
+      if (limit < maxSpinTime)
+        limit = std::min(2 * limit, maxSpinTime);
+      return;
+    }
+    limit = std::max(limit / 2, minSpinTime);
+  }
+  std::unique_lock<std::mutex> lock(w.mu);
+  struct Sleeper {
+    std::atomic<int> &sleepers;
+    explicit Sleeper(std::atomic<int> &s) : sleepers(s) { ++sleepers; }
+    ~Sleeper() { --sleepers; }
+  } sleeper(w.sleepers);
+  Clock::time_point deadline = start + w.timeout;
+  bool mayLeave = call != nullptr;
+  while (generationOf(state.load()) == gen) {
+    if (!mayLeave) {
+      w.cv.wait(lock);
+      continue;
+    }
+    std::string why;
+    if (!w.failed) {
+      std::vector<int> missing, gone;
+      for (int q = 0; q < size(); ++q) {
+        if (arrivedAt[q].load(std::memory_order_relaxed) == gen + 1)
+          continue;
+        missing.push_back(members[q]);
+        if (w.finished[members[q]])
+          gone.push_back(members[q]);
+      }
+      if (!gone.empty())
+        why = rankList(gone) + " finished without calling " + describe(*call);
+      else if (Clock::now() >= deadline)
+        why = "timeout after " + std::to_string(w.timeout.count()) + " ms in " +
+              describe(*call) + " on rank " + std::to_string(members[rank]) +
+              ": " + rankList(missing) + " did not arrive";
+    }
+    if (w.failed || !why.empty()) {
+      if (withdraw(rank, gen)) {
+        if (!why.empty())
+          w.setFailed(why);
+        throw CommError(w.error);
+      }
+      // The last rank has arrived: this one is committed to the collective,
+      // whose completion is on its way.
+      mayLeave = false;
+      continue;
+    }
+    w.cv.wait_until(lock, deadline);
+  }
+}
+
 void ThreadGroupState::arrive(int rank, const Call &call) {
   ThreadWorld &w = *world;
-  std::unique_lock<std::mutex> lock(w.mu);
-  if (w.failed)
+  if (w.failed) {
+    std::lock_guard<std::mutex> lock(w.mu);
     throw CommError(w.error);
+  }
   calls[rank] = call;
-  arrived[rank] = true;
-  uint64_t gen = generation;
-  if (++numArrived == size()) {
+  auto [gen, last] = count(rank);
+  if (last) {
     arriveError = checkCalls();
     if (arriveError.empty() && call.kind == CollectiveKind::Split)
       buildSplit();
-    if (!arriveError.empty())
+    if (!arriveError.empty()) {
+      std::lock_guard<std::mutex> lock(w.mu);
       w.setFailed(arriveError);
-    complete();
+    }
+    complete(gen);
     if (!arriveError.empty())
       throw CommError(arriveError);
     return;
   }
-  Clock::time_point deadline = Clock::now() + w.timeout;
-  while (generation == gen) {
-    if (w.failed)
-      throw CommError(w.error);
-    std::vector<int> missing, gone;
-    for (int q = 0; q < size(); ++q) {
-      if (arrived[q])
-        continue;
-      missing.push_back(members[q]);
-      if (w.finished[members[q]])
-        gone.push_back(members[q]);
-    }
-    if (!gone.empty()) {
-      w.setFailed(rankList(gone) + " finished without calling " +
-                  describe(call));
-      throw CommError(w.error);
-    }
-    if (w.cv.wait_until(lock, deadline) == std::cv_status::timeout &&
-        generation == gen && !w.failed) {
-      w.setFailed("timeout after " + std::to_string(w.timeout.count()) +
-                  " ms in " + describe(call) + " on rank " +
-                  std::to_string(members[rank]) + ": " + rankList(missing) +
-                  " did not arrive");
-      throw CommError(w.error);
-    }
-  }
+  await(rank, gen, &call);
   if (!arriveError.empty())
     throw CommError(arriveError);
 }
 
 void ThreadGroupState::sync(int rank) {
-  std::unique_lock<std::mutex> lock(world->mu);
-  arrived[rank] = true;
-  uint64_t gen = generation;
-  if (++numArrived == size()) {
-    complete();
-    return;
-  }
-  world->cv.wait(lock, [&] { return generation != gen; });
+  auto [gen, last] = count(rank);
+  if (last)
+    complete(gen);
+  else
+    await(rank, gen, nullptr);
 }
 
 void ThreadGroupState::finishAndSync(int rank, std::string &error) {

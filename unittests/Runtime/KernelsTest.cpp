@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <numeric>
 
 using namespace tp::runtime;
@@ -125,6 +127,59 @@ TEST(KernelsTest, UnaryKnownValues) {
   EXPECT_EQ(neg(x).values(), (std::vector<float>{2, 0.5f, -0.0f, -1}));
   EXPECT_NEAR(exp(x).data()[3], 2.7182818f, 1e-6);
   EXPECT_EQ(scale(x, 3).values(), (std::vector<float>{-6, -1.5f, 0, 3}));
+}
+
+namespace {
+/// Distance from \p got to \p want (an f32 result computed in double) in
+/// units of the f32 spacing at \p want.
+double ulpError(float got, double want) {
+  float w = static_cast<float>(want);
+  double ulp = std::nextafter(std::fabs(w), INFINITY) - std::fabs(w);
+  return std::fabs(got - want) / ulp;
+}
+} // namespace
+
+TEST(KernelsTest, ErfMatchesStdErfWithinOneUlp) {
+  // Every 997th f32 from 0 to 6 with both signs (erf is +-1 beyond), plus
+  // the specials.
+  std::vector<float> values = {0.0f, -0.0f, INFINITY, -INFINITY,
+                               std::numeric_limits<float>::denorm_min(),
+                               std::numeric_limits<float>::min()};
+  for (uint32_t bits = 0; bits <= 0x40C00000u; bits += 997) {
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    values.push_back(v);
+    values.push_back(-v);
+  }
+  Tensor x = Tensor::fromData({static_cast<int64_t>(values.size())}, values);
+  Tensor y = erf(x);
+  double worst = 0;
+  float worstAt = 0;
+  for (size_t i = 0; i < values.size(); ++i) {
+    double e = ulpError(y.data()[i], std::erf(static_cast<double>(values[i])));
+    if (e > worst) {
+      worst = e;
+      worstAt = values[i];
+    }
+  }
+  EXPECT_LE(worst, 1.0) << "at x = " << worstAt;
+  EXPECT_TRUE(std::isnan(erf(Tensor::scalar(NAN)).data()[0]));
+}
+
+TEST(KernelsTest, GeluMatchesStdErfFormula) {
+  // gelu(x) = 0.5 x (1 + erf(x / sqrt 2)): within a few f32 roundings of
+  // the formula evaluated in double, on a dense grid.
+  std::vector<float> values;
+  for (int i = -120000; i <= 120000; ++i)
+    values.push_back(i * 1.0e-4f);
+  Tensor y = gelu(Tensor::fromData({static_cast<int64_t>(values.size())},
+                                   values));
+  for (size_t i = 0; i < values.size(); ++i) {
+    double v = values[i];
+    double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    ASSERT_NEAR(y.data()[i], want, 2.5e-7 * std::max(1.0, std::fabs(v)))
+        << "at x = " << v;
+  }
 }
 
 TEST(KernelsTest, SoftmaxAlongEachDim) {

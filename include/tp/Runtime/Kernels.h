@@ -58,7 +58,9 @@ Tensor div(const Tensor &a, const Tensor &b);
 
 /// max(x, 0).
 Tensor relu(const Tensor &x);
-/// 0.5 * x * (1 + erf(x / sqrt(2))), the exact GELU.
+/// The error function, within 1 ulp of std::erf (vectorized).
+Tensor erf(const Tensor &x);
+/// 0.5 * x * (1 + erf(x / sqrt(2))), the exact GELU (with erf above).
 Tensor gelu(const Tensor &x);
 /// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
 Tensor geluTanh(const Tensor &x);
