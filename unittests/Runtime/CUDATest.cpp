@@ -284,10 +284,10 @@ TEST_F(GpuTest, ConvertMatchesHostOnAllBitPatterns) {
         continue;
       push(lo + (hi - lo) / 2); // exact: 16-bit values have few digits
     }
-    float maxFinite = dtype == DType::BF16 ? bf16ToFloat(0x7f7f)
-                                           : f16ToFloat(0x7bff);
-    float halfUlpAboveMax = dtype == DType::BF16 ? std::ldexp(1.0f, 119)
-                                                 : 16.0f;
+    float maxFinite =
+        dtype == DType::BF16 ? bf16ToFloat(0x7f7f) : f16ToFloat(0x7bff);
+    float halfUlpAboveMax =
+        dtype == DType::BF16 ? std::ldexp(1.0f, 119) : 16.0f;
     push(maxFinite + halfUlpAboveMax);
     push(-(maxFinite + halfUlpAboveMax));
     Tensor nearT = fromBits(near);
@@ -375,18 +375,16 @@ TEST_F(GpuTest, LowPrecisionLinearMatchesF32) {
     DeviceTensor dx = up(xl), dw = up(wl), db = up(bl);
     expectLowPrecisionGemm(gpu::linear(dx, dw, &db).download(), exact, rounded,
                            absScale, 96, "linear with bias");
-    expectLowPrecisionGemm(gpu::linear(dx, dw, nullptr).download(),
-                           exactNoBias, roundedNoBias, absScaleNoBias, 96,
-                           "linear");
+    expectLowPrecisionGemm(gpu::linear(dx, dw, nullptr).download(), exactNoBias,
+                           roundedNoBias, absScaleNoBias, 96, "linear");
     // An empty inner dimension gives the bias, bit for bit.
     Tensor b2 = Tensor::fromData({2}, {1.1f, -2.3f}).to(dtype);
     DeviceTensor db2 = up(b2);
     Tensor fromEmpty =
         gpu::linear(up(Tensor({3, 0}, dtype)), up(Tensor({2, 0}, dtype)), &db2)
             .download();
-    Tensor expectedBias = concatDim({b2.reshaped({1, 2}), b2.reshaped({1, 2}),
-                                     b2.reshaped({1, 2})},
-                                    0);
+    Tensor expectedBias = concatDim(
+        {b2.reshaped({1, 2}), b2.reshaped({1, 2}), b2.reshaped({1, 2})}, 0);
     expectSameBits(fromEmpty, expectedBias, "empty inner dimension");
   }
 }
@@ -479,8 +477,7 @@ TEST_F(GpuTest, MixedAndUnsupportedDTypesAreRejected) {
   DeviceTensor w8 = up(rand({8}, "w8").to(DType::F16));
   expectInvalid([&] { gpu::layerNorm(xf, &w8, nullptr, 1e-5f); },
                 {"layerNorm", "F16"});
-  expectInvalid([&] { gpu::rmsNorm(xb, nullptr, 1e-6f); },
-                {"rmsNorm", "BF16"});
+  expectInvalid([&] { gpu::rmsNorm(xb, nullptr, 1e-6f); }, {"rmsNorm", "BF16"});
   expectInvalid([&] { gpu::embedding(xf, wb); }, {"embedding", "BF16"});
   DeviceTensor q = up(rand({1, 2, 2, 8}, "q").to(DType::BF16));
   expectInvalid([&] { gpu::rotary(q, 0, 10000.0f); }, {"rotary", "BF16"});
@@ -846,8 +843,8 @@ TEST_P(DeviceRanksTest, LowPrecisionCollectivesMatchHostReduction) {
     }
     gpu::runDeviceRanks(n, [&](Communicator &comm) {
       int r = comm.rank();
-      std::string tag = std::string(dtypeName(dtype)) + " rank " +
-                        std::to_string(r) + ": ";
+      std::string tag =
+          std::string(dtypeName(dtype)) + " rank " + std::to_string(r) + ": ";
       DeviceTensor in = up(fromBits(dtype, inputs[r]));
       for (ReduceOp op :
            {ReduceOp::Sum, ReduceOp::Avg, ReduceOp::Max, ReduceOp::Min}) {
@@ -871,18 +868,18 @@ TEST_P(DeviceRanksTest, LowPrecisionCollectivesMatchHostReduction) {
       DeviceTensor mine({static_cast<int64_t>(per)}, dtype);
       comm.reduceScatter(in.raw(), mine.raw(), per, dtype, ReduceOp::Sum);
       Tensor gotMine = mine.download();
-      check(std::memcmp(gotMine.raw(), sum.data() + r * per,
-                        gotMine.bytes()) == 0,
+      check(std::memcmp(gotMine.raw(), sum.data() + r * per, gotMine.bytes()) ==
+                0,
             tag + "reduce_scatter");
       // all_gather moves the bits.
       DeviceTensor all({static_cast<int64_t>(n * count)}, dtype);
       comm.allGather(in.raw(), count, all.raw(), dtype);
       Tensor gotAll = all.download();
       for (int p = 0; p < n; ++p)
-        check(std::memcmp(static_cast<const uint16_t *>(gotAll.raw()) +
-                              p * count,
-                          inputs[p].data(), count * sizeof(uint16_t)) == 0,
-              tag + "all_gather block " + std::to_string(p));
+        check(
+            std::memcmp(static_cast<const uint16_t *>(gotAll.raw()) + p * count,
+                        inputs[p].data(), count * sizeof(uint16_t)) == 0,
+            tag + "all_gather block " + std::to_string(p));
     });
   }
 }

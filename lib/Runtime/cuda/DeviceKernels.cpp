@@ -34,9 +34,9 @@ std::invalid_argument shapeError(const std::string &op,
 void requireSameDType(const char *op, const char *nameA, const DeviceTensor &a,
                       const char *nameB, const DeviceTensor &b) {
   if (a.dtype() != b.dtype())
-    throw shapeError(op, std::string("operands of different dtypes: ") +
-                             nameA + " is " + dtypeName(a.dtype()) + ", " +
-                             nameB + " is " + dtypeName(b.dtype()));
+    throw shapeError(op, std::string("operands of different dtypes: ") + nameA +
+                             " is " + dtypeName(a.dtype()) + ", " + nameB +
+                             " is " + dtypeName(b.dtype()));
 }
 
 /// For the kernels that only exist in f32 on the GPU.
@@ -100,11 +100,12 @@ public:
     // Full f32 math (no TF32), to match the CPU kernels; with 16-bit
     // outputs, split-K partial sums stay in f32 too (cuBLAS may otherwise
     // reduce them in the output type).
-    checkBlas(cublasSetMathMode(
-                  handle, static_cast<cublasMath_t>(
-                              CUBLAS_DEFAULT_MATH |
-                              CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
-              "cublasSetMathMode");
+    checkBlas(
+        cublasSetMathMode(
+            handle, static_cast<cublasMath_t>(
+                        CUBLAS_DEFAULT_MATH |
+                        CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
+        "cublasSetMathMode");
     handles[device] = handle;
     return handle;
   }
@@ -147,8 +148,8 @@ cudaDataType blasType(DType dtype) {
 /// cublasGemmEx with CUBLAS_COMPUTE_32F, which accumulates in f32 and rounds
 /// each result (including the accumulated C) once.
 void gemm(DType dtype, bool transB, int64_t m, int64_t n, int64_t k,
-          const void *a, const void *b, void *c, int64_t batch,
-          int64_t strideA, int64_t strideB, int64_t strideC, bool accumulate,
+          const void *a, const void *b, void *c, int64_t batch, int64_t strideA,
+          int64_t strideB, int64_t strideC, bool accumulate,
           cudaStream_t stream) {
   if (m == 0 || n == 0 || batch == 0)
     return;
@@ -368,8 +369,8 @@ DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
   int64_t rows =
       shapeNumel(std::vector<int64_t>(x.shape().begin(), x.shape().end() - 1));
   if (dtype == DType::F32) {
-    gemm(dtype, /*transB=*/true, rows, outF, in, x.raw(), w.raw(), out.raw(),
-         1, 0, 0, 0, /*accumulate=*/false, stream);
+    gemm(dtype, /*transB=*/true, rows, outF, in, x.raw(), w.raw(), out.raw(), 1,
+         0, 0, 0, /*accumulate=*/false, stream);
     if (bias)
       launchBiasAdd(out.data(), bias->data(), rows, outF, stream);
     return out;

@@ -1,9 +1,10 @@
 //===- Kernels.cu - Element-wise, normalization, embedding kernels -------===//
 //
 // Simple, correct CUDA kernels with the semantics of the CPU kernels in
-// lib/Runtime/Kernels.cpp, the f32/bf16/f16 conversions, plus the
-// rank-ordered reduction that the threads backend uses on device memory. Kept small: every kernel is instantiated for
-// each architecture in CMAKE_CUDA_ARCHITECTURES.
+// lib/Runtime/Kernels.cpp, the f32/bf16/f16 conversions, and the rank-ordered
+// reduction that the threads backend uses on device memory. Kept small: every
+// kernel is instantiated for each architecture in CMAKE_CUDA_ARCHITECTURES
+// (and the element-wise ones for each storage type).
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,8 +172,8 @@ __global__ void binaryKernel(const T *a, const T *b, T *out, int64_t n) {
 }
 
 template <BinaryOp Op, typename T>
-__global__ void binaryBroadcastKernel(const T *a, const T *b, T *out,
-                                      int64_t n, BroadcastIndex index) {
+__global__ void binaryBroadcastKernel(const T *a, const T *b, T *out, int64_t n,
+                                      BroadcastIndex index) {
   GRID_STRIDE(i, n) {
     int64_t rem = i, offA = 0, offB = 0;
     for (int d = index.rank - 1; d >= 0; --d) {
@@ -247,8 +248,7 @@ void unaryLaunch(UnaryOp op, const T *x, T *out, int64_t n, float p,
     unaryKernel<UnaryOp::Exp, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
     break;
   case UnaryOp::Scale:
-    unaryKernel<UnaryOp::Scale, T>
-        <<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    unaryKernel<UnaryOp::Scale, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
     break;
   }
 }

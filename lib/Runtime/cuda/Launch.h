@@ -56,8 +56,8 @@ void launchBiasAdd(float *out, const float *bias, int64_t rows, int64_t cols,
                    cudaStream_t stream);
 /// out[r, c] = row[c] for a [rows, cols] matrix of 16-bit elements (the
 /// bias that a 16-bit GEMM then accumulates onto).
-void launchBroadcastRows(void *out, const void *row, int64_t rows,
-                         int64_t cols, cudaStream_t stream);
+void launchBroadcastRows(void *out, const void *row, int64_t rows, int64_t cols,
+                         cudaStream_t stream);
 /// dst[i] = src[i] converted from \p from to \p to (which differ) for \p n
 /// elements, with the rounding and NaN bits of the host conversions.
 void launchConvert(const void *src, DType from, void *dst, DType to, int64_t n,
