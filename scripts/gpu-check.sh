@@ -10,18 +10,23 @@
 #      with -DTP_ENABLE_CUDA=ON, for the GPUs of this machine
 #      (CMAKE_CUDA_ARCHITECTURES=native unless TP_CUDA_ARCHS says otherwise).
 #   3. TPRuntimeCUDATests builds and passes with no test skipped:
-#      - DeviceTensor upload/download;
+#      - DeviceTensor upload/download in f32, bf16 and f16;
+#      - gpu::convert bitwise against the host conversions (all 65536 bf16
+#        and f16 patterns, every rounding tie, 2M random floats);
 #      - every CUDA kernel (cuBLAS linear/matmul, element-wise ops with
 #        broadcasting, softmax, layer_norm, rms_norm, embedding with vocab
 #        masking, rotary, grouped-query causal attention) against the CPU
-#        kernel on random data;
+#        kernel on random data; bf16/f16 linear, matmul and element-wise
+#        ops against f32 references within stated bounds, and the rejection
+#        of mixed or unsupported dtypes;
 #      - the nccl backend on 1 rank (every collective, split, the id-file
 #        rendezvous, the watchdog timeout of an incomplete init), and on 2
 #        ranks when the machine has 2 GPUs (on 1 GPU: NCCL's refusal of two
 #        ranks on one device is reported as an error, not a hang);
 #      - the threads backend over device memory, 2-4 ranks sharing one GPU:
-#        every collective, mismatch detection, and a tensor-parallel MLP that
-#        must match the 1-rank CPU result.
+#        every collective, mismatch detection, a tensor-parallel MLP that
+#        must match the 1-rank CPU result, and bf16/f16 collectives that must
+#        match the host reduceBuffers bit for bit.
 #   4. GPU benchmarks: none exist yet (see the marked section below).
 #
 # Usage: scripts/gpu-check.sh [BUILD_DIR]

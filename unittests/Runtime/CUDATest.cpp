@@ -1,9 +1,11 @@
 //===- CUDATest.cpp - Tests for TPRuntimeCUDA -------------------*- C++ -*-===//
 //
-// Every device kernel against the CPU kernel on random data, the nccl backend
-// on one rank (and on two GPUs when there are two), and the threads backend
-// over device memory on 2-4 ranks sharing one GPU. Every test skips with the
-// reason when no CUDA device is usable.
+// Every device kernel against the CPU kernel on random data, bf16/f16 device
+// tensors (conversions bitwise against the host's, 16-bit GEMMs against f32
+// references with stated tolerances), the nccl backend on one rank (and on
+// two GPUs when there are two), and the threads backend over device memory on
+// 2-4 ranks sharing one GPU. Every test skips with the reason when no CUDA
+// device is usable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,11 +14,15 @@
 #include "tp/Runtime/Kernels.h"
 #include "tp/Runtime/NCCLCommunicator.h"
 
+#include "LowPrecisionChecks.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <random>
 #include <thread>
 #include <unistd.h>
 
@@ -77,6 +83,110 @@ void check(bool ok, const std::string &what) {
   if (!ok)
     throw std::runtime_error("check failed: " + what);
 }
+
+const DType kLowPrecision[] = {DType::BF16, DType::F16};
+
+/// Unit roundoff of \p dtype: the largest relative error of one rounding to
+/// nearest (2^-8 for bf16, 2^-11 for f16, 2^-24 for f32).
+float unitRoundoff(DType dtype) {
+  switch (dtype) {
+  case DType::BF16:
+    return 1.0f / 256.0f;
+  case DType::F16:
+    return 1.0f / 2048.0f;
+  case DType::F32:
+    break;
+  }
+  return 1.0f / 16777216.0f;
+}
+
+/// The bits of element \p i of a 16-bit or f32 tensor.
+uint32_t bitsAt(const Tensor &t, int64_t i) {
+  if (t.dtype() == DType::F32) {
+    uint32_t u;
+    std::memcpy(&u, static_cast<const float *>(t.raw()) + i, sizeof(u));
+    return u;
+  }
+  return static_cast<const uint16_t *>(t.raw())[i];
+}
+
+/// Same dtype, shape and bits (so NaN payloads count), naming the first
+/// differing element.
+void expectSameBits(const Tensor &actual, const Tensor &expected,
+                    const std::string &what) {
+  ASSERT_EQ(actual.dtype(), expected.dtype()) << what;
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  if (std::memcmp(actual.raw(), expected.raw(), actual.bytes()) == 0)
+    return;
+  for (int64_t i = 0; i < actual.numel(); ++i)
+    if (bitsAt(actual, i) != bitsAt(expected, i))
+      FAIL() << what << ": element " << i << " has bits 0x" << std::hex
+             << bitsAt(actual, i) << ", expected 0x" << bitsAt(expected, i);
+}
+
+/// A tensor of \p dtype holding the 16-bit \p bits.
+Tensor fromBits(DType dtype, const std::vector<uint16_t> &bits) {
+  Tensor t({static_cast<int64_t>(bits.size())}, dtype);
+  std::memcpy(t.raw(), bits.data(), bits.size() * sizeof(uint16_t));
+  return t;
+}
+
+/// An f32 tensor holding the f32 \p bits.
+Tensor fromBits(const std::vector<uint32_t> &bits) {
+  Tensor t({static_cast<int64_t>(bits.size())});
+  std::memcpy(t.raw(), bits.data(), bits.size() * sizeof(uint32_t));
+  return t;
+}
+
+Tensor absOf(const Tensor &t) {
+  std::vector<float> v = t.values();
+  for (float &x : v)
+    x = std::fabs(x);
+  return Tensor::fromData(t.shape(), v);
+}
+
+/// Checks a 16-bit GEMM result \p actual against two f32 references:
+///  - \p exact, the f32 result on the unrounded f32 inputs: the inputs'
+///    rounding (at most u each, so 2u + u^2 per product), the one output
+///    rounding (u |exact|) and f32 accumulation allow
+///    |actual - exact| <= u (3 S + |exact|) + k 2^-23 S, where S is the same
+///    GEMM on absolute values (\p absScale) and u the unit roundoff;
+///  - \p rounded, the host f32 GEMM on the rounded inputs widened back
+///    (exactly what the device sees), rounded to the dtype: the two differ
+///    only in f32 summation order, so by at most one 16-bit ulp (2u |rounded|)
+///    plus k 2^-23 S.
+/// Accumulating in 16 bits would miss the second bound by a factor of ~k u.
+void expectLowPrecisionGemm(const Tensor &actual, const Tensor &exact,
+                            const Tensor &rounded, const Tensor &absScale,
+                            int64_t k, const std::string &what) {
+  DType dtype = rounded.dtype();
+  ASSERT_EQ(actual.dtype(), dtype) << what;
+  ASSERT_EQ(actual.shape(), exact.shape()) << what;
+  float u = unitRoundoff(dtype);
+  float sumSlack = static_cast<float>(k) * 2.0f * unitRoundoff(DType::F32);
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    float a = actual.at(i), e = exact.at(i), r = rounded.at(i);
+    float s = absScale.at(i);
+    ASSERT_LE(std::fabs(a - e), u * (3.0f * s + std::fabs(e)) + sumSlack * s)
+        << what << ": element " << i << " vs the f32 result";
+    ASSERT_LE(std::fabs(a - r), 2.0f * u * std::fabs(r) + sumSlack * s)
+        << what << ": element " << i << " vs the rounded-input reference";
+  }
+}
+
+/// Runs \p fn and expects std::invalid_argument whose message contains every
+/// string of \p parts.
+template <typename Fn>
+void expectInvalid(Fn &&fn, const std::vector<std::string> &parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument &e) {
+    for (const std::string &part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << "'" << e.what() << "' lacks '" << part << "'";
+  }
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -102,6 +212,113 @@ TEST_F(GpuTest, DeviceTensorRoundTrip) {
   EXPECT_EQ(s.download().data()[0], 3.5f);
   EXPECT_EQ(DeviceTensor().download().numel(), 0);
   EXPECT_THROW(s.copyFrom(x), std::invalid_argument);
+}
+
+TEST_F(GpuTest, DeviceTensorKeepsDType) {
+  Tensor x = rand({3, 4, 5});
+  for (DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Tensor h = x.to(dtype);
+    DeviceTensor d = up(h);
+    EXPECT_EQ(d.dtype(), dtype);
+    EXPECT_EQ(d.bytes(), 60 * dtypeSize(dtype));
+    expectSameBits(d.download(), h, "round trip");
+    DeviceTensor c = d.clone();
+    EXPECT_EQ(c.dtype(), dtype);
+    expectSameBits(c.download(), h, "clone");
+    DeviceTensor zero({2, 3}, dtype);
+    expectSameBits(zero.download(), Tensor({2, 3}, dtype), "zero-filled");
+    EXPECT_EQ(DeviceTensor::empty({4}, dtype).dtype(), dtype);
+    DeviceTensor moved = std::move(d);
+    EXPECT_EQ(moved.dtype(), dtype);
+    EXPECT_EQ(d.dtype(), DType::F32);
+    EXPECT_NE(moved.raw(), nullptr);
+    if (dtype != DType::F32) {
+      EXPECT_THROW(moved.data(), std::invalid_argument);
+      const DeviceTensor &constRef = moved;
+      EXPECT_THROW(constRef.data(), std::invalid_argument);
+      // copyFrom needs the dtype as well as the shape.
+      expectInvalid([&] { moved.copyFrom(x); }, {"F32", dtypeName(dtype)});
+    }
+  }
+  // Special values survive the trip bit for bit.
+  Tensor special = fromBits(DType::BF16, {0x7fc1, 0xff80, 0x0001, 0x8000});
+  expectSameBits(up(special).download(), special, "bf16 specials");
+}
+
+TEST_F(GpuTest, ConvertMatchesHostOnAllBitPatterns) {
+  std::vector<uint16_t> all(65536);
+  for (uint32_t i = 0; i < 65536; ++i)
+    all[i] = static_cast<uint16_t>(i);
+  for (DType dtype : kLowPrecision) {
+    SCOPED_TRACE(dtypeName(dtype));
+    DType other = dtype == DType::BF16 ? DType::F16 : DType::BF16;
+    Tensor h = fromBits(dtype, all);
+    DeviceTensor d = up(h);
+    // Widening, narrowing back (NaNs get quieted), and across 16-bit types.
+    DeviceTensor wide = gpu::convert(d, DType::F32);
+    expectSameBits(wide.download(), h.to(DType::F32), "to F32");
+    expectSameBits(gpu::convert(wide, dtype).download(),
+                   h.to(DType::F32).to(dtype), "back from F32");
+    expectSameBits(gpu::convert(d, other).download(), h.to(other),
+                   std::string("to ") + dtypeName(other));
+    expectSameBits(gpu::convert(d, dtype).download(), h, "to itself");
+
+    // Every rounding case between two neighbouring finite 16-bit values of
+    // one sign (normal, subnormal and across binades): the midpoint (a tie,
+    // to even) and the f32 values just below and above it; plus the
+    // overflow threshold to infinity.
+    Tensor widened = h.to(DType::F32);
+    std::vector<uint32_t> near;
+    auto push = [&](float v) {
+      for (float x : {v, std::nextafter(v, 0.0f), std::nextafter(v, 2 * v)}) {
+        uint32_t u;
+        std::memcpy(&u, &x, sizeof(u));
+        near.push_back(u);
+      }
+    };
+    for (uint32_t i = 0; i + 1 < 65536; ++i) {
+      float lo = widened.at(i), hi = widened.at(i + 1);
+      if ((i & 0x8000u) != ((i + 1) & 0x8000u) || !std::isfinite(lo) ||
+          !std::isfinite(hi))
+        continue;
+      push(lo + (hi - lo) / 2); // exact: 16-bit values have few digits
+    }
+    float maxFinite =
+        dtype == DType::BF16 ? bf16ToFloat(0x7f7f) : f16ToFloat(0x7bff);
+    float halfUlpAboveMax =
+        dtype == DType::BF16 ? std::ldexp(1.0f, 119) : 16.0f;
+    push(maxFinite + halfUlpAboveMax);
+    push(-(maxFinite + halfUlpAboveMax));
+    Tensor nearT = fromBits(near);
+    expectSameBits(gpu::convert(up(nearT), dtype).download(), nearT.to(dtype),
+                   "rounding cases");
+  }
+}
+
+TEST_F(GpuTest, ConvertMatchesHostOnRandomFloats) {
+  std::mt19937 gen(7);
+  // Random bit patterns (every class: NaNs with payloads, infinities,
+  // subnormals) and random values spread over the f16 range, where random
+  // bits would mostly overflow or underflow.
+  std::vector<uint32_t> bits(1 << 20);
+  for (uint32_t &b : bits)
+    b = gen();
+  std::vector<float> inRange(1 << 20);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-27, 16);
+  for (float &v : inRange)
+    v = std::ldexp(mantissa(gen), exponent(gen)) * (gen() & 1 ? -1.0f : 1.0f);
+  Tensor randomBits = fromBits(bits);
+  Tensor randomValues = Tensor::fromData({1 << 20}, inRange);
+  for (DType dtype : kLowPrecision) {
+    SCOPED_TRACE(dtypeName(dtype));
+    for (const Tensor *t : {&randomBits, &randomValues}) {
+      DeviceTensor narrow = gpu::convert(up(*t), dtype);
+      EXPECT_EQ(narrow.dtype(), dtype);
+      expectSameBits(narrow.download(), t->to(dtype), "f32 to 16 bits");
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -138,6 +355,133 @@ TEST_F(GpuTest, MatmulMatchesCpu) {
   Tensor a4 = rand({2, 1, 3, 17}, "a4"), b4 = rand({1, 3, 17, 5}, "b4");
   expectClose(gpu::matmul(up(a4), up(b4)).download(), matmul(a4, b4));
   EXPECT_THROW(gpu::matmul(up(a), up(rand({2, 5, 5}))), std::invalid_argument);
+}
+
+TEST_F(GpuTest, LowPrecisionLinearMatchesF32) {
+  Tensor x = rand({2, 3, 96}, "x"), w = rand({24, 96}, "w"),
+         b = rand({24}, "b");
+  Tensor exact = linear(x, w, &b), exactNoBias = linear(x, w, nullptr);
+  Tensor absB = absOf(b);
+  Tensor absScale = linear(absOf(x), absOf(w), &absB);
+  Tensor absScaleNoBias = linear(absOf(x), absOf(w), nullptr);
+  for (DType dtype : kLowPrecision) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Tensor xl = x.to(dtype), wl = w.to(dtype), bl = b.to(dtype);
+    Tensor bw = bl.to(DType::F32);
+    Tensor rounded =
+        linear(xl.to(DType::F32), wl.to(DType::F32), &bw).to(dtype);
+    Tensor roundedNoBias =
+        linear(xl.to(DType::F32), wl.to(DType::F32), nullptr).to(dtype);
+    DeviceTensor dx = up(xl), dw = up(wl), db = up(bl);
+    expectLowPrecisionGemm(gpu::linear(dx, dw, &db).download(), exact, rounded,
+                           absScale, 96, "linear with bias");
+    expectLowPrecisionGemm(gpu::linear(dx, dw, nullptr).download(), exactNoBias,
+                           roundedNoBias, absScaleNoBias, 96, "linear");
+    // An empty inner dimension gives the bias, bit for bit.
+    Tensor b2 = Tensor::fromData({2}, {1.1f, -2.3f}).to(dtype);
+    DeviceTensor db2 = up(b2);
+    Tensor fromEmpty =
+        gpu::linear(up(Tensor({3, 0}, dtype)), up(Tensor({2, 0}, dtype)), &db2)
+            .download();
+    Tensor expectedBias = concatDim(
+        {b2.reshaped({1, 2}), b2.reshaped({1, 2}), b2.reshaped({1, 2})}, 0);
+    expectSameBits(fromEmpty, expectedBias, "empty inner dimension");
+  }
+}
+
+TEST_F(GpuTest, LowPrecisionMatmulMatchesF32) {
+  struct Case {
+    std::vector<int64_t> a, b;
+  };
+  // Equal batches, shared rhs, one lhs batch, 2-d lhs, general broadcast.
+  std::vector<Case> cases = {{{2, 3, 70}, {2, 70, 5}},
+                             {{2, 3, 70}, {70, 5}},
+                             {{1, 3, 70}, {2, 70, 5}},
+                             {{3, 70}, {2, 70, 5}},
+                             {{2, 1, 3, 70}, {1, 3, 70, 5}}};
+  for (const Case &c : cases) {
+    Tensor a = rand(c.a, "a"), b = rand(c.b, "b");
+    Tensor exact = matmul(a, b), absScale = matmul(absOf(a), absOf(b));
+    for (DType dtype : kLowPrecision) {
+      std::string what = std::string(dtypeName(dtype)) + " matmul " +
+                         a.shapeString() + " @ " + b.shapeString();
+      Tensor al = a.to(dtype), bl = b.to(dtype);
+      Tensor rounded = matmul(al.to(DType::F32), bl.to(DType::F32)).to(dtype);
+      expectLowPrecisionGemm(gpu::matmul(up(al), up(bl)).download(), exact,
+                             rounded, absScale, 70, what);
+    }
+  }
+  Tensor zeros = gpu::matmul(up(Tensor({2, 0}, DType::BF16)),
+                             up(Tensor({0, 3}, DType::BF16)))
+                     .download();
+  expectSameBits(zeros, Tensor({2, 3}, DType::BF16), "empty inner dimension");
+}
+
+TEST_F(GpuTest, LowPrecisionElementwiseMatchesHost) {
+  Tensor a = rand({2, 3, 4}, "a", 3.0f), row = rand({4}, "row"),
+         same = rand({2, 3, 4}, "same");
+  Tensor pos = add(Tensor::full({3, 1}, 2.0f), rand({3, 1}, "pos"));
+  for (DType dtype : kLowPrecision) {
+    SCOPED_TRACE(dtypeName(dtype));
+    // One f32 operation on the widened operands, rounded once: exactly the
+    // host kernel between to(F32) and to(dtype).
+    auto host = [&](Tensor (*fn)(const Tensor &, const Tensor &),
+                    const Tensor &x, const Tensor &y) {
+      return fn(x.to(dtype).to(DType::F32), y.to(dtype).to(DType::F32))
+          .to(dtype);
+    };
+    DeviceTensor da = up(a.to(dtype));
+    for (const Tensor *other : {&row, &same, &pos}) {
+      DeviceTensor dother = up(other->to(dtype));
+      expectSameBits(gpu::add(da, dother).download(), host(add, a, *other),
+                     "add");
+      expectSameBits(gpu::sub(dother, da).download(), host(sub, *other, a),
+                     "sub");
+      expectSameBits(gpu::mul(da, dother).download(), host(mul, a, *other),
+                     "mul");
+      expectSameBits(gpu::div(da, dother).download(), host(div, a, *other),
+                     "div");
+    }
+    Tensor wide = a.to(dtype).to(DType::F32);
+    expectSameBits(gpu::relu(da).download(), relu(wide).to(dtype), "relu");
+    expectSameBits(gpu::neg(da).download(), neg(wide).to(dtype), "neg");
+    expectSameBits(gpu::scale(da, 0.3f).download(), scale(wide, 0.3f).to(dtype),
+                   "scale");
+    // Transcendental functions differ from the host's in the last f32 bits,
+    // which can move the rounded result by one 16-bit ulp.
+    float ulp = 2.0f * unitRoundoff(dtype);
+    expectClose(gpu::gelu(da).download().to(DType::F32),
+                gelu(wide).to(dtype).to(DType::F32), ulp);
+    expectClose(gpu::silu(da).download().to(DType::F32),
+                silu(wide).to(dtype).to(DType::F32), ulp);
+    expectClose(gpu::exp(da).download().to(DType::F32),
+                tp::runtime::exp(wide).to(dtype).to(DType::F32), ulp);
+  }
+}
+
+TEST_F(GpuTest, MixedAndUnsupportedDTypesAreRejected) {
+  Tensor x = rand({2, 8}, "x"), w = rand({4, 8}, "w"), b = rand({4}, "b");
+  DeviceTensor xb = up(x.to(DType::BF16)), wh = up(w.to(DType::F16)),
+               wb = up(w.to(DType::BF16)), bf = up(b), xf = up(x);
+  expectInvalid([&] { gpu::linear(xb, wh, nullptr); },
+                {"linear", "BF16", "F16"});
+  expectInvalid([&] { gpu::linear(xb, wb, &bf); }, {"linear", "BF16", "F32"});
+  Tensor sq = rand({8, 8}, "sq");
+  expectInvalid([&] { gpu::matmul(xf, up(sq.to(DType::BF16))); },
+                {"matmul", "F32", "BF16"});
+  expectInvalid([&] { gpu::add(xb, xf); }, {"add", "BF16", "F32"});
+  expectInvalid([&] { gpu::mul(xf, up(x.to(DType::F16))); },
+                {"mul", "F32", "F16"});
+  // Kernels that only exist in f32 refuse 16-bit operands.
+  expectInvalid([&] { gpu::softmax(xb, -1); }, {"softmax", "BF16"});
+  DeviceTensor w8 = up(rand({8}, "w8").to(DType::F16));
+  expectInvalid([&] { gpu::layerNorm(xf, &w8, nullptr, 1e-5f); },
+                {"layerNorm", "F16"});
+  expectInvalid([&] { gpu::rmsNorm(xb, nullptr, 1e-6f); }, {"rmsNorm", "BF16"});
+  expectInvalid([&] { gpu::embedding(xf, wb); }, {"embedding", "BF16"});
+  DeviceTensor q = up(rand({1, 2, 2, 8}, "q").to(DType::BF16));
+  expectInvalid([&] { gpu::rotary(q, 0, 10000.0f); }, {"rotary", "BF16"});
+  expectInvalid([&] { gpu::attention(q, q, q, true); }, {"attention", "BF16"});
 }
 
 TEST_F(GpuTest, BinaryOpsBroadcastLikeCpu) {
@@ -483,6 +827,61 @@ TEST_P(DeviceRanksTest, TensorParallelMlpMatchesOneRank) {
     expectClose(results[r], expected, 1e-5f);
   for (int r = 1; r < n; ++r)
     EXPECT_EQ(results[r], results[0]) << "ranks must agree bitwise";
+}
+
+TEST_P(DeviceRanksTest, LowPrecisionCollectivesMatchHostReduction) {
+  int n = GetParam();
+  const size_t count = 1001;
+  for (DType dtype : kLowPrecision) {
+    // Every rank's input, and the host reduction of all of them.
+    std::vector<std::vector<uint16_t>> inputs(n, std::vector<uint16_t>(count));
+    std::vector<const void *> srcs;
+    for (int r = 0; r < n; ++r) {
+      for (size_t i = 0; i < count; ++i)
+        inputs[r][i] = test::lowPrecisionValue(dtype, r, i);
+      srcs.push_back(inputs[r].data());
+    }
+    gpu::runDeviceRanks(n, [&](Communicator &comm) {
+      int r = comm.rank();
+      std::string tag =
+          std::string(dtypeName(dtype)) + " rank " + std::to_string(r) + ": ";
+      DeviceTensor in = up(fromBits(dtype, inputs[r]));
+      for (ReduceOp op :
+           {ReduceOp::Sum, ReduceOp::Avg, ReduceOp::Max, ReduceOp::Min}) {
+        std::vector<uint16_t> expected(count);
+        reduceBuffers(expected.data(), srcs.data(), n, count, dtype, op);
+        DeviceTensor out({static_cast<int64_t>(count)}, dtype);
+        comm.allReduce(in.raw(), out.raw(), count, dtype, op);
+        Tensor got = out.download();
+        check(std::memcmp(got.raw(), expected.data(), got.bytes()) == 0,
+              tag + "all_reduce " + reduceOpName(op));
+        DeviceTensor inPlace = in.clone();
+        comm.allReduce(inPlace.raw(), inPlace.raw(), count, dtype, op);
+        Tensor gotInPlace = inPlace.download();
+        check(std::memcmp(gotInPlace.raw(), expected.data(), got.bytes()) == 0,
+              tag + "in-place all_reduce " + reduceOpName(op));
+      }
+      // reduce_scatter: rank r gets block r of the sum.
+      const size_t per = count / n;
+      std::vector<uint16_t> sum(count);
+      reduceBuffers(sum.data(), srcs.data(), n, count, dtype, ReduceOp::Sum);
+      DeviceTensor mine({static_cast<int64_t>(per)}, dtype);
+      comm.reduceScatter(in.raw(), mine.raw(), per, dtype, ReduceOp::Sum);
+      Tensor gotMine = mine.download();
+      check(std::memcmp(gotMine.raw(), sum.data() + r * per, gotMine.bytes()) ==
+                0,
+            tag + "reduce_scatter");
+      // all_gather moves the bits.
+      DeviceTensor all({static_cast<int64_t>(n * count)}, dtype);
+      comm.allGather(in.raw(), count, all.raw(), dtype);
+      Tensor gotAll = all.download();
+      for (int p = 0; p < n; ++p)
+        check(
+            std::memcmp(static_cast<const uint16_t *>(gotAll.raw()) + p * count,
+                        inputs[p].data(), count * sizeof(uint16_t)) == 0,
+            tag + "all_gather block " + std::to_string(p));
+    });
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DeviceRanksTest, ::testing::Values(2, 3, 4));

@@ -1,10 +1,10 @@
 //===- CUDA.h - Device tensors and CUDA kernels -----------------*- C++ -*-===//
 //
 // The GPU side of the runtime (library TPRuntimeCUDA, built when CMake finds
-// CUDA and NCCL; TP_HAVE_CUDA is then defined to 1): an owning f32 device
-// tensor, cuBLAS GEMMs and own CUDA kernels with the semantics of the CPU
-// kernels in Kernels.h, and the device memory flavour of the threads backend
-// (several rank threads sharing one GPU).
+// CUDA and NCCL; TP_HAVE_CUDA is then defined to 1): an owning f32, bf16 or
+// f16 device tensor, dtype conversion, cuBLAS GEMMs and own CUDA kernels with
+// the semantics of the CPU kernels in Kernels.h, and the device memory
+// flavour of the threads backend (several rank threads sharing one GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,21 +45,27 @@ namespace gpu {
 /// concurrently without any setup.
 inline cudaStream_t defaultStream() { return cudaStreamPerThread; }
 
-/// An owning, contiguous, row-major f32 buffer in the memory of the device
-/// that was current when it was allocated, with a shape. Move-only.
+/// An owning, contiguous, row-major buffer of f32, bf16 or f16 elements in
+/// the memory of the device that was current when it was allocated, with a
+/// shape. Move-only.
 ///
 /// Like Tensor, a rank-0 tensor holds one element and the default tensor has
-/// shape {0}. Allocation uses cudaMalloc and release cudaFree.
+/// shape {0} and dtype F32; data() is for F32 tensors only, raw() for any.
+/// Allocation uses cudaMalloc and release cudaFree.
 class DeviceTensor {
 public:
   /// An empty tensor of shape {0} (no allocation).
   DeviceTensor();
-  /// A zero-filled tensor of \p shape.
+  /// A zero-filled f32 tensor of \p shape.
   explicit DeviceTensor(std::vector<int64_t> shape,
                         cudaStream_t stream = defaultStream());
-  /// A tensor of \p shape whose contents are undefined.
-  static DeviceTensor empty(std::vector<int64_t> shape);
-  /// A device copy of \p host; returns once the copy is done.
+  /// A zero-filled tensor of \p shape and \p dtype.
+  DeviceTensor(std::vector<int64_t> shape, DType dtype,
+               cudaStream_t stream = defaultStream());
+  /// A tensor of \p shape and \p dtype whose contents are undefined.
+  static DeviceTensor empty(std::vector<int64_t> shape,
+                            DType dtype = DType::F32);
+  /// A device copy of \p host with its dtype; returns once the copy is done.
   static DeviceTensor upload(const Tensor &host,
                              cudaStream_t stream = defaultStream());
 
@@ -69,9 +75,11 @@ public:
   DeviceTensor(const DeviceTensor &) = delete;
   DeviceTensor &operator=(const DeviceTensor &) = delete;
 
-  /// A host copy; waits for \p stream (the work that wrote this tensor).
+  /// A host copy of the same dtype; waits for \p stream (the work that wrote
+  /// this tensor).
   Tensor download(cudaStream_t stream = defaultStream()) const;
-  /// Overwrites the contents with \p host, whose shape must be equal.
+  /// Overwrites the contents with \p host, whose shape and dtype must be
+  /// equal.
   void copyFrom(const Tensor &host, cudaStream_t stream = defaultStream());
   /// A device copy, ordered on \p stream.
   DeviceTensor clone(cudaStream_t stream = defaultStream()) const;
@@ -81,20 +89,47 @@ public:
   /// Extent of dimension \p i; a negative \p i counts from the end.
   int64_t dim(int64_t i) const;
   int64_t numel() const { return numel_; }
-  size_t bytes() const { return static_cast<size_t>(numel_) * sizeof(float); }
-  /// Device pointer to the first element (null when empty).
-  float *data() { return data_; }
-  const float *data() const { return data_; }
+  /// Element type.
+  DType dtype() const { return dtype_; }
+  /// Size of the element buffer in bytes (numel * dtypeSize).
+  size_t bytes() const {
+    return static_cast<size_t>(numel_) * dtypeSize(dtype_);
+  }
+  /// Device pointer to the first element of an F32 tensor (null when empty);
+  /// throws std::invalid_argument for other dtypes, like Tensor::data().
+  float *data() {
+    requireF32();
+    return static_cast<float *>(data_);
+  }
+  const float *data() const {
+    requireF32();
+    return static_cast<const float *>(data_);
+  }
+  /// Device pointer to the element buffer of any dtype (null when empty).
+  void *raw() { return data_; }
+  const void *raw() const { return data_; }
   /// Changes the shape in place (same number of elements).
   void reshape(std::vector<int64_t> shape);
   /// The shape as "4x16".
   std::string shapeString() const { return shapeToString(shape_); }
 
 private:
+  void requireF32() const;
+
   std::vector<int64_t> shape_;
   int64_t numel_ = 0;
-  float *data_ = nullptr;
+  DType dtype_ = DType::F32;
+  void *data_ = nullptr;
 };
+
+/// A copy of \p x converted to \p dtype, computed on \p stream: widening is
+/// exact, narrowing rounds to nearest even, with results bitwise identical to
+/// the host conversions of Tensor.h (floatToBF16, floatToF16, ...): values
+/// beyond the range become infinities, NaN stays NaN with the host's payload.
+/// Between bf16 and f16 the value goes through f32, as on the host. A plain
+/// copy when \p x already has \p dtype.
+DeviceTensor convert(const DeviceTensor &x, DType dtype,
+                     cudaStream_t stream = defaultStream());
 
 // The kernels below mirror the CPU kernels of Kernels.h one to one (same
 // shapes, same checks and error messages, same semantics; results agree up
@@ -103,18 +138,28 @@ private:
 // that do not fit. Token ids are f32 holding integers, as on the CPU; the
 // embedding kernels validate them on the device and wait for \p stream to
 // report a bad id with the CPU kernel's message.
+//
+// Dtypes: linear, matmul and the element-wise ops (add ... scale) take f32,
+// bf16 or f16 operands, all of one dtype (mixed dtypes throw
+// std::invalid_argument naming both), and return that dtype; they compute in
+// f32 and round each result once. The other kernels take f32 only and throw
+// std::invalid_argument for 16-bit operands (convert() them first).
 
-/// x[..., in] @ w[out, in]^T + bias[out] -> [..., out] (cuBLAS, f32 math);
-/// \p bias may be null.
+/// x[..., in] @ w[out, in]^T + bias[out] -> [..., out] (cuBLAS, f32 math; for
+/// bf16/f16 operands cublasGemmEx with f32 accumulation, the bias added
+/// before the one rounding of each result); \p bias may be null.
 DeviceTensor linear(const DeviceTensor &x, const DeviceTensor &w,
                     const DeviceTensor *bias,
                     cudaStream_t stream = defaultStream());
 /// Batched a[..., m, k] @ b[..., k, n] with broadcast batch dimensions
-/// (cuBLAS, f32 math).
+/// (cuBLAS, f32 math; f32 accumulation for bf16/f16 operands).
 DeviceTensor matmul(const DeviceTensor &a, const DeviceTensor &b,
                     cudaStream_t stream = defaultStream());
 
-/// Element-wise binary ops with numpy broadcasting (up to 8 dimensions).
+/// Element-wise binary ops with numpy broadcasting (up to 8 dimensions); on
+/// 16-bit operands each result is the f32 operation on the widened operands,
+/// rounded once, so equal to the host kernel on Tensor::to(DType::F32)
+/// followed by to(dtype).
 DeviceTensor add(const DeviceTensor &a, const DeviceTensor &b,
                  cudaStream_t stream = defaultStream());
 DeviceTensor sub(const DeviceTensor &a, const DeviceTensor &b,

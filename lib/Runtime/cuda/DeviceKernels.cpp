@@ -1,9 +1,10 @@
 //===- DeviceKernels.cpp - Shape checks, cuBLAS GEMMs, launches -*- C++ -*-===//
 //
 // The host side of the device kernels: the same operand checks (and error
-// messages) as the CPU kernels, output allocation, cuBLAS for the GEMMs
-// (row-major operands handled by computing C^T = op(B)^T A^T in cuBLAS's
-// column-major convention), and the launches of the kernels in the .cu files.
+// messages) as the CPU kernels, the dtype checks, output allocation, cuBLAS
+// for the GEMMs (row-major operands handled by computing C^T = op(B)^T A^T in
+// cuBLAS's column-major convention; cublasGemmEx with f32 accumulation for
+// bf16/f16), and the launches of the kernels in the .cu files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,23 @@ namespace {
 std::invalid_argument shapeError(const std::string &op,
                                  const std::string &message) {
   return std::invalid_argument(op + ": " + message);
+}
+
+/// Operands of one kernel must share a dtype: nothing converts implicitly.
+void requireSameDType(const char *op, const char *nameA, const DeviceTensor &a,
+                      const char *nameB, const DeviceTensor &b) {
+  if (a.dtype() != b.dtype())
+    throw shapeError(op, std::string("operands of different dtypes: ") + nameA +
+                             " is " + dtypeName(a.dtype()) + ", " + nameB +
+                             " is " + dtypeName(b.dtype()));
+}
+
+/// For the kernels that only exist in f32 on the GPU.
+void requireF32(const char *op, const char *name, const DeviceTensor *t) {
+  if (t && t->dtype() != DType::F32)
+    throw shapeError(op, std::string(name) + " is a " + dtypeName(t->dtype()) +
+                             " tensor, but this GPU kernel takes F32 only "
+                             "(gpu::convert it first)");
 }
 
 //===----------------------------------------------------------------------===//
@@ -79,9 +97,15 @@ public:
       return it->second;
     cublasHandle_t handle = nullptr;
     checkBlas(cublasCreate(&handle), "cublasCreate");
-    // Full f32 math (no TF32), to match the CPU kernels.
-    checkBlas(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH),
-              "cublasSetMathMode");
+    // Full f32 math (no TF32), to match the CPU kernels; with 16-bit
+    // outputs, split-K partial sums stay in f32 too (cuBLAS may otherwise
+    // reduce them in the output type).
+    checkBlas(
+        cublasSetMathMode(
+            handle, static_cast<cublasMath_t>(
+                        CUBLAS_DEFAULT_MATH |
+                        CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
+        "cublasSetMathMode");
     handles[device] = handle;
     return handle;
   }
@@ -104,39 +128,85 @@ int blasInt(int64_t v) {
   return static_cast<int>(v);
 }
 
-/// Row-major C[m, n] = A[m, k] @ op(B) for \p batch GEMMs whose operands are
-/// \p strideA, \p strideB, \p strideC floats apart (a stride of 0 reuses the
-/// operand); op(B) is B[k, n], or B[n, k] transposed when \p transB. Leading
-/// dimensions are the row lengths (k, n or k, n).
-void gemm(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
-          const float *b, float *c, int64_t batch, int64_t strideA,
-          int64_t strideB, int64_t strideC, cudaStream_t stream) {
+cudaDataType blasType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return CUDA_R_32F;
+  case DType::BF16:
+    return CUDA_R_16BF;
+  case DType::F16:
+    return CUDA_R_16F;
+  }
+  return CUDA_R_32F;
+}
+
+/// Row-major C[m, n] = A[m, k] @ op(B) (+ C when \p accumulate) for \p batch
+/// GEMMs on elements of \p dtype whose operands are \p strideA, \p strideB,
+/// \p strideC elements apart (a stride of 0 reuses the operand); op(B) is
+/// B[k, n], or B[n, k] transposed when \p transB. Leading dimensions are the
+/// row lengths (k, n or k, n). f32 uses cublasSgemm; bf16 and f16 use
+/// cublasGemmEx with CUBLAS_COMPUTE_32F, which accumulates in f32 and rounds
+/// each result (including the accumulated C) once.
+void gemm(DType dtype, bool transB, int64_t m, int64_t n, int64_t k,
+          const void *a, const void *b, void *c, int64_t batch, int64_t strideA,
+          int64_t strideB, int64_t strideC, bool accumulate,
+          cudaStream_t stream) {
   if (m == 0 || n == 0 || batch == 0)
     return;
   if (k == 0) {
     // C is contiguous here (strideC == m*n for every caller).
-    check(cudaMemsetAsync(c, 0, sizeof(float) * m * n * batch, stream),
-          "cudaMemsetAsync");
+    if (!accumulate)
+      check(cudaMemsetAsync(c, 0, dtypeSize(dtype) * m * n * batch, stream),
+            "cudaMemsetAsync");
     return;
   }
   cublasHandle_t handle = blasHandle(stream);
-  const float one = 1.0f, zero = 0.0f;
+  const float one = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   // Row-major X[r, c] is column-major X^T, so C^T[n, m] = op(B)^T A^T: pass
   // B first (transposed again when transB) and A second, untransposed.
   cublasOperation_t opB = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   int ldb = blasInt(transB ? k : n);
-  if (batch == 1) {
-    checkBlas(cublasSgemm(handle, opB, CUBLAS_OP_N, blasInt(n), blasInt(m),
-                          blasInt(k), &one, b, ldb, a, blasInt(k), &zero, c,
-                          blasInt(n)),
-              "cublasSgemm");
+  if (dtype == DType::F32) {
+    const auto *fa = static_cast<const float *>(a);
+    const auto *fb = static_cast<const float *>(b);
+    auto *fc = static_cast<float *>(c);
+    if (batch == 1) {
+      checkBlas(cublasSgemm(handle, opB, CUBLAS_OP_N, blasInt(n), blasInt(m),
+                            blasInt(k), &one, fb, ldb, fa, blasInt(k), &beta,
+                            fc, blasInt(n)),
+                "cublasSgemm");
+      return;
+    }
+    checkBlas(cublasSgemmStridedBatched(
+                  handle, opB, CUBLAS_OP_N, blasInt(n), blasInt(m), blasInt(k),
+                  &one, fb, ldb, strideB, fa, blasInt(k), strideA, &beta, fc,
+                  blasInt(n), strideC, blasInt(batch)),
+              "cublasSgemmStridedBatched");
     return;
   }
-  checkBlas(cublasSgemmStridedBatched(handle, opB, CUBLAS_OP_N, blasInt(n),
-                                      blasInt(m), blasInt(k), &one, b, ldb,
-                                      strideB, a, blasInt(k), strideA, &zero, c,
-                                      blasInt(n), strideC, blasInt(batch)),
-            "cublasSgemmStridedBatched");
+  cudaDataType type = blasType(dtype);
+  if (batch == 1) {
+    checkBlas(cublasGemmEx(handle, opB, CUBLAS_OP_N, blasInt(n), blasInt(m),
+                           blasInt(k), &one, b, type, ldb, a, type, blasInt(k),
+                           &beta, c, type, blasInt(n), CUBLAS_COMPUTE_32F,
+                           CUBLAS_GEMM_DEFAULT),
+              "cublasGemmEx");
+    return;
+  }
+  checkBlas(cublasGemmStridedBatchedEx(
+                handle, opB, CUBLAS_OP_N, blasInt(n), blasInt(m), blasInt(k),
+                &one, b, type, ldb, strideB, a, type, blasInt(k), strideA,
+                &beta, c, type, blasInt(n), strideC, blasInt(batch),
+                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmStridedBatchedEx");
+}
+
+/// \p p advanced by \p elements elements of \p dtype.
+const void *offset(const void *p, int64_t elements, DType dtype) {
+  return static_cast<const char *>(p) + elements * dtypeSize(dtype);
+}
+void *offset(void *p, int64_t elements, DType dtype) {
+  return static_cast<char *>(p) + elements * dtypeSize(dtype);
 }
 
 //===----------------------------------------------------------------------===//
@@ -177,9 +247,11 @@ std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
 
 DeviceTensor binary(const char *name, BinaryOp op, const DeviceTensor &a,
                     const DeviceTensor &b, cudaStream_t stream) {
+  requireSameDType(name, "lhs", a, "rhs", b);
+  DType dtype = a.dtype();
   if (a.shape() == b.shape()) {
-    DeviceTensor out = DeviceTensor::empty(a.shape());
-    launchBinary(op, a.data(), b.data(), out.data(), out.numel(), nullptr,
+    DeviceTensor out = DeviceTensor::empty(a.shape(), dtype);
+    launchBinary(op, dtype, a.raw(), b.raw(), out.raw(), out.numel(), nullptr,
                  stream);
     return out;
   }
@@ -197,15 +269,16 @@ DeviceTensor binary(const char *name, BinaryOp op, const DeviceTensor &a,
     index.strideA[d] = sa[d];
     index.strideB[d] = sb[d];
   }
-  DeviceTensor out = DeviceTensor::empty(shape);
-  launchBinary(op, a.data(), b.data(), out.data(), out.numel(), &index, stream);
+  DeviceTensor out = DeviceTensor::empty(shape, dtype);
+  launchBinary(op, dtype, a.raw(), b.raw(), out.raw(), out.numel(), &index,
+               stream);
   return out;
 }
 
 DeviceTensor unary(UnaryOp op, const DeviceTensor &x, float param,
                    cudaStream_t stream) {
-  DeviceTensor out = DeviceTensor::empty(x.shape());
-  launchUnary(op, x.data(), out.data(), x.numel(), param, stream);
+  DeviceTensor out = DeviceTensor::empty(x.shape(), x.dtype());
+  launchUnary(op, x.dtype(), x.raw(), out.raw(), x.numel(), param, stream);
   return out;
 }
 
@@ -230,6 +303,8 @@ struct AsyncBlock {
 DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
                         const DeviceTensor &weight, int64_t offset, bool mask,
                         cudaStream_t stream) {
+  requireF32(op, "ids", &ids);
+  requireF32(op, "weight", &weight);
   if (weight.rank() != 2)
     throw shapeError(op,
                      "weight " + weight.shapeString() + " must be [rows, dim]");
@@ -284,15 +359,28 @@ DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
   if (bias && (bias->rank() != 1 || bias->dim(0) != outF))
     throw shapeError("linear", "bias " + bias->shapeString() +
                                    " does not match weight " + w.shapeString());
+  requireSameDType("linear", "input", x, "weight", w);
+  if (bias)
+    requireSameDType("linear", "input", x, "bias", *bias);
+  DType dtype = x.dtype();
   std::vector<int64_t> shape = x.shape();
   shape.back() = outF;
-  DeviceTensor out = DeviceTensor::empty(shape);
+  DeviceTensor out = DeviceTensor::empty(shape, dtype);
   int64_t rows =
       shapeNumel(std::vector<int64_t>(x.shape().begin(), x.shape().end() - 1));
-  gemm(/*transB=*/true, rows, outF, in, x.data(), w.data(), out.data(), 1, 0, 0,
-       0, stream);
+  if (dtype == DType::F32) {
+    gemm(dtype, /*transB=*/true, rows, outF, in, x.raw(), w.raw(), out.raw(), 1,
+         0, 0, 0, /*accumulate=*/false, stream);
+    if (bias)
+      launchBiasAdd(out.data(), bias->data(), rows, outF, stream);
+    return out;
+  }
+  // 16 bits: the GEMM accumulates onto the bias rows in f32, so that each
+  // result is rounded once.
   if (bias)
-    launchBiasAdd(out.data(), bias->data(), rows, outF, stream);
+    launchBroadcastRows(out.raw(), bias->raw(), rows, outF, stream);
+  gemm(dtype, /*transB=*/true, rows, outF, in, x.raw(), w.raw(), out.raw(), 1,
+       0, 0, 0, /*accumulate=*/bias != nullptr, stream);
   return out;
 }
 
@@ -303,6 +391,8 @@ DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
     throw shapeError("matmul", "shapes " + a.shapeString() + " and " +
                                    b.shapeString() +
                                    " do not fit [..., m, k] @ [..., k, n]");
+  requireSameDType("matmul", "lhs", a, "rhs", b);
+  DType dtype = a.dtype();
   int64_t m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
   std::vector<int64_t> batchA(a.shape().begin(), a.shape().end() - 2);
   std::vector<int64_t> batchB(b.shape().begin(), b.shape().end() - 2);
@@ -310,20 +400,20 @@ DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
   std::vector<int64_t> shape = batch;
   shape.push_back(m);
   shape.push_back(n);
-  DeviceTensor out = DeviceTensor::empty(shape);
+  DeviceTensor out = DeviceTensor::empty(shape, dtype);
   int64_t numA = shapeNumel(batchA), numB = shapeNumel(batchB);
   int64_t numOut = shapeNumel(batch);
   if (batchB.empty()) {
     // Every batch of a shares b: one GEMM over all rows.
-    gemm(false, numA * m, n, k, a.data(), b.data(), out.data(), 1, 0, 0, 0,
-         stream);
+    gemm(dtype, false, numA * m, n, k, a.raw(), b.raw(), out.raw(), 1, 0, 0, 0,
+         false, stream);
     return out;
   }
   bool fullA = numA == numOut, fullB = numB == numOut;
   if ((fullA || numA == 1) && (fullB || numB == 1)) {
     // Equal batches, or one operand shared by all: one strided batched GEMM.
-    gemm(false, m, n, k, a.data(), b.data(), out.data(), numOut,
-         fullA ? m * k : 0, fullB ? k * n : 0, m * n, stream);
+    gemm(dtype, false, m, n, k, a.raw(), b.raw(), out.raw(), numOut,
+         fullA ? m * k : 0, fullB ? k * n : 0, m * n, false, stream);
     return out;
   }
   // General broadcast of the batch dimensions: one GEMM per output batch.
@@ -337,8 +427,9 @@ DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
       ia += c * sa[d];
       ib += c * sb[d];
     }
-    gemm(false, m, n, k, a.data() + ia * m * k, b.data() + ib * k * n,
-         out.data() + o * m * n, 1, 0, 0, 0, stream);
+    gemm(dtype, false, m, n, k, offset(a.raw(), ia * m * k, dtype),
+         offset(b.raw(), ib * k * n, dtype),
+         offset(out.raw(), o * m * n, dtype), 1, 0, 0, 0, false, stream);
   }
   return out;
 }
@@ -406,6 +497,7 @@ DeviceTensor tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
 
 DeviceTensor tp::runtime::gpu::softmax(const DeviceTensor &x, int64_t dim,
                                        cudaStream_t stream) {
+  requireF32("softmax", "input", &x);
   dim = normalizeDim(dim, x.rank());
   int64_t outer = 1, inner = 1, extent = x.shape()[dim];
   for (int64_t i = 0; i < dim; ++i)
@@ -421,6 +513,9 @@ DeviceTensor tp::runtime::gpu::layerNorm(const DeviceTensor &x,
                                          const DeviceTensor *weight,
                                          const DeviceTensor *bias, float eps,
                                          cudaStream_t stream) {
+  requireF32("layerNorm", "input", &x);
+  requireF32("layerNorm", "weight", weight);
+  requireF32("layerNorm", "bias", bias);
   if (x.rank() < 1)
     throw shapeError("layerNorm", "input must have rank >= 1");
   checkVector("layerNorm", "weight", weight, x);
@@ -437,6 +532,8 @@ DeviceTensor tp::runtime::gpu::layerNorm(const DeviceTensor &x,
 DeviceTensor tp::runtime::gpu::rmsNorm(const DeviceTensor &x,
                                        const DeviceTensor *weight, float eps,
                                        cudaStream_t stream) {
+  requireF32("rmsNorm", "input", &x);
+  requireF32("rmsNorm", "weight", weight);
   if (x.rank() < 1)
     throw shapeError("rmsNorm", "input must have rank >= 1");
   checkVector("rmsNorm", "weight", weight, x);
@@ -473,6 +570,7 @@ DeviceTensor tp::runtime::gpu::embeddingMasked(const DeviceTensor &ids,
 DeviceTensor tp::runtime::gpu::rotary(const DeviceTensor &x,
                                       int64_t positionOffset, float theta,
                                       cudaStream_t stream) {
+  requireF32("rotary", "input", &x);
   if (x.rank() != 4 || x.dim(3) % 2 != 0)
     throw std::invalid_argument("rotary: input " + x.shapeString() +
                                 " must be [batch, seq, heads, dim] with an "
@@ -501,6 +599,9 @@ DeviceTensor tp::runtime::gpu::attention(const DeviceTensor &q,
                                  q.shapeString() + ", k " + k.shapeString() +
                                  ", v " + v.shapeString() + ")");
   };
+  requireF32("attention", "q", &q);
+  requireF32("attention", "k", &k);
+  requireF32("attention", "v", &v);
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
     throw fail("q, k and v must be [batch, seq, heads, dim]");
   int64_t b = q.dim(0), s = q.dim(1), hq = q.dim(2), d = q.dim(3);

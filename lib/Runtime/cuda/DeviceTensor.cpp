@@ -1,7 +1,8 @@
 //===- DeviceTensor.cpp - Device tensors and CUDA availability -*- C++ -*-===//
 //
-// DeviceTensor (cudaMalloc'ed f32 buffer + shape), host transfers, and the
-// cudaAvailable() probe that the GPU tests use to skip without a device.
+// DeviceTensor (cudaMalloc'ed f32/bf16/f16 buffer + shape + dtype), host
+// transfers, dtype conversion, and the cudaAvailable() probe that the GPU
+// tests use to skip without a device.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 using namespace tp::runtime;
 using namespace tp::runtime::gpu;
 using tp::runtime::gpu::detail::check;
+using tp::runtime::gpu::detail::launchConvert;
 
 bool tp::runtime::cudaAvailable(std::string *why) {
   int count = 0;
@@ -37,28 +39,38 @@ bool tp::runtime::cudaAvailable(std::string *why) {
 
 DeviceTensor::DeviceTensor() : shape_{0} {}
 
-DeviceTensor DeviceTensor::empty(std::vector<int64_t> shape) {
+DeviceTensor DeviceTensor::empty(std::vector<int64_t> shape, DType dtype) {
   DeviceTensor t;
   t.numel_ = shapeNumel(shape); // Validates the extents.
   t.shape_ = std::move(shape);
-  if (t.numel_ > 0) {
-    void *p = nullptr;
-    check(cudaMalloc(&p, t.bytes()), "cudaMalloc");
-    t.data_ = static_cast<float *>(p);
-  }
+  t.dtype_ = dtype;
+  if (t.numel_ > 0)
+    check(cudaMalloc(&t.data_, t.bytes()), "cudaMalloc");
   return t;
 }
 
 DeviceTensor::DeviceTensor(std::vector<int64_t> shape, cudaStream_t stream)
-    : DeviceTensor(empty(std::move(shape))) {
+    : DeviceTensor(std::move(shape), DType::F32, stream) {}
+
+DeviceTensor::DeviceTensor(std::vector<int64_t> shape, DType dtype,
+                           cudaStream_t stream)
+    : DeviceTensor(empty(std::move(shape), dtype)) {
+  // All-zero bits are +0 in every dtype.
   if (data_)
     check(cudaMemsetAsync(data_, 0, bytes(), stream), "cudaMemsetAsync");
 }
 
 DeviceTensor DeviceTensor::upload(const Tensor &host, cudaStream_t stream) {
-  DeviceTensor t = empty(host.shape());
+  DeviceTensor t = empty(host.shape(), host.dtype());
   t.copyFrom(host, stream);
   return t;
+}
+
+void DeviceTensor::requireF32() const {
+  if (dtype_ != DType::F32)
+    throw std::invalid_argument(std::string("a ") + dtypeName(dtype_) +
+                                " device tensor of shape " + shapeString() +
+                                " was used where f32 elements are needed");
 }
 
 DeviceTensor::~DeviceTensor() {
@@ -68,9 +80,10 @@ DeviceTensor::~DeviceTensor() {
 
 DeviceTensor::DeviceTensor(DeviceTensor &&other) noexcept
     : shape_(std::move(other.shape_)), numel_(other.numel_),
-      data_(other.data_) {
+      dtype_(other.dtype_), data_(other.data_) {
   other.shape_ = {0};
   other.numel_ = 0;
+  other.dtype_ = DType::F32;
   other.data_ = nullptr;
 }
 
@@ -80,18 +93,20 @@ DeviceTensor &DeviceTensor::operator=(DeviceTensor &&other) noexcept {
       (void)cudaFree(data_);
     shape_ = std::move(other.shape_);
     numel_ = other.numel_;
+    dtype_ = other.dtype_;
     data_ = other.data_;
     other.shape_ = {0};
     other.numel_ = 0;
+    other.dtype_ = DType::F32;
     other.data_ = nullptr;
   }
   return *this;
 }
 
 Tensor DeviceTensor::download(cudaStream_t stream) const {
-  Tensor host(shape_);
+  Tensor host(shape_, dtype_);
   if (data_) {
-    check(cudaMemcpyAsync(host.data(), data_, bytes(), cudaMemcpyDeviceToHost,
+    check(cudaMemcpyAsync(host.raw(), data_, bytes(), cudaMemcpyDeviceToHost,
                           stream),
           "cudaMemcpyAsync (device to host)");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -104,8 +119,14 @@ void DeviceTensor::copyFrom(const Tensor &host, cudaStream_t stream) {
     throw std::invalid_argument("DeviceTensor::copyFrom: host shape " +
                                 host.shapeString() +
                                 " differs from device shape " + shapeString());
+  if (host.dtype() != dtype_)
+    throw std::invalid_argument(std::string("DeviceTensor::copyFrom: host "
+                                            "dtype ") +
+                                dtypeName(host.dtype()) +
+                                " differs from device dtype " +
+                                dtypeName(dtype_));
   if (data_) {
-    check(cudaMemcpyAsync(data_, host.data(), bytes(), cudaMemcpyHostToDevice,
+    check(cudaMemcpyAsync(data_, host.raw(), bytes(), cudaMemcpyHostToDevice,
                           stream),
           "cudaMemcpyAsync (host to device)");
     // The host buffer is pageable and owned by the caller: wait.
@@ -114,12 +135,21 @@ void DeviceTensor::copyFrom(const Tensor &host, cudaStream_t stream) {
 }
 
 DeviceTensor DeviceTensor::clone(cudaStream_t stream) const {
-  DeviceTensor t = empty(shape_);
+  DeviceTensor t = empty(shape_, dtype_);
   if (data_)
     check(cudaMemcpyAsync(t.data_, data_, bytes(), cudaMemcpyDeviceToDevice,
                           stream),
           "cudaMemcpyAsync (device to device)");
   return t;
+}
+
+DeviceTensor tp::runtime::gpu::convert(const DeviceTensor &x, DType dtype,
+                                       cudaStream_t stream) {
+  if (x.dtype() == dtype)
+    return x.clone(stream);
+  DeviceTensor out = DeviceTensor::empty(x.shape(), dtype);
+  launchConvert(x.raw(), x.dtype(), out.raw(), dtype, x.numel(), stream);
+  return out;
 }
 
 int64_t DeviceTensor::dim(int64_t i) const {

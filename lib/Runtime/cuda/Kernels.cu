@@ -1,9 +1,10 @@
 //===- Kernels.cu - Element-wise, normalization, embedding kernels -------===//
 //
 // Simple, correct CUDA kernels with the semantics of the CPU kernels in
-// lib/Runtime/Kernels.cpp, plus the rank-ordered reduction that the threads
-// backend uses on device memory. Kept small: every kernel is instantiated for
-// each architecture in CMAKE_CUDA_ARCHITECTURES.
+// lib/Runtime/Kernels.cpp, the f32/bf16/f16 conversions, and the rank-ordered
+// reduction that the threads backend uses on device memory. Kept small: every
+// kernel is instantiated for each architecture in CMAKE_CUDA_ARCHITECTURES
+// (and the element-wise ones for each storage type).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 using namespace tp::runtime;
 using namespace tp::runtime::gpu::detail;
@@ -79,6 +81,73 @@ __device__ float blockSum(float v, float *scratch) {
 }
 
 //===----------------------------------------------------------------------===//
+// Storage types: float, __nv_bfloat16, __half
+//===----------------------------------------------------------------------===//
+
+// Loads widen exactly; stores round to nearest even. NaNs are handled here
+// rather than by the PTX conversions, which return a canonical NaN, so that
+// every result is bitwise identical to the host conversions of Tensor.cpp
+// (bf16: quieted, top payload bits kept; f16: quieted, payload bits 13-22
+// kept, and the widening keeps the f16 payload).
+
+__device__ __forceinline__ float widen(float v) { return v; }
+__device__ __forceinline__ float widen(__nv_bfloat16 v) {
+  return __uint_as_float(static_cast<unsigned>(__bfloat16_as_ushort(v)) << 16);
+}
+__device__ __forceinline__ float widen(__half v) {
+  unsigned h = __half_as_ushort(v);
+  if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0)
+    return __uint_as_float(((h & 0x8000u) << 16) | 0x7f800000u |
+                           ((h & 0x3ffu) << 13));
+  return __half2float(v);
+}
+
+template <typename T> __device__ T narrow(float v);
+template <> __device__ __forceinline__ float narrow<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 narrow<__nv_bfloat16>(float v) {
+  unsigned u = __float_as_uint(v);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return __ushort_as_bfloat16(static_cast<unsigned short>((u >> 16) | 0x40u));
+  return __float2bfloat16_rn(v);
+}
+template <> __device__ __forceinline__ __half narrow<__half>(float v) {
+  unsigned u = __float_as_uint(v), ax = u & 0x7fffffffu;
+  if (ax > 0x7f800000u)
+    return __ushort_as_half(static_cast<unsigned short>(
+        ((u >> 16) & 0x8000u) | 0x7e00u | ((ax >> 13) & 0x3ffu)));
+  return __float2half_rn(v);
+}
+
+/// Calls \p fn with a null pointer of the storage type of \p dtype.
+template <typename Fn> void withStorageType(DType dtype, Fn &&fn) {
+  switch (dtype) {
+  case DType::F32:
+    fn(static_cast<float *>(nullptr));
+    return;
+  case DType::BF16:
+    fn(static_cast<__nv_bfloat16 *>(nullptr));
+    return;
+  case DType::F16:
+    fn(static_cast<__half *>(nullptr));
+    return;
+  }
+}
+
+template <typename S, typename D>
+__global__ void convertKernel(const S *src, D *dst, int64_t n) {
+  GRID_STRIDE(i, n) dst[i] = narrow<D>(widen(src[i]));
+}
+
+__global__ void broadcastRowsKernel(unsigned short *out,
+                                    const unsigned short *row, int64_t rows,
+                                    int64_t cols) {
+  GRID_STRIDE(i, rows * cols) out[i] = row[i % cols];
+}
+
+//===----------------------------------------------------------------------===//
 // Element-wise
 //===----------------------------------------------------------------------===//
 
@@ -97,15 +166,13 @@ __device__ __forceinline__ float binary(float x, float y) {
   return 0.0f;
 }
 
-template <BinaryOp Op>
-__global__ void binaryKernel(const float *a, const float *b, float *out,
-                             int64_t n) {
-  GRID_STRIDE(i, n) out[i] = binary<Op>(a[i], b[i]);
+template <BinaryOp Op, typename T>
+__global__ void binaryKernel(const T *a, const T *b, T *out, int64_t n) {
+  GRID_STRIDE(i, n) out[i] = narrow<T>(binary<Op>(widen(a[i]), widen(b[i])));
 }
 
-template <BinaryOp Op>
-__global__ void binaryBroadcastKernel(const float *a, const float *b,
-                                      float *out, int64_t n,
+template <BinaryOp Op, typename T>
+__global__ void binaryBroadcastKernel(const T *a, const T *b, T *out, int64_t n,
                                       BroadcastIndex index) {
   GRID_STRIDE(i, n) {
     int64_t rem = i, offA = 0, offB = 0;
@@ -115,18 +182,18 @@ __global__ void binaryBroadcastKernel(const float *a, const float *b,
       offA += c * index.strideA[d];
       offB += c * index.strideB[d];
     }
-    out[i] = binary<Op>(a[offA], b[offB]);
+    out[i] = narrow<T>(binary<Op>(widen(a[offA]), widen(b[offB])));
   }
 }
 
-template <BinaryOp Op>
-void binaryLaunch(const float *a, const float *b, float *out, int64_t n,
+template <BinaryOp Op, typename T>
+void binaryLaunch(const T *a, const T *b, T *out, int64_t n,
                   const BroadcastIndex *index, cudaStream_t stream) {
   if (index)
-    binaryBroadcastKernel<Op>
+    binaryBroadcastKernel<Op, T>
         <<<gridFor(n), kThreads, 0, stream>>>(a, b, out, n, *index);
   else
-    binaryKernel<Op><<<gridFor(n), kThreads, 0, stream>>>(a, b, out, n);
+    binaryKernel<Op, T><<<gridFor(n), kThreads, 0, stream>>>(a, b, out, n);
 }
 
 template <UnaryOp Op> __device__ __forceinline__ float unary(float v, float p) {
@@ -151,9 +218,39 @@ template <UnaryOp Op> __device__ __forceinline__ float unary(float v, float p) {
   return 0.0f;
 }
 
-template <UnaryOp Op>
-__global__ void unaryKernel(const float *x, float *out, int64_t n, float p) {
-  GRID_STRIDE(i, n) out[i] = unary<Op>(x[i], p);
+template <UnaryOp Op, typename T>
+__global__ void unaryKernel(const T *x, T *out, int64_t n, float p) {
+  GRID_STRIDE(i, n) out[i] = narrow<T>(unary<Op>(widen(x[i]), p));
+}
+
+template <typename T>
+void unaryLaunch(UnaryOp op, const T *x, T *out, int64_t n, float p,
+                 cudaStream_t stream) {
+  unsigned grid = gridFor(n);
+  switch (op) {
+  case UnaryOp::Relu:
+    unaryKernel<UnaryOp::Relu, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    break;
+  case UnaryOp::Gelu:
+    unaryKernel<UnaryOp::Gelu, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    break;
+  case UnaryOp::GeluTanh:
+    unaryKernel<UnaryOp::GeluTanh, T>
+        <<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    break;
+  case UnaryOp::Silu:
+    unaryKernel<UnaryOp::Silu, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    break;
+  case UnaryOp::Neg:
+    unaryKernel<UnaryOp::Neg, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    break;
+  case UnaryOp::Exp:
+    unaryKernel<UnaryOp::Exp, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    break;
+  case UnaryOp::Scale:
+    unaryKernel<UnaryOp::Scale, T><<<grid, kThreads, 0, stream>>>(x, out, n, p);
+    break;
+  }
 }
 
 __global__ void biasAddKernel(float *out, const float *bias, int64_t rows,
@@ -274,21 +371,6 @@ struct ReduceSources {
   const void *p[kMaxReduceSources];
 };
 
-__device__ float loadAsFloat(const float *p, int64_t i) { return p[i]; }
-__device__ float loadAsFloat(const __nv_bfloat16 *p, int64_t i) {
-  return __bfloat162float(p[i]);
-}
-__device__ float loadAsFloat(const __half *p, int64_t i) {
-  return __half2float(p[i]);
-}
-__device__ void storeFloat(float *p, int64_t i, float v) { p[i] = v; }
-__device__ void storeFloat(__nv_bfloat16 *p, int64_t i, float v) {
-  p[i] = __float2bfloat16_rn(v);
-}
-__device__ void storeFloat(__half *p, int64_t i, float v) {
-  p[i] = __float2half_rn(v);
-}
-
 /// The same operation sequence as the host reduceBuffers of
 /// Communicator.cpp (f32 accumulation, std::max/std::min spelled out, one
 /// rounding to T at the end), so results are bitwise identical to the host
@@ -297,9 +379,9 @@ template <typename T>
 __global__ void reduceKernel(T *dst, ReduceSources srcs, int n, int64_t count,
                              int op) {
   GRID_STRIDE(i, count) {
-    float acc = loadAsFloat(static_cast<const T *>(srcs.p[0]), i);
+    float acc = widen(static_cast<const T *>(srcs.p[0])[i]);
     for (int p = 1; p < n; ++p) {
-      float v = loadAsFloat(static_cast<const T *>(srcs.p[p]), i);
+      float v = widen(static_cast<const T *>(srcs.p[p])[i]);
       switch (static_cast<ReduceOp>(op)) {
       case ReduceOp::Sum:
       case ReduceOp::Avg:
@@ -315,66 +397,50 @@ __global__ void reduceKernel(T *dst, ReduceSources srcs, int n, int64_t count,
     }
     if (static_cast<ReduceOp>(op) == ReduceOp::Avg)
       acc = __fdiv_rn(acc, static_cast<float>(n));
-    storeFloat(dst, i, acc);
+    dst[i] = narrow<T>(acc);
   }
 }
 } // namespace
 
-void tp::runtime::gpu::detail::launchBinary(BinaryOp op, const float *a,
-                                            const float *b, float *out,
-                                            int64_t n,
+void tp::runtime::gpu::detail::launchBinary(BinaryOp op, DType dtype,
+                                            const void *a, const void *b,
+                                            void *out, int64_t n,
                                             const BroadcastIndex *index,
                                             cudaStream_t stream) {
   if (n == 0)
     return;
-  switch (op) {
-  case BinaryOp::Add:
-    binaryLaunch<BinaryOp::Add>(a, b, out, n, index, stream);
-    break;
-  case BinaryOp::Sub:
-    binaryLaunch<BinaryOp::Sub>(a, b, out, n, index, stream);
-    break;
-  case BinaryOp::Mul:
-    binaryLaunch<BinaryOp::Mul>(a, b, out, n, index, stream);
-    break;
-  case BinaryOp::Div:
-    binaryLaunch<BinaryOp::Div>(a, b, out, n, index, stream);
-    break;
-  }
+  withStorageType(dtype, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T *x = static_cast<const T *>(a), *y = static_cast<const T *>(b);
+    T *z = static_cast<T *>(out);
+    switch (op) {
+    case BinaryOp::Add:
+      binaryLaunch<BinaryOp::Add>(x, y, z, n, index, stream);
+      break;
+    case BinaryOp::Sub:
+      binaryLaunch<BinaryOp::Sub>(x, y, z, n, index, stream);
+      break;
+    case BinaryOp::Mul:
+      binaryLaunch<BinaryOp::Mul>(x, y, z, n, index, stream);
+      break;
+    case BinaryOp::Div:
+      binaryLaunch<BinaryOp::Div>(x, y, z, n, index, stream);
+      break;
+    }
+  });
   checkLaunch("binary kernel");
 }
 
-void tp::runtime::gpu::detail::launchUnary(UnaryOp op, const float *x,
-                                           float *out, int64_t n, float param,
-                                           cudaStream_t stream) {
+void tp::runtime::gpu::detail::launchUnary(UnaryOp op, DType dtype,
+                                           const void *x, void *out, int64_t n,
+                                           float param, cudaStream_t stream) {
   if (n == 0)
     return;
-  unsigned grid = gridFor(n);
-  switch (op) {
-  case UnaryOp::Relu:
-    unaryKernel<UnaryOp::Relu><<<grid, kThreads, 0, stream>>>(x, out, n, param);
-    break;
-  case UnaryOp::Gelu:
-    unaryKernel<UnaryOp::Gelu><<<grid, kThreads, 0, stream>>>(x, out, n, param);
-    break;
-  case UnaryOp::GeluTanh:
-    unaryKernel<UnaryOp::GeluTanh>
-        <<<grid, kThreads, 0, stream>>>(x, out, n, param);
-    break;
-  case UnaryOp::Silu:
-    unaryKernel<UnaryOp::Silu><<<grid, kThreads, 0, stream>>>(x, out, n, param);
-    break;
-  case UnaryOp::Neg:
-    unaryKernel<UnaryOp::Neg><<<grid, kThreads, 0, stream>>>(x, out, n, param);
-    break;
-  case UnaryOp::Exp:
-    unaryKernel<UnaryOp::Exp><<<grid, kThreads, 0, stream>>>(x, out, n, param);
-    break;
-  case UnaryOp::Scale:
-    unaryKernel<UnaryOp::Scale>
-        <<<grid, kThreads, 0, stream>>>(x, out, n, param);
-    break;
-  }
+  withStorageType(dtype, [&](auto *tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    unaryLaunch(op, static_cast<const T *>(x), static_cast<T *>(out), n, param,
+                stream);
+  });
   checkLaunch("unary kernel");
 }
 
@@ -386,6 +452,33 @@ void tp::runtime::gpu::detail::launchBiasAdd(float *out, const float *bias,
   biasAddKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(out, bias, rows,
                                                                cols);
   checkLaunch("bias kernel");
+}
+
+void tp::runtime::gpu::detail::launchBroadcastRows(void *out, const void *row,
+                                                   int64_t rows, int64_t cols,
+                                                   cudaStream_t stream) {
+  if (rows * cols == 0)
+    return;
+  broadcastRowsKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(
+      static_cast<unsigned short *>(out),
+      static_cast<const unsigned short *>(row), rows, cols);
+  checkLaunch("broadcast rows kernel");
+}
+
+void tp::runtime::gpu::detail::launchConvert(const void *src, DType from,
+                                             void *dst, DType to, int64_t n,
+                                             cudaStream_t stream) {
+  if (n == 0)
+    return;
+  withStorageType(from, [&](auto *fromTag) {
+    using S = std::remove_pointer_t<decltype(fromTag)>;
+    withStorageType(to, [&](auto *toTag) {
+      using D = std::remove_pointer_t<decltype(toTag)>;
+      convertKernel<<<gridFor(n), kThreads, 0, stream>>>(
+          static_cast<const S *>(src), static_cast<D *>(dst), n);
+    });
+  });
+  checkLaunch("convert kernel");
 }
 
 void tp::runtime::gpu::detail::launchSoftmax(const float *x, float *out,

@@ -41,15 +41,26 @@ struct BroadcastIndex {
 enum class BinaryOp { Add, Sub, Mul, Div };
 enum class UnaryOp { Relu, Gelu, GeluTanh, Silu, Neg, Exp, Scale };
 
-/// out[i] = a[i] op b[i] over \p n elements; with \p index, a and b are read
+/// out[i] = a[i] op b[i] over \p n elements of \p dtype (computed in f32 on
+/// the widened operands, rounded once); with \p index, a and b are read
 /// through its broadcast strides.
-void launchBinary(BinaryOp op, const float *a, const float *b, float *out,
-                  int64_t n, const BroadcastIndex *index, cudaStream_t stream);
-/// out[i] = f(x[i]); \p param is the factor of Scale.
-void launchUnary(UnaryOp op, const float *x, float *out, int64_t n, float param,
-                 cudaStream_t stream);
-/// out[r, c] += bias[c] for a [rows, cols] matrix.
+void launchBinary(BinaryOp op, DType dtype, const void *a, const void *b,
+                  void *out, int64_t n, const BroadcastIndex *index,
+                  cudaStream_t stream);
+/// out[i] = f(x[i]) over \p n elements of \p dtype (computed in f32, rounded
+/// once); \p param is the factor of Scale.
+void launchUnary(UnaryOp op, DType dtype, const void *x, void *out, int64_t n,
+                 float param, cudaStream_t stream);
+/// out[r, c] += bias[c] for a [rows, cols] f32 matrix.
 void launchBiasAdd(float *out, const float *bias, int64_t rows, int64_t cols,
+                   cudaStream_t stream);
+/// out[r, c] = row[c] for a [rows, cols] matrix of 16-bit elements (the
+/// bias that a 16-bit GEMM then accumulates onto).
+void launchBroadcastRows(void *out, const void *row, int64_t rows, int64_t cols,
+                         cudaStream_t stream);
+/// dst[i] = src[i] converted from \p from to \p to (which differ) for \p n
+/// elements, with the rounding and NaN bits of the host conversions.
+void launchConvert(const void *src, DType from, void *dst, DType to, int64_t n,
                    cudaStream_t stream);
 
 /// Softmax of x viewed as [outer, extent, inner] along the middle dimension.
