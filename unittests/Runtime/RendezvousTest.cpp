@@ -428,6 +428,26 @@ TEST(RendezvousTest, TimeoutNamesRejectedConnections) {
       << msg;
 }
 
+TEST(RendezvousTest, ARankThatLeavesBeforeAcknowledgingIsMissing) {
+  RendezvousServer server("tcp://127.0.0.1:0", 2);
+  std::pair<uint32_t, std::string> reply;
+  std::string msg = commError([&] {
+    Task quitter([&] {
+      auto s = RawSocket::connectTo(server.port());
+      s->send(words({kHello, 1, 1, 2}));
+      reply = readReply(*s);
+    });
+    server.serve(makeBlob(4), 1000ms);
+  });
+  EXPECT_EQ(reply.first, 0u);
+  const std::vector<uint8_t> blob = makeBlob(4);
+  EXPECT_EQ(reply.second, std::string(blob.begin(), blob.end()));
+  EXPECT_NE(msg.find("rank 1 of 2 never arrived"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("closed the connection before acknowledging the blob"),
+            std::string::npos)
+      << msg;
+}
+
 /// A hand-made hello must make both sides fail with \p why.
 void expectHelloRejected(std::vector<uint8_t> hello, const std::string &why) {
   RendezvousServer server("tcp://127.0.0.1:0", 2);
