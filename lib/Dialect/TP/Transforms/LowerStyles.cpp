@@ -717,8 +717,10 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
     if (Attribute style = op->getAttr("tp.style"))
       styled.push_back({op, style});
   });
+  // Propagation ends this pass even without styles (hand-placed dtensors):
+  // tp-pipeline relies on it and runs no tp-propagate of its own.
   if (styled.empty())
-    return success();
+    return propagatePlacements(module);
   if (!plan)
     return module.emitError("modules carry tp.style but the module has no "
                             "tp.plan naming the mesh; run tp-apply-plan");
