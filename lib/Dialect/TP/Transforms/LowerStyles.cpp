@@ -29,7 +29,9 @@ namespace {
 /// Lowers the styles of one module, given the plan's mesh and TP axis.
 class StyleLowering {
 public:
-  StyleLowering(MeshOp mesh, int64_t tpAxis) : mesh(mesh), tpAxis(tpAxis) {}
+  StyleLowering(MeshOp mesh, int64_t tpAxis)
+      : mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
+        tpAxis(tpAxis) {}
 
   LogicalResult lower(Operation *op, Attribute style) {
     // tp-apply-plan checks this too, but tp.style may be written by hand.
@@ -96,9 +98,7 @@ public:
 
 private:
   /// The module types each style lowers (as tp-apply-plan's check).
-  FlatSymbolRefAttr meshSym() {
-    return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  }
+  FlatSymbolRefAttr meshSym() { return meshRef; }
 
   /// ensurePlacements, marking the op it creates (if any) with the TP axis:
   /// a style only decides that axis, so tp-propagate keeps whatever the
@@ -647,6 +647,7 @@ private:
   }
 
   MeshOp mesh;
+  FlatSymbolRefAttr meshRef;
   int64_t tpAxis;
 };
 
