@@ -108,7 +108,7 @@ def top_functions(profile, inclusive, limit):
 
 # Phases of a tp-opt run, by the inclusive cost of these functions.
 PHASES = [
-    ("dynamic loading (ld.so relocations of libLLVM.so)", r"^_dl_start$"),
+    ("dynamic loading (ld.so)", r"^_dl_start$"),
     ("parse", r"^mlir::parseSourceFile\(std::shared_ptr"),
     ("verify after each pass", r"^mlir::verify\(mlir::Operation\*, bool\)$"),
     ("  of which symbol-use checks (tp ops' mesh lookups)",
@@ -116,8 +116,8 @@ PHASES = [
     ("print", r"^mlir::Operation::print\(llvm::raw_ostream&, mlir::AsmState&\)$"),
     ("tp-apply-plan", r"ApplyPlanPass::runOnOperation"),
     ("tp-lower-styles", r"LowerStylesPass::runOnOperation"),
-    ("  of which its own propagatePlacements run", None),
-    ("tp-propagate", r"\(anonymous namespace\)::PropagatePass::runOnOperation"),
+    ("  of which propagation (tp-propagate's propagatePlacements)",
+     r"^mlir::tp::propagatePlacements\("),
     ("tp-optimize", r"OptimizePass::runOnOperation"),
     ("tp-lower-redistribute", r"LowerRedistributePass::runOnOperation"),
     ("tp-partition", r"PartitionPass::runOnOperation"),
@@ -129,34 +129,9 @@ def phase_costs(profile):
     rows = top_functions(profile, True, 0)
     out = []
     for label, pat in PHASES:
-        if pat is None:
-            # propagatePlacements is called by both passes: only the call
-            # tree tells lower-styles' share.
-            out.append((label, lower_styles_propagate_share(profile)))
-            continue
         hits = [ir for ir, fn in rows if re.search(pat, fn)]
         out.append((label, max(hits) if hits else 0))
     return out
-
-
-def lower_styles_propagate_share(profile):
-    """Inclusive Ir of propagatePlacements when called from lowerStyles."""
-    p = subprocess.run(["callgrind_annotate", "--tree=calling",
-                        "--inclusive=yes", profile], stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, text=True, check=True)
-    block = False
-    for line in p.stdout.splitlines():
-        if re.search(r"\*\s+\S*mlir::tp::lowerStyles\(", line):
-            block = True
-            continue
-        if block:
-            if not line.strip():
-                break
-            m = re.match(r"^\s*([0-9,]+) .*>\s+\S*mlir::tp::propagatePlacements",
-                         line)
-            if m:
-                return int(m.group(1).replace(",", ""))
-    return 0
 
 
 def main():

@@ -201,8 +201,8 @@ def compile_section(res_dir, svg_dir, svg_rel, summary):
         "`model.module \"layers.{i}\"` per layer holding `model.param`, "
         "`model.linear`, `model.gelu`, `model.linear`) and a plan "
         "(`layers.*.w1` ColwiseParallel, `layers.*.w2` RowwiseParallel), "
-        "lowered by the whole `tp-pipeline` (apply-plan, lower-styles, "
-        "propagate, optimize, lower-redistribute, partition, CSE);",
+        "lowered by the whole `tp-pipeline` (apply-plan, lower-styles "
+        "with its propagation, optimize, lower-redistribute, partition, CSE);",
         "- **upstream**: the equivalent `linalg.generic` + `shard.shard` "
         "annotated IR (the form of the upstream baseline's `gen_mlp.py`, "
         "`--variant tp --annotate layer`), run through "

@@ -412,3 +412,18 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
     return
   }
 }
+// -----
+// Without any style the pass still propagates hand-placed dtensors:
+// tp-pipeline runs no tp-propagate of its own.
+module {
+  tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+  // CHECK-LABEL: func.func @no_styles
+  // CHECK-SAME: -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: %[[D:.*]] = tp.distribute
+  // CHECK-NEXT: model.relu %[[D]] : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  func.func @no_styles(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+    %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+    %r = model.relu %d : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+    return %r : tensor<4x16xf32>
+  }
+}

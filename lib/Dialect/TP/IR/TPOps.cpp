@@ -21,11 +21,34 @@ using namespace mlir::tp;
 // The mesh shape uses MLIR's own `custom<DimensionList>` (parse/print of
 // `2x4`, declared in mlir/IR/OpImplementation.h).
 
+/// SymbolTable::getNearestSymbolTable(from), answered without its generic
+/// trait query where it can be: that query is a virtual call and a scan of
+/// the op's traits, about 200 instructions per ancestor, and the verifier
+/// asks for the mesh of every tp op after every pass (verifySymbolUses).
+static Operation *getNearestSymbolTable(Operation *from) {
+  for (Operation *op = from; op; op = op->getParentOp()) {
+    // The usual scope of a mesh.
+    if (isa<ModuleOp>(op))
+      return op;
+    // A symbol table has one region; tp ops have none.
+    if (op->getNumRegions() == 0)
+      continue;
+    // An unregistered op with one region may be a symbol table whose
+    // symbols nothing can see: no scope, as upstream decides.
+    if (op->getNumRegions() == 1 && !op->getDialect())
+      return nullptr;
+    if (op->hasTrait<OpTrait::SymbolTable>())
+      return op;
+  }
+  return nullptr;
+}
+
 MeshOp mlir::tp::lookupMesh(Operation *from, FlatSymbolRefAttr sym,
                             SymbolTableCollection *symbolTable) {
-  Operation *found =
-      symbolTable ? symbolTable->lookupNearestSymbolFrom(from, sym)
-                  : SymbolTable::lookupNearestSymbolFrom(from, sym);
+  Operation *found = nullptr;
+  if (Operation *table = getNearestSymbolTable(from))
+    found = symbolTable ? symbolTable->lookupSymbolIn(table, sym.getAttr())
+                        : SymbolTable::lookupSymbolIn(table, sym.getAttr());
   auto mesh = dyn_cast_or_null<MeshOp>(found);
   if (!mesh)
     from->emitOpError() << "references mesh " << sym
@@ -84,9 +107,9 @@ static int64_t groupSize(MeshOp mesh, ArrayRef<int64_t> axes) {
   return n;
 }
 
-/// Checks a dtensor type against the mesh it names.
-static LogicalResult verifyDTensorOnMesh(Operation *op, DTensorType type,
-                                         SymbolTableCollection &tables) {
+/// Checks a dtensor type against the mesh it names; returns that mesh.
+static FailureOr<MeshOp> verifyDTensorOnMesh(Operation *op, DTensorType type,
+                                             SymbolTableCollection &tables) {
   auto mesh = verifyMeshAndAxes(op, type.getMesh(), {}, tables);
   if (failed(mesh))
     return failure();
@@ -95,7 +118,7 @@ static LogicalResult verifyDTensorOnMesh(Operation *op, DTensorType type,
            << "dtensor has " << type.getPlacements().size()
            << " placements but mesh " << mesh->getSymName() << " has "
            << mesh->getRank() << " axes";
-  return success();
+  return mesh;
 }
 
 //===----------------------------------------------------------------------===//
@@ -207,10 +230,10 @@ OpFoldResult RedistributeOp::fold(FoldAdaptor) {
 static LogicalResult verifyLocalType(Operation *op, DTensorType type,
                                      RankedTensorType local,
                                      SymbolTableCollection &tables) {
-  if (failed(verifyDTensorOnMesh(op, type, tables)))
+  FailureOr<MeshOp> mesh = verifyDTensorOnMesh(op, type, tables);
+  if (failed(mesh))
     return failure();
-  MeshOp mesh = lookupMesh(op, type.getMesh(), &tables);
-  RankedTensorType expected = getLocalType(type, mesh);
+  RankedTensorType expected = getLocalType(type, *mesh);
   if (expected.getRank() != local.getRank() ||
       expected.getElementType() != local.getElementType())
     return op->emitOpError() << "local type " << local

@@ -29,7 +29,9 @@ namespace {
 /// Lowers the styles of one module, given the plan's mesh and TP axis.
 class StyleLowering {
 public:
-  StyleLowering(MeshOp mesh, int64_t tpAxis) : mesh(mesh), tpAxis(tpAxis) {}
+  StyleLowering(MeshOp mesh, int64_t tpAxis)
+      : mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
+        tpAxis(tpAxis) {}
 
   LogicalResult lower(Operation *op, Attribute style) {
     // tp-apply-plan checks this too, but tp.style may be written by hand.
@@ -96,9 +98,7 @@ public:
 
 private:
   /// The module types each style lowers (as tp-apply-plan's check).
-  FlatSymbolRefAttr meshSym() {
-    return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  }
+  FlatSymbolRefAttr meshSym() { return meshRef; }
 
   /// ensurePlacements, marking the op it creates (if any) with the TP axis:
   /// a style only decides that axis, so tp-propagate keeps whatever the
@@ -647,6 +647,7 @@ private:
   }
 
   MeshOp mesh;
+  FlatSymbolRefAttr meshRef;
   int64_t tpAxis;
 };
 
@@ -717,8 +718,10 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
     if (Attribute style = op->getAttr("tp.style"))
       styled.push_back({op, style});
   });
+  // Propagation ends this pass even without styles (hand-placed dtensors):
+  // tp-pipeline relies on it and runs no tp-propagate of its own.
   if (styled.empty())
-    return success();
+    return propagatePlacements(module);
   if (!plan)
     return module.emitError("modules carry tp.style but the module has no "
                             "tp.plan naming the mesh; run tp-apply-plan");

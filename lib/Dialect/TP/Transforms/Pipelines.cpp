@@ -16,10 +16,11 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
                                const TPPipelineOptions &options) {
   // Attach each plan entry's style to the modules its key matches.
   pm.addPass(createTPApplyPlanPass(TPApplyPlanPassOptions{options.plan}));
-  // Styles become parameter placements and input/output redistributions.
+  // Styles become parameter placements and input/output redistributions;
+  // then every value downstream of a distributed tensor gets a placement
+  // (the pass ends with tp-propagate's propagatePlacements, so the pipeline
+  // does not run tp-propagate again).
   pm.addPass(createTPLowerStylesPass());
-  // Every value downstream of a distributed tensor gets a placement.
-  pm.addPass(createTPPropagatePass());
   // Cancel and merge redistributions before they cost communication.
   pm.addPass(createTPOptimizePass());
   // What is left becomes explicit collectives on local tensors.

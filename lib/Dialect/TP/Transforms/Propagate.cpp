@@ -45,14 +45,16 @@ Value mlir::tp::ensurePlacements(OpBuilder &builder, Location loc, Value value,
   int64_t rank = getTensorLikeShape(value.getType()).size();
   for (Attribute p : placements)
     normalized.push_back(normalizePlacement(p, rank));
-  StringAttr moduleAttr =
-      module.empty() ? StringAttr() : builder.getStringAttr(module);
+  // Only for the op it creates: most calls find the value placed already.
+  auto moduleAttr = [&] {
+    return module.empty() ? StringAttr() : builder.getStringAttr(module);
+  };
   if (auto d = dyn_cast<DTensorType>(value.getType())) {
     if (d.getPlacements() == ArrayRef<Attribute>(normalized))
       return value;
     auto type = DTensorType::get(value.getContext(), d.getShape(),
                                  d.getElementType(), d.getMesh(), normalized);
-    return RedistributeOp::create(builder, loc, type, value, moduleAttr);
+    return RedistributeOp::create(builder, loc, type, value, moduleAttr());
   }
   if (llvm::all_of(normalized, [](Attribute p) {
         return isa<ReplicateAttr>(p);
@@ -61,7 +63,7 @@ Value mlir::tp::ensurePlacements(OpBuilder &builder, Location loc, Value value,
   auto tensor = cast<RankedTensorType>(value.getType());
   auto type = DTensorType::get(value.getContext(), tensor.getShape(),
                                tensor.getElementType(), mesh, normalized);
-  return DistributeOp::create(builder, loc, type, value, moduleAttr);
+  return DistributeOp::create(builder, loc, type, value, moduleAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -73,7 +75,9 @@ namespace {
 /// Propagation state for one module: the mesh and its op.
 class Propagator {
 public:
-  Propagator(ModuleOp module, MeshOp mesh) : module(module), mesh(mesh) {}
+  Propagator(ModuleOp module, MeshOp mesh)
+      : module(module), mesh(mesh),
+        meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
 
   LogicalResult run(func::FuncOp func) {
     if (failed(runBlock(func.getBody().front())))
@@ -87,9 +91,7 @@ public:
   }
 
 private:
-  FlatSymbolRefAttr meshSym() {
-    return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  }
+  FlatSymbolRefAttr meshSym() { return meshRef; }
 
   LogicalResult runBlock(Block &block) {
     for (Operation &op : llvm::make_early_inc_range(block))
@@ -278,6 +280,7 @@ private:
 
   ModuleOp module;
   MeshOp mesh;
+  FlatSymbolRefAttr meshRef;
 };
 
 } // namespace
@@ -295,7 +298,12 @@ LogicalResult mlir::tp::propagatePlacements(ModuleOp module) {
     if (!func.isExternal() && failed(propagator.run(func)))
       return failure();
   // The style markers are spent once every placement is known.
-  module.walk([](Operation *op) { op->removeAttr(kTPAxisAttr); });
+  // (The name is uniqued once, not once per op.)
+  auto axisAttr = StringAttr::get(module.getContext(), kTPAxisAttr);
+  module.walk([&](Operation *op) {
+    if (op->getDiscardableAttr(axisAttr))
+      op->removeDiscardableAttr(axisAttr);
+  });
   return success();
 }
 

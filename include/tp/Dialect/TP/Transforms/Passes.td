@@ -48,8 +48,10 @@ def TPLowerStylesPass : Pass<"tp-lower-styles", "::mlir::ModuleOp"> {
     (`tp.distribute`), lays out its inputs from their declared layouts and
     redistributes them to the layouts the style wants, and redistributes its
     natural output placement to the requested output layouts (DESIGN 4.1).
-    Inside the module, values become `!tp.dtensor`; outside, later passes
-    propagate placements.
+    Inside the module, values become `!tp.dtensor`. The pass ends by
+    propagating placements to the rest of the program, as `tp-propagate`
+    does (also when no module has a style), so `tp-pipeline` runs no
+    separate `tp-propagate`.
 
     A rowwise linear with a bias becomes a bias-free linear (output
     `Partial(sum)`) followed by the redistribution and the bias added once.
