@@ -3,8 +3,10 @@
 # sanitizer report, even one from a process whose failure a test expects.
 #
 #   scripts/sanitize.sh thread   ThreadSanitizer, build-tsan/: what the threads
-#                                backend runs on (TPRuntimeTests, TPDialectTests
-#                                and the lit tests under test/tp-run)
+#                                backend runs on (every gtest binary but the
+#                                MPI one: TPRuntimeTests, TPExecutorTests,
+#                                TPDialectTests; and the lit tests under
+#                                test/tp-run)
 #   scripts/sanitize.sh address  AddressSanitizer + LeakSanitizer +
 #                                UndefinedBehaviorSanitizer, build-asan/: the
 #                                whole ctest suite (gtest + lit)
@@ -23,7 +25,10 @@ case "$mode" in
     # MPI is off: its tests start one process per rank and never use the
     # threads backend; backend-mpi-unavailable.test runs instead.
     extra=(-DTP_ENABLE_MPI=OFF)
-    targets=(TPRuntimeTests TPDialectTests tp-run tp-opt tp-model)
+    # Everything: ctest below runs every gtest binary the build defines, so
+    # one left unbuilt would fail as <name>_NOT_BUILT (as TPExecutorTests
+    # did while this list named the binaries one by one).
+    targets=(all)
     ;;
   address)
     dir=build-asan
@@ -80,8 +85,9 @@ status=0
 # tp-docs-current compares files, the same in every build: the normal suite
 # runs it.
 if [ "$mode" = thread ]; then
-  # Every other test of this build is a gtest of TPRuntimeTests or
-  # TPDialectTests; of lit, test/tp-run runs tp-run on the threads backend.
+  # Every other test of this build is a gtest (TPRuntimeTests,
+  # TPExecutorTests, TPDialectTests); of lit, test/tp-run runs tp-run on the
+  # threads backend.
   ctest --test-dir "$dir" --output-on-failure -j"$JOBS" \
     -E '^(tp-lit|tp-docs-current)$' || status=1
   "$lit" -sv -j"$JOBS" "$dir/test/tp-run" || status=1

@@ -3,10 +3,12 @@
 # lit/FileCheck suite, both through ctest. With TP_SANITIZE=1 it then runs
 # them again under the sanitizers (scripts/sanitize.sh: ThreadSanitizer on
 # the threads backend's tests, AddressSanitizer + UndefinedBehaviorSanitizer
-# on the whole suite).
+# on the whole suite). CI (.ci/run) sets TP_SANITIZE=1; it is off by default
+# because the two sanitizer builds take several times as long as the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# A failure here ends the script before the sanitizer builds start.
 (cd build && ctest --output-on-failure -j"${TP_JOBS:-2}")
 
 # TP_SANITIZE=1 runs the sanitizer builds (two more full builds).
