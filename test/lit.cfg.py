@@ -19,6 +19,18 @@ if getattr(config, "tp_have_mpi", 0):
     config.available_features.add("mpi")
     config.substitutions.append(
         ("%mpirun", config.tp_mpiexec + " --allow-run-as-root --oversubscribe"))
+# tp-run built with the nccl backend and --device cuda (a GPU may or may
+# not be present: tests of the flags need only the build).
+if getattr(config, "tp_have_cuda", 0):
+    config.available_features.add("cuda-build")
+    # A usable GPU too (the GPU end-to-end tests; scripts/gpu-check.sh runs
+    # them and fails if they are unsupported).
+    import shutil
+    import subprocess
+    smi = shutil.which("nvidia-smi")
+    if smi and subprocess.run([smi, "-L"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("gpu")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%examples", os.path.join(config.tp_src_root, "examples")))

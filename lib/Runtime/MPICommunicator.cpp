@@ -99,7 +99,6 @@ MPI_Datatype mpiType(DType dtype) {
   return dtype == DType::F32 ? MPI_FLOAT : MPI_UINT16_T;
 }
 
-const char *bytesOf(const void *p) { return static_cast<const char *>(p); }
 char *bytesOf(void *p) { return static_cast<char *>(p); }
 
 MPI_Op mpiOp(ReduceOp op) {

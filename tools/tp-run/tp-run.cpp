@@ -10,7 +10,13 @@
 #include "tp/InitAll.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Runtime/Safetensors.h"
+#include "tp/Runtime/Rendezvous.h"
 #include "tp/Runtime/ThreadCommunicator.h"
+#if TP_HAVE_CUDA
+#include "tp/Executor/DeviceExecutor.h"
+#include "tp/Runtime/CUDA.h"
+#include "tp/Runtime/NCCLCommunicator.h"
+#endif
 #ifndef TP_HAVE_MPI
 #define TP_HAVE_MPI 0
 #endif
@@ -42,6 +48,7 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::tp::runtime;
+namespace exec = ::tp::exec;
 using ::tp::exec::DataSource;
 using ::tp::exec::Program;
 using rt::Tensor;
@@ -101,6 +108,39 @@ static cl::opt<bool> checkCollectives(
              "make the same call (one small extra all-gather; default on, "
              "=false to skip)"),
     cl::init(true), cl::cat(category));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("Where the ranks compute: cpu (default) or cuda (with "
+             "--backend threads: every rank on one GPU, --device-id; "
+             "--backend nccl implies cuda)"),
+    cl::init("cpu"), cl::cat(category));
+static cl::opt<int> deviceId(
+    "device-id",
+    cl::desc("CUDA device of --device cuda with threads (default 0), or of "
+             "this process with --backend nccl (default: rank modulo the "
+             "number of devices)"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<std::string> ncclIdFile(
+    "nccl-id-file",
+    cl::desc("--backend nccl without MPI: share the NCCL id through this "
+             "file (rank 0 writes it, the others wait for it; a fresh path "
+             "per job, on a file system every host sees)"),
+    cl::cat(category));
+static cl::opt<std::string> rendezvous(
+    "rendezvous",
+    cl::desc("--backend nccl without MPI: share the NCCL id over TCP, "
+             "tcp://HOST:PORT of rank 0 (which listens there)"),
+    cl::cat(category));
+static cl::opt<int> processRank(
+    "rank",
+    cl::desc("--backend nccl with --nccl-id-file or --rendezvous: this "
+             "process's rank (default: $RANK)"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<int> processCount(
+    "nranks",
+    cl::desc("--backend nccl with --nccl-id-file or --rendezvous: the number "
+             "of processes (default: $WORLD_SIZE)"),
+    cl::init(-1), cl::cat(category));
 static cl::opt<int> timeoutSeconds(
     "timeout", cl::desc("Seconds a rank waits in a collective before "
                         "failing (default 30)"),
@@ -211,26 +251,6 @@ std::string ranksText() {
   return "--np " + std::to_string(numRanks);
 }
 
-#if TP_HAVE_MPI
-/// Test hook, honoured only by tp-run with --backend mpi: TP_TEST_FAIL_RANK=R
-/// makes rank R fail right after the ranks synchronized before the run (the
-/// others are then inside the program's first collectives), in the way
-/// TP_TEST_FAIL_MODE says: "throw" (default; an exception like any runtime
-/// error), "kill" (SIGKILL: a crashed process) or "hang" (sleeps, so that
-/// the peers' --timeout fires). Used by test/tp-run/mpi-faults.test.
-void testFailureHook(int rank) {
-  const char *failRank = std::getenv("TP_TEST_FAIL_RANK");
-  if (!failRank || std::atoi(failRank) != rank)
-    return;
-  const char *mode = std::getenv("TP_TEST_FAIL_MODE");
-  if (mode && !std::strcmp(mode, "kill"))
-    std::raise(SIGKILL);
-  if (mode && !std::strcmp(mode, "hang"))
-    for (;;)
-      std::this_thread::sleep_for(std::chrono::hours(1));
-  throw std::runtime_error("TP_TEST_FAIL_RANK test hook");
-}
-
 /// Moves non-negative integers exactly through float collectives: three
 /// 21-bit digits each.
 constexpr size_t intFloats = 3;
@@ -245,23 +265,15 @@ int64_t getInt(const float *f) {
   return x;
 }
 
-/// Runs `program` as this process's rank of `world`. Every rank gets the
-/// slowest rank's time and the largest peak; rank 0 also gets every rank's
-/// results. The collective counts are this rank's, taken before tp-run's own
-/// gathering.
-RunResult runMPI(const Program &program, rt::MPICommunicator &world,
-                 const DataSource &data) {
-  int n = world.size(), me = world.rank();
-  world.barrier();
-  world.resetStats();
-  testFailureHook(me);
-  auto start = std::chrono::steady_clock::now();
-  int64_t peak = 0;
-  rt::CollectiveStats stats;
-  std::vector<Tensor> out = program.run(world, data, &peak, &stats);
-  double ms = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
+/// Gathers host floats from every rank (an all-gather of `count` floats).
+using HostAllGather = std::function<void(const float *, size_t, float *)>;
+
+/// Completes a run of one process per rank: every rank gets the slowest
+/// rank's time and the largest peak; rank 0 (`me`) also gets every rank's
+/// results, moved through `allGather` in f32 (exact for 16-bit results).
+RunResult gatherRun(int n, int me, const HostAllGather &allGather, double ms,
+                    int64_t peak, const rt::CollectiveStats &stats,
+                    const std::vector<Tensor> &out) {
   RunResult result;
   result.collectives = stats.counts;
 
@@ -276,7 +288,7 @@ RunResult runMPI(const Program &program, rt::MPICommunicator &world,
   }
   size_t len = desc.size();
   std::vector<float> descs(len * n);
-  world.allGather(desc.data(), len, descs.data());
+  allGather(desc.data(), len, descs.data());
   std::vector<std::vector<std::vector<int64_t>>> shapes(n);
   int64_t maxNumel = 0;
   for (int r = 0; r < n; ++r) {
@@ -304,7 +316,7 @@ RunResult runMPI(const Program &program, rt::MPICommunicator &world,
     rt::toFloat(t.raw(), t.dtype(), p, t.numel());
     p += t.numel();
   }
-  world.allGather(flat.data(), maxNumel, gathered.data());
+  allGather(flat.data(), maxNumel, gathered.data());
   if (me != 0)
     return result;
   result.perRank.resize(n);
@@ -319,6 +331,166 @@ RunResult runMPI(const Program &program, rt::MPICommunicator &world,
     }
   }
   return result;
+}
+
+#if TP_HAVE_MPI
+/// Test hook, honoured only by tp-run with --backend mpi: TP_TEST_FAIL_RANK=R
+/// makes rank R fail right after the ranks synchronized before the run (the
+/// others are then inside the program's first collectives), in the way
+/// TP_TEST_FAIL_MODE says: "throw" (default; an exception like any runtime
+/// error), "kill" (SIGKILL: a crashed process) or "hang" (sleeps, so that
+/// the peers' --timeout fires). Used by test/tp-run/mpi-faults.test.
+void testFailureHook(int rank) {
+  const char *failRank = std::getenv("TP_TEST_FAIL_RANK");
+  if (!failRank || std::atoi(failRank) != rank)
+    return;
+  const char *mode = std::getenv("TP_TEST_FAIL_MODE");
+  if (mode && !std::strcmp(mode, "kill"))
+    std::raise(SIGKILL);
+  if (mode && !std::strcmp(mode, "hang"))
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::hours(1));
+  throw std::runtime_error("TP_TEST_FAIL_RANK test hook");
+}
+
+/// Runs `program` as this process's rank of `world`. Every rank gets the
+/// slowest rank's time and the largest peak; rank 0 also gets every rank's
+/// results. The collective counts are this rank's, taken before tp-run's own
+/// gathering.
+RunResult runMPI(const Program &program, rt::MPICommunicator &world,
+                 const DataSource &data) {
+  int n = world.size(), me = world.rank();
+  world.barrier();
+  world.resetStats();
+  testFailureHook(me);
+  auto start = std::chrono::steady_clock::now();
+  int64_t peak = 0;
+  rt::CollectiveStats stats;
+  std::vector<Tensor> out = program.run(world, data, &peak, &stats);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  return gatherRun(
+      n, me,
+      [&](const float *in, size_t count, float *gathered) {
+        world.allGather(in, count, gathered);
+      },
+      ms, peak, stats, out);
+}
+#endif
+
+#if TP_HAVE_CUDA
+namespace gpu = rt::gpu;
+
+/// --device cuda with the threads backend: `n` rank threads on `dev`, their
+/// collectives over device memory.
+RunResult runDeviceThreads(const exec::DeviceProgram &program, int n,
+                           const DataSource &data, int dev) {
+  RunResult result;
+  result.perRank.resize(n);
+  std::mutex mutex;
+  auto start = std::chrono::steady_clock::now();
+  gpu::runDeviceRanks(
+      n,
+      [&](rt::Communicator &comm) {
+        int64_t peak = 0;
+        rt::CollectiveStats stats;
+        std::vector<Tensor> out = program.run(comm, data, &peak, &stats);
+        std::lock_guard<std::mutex> lock(mutex);
+        result.peakBytes = std::max(result.peakBytes, peak);
+        result.perRank[comm.rank()] = std::move(out);
+        if (comm.rank() == 0)
+          result.collectives = stats.counts;
+      },
+      dev, std::chrono::seconds(timeoutSeconds));
+  result.ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  return result;
+}
+
+/// --backend nccl: this process is rank comm.rank(); results reach rank 0
+/// through the NCCL communicator (staged through device memory).
+RunResult runNCCL(const exec::DeviceProgram &program,
+                  rt::NCCLCommunicator &comm, const DataSource &data) {
+  int n = comm.size(), me = comm.rank();
+  comm.barrier();
+  comm.resetStats();
+  auto start = std::chrono::steady_clock::now();
+  int64_t peak = 0;
+  rt::CollectiveStats stats;
+  std::vector<Tensor> out = program.run(comm, data, &peak, &stats);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+  return gatherRun(
+      n, me,
+      [&](const float *in, size_t count, float *gathered) {
+        auto len = static_cast<int64_t>(count);
+        gpu::DeviceTensor src = gpu::DeviceTensor::upload(
+            Tensor::fromData({len}, std::vector<float>(in, in + count)));
+        gpu::DeviceTensor dst({len * n});
+        comm.allGather(src.data(), count, dst.data());
+        Tensor host = dst.download();
+        std::copy(host.data(), host.data() + host.numel(), gathered);
+      },
+      ms, peak, stats, out);
+}
+
+/// A non-negative integer from the environment variable `name`, or -1.
+int envRank(const char *name) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return -1;
+  char *end = nullptr;
+  long x = std::strtol(v, &end, 10);
+  if (*end || x < 0 || x > 1 << 20)
+    fail(std::string("$") + name + " is not a rank count or index: '" + v +
+         "'");
+  return static_cast<int>(x);
+}
+
+/// The NCCL communicator of --backend nccl: rank and size from MPI when it
+/// runs under mpirun without --nccl-id-file/--rendezvous, else from
+/// --rank/--nranks ($RANK/$WORLD_SIZE); the id over MPI, the file or TCP.
+std::unique_ptr<rt::NCCLCommunicator> createNCCL(int rank, int nranks,
+                                                 bool viaMPI) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1)
+    fail("--backend nccl: no CUDA device");
+  int dev = deviceId >= 0 ? deviceId : rank % count;
+  if (dev >= count)
+    fail("--device-id " + std::to_string(dev) + " but this host has " +
+         std::to_string(count) + " CUDA device(s)");
+  if (cudaSetDevice(dev) != cudaSuccess)
+    fail("cannot use CUDA device " + std::to_string(dev));
+  rt::NCCLOptions options;
+  options.device = dev;
+  options.timeout = std::chrono::seconds(timeoutSeconds);
+  options.checkCollectives = checkCollectives;
+  auto timeout = std::chrono::seconds(timeoutSeconds);
+  if (!ncclIdFile.empty())
+    return rt::NCCLCommunicator::fromIdFile(ncclIdFile, nranks, rank, options);
+  rt::NCCLId id;
+  if (viaMPI) {
+#if TP_HAVE_MPI
+    id = rt::ncclIdFromMPI(MPI_COMM_WORLD);
+#endif
+  } else {
+    std::vector<uint8_t> blob;
+    if (rank == 0) {
+      id = rt::ncclNewId();
+      blob.assign(id.bytes.begin(), id.bytes.end());
+    }
+    std::vector<uint8_t> got =
+        rt::tcpBroadcastBlob(rendezvous, rank, nranks, blob, timeout);
+    if (got.size() != id.bytes.size())
+      fail("the NCCL id received from " + rendezvous + " has " +
+           std::to_string(got.size()) + " bytes, expected " +
+           std::to_string(id.bytes.size()));
+    std::copy(got.begin(), got.end(), id.bytes.begin());
+  }
+  return rt::NCCLCommunicator::create(nranks, rank, id, options);
 }
 #endif
 
@@ -346,10 +518,70 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "tp-run: run a tensor-parallel model on N "
                               "ranks\n");
-  const char *available = TP_HAVE_MPI ? "threads, mpi" : "threads";
-  if (backend != "threads" && (backend != "mpi" || !TP_HAVE_MPI))
+  std::string available = "threads";
+  if (TP_HAVE_MPI)
+    available += ", mpi";
+#if TP_HAVE_CUDA
+  available += ", nccl";
+  constexpr bool haveCuda = true;
+#else
+  constexpr bool haveCuda = false;
+#endif
+  if (backend != "threads" && (backend != "mpi" || !TP_HAVE_MPI) &&
+      (backend != "nccl" || !haveCuda))
     fail("backend '" + backend + "' is not available in this build " +
          "(available: " + available + ")");
+  if (device != "cpu" && device != "cuda")
+    fail("--device must be cpu or cuda, not '" + device + "'");
+  if (backend == "nccl") {
+    if (device.getNumOccurrences() && device == "cpu")
+      fail("--backend nccl runs on CUDA devices, not --device cpu");
+    device = "cuda";
+  }
+  if (backend == "mpi" && device == "cuda")
+    fail("--backend mpi runs on the CPU; use --backend nccl for GPUs");
+  if (device == "cuda" && !haveCuda)
+    fail("--device cuda: this tp-run was built without CUDA and NCCL");
+  bool idFlags = !ncclIdFile.empty() || !rendezvous.empty() ||
+                 processRank.getNumOccurrences() ||
+                 processCount.getNumOccurrences();
+  if (idFlags && backend != "nccl")
+    fail("--nccl-id-file, --rendezvous, --rank and --nranks belong to "
+         "--backend nccl");
+  if (!ncclIdFile.empty() && !rendezvous.empty())
+    fail("give one of --nccl-id-file and --rendezvous, not both");
+  if (!rendezvous.empty()) {
+    try {
+      rt::parseRendezvousAddress(rendezvous);
+    } catch (const std::exception &e) {
+      fail(e.what());
+    }
+  }
+  // --backend nccl: this process's rank and the number of processes (from
+  // MPI further down when MPI shares the id).
+  int ncclRank = 0, ncclRanks = 1;
+#if TP_HAVE_CUDA
+  if (backend == "nccl" && (!ncclIdFile.empty() || !rendezvous.empty())) {
+    ncclRank = processRank >= 0 ? processRank : envRank("RANK");
+    ncclRanks = processCount >= 0 ? processCount : envRank("WORLD_SIZE");
+    if (ncclRank < 0 || ncclRanks < 1)
+      fail("--backend nccl with --nccl-id-file or --rendezvous needs "
+           "--rank and --nranks (or $RANK and $WORLD_SIZE)");
+    if (ncclRank >= ncclRanks)
+      fail("--rank " + std::to_string(ncclRank) + " is out of range for " +
+           std::to_string(ncclRanks) + " ranks");
+    if (numRanks > 0 && numRanks != ncclRanks)
+      fail("--np " + std::to_string(numRanks) + " does not match --nranks " +
+           std::to_string(ncclRanks));
+  }
+  // Before MPI or any rendezvous: a machine without a usable GPU stops here.
+  if (device == "cuda") {
+    std::string why;
+    if (!rt::cudaAvailable(&why))
+      fail((backend == "nccl" ? "--backend nccl" : "--device cuda") +
+           std::string(" needs a CUDA device: ") + why);
+  }
+#endif
   if (numRanks < 0)
     fail("--np must be positive");
   if (timeoutSeconds <= 0)
@@ -360,7 +592,10 @@ int main(int argc, char **argv) {
 #if TP_HAVE_MPI
   std::unique_ptr<rt::MPIEnvironment> mpiEnv;
   std::unique_ptr<rt::MPICommunicator> mpiWorld;
-  if (backend == "mpi") {
+  // --backend nccl without an id file or rendezvous shares the id over MPI.
+  bool ncclViaMPI =
+      backend == "nccl" && ncclIdFile.empty() && rendezvous.empty();
+  if (backend == "mpi" || ncclViaMPI) {
     try {
       mpiEnv = std::make_unique<rt::MPIEnvironment>(&argc, &argv);
       mpiActive = true;
@@ -375,13 +610,33 @@ int main(int argc, char **argv) {
     if (numRanks > 0 && numRanks != mpiWorld->size())
       fail("--np " + std::to_string(numRanks) + " does not match the " +
            std::to_string(mpiWorld->size()) + " MPI processes (leave --np "
-           "out with --backend mpi)");
+           "out with --backend " + backend + ")");
     numRanks = mpiWorld->size();
   }
   bool isRoot = !mpiWorld || mpiWorld->rank() == 0;
 #else
+  bool ncclViaMPI = false;
   bool isRoot = true;
 #endif
+  // --backend nccl: this process's rank and the number of processes.
+#if TP_HAVE_CUDA
+  if (backend == "nccl") {
+    if (ncclViaMPI) {
+#if TP_HAVE_MPI
+      ncclRank = mpiWorld->rank();
+      ncclRanks = mpiWorld->size();
+#else
+      fail("--backend nccl needs --nccl-id-file or --rendezvous (this "
+           "tp-run has no MPI to share the NCCL id)");
+#endif
+    } else {
+      numRanks = ncclRanks;
+      isRoot = ncclRank == 0;
+    }
+  }
+#endif
+  (void)ncclRank;
+  (void)ncclRanks;
 
   DialectRegistry registry;
   mlir::tp::registerAllDialects(registry);
@@ -495,15 +750,33 @@ int main(int argc, char **argv) {
       rt::writeSafetensors(saveInputs, named);
     }
 
-#if TP_HAVE_MPI
-    if (mpiWorld && n != mpiWorld->size())
-      fail("the program's mesh has " + std::to_string(n) + " ranks but " +
-           std::to_string(mpiWorld->size()) + " MPI processes run it");
-    RunResult run = mpiWorld ? runMPI(program, *mpiWorld, data)
-                             : runThreads(program, n, data);
-#else
-    RunResult run = runThreads(program, n, data);
+    RunResult run;
+#if TP_HAVE_CUDA
+    if (device == "cuda") {
+      exec::DeviceProgram onDevice = exec::DeviceProgram::compile(entry);
+      if (backend == "nccl") {
+        if (n != ncclRanks)
+          fail("the program's mesh has " + std::to_string(n) + " ranks but " +
+               std::to_string(ncclRanks) + " processes run it");
+        std::unique_ptr<rt::NCCLCommunicator> comm =
+            createNCCL(ncclRank, ncclRanks, ncclViaMPI);
+        run = runNCCL(onDevice, *comm, data);
+      } else {
+        run = runDeviceThreads(onDevice, n, data, deviceId < 0 ? 0 : deviceId);
+      }
+    } else
 #endif
+    {
+#if TP_HAVE_MPI
+      if (mpiWorld && n != mpiWorld->size())
+        fail("the program's mesh has " + std::to_string(n) + " ranks but " +
+             std::to_string(mpiWorld->size()) + " MPI processes run it");
+      run = mpiWorld ? runMPI(program, *mpiWorld, data)
+                     : runThreads(program, n, data);
+#else
+      run = runThreads(program, n, data);
+#endif
+    }
     if (!isRoot)
       return shareExitCode(0);
     std::vector<Tensor> outputs;

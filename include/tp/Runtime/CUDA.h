@@ -220,6 +220,44 @@ DeviceTensor attention(const DeviceTensor &q, const DeviceTensor &k,
                        cudaStream_t stream = defaultStream());
 
 //===----------------------------------------------------------------------===//
+// Layout and tensor collectives on device tensors
+//===----------------------------------------------------------------------===//
+
+// The device forms of the layout helpers of Tensor.h and the tensor
+// collectives of Communicator.h, for tensors of any dtype: same arguments,
+// checks and results. Copies are cudaMemcpy2DAsync on \p stream. The
+// collectives take a communicator whose buffers are device memory (the nccl
+// backend or runDeviceRanks), which orders itself after the work already
+// queued on defaultStream().
+
+/// A copy of \p x with \p shape (same number of elements).
+DeviceTensor reshape(const DeviceTensor &x, std::vector<int64_t> shape,
+                     cudaStream_t stream = defaultStream());
+/// `x[..., start:start+size, ...]` along \p dim.
+DeviceTensor sliceDim(const DeviceTensor &x, int64_t dim, int64_t start,
+                      int64_t size, cudaStream_t stream = defaultStream());
+/// torch.chunk piece \p i of \p k along \p dim.
+DeviceTensor chunkDim(const DeviceTensor &x, int64_t dim, int64_t k,
+                      int64_t i, cudaStream_t stream = defaultStream());
+/// \p parts (one dtype, equal extents off \p dim) concatenated along \p dim.
+DeviceTensor concatDim(const std::vector<DeviceTensor> &parts, int64_t dim,
+                       cudaStream_t stream = defaultStream());
+/// Every rank's \p local concatenated along \p dim in rank order.
+DeviceTensor allGatherDim(Communicator &comm, const DeviceTensor &local,
+                          int64_t dim);
+/// This rank's piece of the reduction of \p x over ranks, split along \p dim.
+DeviceTensor reduceScatterDim(Communicator &comm, const DeviceTensor &x,
+                              int64_t dim, ReduceOp op);
+/// \p x split along \p splitDim, exchanged, concatenated along \p concatDim.
+DeviceTensor allToAllDims(Communicator &comm, const DeviceTensor &x,
+                          int64_t splitDim, int64_t concatDim);
+/// All-reduces \p x in place.
+void allReduceInPlace(Communicator &comm, DeviceTensor &x, ReduceOp op);
+/// Rank \p root's \p x on every rank.
+DeviceTensor broadcastTensor(Communicator &comm, const DeviceTensor &x,
+                             int root);
+
+//===----------------------------------------------------------------------===//
 // Several ranks on one GPU: the threads backend over device memory
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,56 @@
+//===- DeviceExecutor.h - run a tp program on CUDA devices ------*- C++ -*-===//
+//
+// The device flavour of the executor (library TPExecutorCUDA, built when the
+// CUDA runtime library is, i.e. TP_HAVE_CUDA): the same compiled program as
+// Program, with every value in device memory, model ops on the CUDA kernels
+// of tp/Runtime/CUDA.h and collectives on a communicator over device memory
+// (the nccl backend, or gpu::runDeviceRanks for several ranks on one GPU).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_EXECUTOR_DEVICEEXECUTOR_H
+#define TP_EXECUTOR_DEVICEEXECUTOR_H
+
+#include "tp/Executor/Executor.h"
+
+namespace tp::exec {
+
+/// A program compiled for device buffers. Thread-safe to run on several
+/// ranks at once (each on its own thread and current device).
+///
+/// Kernels compute in f32 like the host's: 16-bit values are widened on the
+/// device for each kernel and the result rounded once. Transpose and the
+/// loss ops (cross entropy and its parts) have no device kernels yet:
+/// compile() rejects programs that use them, naming the op.
+class DeviceProgram {
+public:
+  ~DeviceProgram();
+  DeviceProgram(DeviceProgram &&) noexcept;
+
+  /// Compiles `func`. Throws std::runtime_error naming the op that cannot
+  /// run on the device.
+  static DeviceProgram compile(mlir::func::FuncOp func);
+
+  /// Runs the program as rank `comm.rank()` on the calling thread's current
+  /// device; `comm` must move device buffers. Parameters and inputs are
+  /// loaded on the host (this rank's shards only) and uploaded; the local
+  /// results are downloaded. The rest is as Program::run, peak bytes being
+  /// device bytes.
+  std::vector<Tensor> run(runtime::Communicator &comm, const DataSource &data,
+                          int64_t *measuredPeakBytes = nullptr,
+                          runtime::CollectiveStats *stats = nullptr,
+                          RankState *state = nullptr) const;
+
+  const std::vector<int64_t> &meshShape() const;
+  size_t size() const;
+
+  struct Impl;
+
+private:
+  explicit DeviceProgram(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace tp::exec
+
+#endif // TP_EXECUTOR_DEVICEEXECUTOR_H

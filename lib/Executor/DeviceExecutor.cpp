@@ -1,0 +1,74 @@
+//===- DeviceExecutor.cpp - the executor on CUDA devices --------*- C++ -*-===//
+//
+// The device instantiation of the executor (ExecutorImpl.h): buffers are
+// gpu::DeviceTensor, kernels and tensor collectives those of
+// tp/Runtime/CUDA.h (found by argument-dependent lookup in
+// tp::runtime::gpu), everything ordered on the calling thread's default
+// stream.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Executor/DeviceExecutor.h"
+
+#include "ExecutorImpl.h"
+
+#include "tp/Runtime/CUDA.h"
+
+using namespace ::tp::exec;
+namespace exec = ::tp::exec;
+namespace rt = ::tp::runtime;
+namespace gpu = ::tp::runtime::gpu;
+
+namespace {
+struct DeviceBackend {
+  using Buffer = gpu::DeviceTensor;
+  static constexpr const char *kName = "device";
+  static constexpr bool kHostOnlyKernels = false;
+  static Buffer fromHost(Tensor t) { return Buffer::upload(t); }
+  static Tensor toHost(const Buffer &b) { return b.download(); }
+  static Buffer clone(const Buffer &b) { return b.clone(); }
+  static Buffer convert(const Buffer &b, rt::DType dtype) {
+    return gpu::convert(b, dtype);
+  }
+  static Buffer convert(Buffer &&b, rt::DType dtype) {
+    return b.dtype() == dtype ? std::move(b) : gpu::convert(b, dtype);
+  }
+  static Buffer zeros(std::vector<int64_t> shape, rt::DType dtype) {
+    return Buffer(std::move(shape), dtype);
+  }
+};
+} // namespace
+
+struct DeviceProgram::Impl : exec::detail::Impl<DeviceBackend> {};
+
+DeviceProgram::DeviceProgram(std::unique_ptr<Impl> impl)
+    : impl(std::move(impl)) {}
+DeviceProgram::~DeviceProgram() = default;
+DeviceProgram::DeviceProgram(DeviceProgram &&) noexcept = default;
+
+DeviceProgram DeviceProgram::compile(mlir::func::FuncOp func) {
+  auto impl = std::make_unique<Impl>();
+  exec::detail::Compiler<DeviceBackend>(*impl).compile(func);
+  return DeviceProgram(std::move(impl));
+}
+
+std::vector<Tensor> DeviceProgram::run(rt::Communicator &comm,
+                                       const DataSource &data,
+                                       int64_t *measuredPeakBytes,
+                                       rt::CollectiveStats *stats,
+                                       RankState *state) const {
+  std::vector<gpu::DeviceTensor> results =
+      exec::detail::runProgram<DeviceBackend>(
+          *impl, comm, data, state ? state->impl.get() : nullptr,
+          measuredPeakBytes, stats);
+  std::vector<Tensor> host;
+  host.reserve(results.size());
+  for (const gpu::DeviceTensor &r : results)
+    host.push_back(r.download());
+  return host;
+}
+
+const std::vector<int64_t> &DeviceProgram::meshShape() const {
+  return impl->meshShape;
+}
+size_t DeviceProgram::size() const { return impl->instrs.size(); }
