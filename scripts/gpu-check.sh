@@ -27,7 +27,12 @@
 #        every collective, mismatch detection, a tensor-parallel MLP that
 #        must match the 1-rank CPU result, and bf16/f16 collectives that must
 #        match the host reduceBuffers bit for bit.
-#   4. GPU benchmarks: none exist yet (see the marked section below).
+#   4. The executor on the GPU (lit, test/tp-run/gpu-e2e.test and
+#      device-flags.test): tp-run --device cuda with 2-4 rank threads on one
+#      GPU for the MLP, transformer (sequence parallel) and llama (f32 and
+#      bf16), and --backend nccl with one process (id file and TCP
+#      rendezvous), each verified against one CPU rank.
+#   5. GPU benchmarks: none exist yet (see the marked section below).
 #
 # Usage: scripts/gpu-check.sh [BUILD_DIR]
 # Environment: TP_JOBS (parallel build jobs, default: all cores),
@@ -77,13 +82,19 @@ if grep -q '^\[  SKIPPED \]' "$LOG"; then
   die "some GPU tests were skipped although a GPU is present (log: $LOG)"
 fi
 
-step "4. GPU benchmarks"
+step "4. the executor on the GPU (tp-run --device cuda, --backend nccl)"
+ninja -C "$BUILD_DIR" -j"$JOBS" tp-run tp-model tp-opt
+LIT_LOG="$BUILD_DIR/gpu-check-lit.log"
+/usr/lib/llvm-22/bin/lit -v "$BUILD_DIR/test/tp-run/gpu-e2e.test" \
+  "$BUILD_DIR/test/tp-run/device-flags.test" 2>&1 | tee "$LIT_LOG" ||
+  die "the GPU end-to-end tests failed (log: $LIT_LOG)"
+if grep -q '^UNSUPPORTED' "$LIT_LOG"; then
+  die "gpu-e2e.test was unsupported although a GPU is present (log: $LIT_LOG)"
+fi
+
+step "5. GPU benchmarks"
 # ---------------------------------------------------------------------------
-# GPU BENCHMARKS: none exist yet. When they do (device kernels, nccl and
-# device-threads collectives reported like nccl-tests: algbw and busbw), build
-# and run them here, e.g.
-#   ninja -C "$BUILD_DIR" -j"$JOBS" <gpu benchmark targets>
-#   "$BUILD_DIR/bin/<gpu benchmark>" --benchmark_min_time=0.2s
+# GPU BENCHMARKS: none exist yet.
 # ---------------------------------------------------------------------------
 echo "no GPU benchmarks yet"
 
