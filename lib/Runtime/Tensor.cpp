@@ -196,9 +196,8 @@ Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
     : shape_(std::move(shape)), numel_(shapeNumel(shape_)), dtype_(dtype),
       storage_(storageFloats(numel_, dtype), 0.0f) {}
 
-void Tensor::requireF32() const {
-  if (dtype_ != DType::F32)
-    throw std::invalid_argument(std::string("a ") + dtypeName(dtype_) +
+void Tensor::throwNotF32() const {
+  throw std::invalid_argument(std::string("a ") + dtypeName(dtype_) +
                                 " tensor of shape " + shapeString() +
                                 " was used where f32 elements are needed");
 }
@@ -227,7 +226,13 @@ Tensor Tensor::scalar(float value) { return fromData({}, {value}); }
 
 int64_t Tensor::dim(int64_t i) const { return shape_[normalizeDim(i, rank())]; }
 
-Tensor Tensor::to(DType dtype) const {
+Tensor Tensor::to(DType dtype) && {
+  if (dtype == dtype_)
+    return std::move(*this);
+  return static_cast<const Tensor &>(*this).to(dtype);
+}
+
+Tensor Tensor::to(DType dtype) const & {
   if (dtype == dtype_)
     return *this;
   Tensor out(shape_, dtype);

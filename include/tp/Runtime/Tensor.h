@@ -108,7 +108,9 @@ public:
 
   /// A copy converted to \p dtype (rounding to nearest even when
   /// narrowing); a plain copy when the dtype is already \p dtype.
-  Tensor to(DType dtype) const;
+  Tensor to(DType dtype) const &;
+  /// As above; a tensor that already has \p dtype is moved, not copied.
+  Tensor to(DType dtype) &&;
   /// The value of element \p i (flat index) as f32, for any dtype.
   float at(int64_t i) const;
 
@@ -123,7 +125,12 @@ public:
   bool operator!=(const Tensor &other) const { return !(*this == other); }
 
 private:
-  void requireF32() const;
+  /// Inline: data() sits in kernels' inner loops.
+  void requireF32() const {
+    if (__builtin_expect(dtype_ != DType::F32, 0))
+      throwNotF32();
+  }
+  [[noreturn]] void throwNotF32() const;
 
   std::vector<int64_t> shape_;
   int64_t numel_ = 0;
