@@ -31,12 +31,13 @@
 //                           deadline, the check all-gather and its
 //                           device-to-host copy). Counter us_per_call.
 //   threads-device/OP/np:N/BYTES
-//                           N rank threads sharing one GPU (gpu::runDeviceRanks)
-//                           doing all_reduce or all_gather of BYTES; each
-//                           iteration is timed in every rank thread between
-//                           two barriers and the manual time is the slowest
-//                           rank's. Counters algbw_GBps and busbw_GBps as
-//                           nccl-tests computes them.
+//                           N rank threads sharing one GPU
+//                           (gpu::runDeviceRanks) doing all_reduce or
+//                           all_gather of BYTES; each iteration is timed in
+//                           every rank thread between two barriers and the
+//                           manual time is the slowest rank's. Counters
+//                           algbw_GBps and busbw_GBps as nccl-tests computes
+//                           them.
 //
 // BYTES follows nccl-tests: all_reduce S = the per-rank buffer, all_gather
 // S = the gathered output (each rank sends S/n).
@@ -152,6 +153,7 @@ void runCublas(benchmark::State &state, GemmShape s, DType dtype) {
       // busy GPU; the outputs are freed (cudaFree synchronizes) after the
       // stop event.
       std::vector<gpu::DeviceTensor> ys;
+      ys.reserve(kBatch + 1);
       ys.push_back(gpu::linear(x, w, nullptr, stream));
       check(cudaEventRecord(start, stream), "cudaEventRecord");
       for (int i = 0; i < kBatch; ++i)
@@ -173,14 +175,15 @@ void runCublas(benchmark::State &state, GemmShape s, DType dtype) {
 /// The model: L bias-less linears x[M, K] @ w_i[K, K]^T, chained.
 std::string chainModel(int64_t m, int64_t k, int layers, DType dtype) {
   std::string et = mlirType(dtype);
-  std::string act = "tensor<" + std::to_string(m) + "x" + std::to_string(k) +
-                    "x" + et + ">";
-  std::string wt = "tensor<" + std::to_string(k) + "x" + std::to_string(k) +
-                   "x" + et + ">";
+  std::string act =
+      "tensor<" + std::to_string(m) + "x" + std::to_string(k) + "x" + et + ">";
+  std::string wt =
+      "tensor<" + std::to_string(k) + "x" + std::to_string(k) + "x" + et + ">";
   std::string text = "func.func @forward(%h0: " + act + ") -> " + act + " {\n";
   for (int i = 0; i < layers; ++i) {
     std::string l = "l" + std::to_string(i), in = "%h" + std::to_string(i),
-                out = "%h" + std::to_string(i + 1), w = "%w" + std::to_string(i);
+                out = "%h" + std::to_string(i + 1),
+                w = "%w" + std::to_string(i);
     text += "  " + w + " = model.param \"" + l + ".weight\" : " + wt + "\n";
     text += "  " + out + " = model.linear \"" + l + "\"(" + in + ", " + w +
             ") : (" + act + ", " + wt + ") -> " + act + "\n";
@@ -447,8 +450,8 @@ int main(int argc, char **argv) {
         continue;
       const Chain *cp = c.get();
       benchmark::RegisterBenchmark(
-          ("gemm/executor/" + d + "/" + c->shape.str() + "/layers:" +
-           std::to_string(layers))
+          ("gemm/executor/" + d + "/" + c->shape.str() +
+           "/layers:" + std::to_string(layers))
               .c_str(),
           [cp](benchmark::State &st) { runExecutorGemm(st, *cp); })
           ->UseManualTime()
@@ -461,25 +464,25 @@ int main(int argc, char **argv) {
   for (Op op : {Op::AllReduce, Op::AllGather})
     for (size_t bytes : collectiveSizes())
       for (bool checks : {true, false})
-        benchmark::RegisterBenchmark(
-            (std::string("nccl/1rank/") + opName(op) + "/" +
-             std::to_string(bytes) + "/check:" + (checks ? "on" : "off"))
-                .c_str(),
-            [op, bytes, checks](benchmark::State &st) {
-              runNccl1Rank(st, op, bytes, checks);
-            })
+        benchmark::RegisterBenchmark((std::string("nccl/1rank/") + opName(op) +
+                                      "/" + std::to_string(bytes) +
+                                      "/check:" + (checks ? "on" : "off"))
+                                         .c_str(),
+                                     [op, bytes, checks](benchmark::State &st) {
+                                       runNccl1Rank(st, op, bytes, checks);
+                                     })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
   for (Op op : {Op::AllReduce, Op::AllGather})
     for (int n : {2, 4})
       for (size_t bytes : collectiveSizes())
-        benchmark::RegisterBenchmark(
-            (std::string("threads-device/") + opName(op) + "/np:" +
-             std::to_string(n) + "/" + std::to_string(bytes))
-                .c_str(),
-            [op, n, bytes](benchmark::State &st) {
-              runThreadsDevice(st, op, n, bytes);
-            })
+        benchmark::RegisterBenchmark((std::string("threads-device/") +
+                                      opName(op) + "/np:" + std::to_string(n) +
+                                      "/" + std::to_string(bytes))
+                                         .c_str(),
+                                     [op, n, bytes](benchmark::State &st) {
+                                       runThreadsDevice(st, op, n, bytes);
+                                     })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
 
