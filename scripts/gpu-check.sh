@@ -32,7 +32,13 @@
 #      GPU for the MLP, transformer (sequence parallel) and llama (f32 and
 #      bf16), and --backend nccl with one process (id file and TCP
 #      rendezvous), each verified against one CPU rank.
-#   5. GPU benchmarks: none exist yet (see the marked section below).
+#   5. GPU benchmarks (bench/gpu_bench.cpp, docs/gpu.md): builds gpu_bench
+#      and runs it once; fails if it exits non-zero, writes no JSON, or any
+#      benchmark reports an error. It measures cuBLAS GEMMs (f32, bf16) alone
+#      and inside the executor (a chain of linears on 1 rank, parameters
+#      resident), the nccl backend's per-call overhead on 1 rank (with
+#      checkCollectives on and off), and all_reduce / all_gather of 2 and 4
+#      rank threads on one GPU (algbw/busbw). Results: BUILD_DIR/gpu-bench.json.
 #
 # Usage: scripts/gpu-check.sh [BUILD_DIR]
 # Environment: TP_JOBS (parallel build jobs, default: all cores),
@@ -92,10 +98,19 @@ if grep -q '^UNSUPPORTED' "$LIT_LOG"; then
   die "gpu-e2e.test was unsupported although a GPU is present (log: $LIT_LOG)"
 fi
 
-step "5. GPU benchmarks"
-# ---------------------------------------------------------------------------
-# GPU BENCHMARKS: none exist yet.
-# ---------------------------------------------------------------------------
-echo "no GPU benchmarks yet"
+step "5. GPU benchmarks (gpu_bench)"
+ninja -C "$BUILD_DIR" -j"$JOBS" gpu_bench
+BENCH_JSON="$BUILD_DIR/gpu-bench.json"
+rm -f "$BENCH_JSON"
+# Google Benchmark 1.7 takes --benchmark_min_time in seconds without a unit.
+"$BUILD_DIR/bin/gpu_bench" --benchmark_min_time=0.2 \
+  --benchmark_out="$BENCH_JSON" --benchmark_out_format=json ||
+  die "gpu_bench failed"
+[ -s "$BENCH_JSON" ] ||
+  die "gpu_bench wrote no $BENCH_JSON (did it find no GPU? see above)"
+if grep -q '"error_occurred": true' "$BENCH_JSON"; then
+  die "some GPU benchmarks reported errors (see error_message in $BENCH_JSON)"
+fi
+echo "GPU benchmark results: $BENCH_JSON"
 
 step "all GPU checks passed"
