@@ -42,6 +42,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -217,28 +218,37 @@ struct RunResult {
   double ms = 0;
 };
 
-RunResult runThreads(const Program &program, int n, const DataSource &data) {
+/// Runs `program` (a Program or a DeviceProgram) on `n` rank threads that
+/// `launch(n, rankFn)` starts (rt::runRanks, or gpu::runDeviceRanks).
+template <class Prog, class Launch>
+RunResult runRankThreads(const Prog &program, int n, const DataSource &data,
+                         Launch launch) {
   RunResult result;
   result.perRank.resize(n);
   std::mutex mutex;
   auto start = std::chrono::steady_clock::now();
-  rt::runRanks(
-      n,
-      [&](rt::Communicator &comm) {
-        int64_t peak = 0;
-        rt::CollectiveStats stats;
-        std::vector<Tensor> out = program.run(comm, data, &peak, &stats);
-        std::lock_guard<std::mutex> lock(mutex);
-        result.peakBytes = std::max(result.peakBytes, peak);
-        result.perRank[comm.rank()] = std::move(out);
-        if (comm.rank() == 0)
-          result.collectives = stats.counts;
-      },
-      std::chrono::seconds(timeoutSeconds));
+  launch(n, [&](rt::Communicator &comm) {
+    int64_t peak = 0;
+    rt::CollectiveStats stats;
+    std::vector<Tensor> out = program.run(comm, data, &peak, &stats);
+    std::lock_guard<std::mutex> lock(mutex);
+    result.peakBytes = std::max(result.peakBytes, peak);
+    result.perRank[comm.rank()] = std::move(out);
+    if (comm.rank() == 0)
+      result.collectives = stats.counts;
+  });
   result.ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
   return result;
+}
+
+RunResult runThreads(const Program &program, int n, const DataSource &data) {
+  return runRankThreads(
+      program, n, data,
+      [](int ranks, const std::function<void(rt::Communicator &)> &fn) {
+        rt::runRanks(ranks, fn, std::chrono::seconds(timeoutSeconds));
+      });
 }
 
 /// Where the rank count comes from, for errors: "--np N", or with --backend
@@ -386,27 +396,12 @@ namespace gpu = rt::gpu;
 /// collectives over device memory.
 RunResult runDeviceThreads(const exec::DeviceProgram &program, int n,
                            const DataSource &data, int dev) {
-  RunResult result;
-  result.perRank.resize(n);
-  std::mutex mutex;
-  auto start = std::chrono::steady_clock::now();
-  gpu::runDeviceRanks(
-      n,
-      [&](rt::Communicator &comm) {
-        int64_t peak = 0;
-        rt::CollectiveStats stats;
-        std::vector<Tensor> out = program.run(comm, data, &peak, &stats);
-        std::lock_guard<std::mutex> lock(mutex);
-        result.peakBytes = std::max(result.peakBytes, peak);
-        result.perRank[comm.rank()] = std::move(out);
-        if (comm.rank() == 0)
-          result.collectives = stats.counts;
-      },
-      dev, std::chrono::seconds(timeoutSeconds));
-  result.ms = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - start)
-                  .count();
-  return result;
+  return runRankThreads(
+      program, n, data,
+      [dev](int ranks, const std::function<void(rt::Communicator &)> &fn) {
+        gpu::runDeviceRanks(ranks, fn, dev,
+                            std::chrono::seconds(timeoutSeconds));
+      });
 }
 
 /// --backend nccl: this process is rank comm.rank(); results reach rank 0
