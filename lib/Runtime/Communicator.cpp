@@ -98,21 +98,6 @@ void tp::runtime::reduceBuffers(void *dst, const void *const *srcs, size_t n,
 }
 
 namespace {
-/// Extents of a shape viewed as [outer, extent, inner] around one dimension.
-struct DimSplit {
-  int64_t outer = 1, extent = 1, inner = 1;
-};
-
-DimSplit splitAround(const std::vector<int64_t> &shape, int64_t dim) {
-  DimSplit s;
-  for (int64_t i = 0; i < dim; ++i)
-    s.outer *= shape[i];
-  s.extent = shape[dim];
-  for (size_t i = dim + 1; i < shape.size(); ++i)
-    s.inner *= shape[i];
-  return s;
-}
-
 /// Copies \p x, whose extent along \p dim is n*piece, into n contiguous
 /// blocks, block p holding the range [p*piece, (p+1)*piece) of \p dim.
 Tensor packBlocks(const Tensor &x, int64_t dim, int n) {

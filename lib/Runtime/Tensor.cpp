@@ -288,13 +288,8 @@ bool Tensor::operator==(const Tensor &other) const {
   return true;
 }
 
-namespace {
-/// Extents of a tensor viewed as [outer, dim, inner] around one dimension.
-struct DimSplit {
-  int64_t outer = 1, extent = 1, inner = 1;
-};
-
-DimSplit splitAround(const std::vector<int64_t> &shape, int64_t dim) {
+DimSplit tp::runtime::splitAround(const std::vector<int64_t> &shape,
+                                 int64_t dim) {
   DimSplit s;
   for (int64_t i = 0; i < dim; ++i)
     s.outer *= shape[i];
@@ -303,19 +298,26 @@ DimSplit splitAround(const std::vector<int64_t> &shape, int64_t dim) {
     s.inner *= shape[i];
   return s;
 }
-} // namespace
 
-Tensor tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
-                             int64_t size) {
-  dim = normalizeDim(dim, x.rank());
-  int64_t extent = x.shape()[dim];
+std::vector<int64_t> tp::runtime::sliceShape(const std::vector<int64_t> &shape,
+                                             int64_t &dim, int64_t start,
+                                             int64_t size) {
+  dim = normalizeDim(dim, static_cast<int64_t>(shape.size()));
+  int64_t extent = shape[dim];
   if (start < 0 || size < 0 || start > extent || size > extent - start)
     throw std::invalid_argument(
         "slice of size " + std::to_string(size) + " at " +
         std::to_string(start) + " out of range for dimension " +
-        std::to_string(dim) + " of shape " + x.shapeString());
-  std::vector<int64_t> shape = x.shape();
-  shape[dim] = size;
+        std::to_string(dim) + " of shape " + shapeToString(shape));
+  std::vector<int64_t> out = shape;
+  out[dim] = size;
+  return out;
+}
+
+Tensor tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
+                             int64_t size) {
+  std::vector<int64_t> shape = sliceShape(x.shape(), dim, start, size);
+  int64_t extent = x.shape()[dim];
   Tensor out(shape, x.dtype());
   DimSplit s = splitAround(x.shape(), dim);
   size_t elt = dtypeSize(x.dtype());
@@ -330,26 +332,8 @@ Tensor tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
 }
 
 Tensor tp::runtime::concatDim(const std::vector<Tensor> &parts, int64_t dim) {
-  if (parts.empty())
-    throw std::invalid_argument("concatDim needs at least one tensor");
+  std::vector<int64_t> shape = concatShape(parts, dim);
   const Tensor &first = parts.front();
-  dim = normalizeDim(dim, first.rank());
-  std::vector<int64_t> shape = first.shape();
-  shape[dim] = 0;
-  for (const Tensor &p : parts) {
-    if (p.dtype() != first.dtype())
-      throw std::invalid_argument(std::string("concatDim: a ") +
-                                  dtypeName(p.dtype()) + " tensor next to a " +
-                                  dtypeName(first.dtype()) + " one");
-    bool ok = p.rank() == first.rank();
-    for (int64_t i = 0; ok && i < p.rank(); ++i)
-      ok = i == dim || p.shape()[i] == first.shape()[i];
-    if (!ok)
-      throw std::invalid_argument(
-          "concatDim along dimension " + std::to_string(dim) + ": shape " +
-          p.shapeString() + " does not match " + first.shapeString());
-    shape[dim] += p.shape()[dim];
-  }
   Tensor out(shape, first.dtype());
   DimSplit s = splitAround(shape, dim);
   size_t elt = dtypeSize(first.dtype());

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,50 @@ int64_t shapeNumel(const std::vector<int64_t> &shape);
 
 /// Formats \p shape as "4x16".
 std::string shapeToString(const std::vector<int64_t> &shape);
+
+/// A shape viewed as [outer, extent, inner] around one dimension: the
+/// products of the extents before and after it. The layout helpers here and
+/// their device forms (tp/Runtime/CUDA.h) copy strided runs with it.
+struct DimSplit {
+  int64_t outer = 1, extent = 1, inner = 1;
+};
+
+/// \p shape viewed around dimension \p dim (in [0, rank)).
+DimSplit splitAround(const std::vector<int64_t> &shape, int64_t dim);
+
+/// The shape of `x[..., start:start+size, ...]` for a tensor of \p shape;
+/// normalizes \p dim and throws std::invalid_argument (std::out_of_range
+/// for the dimension) like sliceDim.
+std::vector<int64_t> sliceShape(const std::vector<int64_t> &shape,
+                                int64_t &dim, int64_t start, int64_t size);
+
+/// The shape of \p parts (tensors with shape(), rank(), dtype() and
+/// shapeString(), host or device) concatenated along \p dim, which it
+/// normalizes; throws std::invalid_argument like concatDim.
+template <class T>
+std::vector<int64_t> concatShape(const std::vector<T> &parts, int64_t &dim) {
+  if (parts.empty())
+    throw std::invalid_argument("concatDim needs at least one tensor");
+  const T &first = parts.front();
+  dim = normalizeDim(dim, first.rank());
+  std::vector<int64_t> shape = first.shape();
+  shape[dim] = 0;
+  for (const T &p : parts) {
+    if (p.dtype() != first.dtype())
+      throw std::invalid_argument(std::string("concatDim: a ") +
+                                  dtypeName(p.dtype()) + " tensor next to a " +
+                                  dtypeName(first.dtype()) + " one");
+    bool ok = p.rank() == first.rank();
+    for (int64_t i = 0; ok && i < p.rank(); ++i)
+      ok = i == dim || p.shape()[i] == first.shape()[i];
+    if (!ok)
+      throw std::invalid_argument(
+          "concatDim along dimension " + std::to_string(dim) + ": shape " +
+          p.shapeString() + " does not match " + first.shapeString());
+    shape[dim] += p.shape()[dim];
+  }
+  return shape;
+}
 
 /// Copies `x[..., start:start+size, ...]` along \p dim (negative counts from
 /// the end). The range must lie within the dimension; \p size may be 0.

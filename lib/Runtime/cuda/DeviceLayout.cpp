@@ -20,21 +20,6 @@ using namespace tp::runtime::gpu;
 namespace cudetail = tp::runtime::gpu::detail;
 
 namespace {
-/// Extents of a shape viewed as [outer, extent, inner] around one dimension.
-struct DimSplit {
-  int64_t outer = 1, extent = 1, inner = 1;
-};
-
-DimSplit splitAround(const std::vector<int64_t> &shape, int64_t dim) {
-  DimSplit s;
-  for (int64_t i = 0; i < dim; ++i)
-    s.outer *= shape[i];
-  s.extent = shape[dim];
-  for (size_t i = dim + 1; i < shape.size(); ++i)
-    s.inner *= shape[i];
-  return s;
-}
-
 /// Copies \p rows rows of \p width bytes from \p src (row pitch \p spitch)
 /// to \p dst (row pitch \p dpitch), device to device.
 void copyRows(void *dst, size_t dpitch, const void *src, size_t spitch,
@@ -106,15 +91,8 @@ DeviceTensor tp::runtime::gpu::reshape(const DeviceTensor &x,
 DeviceTensor tp::runtime::gpu::sliceDim(const DeviceTensor &x, int64_t dim,
                                         int64_t start, int64_t size,
                                         cudaStream_t stream) {
-  dim = normalizeDim(dim, x.rank());
+  std::vector<int64_t> shape = sliceShape(x.shape(), dim, start, size);
   int64_t extent = x.shape()[dim];
-  if (start < 0 || size < 0 || start > extent || size > extent - start)
-    throw std::invalid_argument(
-        "slice of size " + std::to_string(size) + " at " +
-        std::to_string(start) + " out of range for dimension " +
-        std::to_string(dim) + " of shape " + x.shapeString());
-  std::vector<int64_t> shape = x.shape();
-  shape[dim] = size;
   DeviceTensor out = DeviceTensor::empty(shape, x.dtype());
   DimSplit s = splitAround(x.shape(), dim);
   size_t es = dtypeSize(x.dtype());
@@ -134,26 +112,8 @@ DeviceTensor tp::runtime::gpu::chunkDim(const DeviceTensor &x, int64_t dim,
 
 DeviceTensor tp::runtime::gpu::concatDim(const std::vector<DeviceTensor> &parts,
                                          int64_t dim, cudaStream_t stream) {
-  if (parts.empty())
-    throw std::invalid_argument("concatDim needs at least one tensor");
+  std::vector<int64_t> shape = concatShape(parts, dim);
   const DeviceTensor &first = parts.front();
-  dim = normalizeDim(dim, first.rank());
-  std::vector<int64_t> shape = first.shape();
-  shape[dim] = 0;
-  for (const DeviceTensor &p : parts) {
-    if (p.dtype() != first.dtype())
-      throw std::invalid_argument(std::string("concatDim: a ") +
-                                  dtypeName(p.dtype()) + " tensor next to a " +
-                                  dtypeName(first.dtype()) + " one");
-    bool ok = p.rank() == first.rank();
-    for (int64_t i = 0; ok && i < p.rank(); ++i)
-      ok = i == dim || p.shape()[i] == first.shape()[i];
-    if (!ok)
-      throw std::invalid_argument(
-          "concatDim along dimension " + std::to_string(dim) + ": shape " +
-          p.shapeString() + " does not match " + first.shapeString());
-    shape[dim] += p.shape()[dim];
-  }
   DeviceTensor out = DeviceTensor::empty(shape, first.dtype());
   DimSplit s = splitAround(shape, dim);
   size_t es = dtypeSize(first.dtype());
