@@ -153,7 +153,7 @@ def TP_AllReduceOp : TP_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> 
   }];
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
   let assemblyFormat = [{
-    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` $reduction
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` `` $reduction
     attr-dict `:` type($input)
   }];
 }
@@ -171,7 +171,7 @@ def TP_ReduceScatterOp : TP_CollectiveOp<"reduce_scatter"> {
   }];
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction, I64Attr:$scatter_axis));
   let assemblyFormat = [{
-    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` $reduction
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` `` $reduction
     `scatter_axis` `=` $scatter_axis attr-dict `:` type($input) `->` type($result)
   }];
 }
