@@ -47,6 +47,53 @@ const char *tp::runtime::collectiveName(CollectiveKind kind) {
   return "?";
 }
 
+bool tp::runtime::isReduction(CollectiveKind kind) {
+  return kind == CollectiveKind::AllReduce ||
+         kind == CollectiveKind::ReduceScatter;
+}
+
+std::string CollectiveCall::describe() const {
+  std::string s = collectiveName(kind);
+  if (kind == CollectiveKind::Barrier || kind == CollectiveKind::Split)
+    return s + "()";
+  s += "(count=" + std::to_string(count);
+  if (dtype != DType::F32)
+    s += std::string(", dtype=") + dtypeName(dtype);
+  if (isReduction(kind))
+    s += std::string(", op=") + reduceOpName(op);
+  if (kind == CollectiveKind::Broadcast)
+    s += ", root=" + std::to_string(root);
+  return s + ")";
+}
+
+void CollectiveCall::pack(int64_t *d) const {
+  bool hasCount =
+      kind != CollectiveKind::Barrier && kind != CollectiveKind::Split;
+  d[0] = static_cast<int64_t>(kind);
+  d[1] = hasCount ? static_cast<int64_t>(count) : 0;
+  d[2] = isReduction(kind) ? static_cast<int64_t>(op) : 0;
+  d[3] = kind == CollectiveKind::Broadcast ? root : 0;
+  d[4] = hasCount ? static_cast<int64_t>(dtype) : 0;
+}
+
+CollectiveCall CollectiveCall::unpack(const int64_t *d) {
+  CollectiveCall c;
+  c.kind = static_cast<CollectiveKind>(d[0]);
+  c.count = static_cast<size_t>(d[1]);
+  c.op = static_cast<ReduceOp>(d[2]);
+  c.root = static_cast<int>(d[3]);
+  c.dtype = static_cast<DType>(d[4]);
+  return c;
+}
+
+bool tp::runtime::bytesOverlap(const void *a, size_t na, const void *b,
+                               size_t nb) {
+  std::less<const char *> lt;
+  const char *x = static_cast<const char *>(a),
+             *y = static_cast<const char *>(b);
+  return na && nb && lt(x, y + nb) && lt(y, x + na);
+}
+
 Communicator::~Communicator() = default;
 
 std::unique_ptr<Communicator> Communicator::split(int, int) {

@@ -25,58 +25,9 @@ using Clock = std::chrono::steady_clock;
 // Calls and their descriptions
 //===----------------------------------------------------------------------===//
 
-/// What one rank asked for; exchanged across ranks to detect mismatches.
-struct MPICommunicator::Call {
-  CollectiveKind kind = CollectiveKind::Barrier;
-  size_t count = 0;
-  ReduceOp op = ReduceOp::Sum;
-  int root = 0;
-  DType dtype = DType::F32;
-};
-
 namespace {
 /// Fields of a call descriptor, exchanged as int64 values.
-constexpr int descriptorSize = 5;
-
-bool isReduction(CollectiveKind kind) {
-  return kind == CollectiveKind::AllReduce ||
-         kind == CollectiveKind::ReduceScatter;
-}
-
-/// The same format as the threads backend, e.g. "all_reduce(count=4, op=sum)".
-std::string describe(CollectiveKind kind, size_t count, ReduceOp op, int root,
-                     DType dtype = DType::F32) {
-  std::string s = collectiveName(kind);
-  if (kind == CollectiveKind::Barrier || kind == CollectiveKind::Split)
-    return s + "()";
-  s += "(count=" + std::to_string(count);
-  if (dtype != DType::F32)
-    s += std::string(", dtype=") + dtypeName(dtype);
-  if (isReduction(kind))
-    s += std::string(", op=") + reduceOpName(op);
-  if (kind == CollectiveKind::Broadcast)
-    s += ", root=" + std::to_string(root);
-  return s + ")";
-}
-
-/// Packs the fields of a call that must agree across ranks; fields that do
-/// not apply to the kind are zero so that they never cause a mismatch.
-void pack(CollectiveKind kind, size_t count, ReduceOp op, int root,
-          DType dtype, int64_t *d) {
-  bool hasCount =
-      kind != CollectiveKind::Barrier && kind != CollectiveKind::Split;
-  d[0] = static_cast<int64_t>(kind);
-  d[1] = hasCount ? static_cast<int64_t>(count) : 0;
-  d[2] = isReduction(kind) ? static_cast<int64_t>(op) : 0;
-  d[3] = kind == CollectiveKind::Broadcast ? root : 0;
-  d[4] = hasCount ? static_cast<int64_t>(dtype) : 0;
-}
-
-std::string describe(const int64_t *d) {
-  return describe(static_cast<CollectiveKind>(d[0]), static_cast<size_t>(d[1]),
-                  static_cast<ReduceOp>(d[2]), static_cast<int>(d[3]),
-                  static_cast<DType>(d[4]));
-}
+constexpr int descriptorSize = CollectiveCall::kPackedSize;
 
 std::string mpiErrorString(int rc) {
   char buf[MPI_MAX_ERROR_STRING];
@@ -84,13 +35,6 @@ std::string mpiErrorString(int rc) {
   if (MPI_Error_string(rc, buf, &len) != MPI_SUCCESS)
     return "MPI error " + std::to_string(rc);
   return std::string(buf, len);
-}
-
-/// Whether the byte ranges [a, a+na) and [b, b+nb) share a byte.
-bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
-  std::less<const char *> lt;
-  const char *x = static_cast<const char *>(a), *y = static_cast<const char *>(b);
-  return na && nb && lt(x, y + nb) && lt(y, x + na);
 }
 
 /// The MPI type that carries \p dtype (16-bit floats travel as raw
@@ -140,9 +84,9 @@ public:
     return *w;
   }
 
-  /// Arms the deadline for a call described by (kind, count, op, root).
+  /// Arms the deadline for \p call.
   void arm(std::chrono::milliseconds timeout, int worldRank,
-           CollectiveKind kind, size_t count, ReduceOp op, int root) {
+           const CollectiveCall &call) {
     std::lock_guard<std::mutex> lock(mu);
     if (!started) {
       std::thread([this] { loop(); }).detach();
@@ -152,10 +96,7 @@ public:
     deadline = Clock::now() + timeout;
     this->timeout = timeout;
     this->worldRank = worldRank;
-    this->kind = kind;
-    this->count = count;
-    this->op = op;
-    this->root = root;
+    this->call = call;
     if (deadline < sleepingUntil)
       cv.notify_one();
   }
@@ -182,7 +123,7 @@ private:
                    "tp: rank %d: timeout after %lld ms in %s; aborting every "
                    "rank\n",
                    worldRank, static_cast<long long>(timeout.count()),
-                   describe(kind, count, op, root).c_str());
+                   call.describe().c_str());
       std::fflush(stderr);
       // MPI_THREAD_FUNNELED does not promise that another thread may call
       // MPI_Abort while the main one is inside MPI; Open MPI handles it, and
@@ -198,10 +139,7 @@ private:
   Clock::time_point sleepingUntil = Clock::time_point::max();
   std::chrono::milliseconds timeout{0};
   int worldRank = 0;
-  CollectiveKind kind = CollectiveKind::Barrier;
-  size_t count = 0;
-  ReduceOp op = ReduceOp::Sum;
-  int root = 0;
+  CollectiveCall call;
 };
 } // namespace
 
@@ -316,8 +254,7 @@ void MPICommunicator::check(int rc, const char *function,
   if (rc == MPI_SUCCESS)
     return;
   throw CommError(std::string(function) + " failed in " +
-                  describe(call.kind, call.count, call.op, call.root,
-                           call.dtype) +
+                  call.describe() +
                   " on rank " + std::to_string(worldRanks_[rank_]) + ": " +
                   mpiErrorString(rc));
 }
@@ -325,14 +262,13 @@ void MPICommunicator::check(int rc, const char *function,
 MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
   bool armed = options_.timeout.count() > 0;
   if (armed)
-    Watchdog::get().arm(options_.timeout, worldRanks_[rank_], call.kind,
-                        call.count, call.op, call.root);
+    Watchdog::get().arm(options_.timeout, worldRanks_[rank_], call);
   Guard guard(armed);
   if (!options_.checkCollectives || size_ == 1)
     return guard;
   // descriptors_: size_ gathered descriptors, then this rank's own.
   int64_t *mine = descriptors_.data() + descriptorSize * size_;
-  pack(call.kind, call.count, call.op, call.root, call.dtype, mine);
+  call.pack(mine);
   check(MPI_Allgather(mine, descriptorSize, MPI_INT64_T, descriptors_.data(),
                       descriptorSize, MPI_INT64_T, comm_),
         "MPI_Allgather (collective check)", call);
@@ -342,12 +278,13 @@ MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
     const int64_t *d = first + descriptorSize * q;
     if (!std::equal(d, d + descriptorSize, first))
       diff +=
-          ", rank " + std::to_string(worldRanks_[q]) + " called " + describe(d);
+          ", rank " + std::to_string(worldRanks_[q]) + " called " +
+          CollectiveCall::unpack(d).describe();
   }
   if (!diff.empty())
     throw CommError("collective mismatch: rank " +
                     std::to_string(worldRanks_[0]) + " called " +
-                    describe(first) + diff);
+                    CollectiveCall::unpack(first).describe() + diff);
   return guard;
 }
 
@@ -366,7 +303,7 @@ void MPICommunicator::allGather(const void *in, size_t count, void *outPtr,
   const void *send = in;
   if (count && in == out + rank_ * bytes) {
     send = MPI_IN_PLACE;
-  } else if (overlaps(in, bytes, out, bytes * size_)) {
+  } else if (bytesOverlap(in, bytes, out, bytes * size_)) {
     char *s = scratch(bytes);
     std::memcpy(s, in, bytes);
     send = s;
@@ -412,7 +349,7 @@ void MPICommunicator::allReduce(const void *in, void *outPtr, size_t count,
   const void *send = in;
   if (in == out) {
     send = MPI_IN_PLACE;
-  } else if (overlaps(in, bytes, out, bytes)) {
+  } else if (bytesOverlap(in, bytes, out, bytes)) {
     char *s = scratch(bytes);
     std::memcpy(s, in, bytes);
     send = s;
@@ -467,7 +404,7 @@ void MPICommunicator::allToAll(const void *in, void *out, size_t countPerRank,
   int c = static_cast<int>(countPerRank);
   Guard guard = enter(call);
   const void *send = in;
-  if (overlaps(in, bytes, out, bytes)) {
+  if (bytesOverlap(in, bytes, out, bytes)) {
     char *s = scratch(bytes);
     std::memcpy(s, in, bytes);
     send = s;

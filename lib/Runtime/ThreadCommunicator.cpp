@@ -28,45 +28,19 @@ using namespace tp::runtime;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-/// What one rank asked for; compared across ranks to detect mismatches.
-struct Call {
-  CollectiveKind kind = CollectiveKind::Barrier;
-  size_t count = 0;
-  ReduceOp op = ReduceOp::Sum;
-  int root = 0;
+/// What one rank asked for (compared across ranks to detect mismatches),
+/// the split arguments, and its buffers.
+struct Call : CollectiveCall {
   int color = 0, key = 0;
-  DType dtype = DType::F32;
   const void *in = nullptr;
   void *out = nullptr;
 };
 
-bool isReduction(CollectiveKind kind) {
-  return kind == CollectiveKind::AllReduce ||
-         kind == CollectiveKind::ReduceScatter;
-}
-
-std::string describe(const Call &c) {
-  std::string s = collectiveName(c.kind);
-  if (c.kind == CollectiveKind::Barrier || c.kind == CollectiveKind::Split)
-    return s + "()";
-  s += "(count=" + std::to_string(c.count);
-  if (c.dtype != DType::F32)
-    s += std::string(", dtype=") + dtypeName(c.dtype);
-  if (isReduction(c.kind))
-    s += std::string(", op=") + reduceOpName(c.op);
-  if (c.kind == CollectiveKind::Broadcast)
-    s += ", root=" + std::to_string(c.root);
-  return s + ")";
-}
-
 bool sameCall(const Call &a, const Call &b) {
-  if (a.kind != b.kind)
-    return false;
-  if (a.kind == CollectiveKind::Barrier || a.kind == CollectiveKind::Split)
-    return true;
-  return a.count == b.count && a.dtype == b.dtype &&
-         (!isReduction(a.kind) || a.op == b.op) &&
-         (a.kind != CollectiveKind::Broadcast || a.root == b.root);
+  int64_t x[CollectiveCall::kPackedSize], y[CollectiveCall::kPackedSize];
+  a.pack(x);
+  b.pack(y);
+  return std::equal(x, x + CollectiveCall::kPackedSize, y);
 }
 
 std::string rankList(const std::vector<int> &ranks) {
@@ -74,13 +48,6 @@ std::string rankList(const std::vector<int> &ranks) {
   for (size_t i = 0; i < ranks.size(); ++i)
     s += (i ? ", " : "") + std::to_string(ranks[i]);
   return s;
-}
-
-/// Whether the byte ranges [a, a+na) and [b, b+nb) share a byte.
-bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
-  std::less<const char *> lt;
-  const char *x = static_cast<const char *>(a), *y = static_cast<const char *>(b);
-  return na && nb && lt(x, y + nb) && lt(y, x + na);
 }
 
 /// Buffer operations on host memory.
@@ -273,11 +240,11 @@ std::string ThreadGroupState::checkCalls() const {
   for (int q = 1; q < size(); ++q)
     if (!sameCall(calls[0], calls[q]))
       diff += ", rank " + std::to_string(members[q]) + " called " +
-              describe(calls[q]);
+              calls[q].describe();
   if (diff.empty())
     return "";
   return "collective mismatch: rank " + std::to_string(members[0]) +
-         " called " + describe(calls[0]) + diff;
+         " called " + calls[0].describe() + diff;
 }
 
 void ThreadGroupState::buildSplit() {
@@ -390,10 +357,10 @@ void ThreadGroupState::await(int rank, uint32_t gen, const Call *call) {
           gone.push_back(members[q]);
       }
       if (!gone.empty())
-        why = rankList(gone) + " finished without calling " + describe(*call);
+        why = rankList(gone) + " finished without calling " + call->describe();
       else if (Clock::now() >= deadline)
         why = "timeout after " + std::to_string(w.timeout.count()) + " ms in " +
-              describe(*call) + " on rank " + std::to_string(members[rank]) +
+              call->describe() + " on rank " + std::to_string(members[rank]) +
               ": " + rankList(missing) + " did not arrive";
     }
     if (w.failed || !why.empty()) {
@@ -526,7 +493,7 @@ void ThreadCommunicator::allGather(const void *inPtr, size_t count,
   bool inPlace = in == out + myRank * bytes;
   ThreadBufferOps &ops = *group->world->ops;
   Scratch staging(
-      ops, !inPlace && overlaps(in, bytes, out, n * bytes) ? n * bytes : 0);
+      ops, !inPlace && bytesOverlap(in, bytes, out, n * bytes) ? n * bytes : 0);
   char *dst = staging ? staging.get() : out;
   ops.prepare();
   group->arrive(myRank, call);
@@ -555,7 +522,7 @@ void ThreadCommunicator::allReduce(const void *inPtr, void *outPtr,
   ops.prepare();
   // A partial overlap would let this rank's result clobber input that peers
   // still read; reduce from a private copy instead.
-  Scratch copy(ops, in != out && overlaps(in, bytes, out, bytes) ? bytes : 0);
+  Scratch copy(ops, in != out && bytesOverlap(in, bytes, out, bytes) ? bytes : 0);
   if (copy) {
     ops.copy(copy.get(), in, bytes);
     throwIf(ops.finish());
@@ -597,7 +564,7 @@ void ThreadCommunicator::reduceScatter(const void *inPtr, void *outPtr,
   call.op = op;
   char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
-  Scratch staging(ops, overlaps(inPtr, n * bytes, out, bytes) ? bytes : 0);
+  Scratch staging(ops, bytesOverlap(inPtr, n * bytes, out, bytes) ? bytes : 0);
   char *dst = staging ? staging.get() : out;
   std::vector<const void *> srcs(n);
   ops.prepare();
@@ -625,7 +592,7 @@ void ThreadCommunicator::allToAll(const void *inPtr, void *outPtr,
   char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
   Scratch staging(ops,
-                  overlaps(inPtr, n * bytes, out, n * bytes) ? n * bytes : 0);
+                  bytesOverlap(inPtr, n * bytes, out, n * bytes) ? n * bytes : 0);
   char *dst = staging ? staging.get() : out;
   ops.prepare();
   group->arrive(myRank, call);

@@ -42,6 +42,34 @@ enum class CollectiveKind {
 /// "broadcast", "barrier" or "split".
 const char *collectiveName(CollectiveKind kind);
 
+/// Whether \p kind reduces (all_reduce, reduce_scatter).
+bool isReduction(CollectiveKind kind);
+
+/// One collective call as every backend describes and compares it: the
+/// fields that must agree across ranks.
+struct CollectiveCall {
+  CollectiveKind kind = CollectiveKind::Barrier;
+  size_t count = 0;
+  ReduceOp op = ReduceOp::Sum;
+  int root = 0;
+  DType dtype = DType::F32;
+
+  /// "all_reduce(count=4, dtype=BF16, op=sum)" (the dtype only when not
+  /// f32, op only for reductions, root only for broadcast): the format of
+  /// every mismatch and timeout message.
+  std::string describe() const;
+  /// Number of int64 values pack() writes.
+  static constexpr int kPackedSize = 5;
+  /// Writes the fields that must agree; fields that do not apply to the kind
+  /// are zero, so equal packs mean matching calls.
+  void pack(int64_t *d) const;
+  /// The call pack() wrote into \p d.
+  static CollectiveCall unpack(const int64_t *d);
+};
+
+/// Whether the byte ranges [a, a+na) and [b, b+nb) share a byte.
+bool bytesOverlap(const void *a, size_t na, const void *b, size_t nb);
+
 /// A failure of a collective: a peer rank failed, collectives were called
 /// inconsistently across ranks, or a peer did not arrive in time.
 class CommError : public std::runtime_error {

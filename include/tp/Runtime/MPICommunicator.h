@@ -117,7 +117,7 @@ public:
   }
 
 private:
-  struct Call;
+  using Call = CollectiveCall;
   /// Checks (if enabled) that every rank makes the same call and arms the
   /// watchdog; the returned guard disarms it.
   class Guard;

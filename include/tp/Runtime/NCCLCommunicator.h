@@ -155,7 +155,7 @@ private:
                    std::unique_ptr<detail::NCCLState> state,
                    NCCLOptions options, int rank, int size);
 
-  struct Call;
+  using Call = CollectiveCall;
   /// Runs one collective: validation of the call across ranks (if enabled),
   /// the watchdog deadline, \p issue (which enqueues the NCCL calls on
   /// NCCL's stream with the world lock held), and the wait for completion.

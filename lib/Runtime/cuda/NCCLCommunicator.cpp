@@ -60,13 +60,6 @@ ncclRedOp_t ncclOp(ReduceOp op) {
   return ncclSum;
 }
 
-/// Whether the byte ranges [a, a+na) and [b, b+nb) share a byte.
-bool overlaps(const void *a, size_t na, const void *b, size_t nb) {
-  std::less<const char *> lt;
-  const char *x = static_cast<const char *>(a), *y = static_cast<const char *>(b);
-  return na && nb && lt(x, y + nb) && lt(y, x + na);
-}
-
 ncclDataType_t ncclType(DType dtype) {
   switch (dtype) {
   case DType::F32:
@@ -358,37 +351,9 @@ NCCLId tp::runtime::ncclIdFromMPI(MPI_Comm comm, int root) {
 // NCCLCommunicator
 //===----------------------------------------------------------------------===//
 
-struct NCCLCommunicator::Call {
-  CollectiveKind kind = CollectiveKind::Barrier;
-  size_t count = 0;
-  ReduceOp op = ReduceOp::Sum;
-  int root = 0;
-  DType dtype = DType::F32;
-};
-
 namespace {
 /// Values of a call descriptor exchanged by the collective check.
-constexpr int descriptorSize = 5;
-
-bool isReduction(CollectiveKind kind) {
-  return kind == CollectiveKind::AllReduce ||
-         kind == CollectiveKind::ReduceScatter;
-}
-
-std::string describe(CollectiveKind kind, size_t count, ReduceOp op, int root,
-                     DType dtype) {
-  std::string s = collectiveName(kind);
-  if (kind == CollectiveKind::Barrier || kind == CollectiveKind::Split)
-    return s + "()";
-  s += "(count=" + std::to_string(count);
-  if (dtype != DType::F32)
-    s += std::string(", dtype=") + dtypeName(dtype);
-  if (isReduction(kind))
-    s += std::string(", op=") + reduceOpName(op);
-  if (kind == CollectiveKind::Broadcast)
-    s += ", root=" + std::to_string(root);
-  return s + ")";
-}
+constexpr int descriptorSize = CollectiveCall::kPackedSize;
 } // namespace
 
 NCCLCommunicator::NCCLCommunicator(std::shared_ptr<NCCLWorld> world,
@@ -532,8 +497,7 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
   std::unique_lock<std::mutex> lock(w.mu);
   if (w.failed)
     throw CommError(w.error);
-  std::string what =
-      describe(call.kind, call.count, call.op, call.root, call.dtype);
+  std::string what = call.describe();
   w.arm(what + " on a communicator of " + std::to_string(size_) + " ranks");
   struct Disarm {
     NCCLWorld &w;
@@ -547,14 +511,8 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
                      "cudaStreamWaitEvent");
 
   if (options_.checkCollectives) {
-    int64_t mine[descriptorSize] = {
-        static_cast<int64_t>(call.kind), static_cast<int64_t>(call.count),
-        static_cast<int64_t>(call.op), call.root,
-        static_cast<int64_t>(call.dtype)};
-    if (!isReduction(call.kind))
-      mine[2] = 0;
-    if (call.kind != CollectiveKind::Broadcast)
-      mine[3] = 0;
+    int64_t mine[descriptorSize];
+    call.pack(mine);
     int64_t *send = s.descriptors + descriptorSize * size_;
     gpu::detail::check(cudaMemcpyAsync(send, mine, sizeof(mine),
                                        cudaMemcpyHostToDevice, s.stream),
@@ -572,9 +530,7 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
     std::string diff;
     auto describeRank = [&](int q) {
       const int64_t *d = all.data() + descriptorSize * q;
-      return describe(static_cast<CollectiveKind>(d[0]),
-                      static_cast<size_t>(d[1]), static_cast<ReduceOp>(d[2]),
-                      static_cast<int>(d[3]), static_cast<DType>(d[4]));
+      return CollectiveCall::unpack(d).describe();
     };
     for (int q = 1; q < size_; ++q)
       if (!std::equal(all.begin() + descriptorSize * q,
@@ -597,7 +553,7 @@ void NCCLCommunicator::allGather(const void *in, size_t count, void *outPtr,
   requireDevicePointer(outPtr, count * size_, "all_gather", "output");
   char *out = bytesOf(outPtr);
   bool inPlace = in == out + static_cast<size_t>(rank_) * bytes;
-  char *staging = !inPlace && overlaps(in, bytes, out, size_ * bytes)
+  char *staging = !inPlace && bytesOverlap(in, bytes, out, size_ * bytes)
                       ? scratch(bytes)
                       : nullptr;
   Call call;
@@ -625,7 +581,7 @@ void NCCLCommunicator::allReduce(const void *in, void *out, size_t count,
   requireDevicePointer(in, count, "all_reduce", "input");
   requireDevicePointer(out, count, "all_reduce", "output");
   char *staging =
-      in != out && overlaps(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
+      in != out && bytesOverlap(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
   Call call;
   call.kind = CollectiveKind::AllReduce;
   call.count = count;
@@ -656,7 +612,7 @@ void NCCLCommunicator::reduceScatter(const void *inPtr, void *out,
   requireDevicePointer(out, countPerRank, "reduce_scatter", "output");
   const char *in = bytesOf(inPtr);
   bool inPlace = out == in + static_cast<size_t>(rank_) * blockBytes;
-  char *staging = !inPlace && overlaps(in, size_ * blockBytes, out, blockBytes)
+  char *staging = !inPlace && bytesOverlap(in, size_ * blockBytes, out, blockBytes)
                       ? scratch(size_ * blockBytes)
                       : nullptr;
   Call call;
@@ -690,7 +646,7 @@ void NCCLCommunicator::allToAll(const void *inPtr, void *outPtr,
   char *out = bytesOf(outPtr);
   // NCCL's all-to-all is never in place.
   size_t bytes = size_ * blockBytes;
-  char *staging = overlaps(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
+  char *staging = bytesOverlap(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
   Call call;
   call.kind = CollectiveKind::AllToAll;
   call.count = countPerRank;
