@@ -286,7 +286,7 @@ public:
   /// Sets the element type from a canonical dtype name.
   void setDtype(StringRef dtype) {
     MLIRContext *ctx = b.getContext();
-    elt = dtype == "bfloat16" ? Type(BFloat16Type::get(ctx))
+    elt = dtype == "bfloat16"  ? Type(BFloat16Type::get(ctx))
           : dtype == "float16" ? Type(Float16Type::get(ctx))
                                : Type(Float32Type::get(ctx));
   }
@@ -364,13 +364,18 @@ public:
   /// A shape-preserving composite `model.module "<fqn>"` of class `kind`
   /// taking `x` (named "x", as in `forward(self, x)`); `body` builds its
   /// contents from the block argument and returns what is yielded.
+  /// `children`, if given, is the definition order of its child modules
+  /// where it differs from the order they are called in.
   Value submodule(const Twine &fqn, StringRef kind, Value x,
-                  function_ref<Value(Value)> body) {
+                  function_ref<Value(Value)> body,
+                  ArrayRef<StringRef> children = {}) {
     std::string name = fqn.str();
     auto sub = model::SubmoduleOp::create(b, at(name), name, ValueRange{x},
                                           TypeRange{x.getType()});
     sub.setKindAttr(b.getStringAttr(kind));
     sub.setArgNamesAttr(b.getStrArrayAttr({"x"}));
+    if (!children.empty())
+      sub.setChildrenAttr(b.getStrArrayAttr(children));
     OpBuilder::InsertionGuard guard(b);
     Block &block = sub.getBody().front();
     b.setInsertionPointToStart(&block);
@@ -394,7 +399,8 @@ public:
     Block *entry = fn.addEntryBlock();
     b.setInsertionPointToStart(entry);
     Value logits = body(entry->getArgument(0));
-    Value flat = model::ReshapeOp::create(b, loc, tensor({rows, vocab}), logits);
+    Value flat =
+        model::ReshapeOp::create(b, loc, tensor({rows, vocab}), logits);
     Value loss = model::CrossEntropyOp::create(b, loc, lossType, flat,
                                                entry->getArgument(1));
     func::ReturnOp::create(b, loc, loss);
@@ -485,11 +491,17 @@ static Value buildBlock(ModelBuilder &m, const TransformerConfig &c,
                     return buildAttention(m, c, prefix + ".attention", y);
                   });
   Value h = m.binary<model::AddOp>(x, a);
-  Value f =
-      m.submodule(prefix + ".feed_forward", "FeedForward",
-                  buildNorm(m, c, prefix + ".ffn_norm", h), [&](Value y) {
-                    return buildFeedForward(m, c, prefix + ".feed_forward", y);
-                  });
+  // torchtitan's FeedForward defines w1, w2, w3 but calls w3 before w2.
+  SmallVector<StringRef> ffnChildren;
+  if (c.llama)
+    ffnChildren = {"w1", "w2", "w3"};
+  Value f = m.submodule(
+      prefix + ".feed_forward", "FeedForward",
+      buildNorm(m, c, prefix + ".ffn_norm", h),
+      [&](Value y) {
+        return buildFeedForward(m, c, prefix + ".feed_forward", y);
+      },
+      ffnChildren);
   return m.binary<model::AddOp>(h, f);
 }
 

@@ -282,3 +282,29 @@ func.func @yield_outside_module(%x: tensor<4x8xf32>) {
   // expected-error @below {{'model.yield' op expects parent op 'model.module'}}
   model.yield %x : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @module_children_not_a_child(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.module' op module 'ffn' lists child 'w3', which is not a direct child module}}
+  %r = model.module "ffn"(%x) {children = ["w1", "w3"]} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %w = model.param "ffn.w1.weight" : tensor<8x8xf32>
+    %h = model.linear "ffn.w1"(%a, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    model.yield %h : tensor<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @module_children_twice(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.module' op module 'ffn' lists child 'w1' twice}}
+  %r = model.module "ffn"(%x) {children = ["w1", "w1"]} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %w = model.param "ffn.w1.weight" : tensor<8x8xf32>
+    %h = model.linear "ffn.w1"(%a, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    model.yield %h : tensor<4x8xf32>
+  }
+  return
+}

@@ -44,8 +44,9 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["layers.*.attention.
 // -----
 
 // `*` never crosses a dot: `layers.*` has two tokens and every module here
-// has three.
-// expected-warning @below {{plan key 'layers.*' matches no module: no module has exactly 2 tokens}}
+// has three, so the key only names a prefix (as `layers` names a ModuleList
+// with no module op of its own).
+// expected-warning @below {{plan key 'layers.*' matches no module: it is only the prefix of modules such as 'layers.0.w1', 'layers.0.w2' (a container without a module op of its own); a style applies to the module a key names, so use 'layers.*.*' to match its children}}
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["layers.*", "layers.0.w[1-2]"], styles = [#tp.colwise<>, #tp.colwise<>]>} {
   tp.mesh @mesh(shape = 2)
   // CHECK-LABEL: func.func @star_stays_in_token
@@ -185,6 +186,97 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   }
 }
 
+// -----
+
+// The seed's PairwiseParallel on the root plus a style of its own on one of
+// the linears it pairs: an error naming both keys, not a half-colwise,
+// half-rowwise weight.
+// expected-warning @below {{plan entry '': PairwiseParallel is deprecated}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["", "net2"], styles = [#tp.pairwise_parallel<>, #tp.rowwise<>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @pairwise_overlap(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) {
+    %h = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    // expected-error @below {{module 'net2' is parallelized twice: plan key '' gives '' PairwiseParallel, which makes 'net2' rowwise, and plan key 'net2' gives RowwiseParallel}}
+    %y = model.linear "net2"(%h, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    return
+  }
+}
+
+// -----
+
+// Nested PairwiseParallel: the outer one recurses into `mlp` (the root has
+// fewer than two direct linears), which has its own entry too.
+// expected-warning @below {{plan entry '': PairwiseParallel is deprecated}}
+// expected-warning @below {{plan entry 'mlp': PairwiseParallel is deprecated}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["", "mlp"], styles = [#tp.pairwise_parallel<>, #tp.pairwise_parallel<>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @pairwise_nested(%x: tensor<4x8xf32>) {
+    %y = model.module "mlp"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %w = model.param "mlp.w" : tensor<8x8xf32>
+      // expected-error @below {{module 'mlp.net1' is parallelized twice: plan key 'mlp' gives 'mlp' PairwiseParallel, which makes 'mlp.net1' colwise, and plan key '' gives '' PairwiseParallel}}
+      %h = model.linear "mlp.net1"(%a, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+      // expected-error @below {{module 'mlp.net2' is parallelized twice}}
+      %o = model.linear "mlp.net2"(%h, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+      model.yield %o : tensor<4x8xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// Two entries giving one module the same style with other arguments: the
+// error says which arguments differ.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net*", "net1"], styles = [#tp.colwise<>, #tp.colwise<output_layouts = #tp.replicate, use_local_output = false>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @same_style_other_arguments(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) {
+    // expected-error @below {{conflicting styles on module 'net1': plan key 'net*' gives ColwiseParallel and plan key 'net1' gives ColwiseParallel with other arguments (output_layouts: the default vs #tp.replicate; use_local_output: the default vs false)}}
+    %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    return
+  }
+}
+
+// -----
+
+// The modern SequenceParallel on a composite module: the error says how the
+// seed's variant is chosen instead.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["block"], styles = [#tp.sequence_parallel<>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @sequence_parallel_on_composite(%x: tensor<4x8xf32>) {
+    // expected-error @below {{SequenceParallel does not support module 'block' of type Module (plan key 'block'); the modern SequenceParallel applies to LayerNorm, RMSNorm and Dropout, while the seed's SequenceParallel (the PairwiseParallel variant for a module of linears) is chosen by giving one of its arguments: input_layouts, output_layouts, _prepare_input or _prepare_output}}
+    %y = model.module "block"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      model.yield %a : tensor<4x8xf32>
+    }
+    return
+  }
+}
+
+// -----
+
+// Keys are matched in time linear in the name: 24 stars that cannot match
+// (the old backtracking matcher took minutes here), and an invalid pattern
+// is an error naming the token.
+// expected-warning @below {{plan key '************************x' matches no module: token '************************x' matches nothing}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["************************x"], styles = [#tp.colwise<>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @many_stars(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) {
+    %y = model.linear "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    return
+  }
+}
+
+// -----
+
+// expected-error @below {{plan key 'net[1': token 'net[1' is not a valid pattern: invalid glob pattern, unmatched '['}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net[1"], styles = [#tp.colwise<>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @bad_pattern() {
+    return
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The plan from a JSON file (Inputs/transformer_plan.json).
 //===----------------------------------------------------------------------===//
@@ -223,7 +315,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 // LEGACY: model.linear "net1"({{.*}}) {tp.style = #tp.colwise<input_layouts = #tp.shard<0>>}
 // LEGACY: model.linear "net2"({{.*}}) {tp.style = #tp.rowwise<output_layouts = #tp.shard<0>, use_local_output = false>}
 // LEGACY: model.module "mlp"({{.*}}) {tp.style = #tp.pairwise_parallel<>}
-// LEGACY: model.module "block"({{.*}}) {tp.style = #tp.pairwise_sequence_parallel<input_layouts = #tp.shard<0>, output_layouts = #tp.shard<0>, use_local_output = false>}
+// LEGACY: model.module "block"({{.*}}) {tp.style = #tp.pairwise_sequence_parallel<input_layouts = #tp.shard<0>, output_layouts = #tp.shard<0>>}
 // LEGACY: model.layer_norm "norm"({{.*}}) {tp.style = #tp.sequence_parallel<sequence_dim = 0>}
 
 // LEGACY-WARN-DAG: warning: plan entry 'net1': make_input_reshard_replicate is deprecated; specify input_layouts instead

@@ -355,3 +355,30 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 // A custom style's params must be placements.
 // expected-error @+1 {{Mine params['weight'] must be a placement}}
 func.func private @custom_params() attributes {tp.style = #tp.custom<name = "Mine", params = {weight = 1 : i64}>}
+
+// -----
+
+// The modern PrepareModuleOutput requires its two layout lists.
+// expected-error @below {{PrepareModuleOutput requires output_layouts and desired_output_layouts}}
+func.func private @prepare_output_no_layouts() attributes {tp.a = #tp.prepare_module_output<>}
+
+// -----
+
+// expected-error @below {{PrepareModuleInputOutput requires output_layouts and desired_output_layouts}}
+func.func private @prepare_input_output_no_outputs() attributes {tp.a = #tp.prepare_module_input_output<input_layouts = #tp.shard<0>, desired_input_layouts = #tp.replicate>}
+
+// -----
+
+// The seed zips input_layouts with output_layouts: both the same length.
+// expected-error @below {{PrepareModuleInput input_layouts and output_layouts should have same length, got 2 and 1}}
+func.func private @legacy_prepare_input_lengths() attributes {tp.a = #tp.legacy_prepare_module_input<input_layouts = [#tp.shard<0>, #tp.shard<1>], output_layouts = [#tp.replicate]>}
+
+// -----
+
+// expected-error @below {{PrepareModuleOutput (the 2.1 signature) supports a single output only, got 2 output_layouts; use output_layouts with desired_output_layouts for several outputs}}
+func.func private @legacy_prepare_output_tuple() attributes {tp.a = #tp.legacy_prepare_module_output<output_layouts = [#tp.shard<0>, #tp.replicate]>}
+
+// -----
+
+// expected-error @below {{PrepareModuleOutput only supports a single input_layouts, not a tuple of layouts}}
+func.func private @legacy_prepare_output_input_tuple() attributes {tp.a = #tp.legacy_prepare_module_output<input_layouts = [#tp.shard<0>]>}

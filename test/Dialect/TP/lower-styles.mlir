@@ -228,12 +228,15 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   }
 
   // The seed's SequenceParallel variant: input Shard(0) -> Replicate,
-  // output Shard(0).
+  // output Shard(0). As in the seed, the input is prepared where the first
+  // linear takes it (its input_fn), the output where the last one gives it.
   // CHECK-LABEL: func.func @pairwise_sequence_parallel
   // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
-  // CHECK: %[[XS:.*]] = tp.distribute %{{.*}} {module = "mlp"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
-  // CHECK-NEXT: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "mlp"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
-  // CHECK-NEXT: model.module "mlp"(%[[XR]])
+  // CHECK: model.module "mlp"(%{{.*}}) : (tensor<4x8xf32>)
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4x8xf32>):
+  // CHECK: %[[XS:.*]] = tp.distribute %[[A]] {module = "mlp.net1"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NEXT: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "mlp.net1"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK: model.linear "mlp.net1"(%[[XR]],
   // CHECK: tp.redistribute %{{.*}} {module = "mlp.net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
   func.func @pairwise_sequence_parallel(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
     %y = model.module "mlp"(%x) {tp.style = #tp.pairwise_sequence_parallel<>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
@@ -336,7 +339,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, tp_axis = "model", keys = []
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   tp.mesh @mesh(shape = 4)
   func.func @too_many_input_layouts(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
-    // expected-error @below {{PrepareModuleInput on 'net1' has 2 input layouts but the module takes 1 inputs}}
+    // expected-error @below {{PrepareModuleInput on 'net1': module inputs and input_layouts should have same length, got 1 input and 2 layouts}}
     %y = model.linear "net1"(%x, %w) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>, #tp.shard<0>], desired_input_layouts = [#tp.replicate, #tp.replicate]>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
     return
   }
@@ -361,7 +364,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   tp.mesh @mesh(shape = 4)
   func.func @too_many_output_layouts(%x: tensor<4x8xf32>) {
-    // expected-error @below {{PrepareModuleOutput on 'block' has 2 output layouts but the module has 1 outputs}}
+    // expected-error @below {{PrepareModuleOutput on 'block': module outputs and output_layouts should have same length, got 1 output and 2 layouts}}
     %y = model.module "block"(%x) {tp.style = #tp.prepare_module_output<output_layouts = [#tp.replicate, #tp.replicate], desired_output_layouts = [#tp.shard<0>, #tp.shard<0>]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
     ^bb0(%a: tensor<4x8xf32>):
       model.yield %a : tensor<4x8xf32>
@@ -383,7 +386,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   tp.mesh @mesh(shape = 4)
   func.func @pairwise_one_linear(%x: tensor<4x8xf32>) {
-    // expected-error @below {{PairwiseParallel on 'mlp' needs a module holding exactly two linears, found 1}}
+    // The seed leaves a module with fewer than two linears as it is.
+    // expected-warning @below {{PairwiseParallel on 'mlp' parallelizes nothing: neither it nor any module under it has two direct Linear children}}
     %y = model.module "mlp"(%x) {tp.style = #tp.pairwise_parallel<>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
     ^bb0(%a: tensor<4x8xf32>):
       %w = model.param "mlp.net1.weight" : tensor<8x8xf32>
@@ -407,7 +411,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 // -----
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   tp.mesh @mesh(shape = 4)
-  // expected-error @below {{PrepareModuleInput on the root module has 2 input layouts but the model takes 1 inputs}}
+  // expected-error @below {{PrepareModuleInput on the root module: module inputs and input_layouts should have same length, got 1 input and 2 layouts}}
   func.func @root_too_many_layouts(%x: tensor<4x8xf32>) attributes {tp.style = #tp.prepare_module_input<input_layouts = [#tp.shard<0>, #tp.shard<0>], desired_input_layouts = [#tp.replicate, #tp.replicate]>} {
     return
   }
@@ -425,5 +429,44 @@ module {
     %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
     %r = model.relu %d : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
     return %r : tensor<4x16xf32>
+  }
+}
+// -----
+
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 2)
+  // The seed's PairwiseParallel on the root (plan key ""): the function's
+  // two direct linears pair up, colwise then rowwise, output replicated.
+  // CHECK-LABEL: func.func @pairwise_root
+  // CHECK: tp.distribute %{{.*}} {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: tp.distribute %{{.*}} {module = "net2"} : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: tp.redistribute %{{.*}} {module = "net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  func.func @pairwise_root(%x: tensor<4x8xf32>) -> tensor<4x8xf32> attributes {tp.style = #tp.pairwise_parallel<>} {
+    %w1 = model.param "net1.weight" : tensor<16x8xf32>
+    %h = model.linear "net1"(%x, %w1) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    %w2 = model.param "net2.weight" : tensor<8x16xf32>
+    %y = model.linear "net2"(%h, %w2) : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+    return %y : tensor<4x8xf32>
+  }
+
+  // Linears pair in definition order (`children`), not call order: w1
+  // colwise, w2 rowwise; w3, called before w2, stays replicated.
+  // CHECK-LABEL: func.func @pairwise_definition_order
+  // CHECK: tp.distribute %{{.*}} {module = "ffn.w1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-NOT: module = "ffn.w3"
+  // CHECK: tp.distribute %{{.*}} {module = "ffn.w2"} : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+  func.func @pairwise_definition_order(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "ffn"(%x) {children = ["w1", "w2", "w3"], tp.style = #tp.pairwise_parallel<>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %w1 = model.param "ffn.w1.weight" : tensor<16x8xf32>
+      %h1 = model.linear "ffn.w1"(%a, %w1) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+      %w3 = model.param "ffn.w3.weight" : tensor<16x8xf32>
+      %h3 = model.linear "ffn.w3"(%a, %w3) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+      %m = model.mul %h1, %h3 : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+      %w2 = model.param "ffn.w2.weight" : tensor<8x16xf32>
+      %o = model.linear "ffn.w2"(%m, %w2) : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+      model.yield %o : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
   }
 }

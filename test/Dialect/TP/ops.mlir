@@ -105,6 +105,18 @@ func.func private @prepare_module_output() attributes {
 func.func private @prepare_module_input_output() attributes {
   tp.a = #tp.prepare_module_input_output<input_layouts = #tp.shard<0>, desired_input_layouts = #tp.replicate, use_local_input = true, output_layouts = #tp.partial<sum>, desired_output_layouts = #tp.replicate, use_local_output = false>}
 
+// The seed's (PyTorch 2.1) signatures of PrepareModuleInput/Output.
+// CHECK-LABEL: func.func private @legacy_prepare()
+// CHECK-SAME: tp.a = #tp.legacy_prepare_module_input<>
+// CHECK-SAME: tp.b = #tp.legacy_prepare_module_input<input_layouts = [#tp.shard<1>, unit], output_layouts = [#tp.replicate, unit], use_local_output = true>
+// CHECK-SAME: tp.c = #tp.legacy_prepare_module_output<>
+// CHECK-SAME: tp.d = #tp.legacy_prepare_module_output<input_layouts = #tp.shard<0>, output_layouts = #tp.replicate, use_local_output = false>
+func.func private @legacy_prepare() attributes {
+  tp.a = #tp.legacy_prepare_module_input<>,
+  tp.b = #tp.legacy_prepare_module_input<input_layouts = [#tp.shard<1>, unit], output_layouts = [#tp.replicate, unit], use_local_output = true>,
+  tp.c = #tp.legacy_prepare_module_output<>,
+  tp.d = #tp.legacy_prepare_module_output<input_layouts = #tp.shard<0>, output_layouts = #tp.replicate, use_local_output = false>}
+
 // The seed's deprecated pairwise styles still parse and print.
 // CHECK-LABEL: func.func private @legacy_pairwise()
 // CHECK-SAME: tp.a = #tp.pairwise_parallel<>

@@ -50,6 +50,36 @@
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/does-not-exist.json 2>&1 | FileCheck %s --check-prefix=NO-FILE
 // NO-FILE: error: cannot read plan file '{{.*}}does-not-exist.json': {{[Nn]}}o such file or directory
 
+// RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-style-number.json 2>&1 | FileCheck %s --check-prefix=STYLE-NUMBER
+// STYLE-NUMBER: error: plan entry 'net1': "style" must be a string naming a style (e.g. "ColwiseParallel"), got a number
+
+// A key written with \u escapes is the key it decodes to.
+// RUN: tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-unicode-key.json 2>&1 | FileCheck %s --check-prefix=UNICODE
+// UNICODE: model.linear "net1"({{.*}}) {tp.style = #tp.colwise<>}
+
+// PrepareModuleInput/Output: an argument of each signature is an error; the
+// modern PrepareModuleOutput needs both layout lists; the 2.1 one takes one
+// output.
+// RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-prepare-mixed.json 2>&1 | FileCheck %s --check-prefix=MIXED
+// MIXED: error: plan entry 'net1': PrepareModuleInput mixes the 2.1 signature (output_layouts) with the modern one (desired_input_layouts)
+// RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-prepare-output-no-layouts.json 2>&1 | FileCheck %s --check-prefix=OUT-NO-LAYOUTS
+// OUT-NO-LAYOUTS: error: plan entry 'net1': PrepareModuleOutput requires both output_layouts and desired_output_layouts when either is given
+// RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-prepare-output-2.1-tuple.json 2>&1 | FileCheck %s --check-prefix=OUT-TUPLE
+// OUT-TUPLE: error: plan entry 'net1': PrepareModuleOutput (the 2.1 signature) supports a single output only, got 2 output_layouts; use output_layouts with desired_output_layouts for several outputs
+
+// _prepare_input wins over input_layouts wherever either is written, and
+// "_prepare_output": null is the seed's None (the style's own output).
+// RUN: tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-prepare-precedence.json 2>&1 | FileCheck %s --check-prefix=PRECEDENCE
+// PRECEDENCE: warning: plan entry 'net1': make_input_replicate_1d is deprecated; specify input_layouts instead
+// PRECEDENCE: model.linear "net1"({{.*}}) {tp.style = #tp.colwise<input_layouts = #tp.replicate>}
+
+// The prepare functions' arguments: only the shard_1d ones take a dim, and it
+// must be in range for the tensor.
+// RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-make-output-tensor-dim.json 2>&1 | FileCheck %s --check-prefix=FN-ARGS
+// FN-ARGS: error: plan entry 'net1': make_output_tensor takes no arguments, got 'dim=3'
+// RUN: not tp-opt %s --tp-pipeline=plan=%S/Inputs/plan-make-input-shard-dim.json 2>&1 | FileCheck %s --check-prefix=FN-DIM
+// FN-DIM: error: ColwiseParallel on 'net1': input_layouts Shard(3) is out of range for input 0 of rank 2
+
 // Every failure stops the pass: nothing is printed.
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-unknown-style.json 2>/dev/null | count 0
 

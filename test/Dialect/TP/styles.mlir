@@ -651,7 +651,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["mlp"], styles = [#t
 
 // #tp.pairwise_sequence_parallel (the seed's SequenceParallel) on two blocks
 // in a row: each output is reduce-scattered to Shard(0), and the second
-// block's Shard(0) input is all-gathered back to Replicate.
+// block's Shard(0) input is all-gathered back to Replicate where its first
+// linear takes it (the seed's input_fn on that linear).
 // CHECK-LABEL: func.func @pairwise_sequence_parallel(
 // CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "sp0.net1.weight" : tensor<32x16xf32>
@@ -661,8 +662,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["mlp"], styles = [#t
 // CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P2]] on @mesh mesh_axes = [0] axis = 1 {module = "sp0.net2"} : tensor<16x32xf32> -> tensor<16x8xf32>
 // CHECK-NEXT: %[[LIN2:.*]] = model.linear "sp0.net2"(%[[LIN1]], %[[C2]]) : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
 // CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN2]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "sp0.net2"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[P3:.*]] = model.param "sp1.net1.weight" : tensor<32x16xf32>
+// CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[C3:.*]] = tp.chunk %[[P3]] on @mesh mesh_axes = [0] axis = 0 {module = "sp1.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[LIN3:.*]] = model.linear "sp1.net1"(%[[AG1]], %[[C3]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT: %[[P4:.*]] = model.param "sp1.net2.weight" : tensor<16x32xf32>
@@ -866,8 +867,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P2]] on @mesh mesh_axes = [0] axis = 1 {module = "sp0.net2"} : tensor<16x32xf32> -> tensor<16x8xf32>
 // LEGACY-NEXT: %[[LIN2:.*]] = model.linear "sp0.net2"(%[[RELU1]], %[[C2]]) : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN2]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "sp0.net2"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[P3:.*]] = model.param "sp1.net1.weight" : tensor<32x16xf32>
+// LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[C3:.*]] = tp.chunk %[[P3]] on @mesh mesh_axes = [0] axis = 0 {module = "sp1.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[LIN3:.*]] = model.linear "sp1.net1"(%[[AG1]], %[[C3]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[RELU2:.*]] = model.relu %[[LIN3]] : (tensor<8x8xf32>) -> tensor<8x8xf32>

@@ -9,6 +9,7 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -83,9 +84,8 @@ std::string mlir::tp::model::getModuleTypeName(Operation *op) {
       .Case([](SubmoduleOp m) {
         return m.getKind() ? m.getKind()->str() : std::string("Module");
       })
-      .Default([](Operation *op) {
-        return op->getName().getStringRef().str();
-      });
+      .Default(
+          [](Operation *op) { return op->getName().getStringRef().str(); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -98,8 +98,9 @@ LogicalResult ParamOp::verify() {
   return success();
 }
 
-void SubmoduleOp::build(OpBuilder &builder, OperationState &state, StringRef fqn,
-                     ValueRange inputs, TypeRange outputTypes) {
+void SubmoduleOp::build(OpBuilder &builder, OperationState &state,
+                        StringRef fqn, ValueRange inputs,
+                        TypeRange outputTypes) {
   state.addAttribute(getFqnAttrName(state.name), builder.getStringAttr(fqn));
   state.addOperands(inputs);
   state.addTypes(outputTypes);
@@ -108,6 +109,12 @@ void SubmoduleOp::build(OpBuilder &builder, OperationState &state, StringRef fqn
   body->push_back(block);
   for (Value v : inputs)
     block->addArgument(v.getType(), state.location);
+}
+
+/// The last token of a dotted FQN (`layers.0.attention` -> `attention`).
+static StringRef lastToken(StringRef fqn) {
+  size_t dot = fqn.rfind('.');
+  return dot == StringRef::npos ? fqn : fqn.drop_front(dot + 1);
 }
 
 LogicalResult SubmoduleOp::verify() {
@@ -133,7 +140,51 @@ LogicalResult SubmoduleOp::verify() {
       return emitOpError() << "module '" << getFqn() << "' has "
                            << getInputs().size() << " inputs but "
                            << names->size() << " arg_names";
+  if (std::optional<ArrayAttr> children = getChildren()) {
+    llvm::StringSet<> direct, seen;
+    for (Operation &op : block)
+      if (isa<SubmoduleOp>(op) || isLeafModule(&op))
+        direct.insert(lastToken(getModuleFQN(&op)));
+    for (Attribute a : *children) {
+      StringRef name = cast<StringAttr>(a).getValue();
+      if (!direct.contains(name))
+        return emitOpError() << "module '" << getFqn() << "' lists child '"
+                             << name << "', which is not a direct child module";
+      if (!seen.insert(name).second)
+        return emitOpError() << "module '" << getFqn() << "' lists child '"
+                             << name << "' twice";
+    }
+  }
   return success();
+}
+
+SmallVector<Operation *> mlir::tp::model::getChildModules(Operation *module) {
+  Region *body = nullptr;
+  ArrayAttr order;
+  if (auto sub = dyn_cast<SubmoduleOp>(module)) {
+    body = &sub.getBody();
+    order = sub.getChildrenAttr();
+  } else if (module->getNumRegions() == 1) {
+    body = &module->getRegion(0);
+  }
+  SmallVector<Operation *> children;
+  if (!body || body->empty())
+    return children;
+  for (Operation &op : body->front())
+    if (isa<SubmoduleOp>(op) || isLeafModule(&op))
+      children.push_back(&op);
+  if (!order)
+    return children;
+  auto rank = [&](Operation *op) -> size_t {
+    StringRef name = lastToken(getModuleFQN(op));
+    for (auto [i, a] : llvm::enumerate(order))
+      if (cast<StringAttr>(a).getValue() == name)
+        return i;
+    return order.size();
+  };
+  llvm::stable_sort(
+      children, [&](Operation *a, Operation *b) { return rank(a) < rank(b); });
+  return children;
 }
 
 //===----------------------------------------------------------------------===//
@@ -148,10 +199,10 @@ LogicalResult LinearOp::verify() {
                          << shapeStr(w);
   if (x.empty() || !sameSize(x.back(), w[1]))
     return emitOpError() << "input of '" << getFqn() << "' has shape "
-                         << shapeStr(x) << " but weight expects "
-                         << w[1] << " input features";
-  if (getBias() && failed(expectShape(*this, "bias", shapeOf(getBias()),
-                                      {w[0]})))
+                         << shapeStr(x) << " but weight expects " << w[1]
+                         << " input features";
+  if (getBias() &&
+      failed(expectShape(*this, "bias", shapeOf(getBias()), {w[0]})))
     return failure();
   SmallVector<int64_t> out(x);
   out.back() = w[0];
@@ -235,8 +286,8 @@ static LogicalResult verifyReduce(Operation *op, int64_t dim) {
   auto in = shapeOf(op->getOperand(0));
   int64_t rank = in.size();
   if (dim < -rank || dim >= rank)
-    return op->emitOpError() << "dim " << dim << " is out of range for rank "
-                             << rank;
+    return op->emitOpError()
+           << "dim " << dim << " is out of range for rank " << rank;
   SmallVector<int64_t> out(in);
   out[dim < 0 ? dim + rank : dim] = 1;
   return expectShape(op, "result", shapeOf(op->getResult(0)), out);
@@ -267,8 +318,8 @@ LogicalResult MatmulOp::verify() {
   if (a.size() < 2 || b.size() < 2)
     return emitOpError("matmul operands must have rank >= 2");
   if (!sameSize(a.back(), b[b.size() - 2]))
-    return emitOpError() << "contracting dims differ: " << shapeStr(a)
-                         << " x " << shapeStr(b);
+    return emitOpError() << "contracting dims differ: " << shapeStr(a) << " x "
+                         << shapeStr(b);
   if (b.size() != 2 && b.size() != a.size())
     return emitOpError("rhs must be 2-D or have the lhs's batch dims");
   SmallVector<int64_t> out(a);
@@ -342,8 +393,7 @@ LogicalResult AttentionOp::verify() {
   if (!ShapedType::isDynamic(q[2]) && !ShapedType::isDynamic(k[2]) &&
       (k[2] == 0 || q[2] % k[2]))
     return emitOpError() << "query heads (" << q[2]
-                         << ") must be a multiple of kv heads (" << k[2]
-                         << ")";
+                         << ") must be a multiple of kv heads (" << k[2] << ")";
   return expectShape(*this, "result", shapeOf(getResult()), q);
 }
 

@@ -131,8 +131,8 @@ verifyLayoutPair(function_ref<InFlightDiagnostic()> emitError, StringRef style,
                        << toName << " when either is given";
   if (layoutCount(from) != layoutCount(to))
     return emitError() << style << " " << fromName << " and " << toName
-                       << " should have same length, got "
-                       << layoutCount(from) << " and " << layoutCount(to);
+                       << " should have same length, got " << layoutCount(from)
+                       << " and " << layoutCount(to);
   auto fromArray = dyn_cast<ArrayAttr>(from);
   auto toArray = dyn_cast<ArrayAttr>(to);
   for (size_t i = 0, e = layoutCount(from); i < e; ++i) {
@@ -204,12 +204,10 @@ SequenceParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-PrepareModuleInputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                               Attribute inputLayouts,
-                               Attribute desiredInputLayouts,
-                               DictionaryAttr inputKwargLayouts,
-                               DictionaryAttr desiredInputKwargLayouts, bool) {
+LogicalResult PrepareModuleInputAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Attribute inputLayouts,
+    Attribute desiredInputLayouts, DictionaryAttr inputKwargLayouts,
+    DictionaryAttr desiredInputKwargLayouts, bool) {
   if (failed(verifyLayoutPair(emitError, "PrepareModuleInput", "input_layouts",
                               inputLayouts, "desired_input_layouts",
                               desiredInputLayouts)))
@@ -222,6 +220,10 @@ LogicalResult
 PrepareModuleOutputAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 Attribute outputLayouts,
                                 Attribute desiredOutputLayouts, bool) {
+  // Both are required keyword arguments of the modern PrepareModuleOutput.
+  if (!outputLayouts && !desiredOutputLayouts)
+    return emitError() << "PrepareModuleOutput requires output_layouts and "
+                          "desired_output_layouts";
   return verifyLayoutPair(emitError, "PrepareModuleOutput", "output_layouts",
                           outputLayouts, "desired_output_layouts",
                           desiredOutputLayouts);
@@ -238,6 +240,9 @@ LogicalResult PrepareModuleInputOutputAttr::verify(
       failed(verifyKwargPair(emitError, "PrepareModuleInputOutput",
                              inputKwargLayouts, desiredInputKwargLayouts)))
     return failure();
+  if (!outputLayouts && !desiredOutputLayouts)
+    return emitError() << "PrepareModuleInputOutput requires output_layouts "
+                          "and desired_output_layouts";
   return verifyLayoutPair(emitError, "PrepareModuleInputOutput",
                           "output_layouts", outputLayouts,
                           "desired_output_layouts", desiredOutputLayouts);
@@ -264,6 +269,44 @@ LogicalResult PairwiseSequenceParallelAttr::verify(
                             outputLayouts);
 }
 
+LogicalResult LegacyPrepareModuleInputAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Attribute inputLayouts,
+    Attribute outputLayouts, bool) {
+  if (failed(verifyLayoutList(emitError, "PrepareModuleInput", "input_layouts",
+                              inputLayouts)) ||
+      failed(verifyLayoutList(emitError, "PrepareModuleInput", "output_layouts",
+                              outputLayouts)))
+    return failure();
+  // The seed zips the two lists; a longer one would be silently cut.
+  if (inputLayouts && outputLayouts &&
+      layoutCount(inputLayouts) != layoutCount(outputLayouts))
+    return emitError() << "PrepareModuleInput input_layouts and "
+                          "output_layouts should have same length, got "
+                       << layoutCount(inputLayouts) << " and "
+                       << layoutCount(outputLayouts);
+  return success();
+}
+
+LogicalResult LegacyPrepareModuleOutputAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Attribute inputLayouts,
+    Attribute outputLayouts, bool) {
+  // The seed: "Only support single output redistribute now."
+  if (failed(verifySingleLayout(emitError, "PrepareModuleOutput",
+                                "input_layouts", inputLayouts)))
+    return failure();
+  if (auto array = dyn_cast_or_null<ArrayAttr>(outputLayouts)) {
+    if (array.size() != 1)
+      return emitError() << "PrepareModuleOutput (the 2.1 signature) "
+                            "supports a single output only, got "
+                         << array.size()
+                         << " output_layouts; use output_layouts with "
+                            "desired_output_layouts for several outputs";
+    outputLayouts = array[0];
+  }
+  return verifySingleLayout(emitError, "PrepareModuleOutput", "output_layouts",
+                            outputLayouts);
+}
+
 LogicalResult
 CustomStyleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         StringAttr name, DictionaryAttr params,
@@ -279,9 +322,8 @@ CustomStyleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << "'] must be a placement";
   // Without desired layouts, inputs keep their declared layouts.
   if (inputLayouts && desiredInputLayouts) {
-    if (failed(verifyLayoutPair(emitError, style, "input_layouts",
-                                inputLayouts, "desired_input_layouts",
-                                desiredInputLayouts)))
+    if (failed(verifyLayoutPair(emitError, style, "input_layouts", inputLayouts,
+                                "desired_input_layouts", desiredInputLayouts)))
       return failure();
   } else if (desiredInputLayouts) {
     return emitError() << style

@@ -5,12 +5,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/GlobPattern.h"
+#include <set>
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPAPPLYPLANPASS
@@ -21,40 +24,12 @@ using namespace mlir;
 using namespace mlir::tp;
 
 bool mlir::tp::fnmatchToken(StringRef pattern, StringRef name) {
-  if (pattern.empty())
-    return name.empty();
-  char p = pattern.front();
-  if (p == '*') {
-    for (size_t i = 0; i <= name.size(); ++i)
-      if (fnmatchToken(pattern.drop_front(), name.drop_front(i)))
-        return true;
+  llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+  if (!glob) {
+    llvm::consumeError(glob.takeError());
     return false;
   }
-  if (name.empty())
-    return false;
-  if (p == '?')
-    return fnmatchToken(pattern.drop_front(), name.drop_front());
-  if (p == '[') {
-    size_t close = pattern.find(']', 2);
-    if (close != StringRef::npos) {
-      StringRef set = pattern.slice(1, close);
-      bool negate = set.consume_front("!");
-      bool hit = false;
-      for (size_t i = 0; i < set.size(); ++i) {
-        if (i + 2 < set.size() && set[i + 1] == '-') {
-          hit |= set[i] <= name.front() && name.front() <= set[i + 2];
-          i += 2;
-        } else {
-          hit |= set[i] == name.front();
-        }
-      }
-      if (hit == negate)
-        return false;
-      return fnmatchToken(pattern.drop_front(close + 1), name.drop_front());
-    }
-  }
-  return p == name.front() &&
-         fnmatchToken(pattern.drop_front(), name.drop_front());
+  return glob->match(name);
 }
 
 bool mlir::tp::styleSupportsModule(Attribute style, Operation *op) {
@@ -67,8 +42,10 @@ bool mlir::tp::styleSupportsModule(Attribute style, Operation *op) {
     return isa<model::LinearOp, model::EmbeddingOp>(op);
   if (isa<SequenceParallelAttr>(style))
     return isa<model::LayerNormOp, model::RMSNormOp, model::DropoutOp>(op);
+  // The seed applies PairwiseParallel to any module with children,
+  // the root included.
   if (isa<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(style))
-    return isa<model::SubmoduleOp>(op);
+    return isa<model::SubmoduleOp, func::FuncOp>(op);
   // PrepareModuleInput/Output apply to any module.
   return true;
 }
@@ -80,14 +57,139 @@ static SmallVector<StringRef> splitFQN(StringRef fqn) {
   return tokens;
 }
 
-static bool matchesPrefix(ArrayRef<StringRef> key, ArrayRef<StringRef> fqn,
-                          size_t n) {
+/// Whether the first `n` tokens of `fqn` match the first `n` of `key`.
+static bool matchesPrefix(ArrayRef<llvm::GlobPattern> key,
+                          ArrayRef<StringRef> fqn, size_t n) {
   if (fqn.size() < n)
     return false;
   for (size_t i = 0; i < n; ++i)
-    if (!fnmatchToken(key[i], fqn[i]))
+    if (!key[i].match(fqn[i]))
       return false;
   return true;
+}
+
+SmallVector<PairwiseGroup> mlir::tp::getPairwiseGroups(Operation *module) {
+  SmallVector<PairwiseGroup> groups;
+  SmallVector<Operation *> children = model::getChildModules(module);
+  SmallVector<Operation *> linears;
+  for (Operation *child : children)
+    if (isa<model::LinearOp>(child))
+      linears.push_back(child);
+  // The seed's _parallelize_mlp: a module with more than one direct Linear
+  // child pairs the first even number of them; otherwise each child module
+  // is parallelized the same way, recursively.
+  if (linears.size() > 1) {
+    linears.truncate(linears.size() / 2 * 2);
+    groups.push_back({module, std::move(linears)});
+    return groups;
+  }
+  for (Operation *child : children)
+    if (isa<model::SubmoduleOp>(child))
+      groups.append(getPairwiseGroups(child));
+  return groups;
+}
+
+LogicalResult mlir::tp::checkPairwiseOverlaps(
+    ModuleOp module, function_ref<std::string(Operation *)> describe) {
+  // The pairwise-styled module that parallelizes each linear.
+  llvm::DenseMap<Operation *, Operation *> owner;
+  bool ok = true;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    Attribute style = op->getAttr("tp.style");
+    if (!isa_and_nonnull<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(
+            style))
+      return;
+    StringRef styleName =
+        cast<ParallelStyleAttrInterface>(style).getStyleName();
+    for (const PairwiseGroup &group : getPairwiseGroups(op))
+      for (auto [i, linear] : llvm::enumerate(group.linears)) {
+        Operation *other = owner.lookup(linear);
+        if (!other && linear->getAttr("tp.style"))
+          other = linear;
+        owner[linear] = op;
+        if (!other)
+          continue;
+        Attribute otherStyle = other->getAttr("tp.style");
+        InFlightDiagnostic diag = linear->emitError()
+                                  << "module '" << model::getModuleFQN(linear)
+                                  << "' is parallelized twice: " << describe(op)
+                                  << " gives '" << model::getModuleFQN(op)
+                                  << "' " << styleName << ", which makes '"
+                                  << model::getModuleFQN(linear) << "' "
+                                  << (i % 2 ? "rowwise" : "colwise") << ", and "
+                                  << describe(other) << " gives ";
+        if (other != linear)
+          diag << "'" << model::getModuleFQN(other) << "' ";
+        diag << cast<ParallelStyleAttrInterface>(otherStyle).getStyleName();
+        ok = false;
+      }
+  });
+  return success(ok);
+}
+
+/// The `name = value` arguments of a style attribute as it prints
+/// (`#tp.colwise<output_layouts = #tp.replicate>`); absent ones are defaults.
+static llvm::StringMap<std::string> printedArguments(Attribute style) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  style.print(os);
+  llvm::StringMap<std::string> args;
+  size_t open = text.find('<');
+  if (open == std::string::npos || text.back() != '>')
+    return args;
+  StringRef body = StringRef(text).slice(open + 1, text.size() - 1);
+  int depth = 0;
+  bool quoted = false;
+  size_t begin = 0;
+  auto flush = [&](size_t end) {
+    StringRef item = body.slice(begin, end).trim();
+    auto [name, value] = item.split(" = ");
+    if (!name.empty())
+      args[name.trim()] = value.trim().str();
+    begin = end + 1;
+  };
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c == '"' && (i == 0 || body[i - 1] != '\\'))
+      quoted = !quoted;
+    if (quoted)
+      continue;
+    if (c == '<' || c == '[' || c == '{' || c == '(')
+      ++depth;
+    else if (c == '>' || c == ']' || c == '}' || c == ')')
+      --depth;
+    else if (c == ',' && depth == 0)
+      flush(i);
+  }
+  flush(body.size());
+  return args;
+}
+
+/// "output_layouts: #tp.shard<-1> vs #tp.replicate" for each argument two
+/// attributes of one style set differently.
+static std::string describeDifference(Attribute a, Attribute b) {
+  llvm::StringMap<std::string> argsA = printedArguments(a),
+                               argsB = printedArguments(b);
+  std::set<std::string> names;
+  for (auto &kv : argsA)
+    names.insert(kv.getKey().str());
+  for (auto &kv : argsB)
+    names.insert(kv.getKey().str());
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  for (const std::string &name : names) {
+    auto valueOf = [&](llvm::StringMap<std::string> &args) {
+      auto it = args.find(name);
+      return it == args.end() ? std::string("the default") : it->second;
+    };
+    std::string va = valueOf(argsA), vb = valueOf(argsB);
+    if (va == vb)
+      continue;
+    if (!result.empty())
+      os << "; ";
+    os << name << ": " << va << " vs " << vb;
+  }
+  return result;
 }
 
 LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
@@ -101,7 +203,6 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
       modules.push_back({op, model::getModuleFQN(op)});
   });
 
-  Builder b(module.getContext());
   bool ok = true;
   // Which key gave each module its style, to report conflicts.
   llvm::DenseMap<Operation *, StringRef> styledBy;
@@ -109,6 +210,18 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
        llvm::zip(plan.getKeys().getValue(), plan.getStyles().getValue())) {
     StringRef key = cast<StringAttr>(keyAttr).getValue();
     SmallVector<StringRef> keyTokens = splitFQN(key);
+    // Each token compiled once; matching is linear in the name.
+    SmallVector<llvm::GlobPattern> patterns;
+    for (StringRef token : keyTokens) {
+      llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(token);
+      if (!glob) {
+        emitError(module.getLoc())
+            << "plan key '" << key << "': token '" << token
+            << "' is not a valid pattern: " << llvm::toString(glob.takeError());
+        return failure();
+      }
+      patterns.push_back(std::move(*glob));
+    }
     std::string deprecatedBy;
     if (cast<ParallelStyleAttrInterface>(style).isDeprecated(deprecatedBy))
       emitWarning(module.getLoc())
@@ -122,27 +235,37 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
     for (auto [op, fqn] : modules) {
       SmallVector<StringRef> fqnTokens = splitFQN(fqn);
       if (fqnTokens.size() != keyTokens.size() ||
-          !matchesPrefix(keyTokens, fqnTokens, keyTokens.size()))
+          !matchesPrefix(patterns, fqnTokens, keyTokens.size()))
         continue;
       matched = true;
       if (!styleSupportsModule(style, op)) {
-        op->emitError() << cast<ParallelStyleAttrInterface>(style)
-                               .getStyleName()
-                        << " does not support module '" << fqn
-                        << "' of type " << model::getModuleTypeName(op)
-                        << " (plan key '" << key << "')";
+        InFlightDiagnostic diag =
+            op->emitError()
+            << cast<ParallelStyleAttrInterface>(style).getStyleName()
+            << " does not support module '" << fqn << "' of type "
+            << model::getModuleTypeName(op) << " (plan key '" << key << "')";
+        if (isa<SequenceParallelAttr>(style) && isa<model::SubmoduleOp>(op))
+          diag << "; the modern SequenceParallel applies to LayerNorm, "
+                  "RMSNorm and Dropout, while the seed's SequenceParallel "
+                  "(the PairwiseParallel variant for a module of linears) "
+                  "is chosen by giving one of its arguments: input_layouts, "
+                  "output_layouts, _prepare_input or _prepare_output";
         ok = false;
         continue;
       }
       if (Attribute previous = op->getAttr("tp.style");
           previous && previous != style) {
-        op->emitError() << "conflicting styles on module '" << fqn
-                        << "': plan key '" << styledBy[op] << "' gives "
-                        << cast<ParallelStyleAttrInterface>(previous)
-                               .getStyleName()
-                        << " and plan key '" << key << "' gives "
-                        << cast<ParallelStyleAttrInterface>(style)
-                               .getStyleName();
+        StringRef previousName =
+            cast<ParallelStyleAttrInterface>(previous).getStyleName();
+        StringRef name = cast<ParallelStyleAttrInterface>(style).getStyleName();
+        InFlightDiagnostic diag =
+            op->emitError()
+            << "conflicting styles on module '" << fqn << "': plan key '"
+            << styledBy[op] << "' gives " << previousName << " and plan key '"
+            << key << "' gives " << name;
+        if (previous.getTypeID() == Attribute(style).getTypeID())
+          diag << " with other arguments ("
+               << describeDifference(previous, style) << ")";
         ok = false;
         continue;
       }
@@ -154,19 +277,37 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
     // Name the first token that matched no module, for the warning.
     size_t bad = 0;
     while (bad < keyTokens.size() &&
-           llvm::any_of(modules, [&](auto &m) {
-             return matchesPrefix(keyTokens, splitFQN(m.second), bad + 1);
-           }))
+           llvm::any_of(
+               modules,
+               [&](auto &m) {
+                 return matchesPrefix(patterns, splitFQN(m.second), bad + 1);
+               }))
       ++bad;
     InFlightDiagnostic diag = emitWarning(module.getLoc())
                               << "plan key '" << key << "' matches no module";
-    if (bad < keyTokens.size())
+    if (bad < keyTokens.size()) {
       diag << ": token '" << keyTokens[bad] << "' matches nothing";
-    else
-      diag << ": no module has exactly " << keyTokens.size() << " tokens";
+      continue;
+    }
+    // Every token matched: the key names a prefix of longer FQNs (a
+    // ModuleList such as `layers`, which has no module op of its own).
+    SmallVector<StringRef> examples;
+    for (auto &[op, fqn] : modules)
+      if (examples.size() < 2 && splitFQN(fqn).size() > keyTokens.size() &&
+          matchesPrefix(patterns, splitFQN(fqn), keyTokens.size()))
+        examples.push_back(fqn);
+    diag << ": it is only the prefix of modules such as '";
+    llvm::interleave(examples, diag, "', '");
+    diag << "' (a container without a module op of its own); a style "
+            "applies to the module a key names, so use '"
+         << key << ".*' to match its children";
   }
   module->setAttr("tp.plan", plan);
-  return success(ok);
+  if (!ok)
+    return failure();
+  return checkPairwiseOverlaps(module, [&](Operation *op) {
+    return ("plan key '" + styledBy.lookup(op) + "'").str();
+  });
 }
 
 namespace {

@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tp {
@@ -50,23 +50,50 @@ public:
           return lowerRowwise(op, s.getInputLayouts(), s.getOutputLayouts());
         })
         .Case([&](PrepareModuleInputAttr s) {
-          return prepareInputs(op, s.getInputLayouts(),
-                               s.getDesiredInputLayouts(),
-                               s.getInputKwargLayouts(),
-                               s.getDesiredInputKwargLayouts());
+          return prepareInputs(
+              op, s.getInputLayouts(), s.getDesiredInputLayouts(),
+              s.getInputKwargLayouts(), s.getDesiredInputKwargLayouts(),
+              /*sameLength=*/true);
         })
         .Case([&](PrepareModuleOutputAttr s) {
           return prepareOutputs(op, s.getOutputLayouts(),
-                                s.getDesiredOutputLayouts());
+                                s.getDesiredOutputLayouts(),
+                                /*sameLength=*/true);
         })
         .Case([&](PrepareModuleInputOutputAttr s) {
-          if (failed(prepareInputs(op, s.getInputLayouts(),
-                                   s.getDesiredInputLayouts(),
-                                   s.getInputKwargLayouts(),
-                                   s.getDesiredInputKwargLayouts())))
+          if (failed(prepareInputs(
+                  op, s.getInputLayouts(), s.getDesiredInputLayouts(),
+                  s.getInputKwargLayouts(), s.getDesiredInputKwargLayouts(),
+                  /*sameLength=*/true)))
             return failure();
           return prepareOutputs(op, s.getOutputLayouts(),
-                                s.getDesiredOutputLayouts());
+                                s.getDesiredOutputLayouts(),
+                                /*sameLength=*/true);
+        })
+        .Case([&](LegacyPrepareModuleInputAttr s) {
+          // The seed zips the layouts with the inputs: inputs past the
+          // last layout pass through.
+          MLIRContext *ctx = op->getContext();
+          return prepareInputs(
+              op, orDefault(s.getInputLayouts(), ShardAttr::get(ctx, 0)),
+              orDefault(s.getOutputLayouts(), ReplicateAttr::get(ctx)), {}, {},
+              /*sameLength=*/false);
+        })
+        .Case([&](LegacyPrepareModuleOutputAttr s) -> LogicalResult {
+          MLIRContext *ctx = op->getContext();
+          Attribute to =
+              orDefault(s.getOutputLayouts(), ShardAttr::get(ctx, 0));
+          if (auto array = dyn_cast<ArrayAttr>(to))
+            to = array[0];
+          if (ioRanks(op, /*inputs=*/false).size() != 1)
+            return op->emitError()
+                   << "PrepareModuleOutput (the 2.1 signature) on '"
+                   << m::getModuleFQN(op) << "' supports a single output, "
+                   << "but the module has " << ioRanks(op, false).size()
+                   << "; use output_layouts with desired_output_layouts";
+          return prepareOutputs(
+              op, orDefault(s.getInputLayouts(), ReplicateAttr::get(ctx)), to,
+              /*sameLength=*/true);
         })
         .Case([&](SequenceParallelAttr s) {
           return lowerSequenceParallel(op, s.getSequenceDim());
@@ -74,16 +101,14 @@ public:
         .Case([&](PairwiseParallelAttr s) {
           // The seed's default: input replicated, output replicated.
           Attribute rep = ReplicateAttr::get(op->getContext());
-          return lowerPairwise(op, s.getInputLayouts(), rep,
+          return lowerPairwise(op, s, s.getInputLayouts(),
                                orDefault(s.getOutputLayouts(), rep));
         })
         .Case([&](PairwiseSequenceParallelAttr s) {
           // The seed's variant: input resharded Shard(0) -> Replicate,
           // output Shard(0).
-          MLIRContext *ctx = op->getContext();
-          Attribute shard0 = ShardAttr::get(ctx, 0);
-          return lowerPairwise(op, orDefault(s.getInputLayouts(), shard0),
-                               ReplicateAttr::get(ctx),
+          Attribute shard0 = ShardAttr::get(op->getContext(), 0);
+          return lowerPairwise(op, s, orDefault(s.getInputLayouts(), shard0),
                                orDefault(s.getOutputLayouts(), shard0));
         })
         .Case([&](CustomStyleAttr s) { return lowerCustom(op, s); })
@@ -186,9 +211,9 @@ private:
     // Linear: weight [out, in] and bias on dim 0; embedding: weight dim 1.
     int64_t weightDim = isa<m::EmbeddingOp>(op) ? 1 : 0;
     for (unsigned i = 1; i < op->getNumOperands(); ++i)
-      op->setOperand(i, place(b, op->getLoc(), op->getOperand(i), onTPAxis(ShardAttr::get(ctx, i == 1 ? weightDim
-                                                                : 0)),
-                            fqn));
+      op->setOperand(
+          i, place(b, op->getLoc(), op->getOperand(i),
+                   onTPAxis(ShardAttr::get(ctx, i == 1 ? weightDim : 0)), fqn));
     finishOutput(op->getResult(0), ShardAttr::get(ctx, -1),
                  orDefault(outputLayout, ShardAttr::get(ctx, -1)), fqn);
     return success();
@@ -206,8 +231,8 @@ private:
       Attribute rep = ReplicateAttr::get(ctx);
       emb.getIdsMutable().set(prepare(b, op->getLoc(), emb.getIds(),
                                       orDefault(inputLayout, rep), rep, fqn));
-      emb.getWeightMutable().set(
-          place(b, op->getLoc(), emb.getWeight(), onTPAxis(ShardAttr::get(ctx, 0)), fqn));
+      emb.getWeightMutable().set(place(b, op->getLoc(), emb.getWeight(),
+                                       onTPAxis(ShardAttr::get(ctx, 0)), fqn));
       finishOutput(emb.getResult(), PartialAttr::get(ctx, ReductionKind::Sum),
                    orDefault(outputLayout, rep), fqn);
       return success();
@@ -218,12 +243,13 @@ private:
     Attribute shardLast = ShardAttr::get(ctx, -1);
     Value x = prepare(b, op->getLoc(), linear.getInput(),
                       orDefault(inputLayout, shardLast), shardLast, fqn);
-    Value w = place(b, op->getLoc(), linear.getWeight(), onTPAxis(ShardAttr::get(ctx, 1)), fqn);
+    Value w = place(b, op->getLoc(), linear.getWeight(),
+                    onTPAxis(ShardAttr::get(ctx, 1)), fqn);
     // The bias is added once, after the reduction: split it off.
     Value bias = linear.getBias();
-    auto bare = m::LinearOp::create(b, op->getLoc(),
-                                    linear.getResult().getType(),
-                                    linear.getFqnAttr(), x, w, Value());
+    auto bare =
+        m::LinearOp::create(b, op->getLoc(), linear.getResult().getType(),
+                            linear.getFqnAttr(), x, w, Value());
     bare->setDiscardableAttrs(op->getDiscardableAttrDictionary());
     bare->removeAttr("tp.style");
     Value result = bare.getResult();
@@ -258,43 +284,50 @@ private:
                              << rank;
     OpBuilder b(op);
     Attribute seq = ShardAttr::get(ctx, dim);
-    op->setOperand(0, prepare(b, op->getLoc(), op->getOperand(0), seq, seq,
-                              fqn));
+    op->setOperand(0,
+                   prepare(b, op->getLoc(), op->getOperand(0), seq, seq, fqn));
     finishOutput(op->getResult(0), seq, seq, fqn);
     return success();
   }
 
-  /// The seed's PairwiseParallel: the module's first linear colwise, its
-  /// second rowwise, with the given input and output layouts.
-  LogicalResult lowerPairwise(Operation *op, Attribute inputLayout,
-                              Attribute desiredInput, Attribute outputLayout) {
-    StringRef fqn = m::getModuleFQN(op);
-    SmallVector<m::LinearOp> linears;
-    cast<m::SubmoduleOp>(op).getBody().walk(
-        [&](m::LinearOp l) { linears.push_back(l); });
-    if (linears.size() != 2)
-      return op->emitError() << "PairwiseParallel on '" << fqn
-                             << "' needs a module holding exactly two "
-                                "linears, found "
-                             << linears.size();
+  /// The seed's PairwiseParallel: in each module getPairwiseGroups finds,
+  /// the paired linears alternate colwise and rowwise; the first takes the
+  /// style's input layout (the seed's _prepare_input), the last rowwise one
+  /// its output layout (_prepare_output); the rowwise linears in between
+  /// make their output whole for the next pair.
+  LogicalResult lowerPairwise(Operation *op, Attribute style,
+                              Attribute inputLayout, Attribute outputLayout) {
     MLIRContext *ctx = op->getContext();
-    if (inputLayout) {
-      OpBuilder b(op);
-      op->setOperand(0, prepare(b, op->getLoc(), op->getOperand(0),
-                                inputLayout, desiredInput, fqn));
+    SmallVector<PairwiseGroup> groups = getPairwiseGroups(op);
+    if (groups.empty())
+      emitWarning(op->getLoc())
+          << cast<ParallelStyleAttrInterface>(style).getStyleName() << " on '"
+          << m::getModuleFQN(op)
+          << "' parallelizes nothing: neither it nor any module under it "
+             "has two direct Linear children";
+    Attribute rep = ReplicateAttr::get(ctx);
+    for (const PairwiseGroup &group : groups) {
+      size_t n = group.linears.size();
+      for (size_t i = 0; i < n; ++i) {
+        Operation *linear = group.linears[i];
+        LogicalResult lowered =
+            i % 2 == 0
+                ? lowerColwise(linear, i == 0 ? inputLayout : Attribute(),
+                               Attribute())
+                : lowerRowwise(linear, ShardAttr::get(ctx, -1),
+                               i + 1 == n ? outputLayout : rep);
+        if (failed(lowered))
+          return failure();
+      }
     }
-    if (failed(lowerColwise(linears[0], nullptr, nullptr)))
-      return failure();
-    return lowerRowwise(linears[1], ShardAttr::get(ctx, -1), outputLayout);
+    return success();
   }
 
   /// Ranks of a module's inputs and outputs (a function's arguments and
   /// results for the root module; a leaf's first operand and its result).
   static SmallVector<int64_t> ioRanks(Operation *op, bool inputs) {
     SmallVector<int64_t> ranks;
-    auto rankOf = [](Type t) {
-      return (int64_t)getTensorLikeShape(t).size();
-    };
+    auto rankOf = [](Type t) { return (int64_t)getTensorLikeShape(t).size(); };
     if (auto func = dyn_cast<func::FuncOp>(op)) {
       for (Type t : inputs ? func.getArgumentTypes() : func.getResultTypes())
         ranks.push_back(rankOf(t));
@@ -317,7 +350,8 @@ private:
   /// target requested by the user (DTensor cannot redistribute to Partial;
   /// only a Rowwise output, which is naturally Partial, may stay Partial).
   LogicalResult validateLayouts(Operation *op, Attribute style) {
-    StringRef styleName = cast<ParallelStyleAttrInterface>(style).getStyleName();
+    StringRef styleName =
+        cast<ParallelStyleAttrInterface>(style).getStyleName();
     StringRef fqn = m::getModuleFQN(op);
     SmallVector<int64_t> inRanks = ioRanks(op, true);
     SmallVector<int64_t> outRanks = ioRanks(op, false);
@@ -340,11 +374,10 @@ private:
             return op->emitError()
                    << styleName << " on '" << fqn << "': " << arg << " "
                    << shard.toTorchString() << " is out of range for "
-                   << (isInput ? "input " : "output ") << i << " of rank "
-                   << r;
+                   << (isInput ? "input " : "output ") << i << " of rank " << r;
         }
-        if (auto partial = dyn_cast<PartialAttr>(p); partial && target &&
-                                                      !partialAllowed)
+        if (auto partial = dyn_cast<PartialAttr>(p);
+            partial && target && !partialAllowed)
           return op->emitError()
                  << styleName << " on '" << fqn << "': " << arg << " "
                  << partial.toTorchString()
@@ -353,22 +386,21 @@ private:
         if (auto partial = dyn_cast<PartialAttr>(p); partial && !target)
           return op->emitError()
                  << styleName << " on '" << fqn << "': " << arg << " "
-                 << partial.toTorchString()
-                 << " declares a Partial "
+                 << partial.toTorchString() << " declares a Partial "
                  << (isInput ? "input" : "output")
                  << ", which tp does not support";
       }
       return success();
     };
     return llvm::TypeSwitch<Attribute, LogicalResult>(style)
-        .Case<ColwiseAttr, PairwiseParallelAttr,
-              PairwiseSequenceParallelAttr>([&](auto s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
-                           false)))
-            return failure();
-          return check(s.getOutputLayouts(), "output_layouts", false, true,
-                       false);
-        })
+        .Case<ColwiseAttr, PairwiseParallelAttr, PairwiseSequenceParallelAttr>(
+            [&](auto s) {
+              if (failed(check(s.getInputLayouts(), "input_layouts", true,
+                               false, false)))
+                return failure();
+              return check(s.getOutputLayouts(), "output_layouts", false, true,
+                           false);
+            })
         .Case([&](RowwiseAttr s) {
           if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
                            false)))
@@ -387,19 +419,33 @@ private:
                        true, true, false);
         })
         .Case([&](PrepareModuleOutputAttr s) {
-          if (failed(check(s.getOutputLayouts(), "output_layouts", false,
-                           false, false)))
+          if (failed(check(s.getOutputLayouts(), "output_layouts", false, false,
+                           false)))
             return failure();
           return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
                        false, true, false);
         })
+        .Case([&](LegacyPrepareModuleInputAttr s) {
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
+                           false)))
+            return failure();
+          return check(s.getOutputLayouts(), "output_layouts", true, true,
+                       false);
+        })
+        .Case([&](LegacyPrepareModuleOutputAttr s) {
+          if (failed(check(s.getInputLayouts(), "input_layouts", false, false,
+                           false)))
+            return failure();
+          return check(s.getOutputLayouts(), "output_layouts", false, true,
+                       false);
+        })
         .Case([&](PrepareModuleInputOutputAttr s) {
           if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
                            false)) ||
-              failed(check(s.getDesiredInputLayouts(),
-                           "desired_input_layouts", true, true, false)) ||
-              failed(check(s.getOutputLayouts(), "output_layouts", false,
-                           false, false)))
+              failed(check(s.getDesiredInputLayouts(), "desired_input_layouts",
+                           true, true, false)) ||
+              failed(check(s.getOutputLayouts(), "output_layouts", false, false,
+                           false)))
             return failure();
           return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
                        false, true, false);
@@ -424,47 +470,73 @@ private:
     return i == 0 ? layouts : Attribute();
   }
 
+  static size_t layoutCount(Attribute layouts) {
+    if (!layouts)
+      return 0;
+    auto array = dyn_cast<ArrayAttr>(layouts);
+    return array ? array.size() : 1;
+  }
+
+  /// PyTorch's "module inputs and input_layouts should have same length":
+  /// `count` layouts for `inputs` positional inputs. With `sameLength`
+  /// false (the seed's zip) only more layouts than inputs is an error.
+  static LogicalResult checkLayoutCount(Operation *op, StringRef what,
+                                        size_t count, size_t inputs,
+                                        bool sameLength) {
+    if (count == inputs || (!sameLength && count < inputs))
+      return success();
+    StringRef fqn = m::getModuleFQN(op);
+    InFlightDiagnostic diag = op->emitError()
+                              << "PrepareModule" << what << " on ";
+    if (fqn.empty())
+      diag << "the root module";
+    else
+      diag << "'" << fqn << "'";
+    return diag << ": module " << what.lower() << "s and " << what.lower()
+                << "_layouts should have same length, got " << inputs << " "
+                << what.lower() << (inputs == 1 ? "" : "s") << " and " << count
+                << " layout" << (count == 1 ? "" : "s");
+  }
+
   LogicalResult prepareInputs(Operation *op, Attribute layouts,
                               Attribute desired, DictionaryAttr kwLayouts,
-                              DictionaryAttr kwDesired) {
+                              DictionaryAttr kwDesired, bool sameLength) {
     if (auto func = dyn_cast<func::FuncOp>(op))
-      return prepareRootInputs(func, layouts, desired, kwLayouts);
+      return prepareRootInputs(func, layouts, desired, kwLayouts, sameLength);
     StringRef fqn = m::getModuleFQN(op);
     SmallVector<OpOperand *> inputs = moduleInputs(op);
-    size_t count = layouts ? (isa<ArrayAttr>(layouts)
-                                  ? cast<ArrayAttr>(layouts).size()
-                                  : 1)
-                           : 0;
-    if (count > inputs.size())
-      return op->emitError() << "PrepareModuleInput on '" << fqn << "' has "
-                             << count << " input layouts but the module takes "
-                             << inputs.size() << " inputs";
+    size_t count = layoutCount(layouts);
+    // Keyword inputs are not positional.
+    size_t positional = inputs.size() - (kwLayouts ? kwLayouts.size() : 0);
+    if (layouts &&
+        failed(checkLayoutCount(op, "Input", count, positional, sameLength)))
+      return failure();
     OpBuilder b(op);
     for (size_t i = 0; i < count; ++i) {
       Attribute from = layoutAt(layouts, i), to = layoutAt(desired, i);
       if (!from || isa<UnitAttr>(from))
         continue;
-      inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(), from, to,
-                             fqn, /*explicitDesired=*/true));
+      inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(), from, to, fqn,
+                             /*explicitDesired=*/true));
     }
     if (!kwLayouts)
       return success();
     auto sub = dyn_cast<m::SubmoduleOp>(op);
     ArrayAttr names = sub ? sub.getArgNamesAttr() : ArrayAttr();
     for (NamedAttribute kw : kwLayouts) {
-      auto it = names ? llvm::find_if(names,
-                                      [&](Attribute n) {
-                                        return cast<StringAttr>(n) ==
-                                               kw.getName();
-                                      })
-                      : nullptr;
+      auto it =
+          names ? llvm::find_if(names,
+                                [&](Attribute n) {
+                                  return cast<StringAttr>(n) == kw.getName();
+                                })
+                : nullptr;
       if (!names || it == names.end())
         return op->emitError() << "PrepareModuleInput on '" << fqn
                                << "': the module has no keyword input '"
                                << kw.getName().getValue() << "'";
       size_t i = it - names.begin();
-      inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(),
-                             kw.getValue(), kwDesired.get(kw.getName()), fqn,
+      inputs[i]->set(prepare(b, op->getLoc(), inputs[i]->get(), kw.getValue(),
+                             kwDesired.get(kw.getName()), fqn,
                              /*explicitDesired=*/true));
     }
     return success();
@@ -473,15 +545,12 @@ private:
   /// The root module (the model function, plan key ""): its inputs are the
   /// function arguments.
   LogicalResult prepareRootInputs(func::FuncOp func, Attribute layouts,
-                                  Attribute desired, DictionaryAttr kwLayouts) {
-    size_t count = layouts ? (isa<ArrayAttr>(layouts)
-                                  ? cast<ArrayAttr>(layouts).size()
-                                  : 1)
-                           : 0;
-    if (count > func.getNumArguments())
-      return func.emitError() << "PrepareModuleInput on the root module has "
-                              << count << " input layouts but the model takes "
-                              << func.getNumArguments() << " inputs";
+                                  Attribute desired, DictionaryAttr kwLayouts,
+                                  bool sameLength) {
+    size_t count = layoutCount(layouts);
+    if (layouts && failed(checkLayoutCount(func, "Input", count,
+                                           func.getNumArguments(), sameLength)))
+      return failure();
     if (kwLayouts && !kwLayouts.empty())
       return func.emitError() << "PrepareModuleInput on the root module: the "
                                  "model function has no keyword inputs";
@@ -500,10 +569,16 @@ private:
   }
 
   LogicalResult prepareOutputs(Operation *op, Attribute layouts,
-                               Attribute desired) {
+                               Attribute desired, bool sameLength) {
     StringRef fqn = m::getModuleFQN(op);
-    size_t count = isa<ArrayAttr>(layouts) ? cast<ArrayAttr>(layouts).size()
-                                           : (layouts ? 1 : 0);
+    size_t count = layoutCount(layouts);
+    if (!layouts)
+      return op->emitError()
+             << "PrepareModuleOutput on '" << fqn << "' has no output_layouts";
+    if (failed(checkLayoutCount(op, "Output", count,
+                                ioRanks(op, /*inputs=*/false).size(),
+                                sameLength)))
+      return failure();
     // A composite module's outputs are what it yields, the root module's
     // (the model function's) what it returns.
     Operation *terminator = nullptr;
@@ -512,11 +587,6 @@ private:
     else if (auto func = dyn_cast<func::FuncOp>(op))
       terminator = func.getBody().front().getTerminator();
     if (terminator) {
-      if (count > terminator->getNumOperands())
-        return op->emitError()
-               << "PrepareModuleOutput on '" << fqn << "' has " << count
-               << " output layouts but the module has "
-               << terminator->getNumOperands() << " outputs";
       OpBuilder b(terminator);
       for (size_t i = 0; i < count; ++i) {
         Attribute from = layoutAt(layouts, i), to = layoutAt(desired, i);
@@ -528,9 +598,6 @@ private:
       }
       return success();
     }
-    if (count != 1)
-      return op->emitError() << "PrepareModuleOutput on '" << fqn
-                             << "' needs exactly one output layout";
     Value result = op->getResult(0);
     OpBuilder b(op->getContext());
     b.setInsertionPointAfter(op);
@@ -569,9 +636,9 @@ private:
         op->walk(match);
       }
       if (params.empty())
-        return op->emitError() << "custom style on '" << fqn
-                               << "': the module has no parameter '" << full
-                               << "'";
+        return op->emitError()
+               << "custom style on '" << fqn
+               << "': the module has no parameter '" << full << "'";
       for (m::ParamOp p : params) {
         OpBuilder b(op->getContext());
         b.setInsertionPointAfter(p);
@@ -600,7 +667,8 @@ private:
       from[index] = declared;
       to[index] = desired ? desired : declared;
       return lowering.prepareInputs(op, ArrayAttr::get(ctx, from),
-                                    ArrayAttr::get(ctx, to), {}, {});
+                                    ArrayAttr::get(ctx, to), {}, {},
+                                    /*sameLength=*/false);
     }
 
     LogicalResult placeOutput(unsigned index, Attribute placement) override {
@@ -610,7 +678,8 @@ private:
       // Declared and desired alike: propagation supplies the real placement
       // and redistributes from it.
       return lowering.prepareOutputs(op, ArrayAttr::get(ctx, out),
-                                     ArrayAttr::get(ctx, out));
+                                     ArrayAttr::get(ctx, out),
+                                     /*sameLength=*/false);
     }
 
   private:
@@ -669,10 +738,9 @@ static void shardInputsOnBatch(ModuleOp module, MeshOp mesh, int64_t dpAxis) {
       SmallVector<OpOperand *> uses;
       for (OpOperand &use : arg.getUses())
         uses.push_back(&use);
-      Value sharded =
-          ensurePlacements(b, arg.getLoc(), arg,
-                           FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-                           placements);
+      Value sharded = ensurePlacements(
+          b, arg.getLoc(), arg, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+          placements);
       for (OpOperand *use : uses)
         use->set(sharded);
     }
@@ -695,12 +763,12 @@ static void decomposeCrossEntropy(ModuleOp module) {
     Type elt = getTensorLikeElementType(logits.getType());
     auto column = RankedTensorType::get({shape[0], 1}, elt);
     auto full = RankedTensorType::get(shape, elt);
-    Value mx = m::ReduceMaxOp::create(b, loc, column, logits,
-                                      b.getI64IntegerAttr(1));
+    Value mx =
+        m::ReduceMaxOp::create(b, loc, column, logits, b.getI64IntegerAttr(1));
     Value shifted = m::SubOp::create(b, loc, full, logits, mx);
     Value e = m::ExpOp::create(b, loc, full, shifted);
-    Value sum = m::ReduceSumOp::create(b, loc, column, e,
-                                       b.getI64IntegerAttr(1));
+    Value sum =
+        m::ReduceSumOp::create(b, loc, column, e, b.getI64IntegerAttr(1));
     Value lse = m::LogOp::create(b, loc, column, sum);
     Value target =
         m::TargetLogitOp::create(b, loc, column, shifted, op.getTargets());
@@ -732,24 +800,27 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   if (StringAttr axis = plan.getTpAxis()) {
     tpAxis = mesh.getAxisIndex(axis.getValue());
     if (tpAxis < 0)
-      return module.emitError() << "plan tp_axis '" << axis.getValue()
-                                << "' is not an axis of mesh @"
-                                << mesh.getSymName();
+      return module.emitError()
+             << "plan tp_axis '" << axis.getValue()
+             << "' is not an axis of mesh @" << mesh.getSymName();
   } else if (mesh.getRank() > 1) {
-    return module.emitError() << "the plan's mesh @" << mesh.getSymName()
-                              << " has " << mesh.getRank()
-                              << " axes but the plan names no tp_axis";
+    return module.emitError()
+           << "the plan's mesh @" << mesh.getSymName() << " has "
+           << mesh.getRank() << " axes but the plan names no tp_axis";
   }
   if (plan.getLossParallel())
     decomposeCrossEntropy(module);
   if (StringAttr dp = plan.getDpAxis()) {
     int64_t dpAxis = mesh.getAxisIndex(dp.getValue());
     if (dpAxis < 0)
-      return module.emitError() << "plan dp_axis '" << dp.getValue()
-                                << "' is not an axis of mesh @"
-                                << mesh.getSymName();
+      return module.emitError()
+             << "plan dp_axis '" << dp.getValue()
+             << "' is not an axis of mesh @" << mesh.getSymName();
     shardInputsOnBatch(module, mesh, dpAxis);
   }
+  if (failed(checkPairwiseOverlaps(
+          module, [](Operation *) { return std::string("a tp.style"); })))
+    return failure();
   StyleLowering lowering(mesh, tpAxis);
   for (auto [op, style] : styled) {
     op->removeAttr("tp.style");

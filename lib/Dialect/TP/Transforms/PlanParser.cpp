@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Dialect/TP/Transforms/CustomStyles.h"
-#include "tp/Dialect/TP/Transforms/Passes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "tp/Dialect/TP/Transforms/CustomStyles.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -76,18 +76,24 @@ private:
     while (pos < text.size() && isspace((unsigned char)text[pos]))
       ++pos;
   }
+  /// Reads a string literal, decoding its escapes (`\u0041` included) the
+  /// way llvm::json does, so the keys it returns are the parsed object's.
   bool readString(std::string &out) {
+    size_t begin = pos;
     if (!consume('"'))
       return false;
-    while (pos < text.size() && text[pos] != '"') {
-      if (text[pos] == '\\' && pos + 1 < text.size()) {
-        out.push_back(text[pos + 1]);
-        pos += 2;
-        continue;
-      }
-      out.push_back(text[pos++]);
+    while (pos < text.size() && text[pos] != '"')
+      pos += text[pos] == '\\' && pos + 1 < text.size() ? 2 : 1;
+    if (!consume('"'))
+      return false;
+    llvm::Expected<llvm::json::Value> literal =
+        llvm::json::parse(text.slice(begin, pos));
+    if (!literal) {
+      llvm::consumeError(literal.takeError());
+      return false;
     }
-    return consume('"');
+    out = literal->getAsString().value_or("").str();
+    return true;
   }
   void skipValue() {
     skipSpace();
@@ -116,6 +122,26 @@ private:
   StringRef text;
   size_t pos = 0;
 };
+
+/// "a number", "a list", ... for messages about a JSON value of the wrong
+/// kind.
+static StringRef jsonKindName(const llvm::json::Value &v) {
+  switch (v.kind()) {
+  case llvm::json::Value::Null:
+    return "null";
+  case llvm::json::Value::Boolean:
+    return "a boolean";
+  case llvm::json::Value::Number:
+    return "a number";
+  case llvm::json::Value::String:
+    return "a string";
+  case llvm::json::Value::Array:
+    return "a list";
+  case llvm::json::Value::Object:
+    return "an object";
+  }
+  return "a value";
+}
 
 /// Builds style attributes from one plan entry, reporting errors at `loc`.
 class EntryParser {
@@ -234,14 +260,35 @@ public:
   FailureOr<LegacyLayouts> legacyFunction(StringRef text, bool isInput) {
     StringRef name = text.trim(), args;
     if (size_t paren = name.find('('); paren != StringRef::npos) {
-      args = name.drop_front(paren + 1).rtrim().rtrim(')').trim();
+      args = name.drop_front(paren + 1).rtrim();
+      if (!args.consume_back(")")) {
+        error() << "cannot parse '" << text << "' (missing ')')";
+        return failure();
+      }
+      args = args.trim();
       name = name.take_front(paren).rtrim();
     }
-    args.consume_front("dim=");
+    // Only the two shard_1d functions take an argument (dim); the device
+    // mesh is always the plan's.
+    bool takesDim =
+        name == "make_input_shard_1d" || name == "make_output_shard_1d";
     int64_t dim = 0;
-    if (!args.empty() && args.trim().getAsInteger(10, dim)) {
-      error() << "cannot parse the arguments of '" << text << "'";
-      return failure();
+    if (!args.empty()) {
+      StringRef value = args;
+      value.consume_front("dim");
+      value = value.ltrim();
+      bool named = value.consume_front("=");
+      if (!named)
+        value = args;
+      if (!takesDim) {
+        error() << name << " takes no arguments, got '" << args << "'";
+        return failure();
+      }
+      if (value.trim().getAsInteger(10, dim)) {
+        error() << "cannot parse the arguments of '" << text << "' (expected "
+                << name << "(dim=D))";
+        return failure();
+      }
     }
     Attribute rep = ReplicateAttr::get(ctx);
     Attribute shard = ShardAttr::get(ctx, dim);
@@ -272,8 +319,8 @@ public:
       return failure();
     }
     if (input != isInput) {
-      error() << name << " prepares "
-              << (input ? "inputs" : "outputs") << " and cannot be used as "
+      error() << name << " prepares " << (input ? "inputs" : "outputs")
+              << " and cannot be used as "
               << (isInput ? "_prepare_input" : "_prepare_output");
       return failure();
     }
@@ -382,8 +429,8 @@ public:
         params = *d;
         continue;
       }
-      auto slot = llvm::find_if(layoutKeys,
-                                [&](const char *k) { return arg == k; });
+      auto slot =
+          llvm::find_if(layoutKeys, [&](const char *k) { return arg == k; });
       if (slot == std::end(layoutKeys)) {
         error() << "unknown argument '" << arg
                 << "' for CustomStyle (accepted: name, params, input_layouts, "
@@ -406,30 +453,89 @@ public:
     return style;
   }
 
+  /// PrepareModuleInput and PrepareModuleOutput have two signatures: PyTorch
+  /// 2.1's (`input_layouts` -> `output_layouts`) and the modern one
+  /// (`input_layouts` -> `desired_input_layouts`, `output_layouts` ->
+  /// `desired_output_layouts`). An argument only one of them has picks it;
+  /// an entry with neither takes the seed's (the modern one would be a no-op
+  /// or an error there) and says so.
+  FailureOr<bool> takesSeedSignature(StringRef styleName,
+                                     const llvm::json::Object &obj) {
+    bool input = styleName == "PrepareModuleInput";
+    std::vector<StringRef> modernOnly =
+        input ? std::vector<StringRef>{"desired_input_layouts",
+                                       "input_kwarg_layouts",
+                                       "desired_input_kwarg_layouts"}
+              : std::vector<StringRef>{"desired_output_layouts"};
+    StringRef seedOnly = input ? "output_layouts" : "input_layouts";
+    auto modern = llvm::find_if(
+        modernOnly, [&](StringRef k) { return obj.get(k) != nullptr; });
+    bool seed = obj.get(seedOnly) != nullptr;
+    if (seed && modern != modernOnly.end()) {
+      error() << styleName << " mixes the 2.1 signature (" << seedOnly
+              << ") with the modern one (" << *modern << ")";
+      return failure();
+    }
+    if (seed)
+      return true;
+    if (modern != modernOnly.end())
+      return false;
+    auto diag = emitWarning(loc) << "plan entry '" << key << "': ";
+    if (input)
+      diag << "PrepareModuleInput without desired_input_layouts takes the "
+              "2.1 signature: inputs laid out as input_layouts (default "
+              "Shard(0)) are redistributed to output_layouts (default "
+              "Replicate()); give desired_input_layouts for the modern one";
+    else
+      diag << "PrepareModuleOutput without desired_output_layouts takes the "
+              "2.1 signature: the output is redistributed to output_layouts "
+              "(default Shard(0)) from input_layouts (default Replicate()); "
+              "give desired_output_layouts for the modern one";
+    return true;
+  }
+
   /// Builds the style of one entry.
   FailureOr<Attribute> style(const llvm::json::Object &obj) {
-    std::optional<StringRef> name = obj.getString("style");
-    if (!name) {
+    const llvm::json::Value *nameValue = obj.get("style");
+    if (!nameValue) {
       error() << "missing \"style\" (e.g. \"ColwiseParallel\")";
       return failure();
     }
-    // Arguments each style accepts, with their parsers.
+    std::optional<StringRef> name = nameValue->getAsString();
+    if (!name) {
+      error() << "\"style\" must be a string naming a style (e.g. "
+                 "\"ColwiseParallel\"), got "
+              << jsonKindName(*nameValue);
+      return failure();
+    }
     StringRef styleName = *name;
     if (styleName == "CustomStyle" || lookupParallelStyle(styleName))
       return customStyle(styleName, obj);
-    std::vector<StringRef> allowed;
     // The seed's SequenceParallel is a PairwiseParallel variant with the
-    // seed's arguments; the modern one takes sequence_dim.
+    // seed's arguments; the modern one takes sequence_dim. Only an argument
+    // the modern style lacks selects the seed's.
     bool legacySequence =
         styleName == "SequenceParallel" &&
         (obj.get("input_layouts") || obj.get("output_layouts") ||
          obj.get("_prepare_input") || obj.get("_prepare_output"));
+    bool seedPrepare = false;
+    if (styleName == "PrepareModuleInput" ||
+        styleName == "PrepareModuleOutput") {
+      FailureOr<bool> seed = takesSeedSignature(styleName, obj);
+      if (failed(seed))
+        return failure();
+      seedPrepare = *seed;
+    }
+    // Arguments each style accepts.
+    std::vector<StringRef> allowed;
     if (styleName == "ColwiseParallel" || styleName == "RowwiseParallel" ||
         styleName == "PairwiseParallel" || legacySequence)
       allowed = {"input_layouts", "output_layouts", "use_local_output",
                  "_prepare_input", "_prepare_output"};
     else if (styleName == "SequenceParallel")
       allowed = {"sequence_dim", "use_local_output"};
+    else if (seedPrepare)
+      allowed = {"input_layouts", "output_layouts", "use_local_output"};
     else if (styleName == "PrepareModuleInput")
       allowed = {"input_layouts", "desired_input_layouts",
                  "input_kwarg_layouts", "desired_input_kwarg_layouts",
@@ -438,9 +544,9 @@ public:
       allowed = {"output_layouts", "desired_output_layouts",
                  "use_local_output"};
     else if (styleName == "PrepareModuleInputOutput")
-      allowed = {"input_layouts",        "desired_input_layouts",
-                 "input_kwarg_layouts",  "desired_input_kwarg_layouts",
-                 "use_local_input",      "output_layouts",
+      allowed = {"input_layouts",          "desired_input_layouts",
+                 "input_kwarg_layouts",    "desired_input_kwarg_layouts",
+                 "use_local_input",        "output_layouts",
                  "desired_output_layouts", "use_local_output"};
     else {
       error() << "unknown style '" << styleName
@@ -455,22 +561,29 @@ public:
       if (arg == "style")
         continue;
       if (llvm::find(allowed, arg) == allowed.end()) {
-        auto diag = error() << "unknown argument '" << arg << "' for "
-                            << styleName << " (accepted: ";
+        auto diag = error()
+                    << "unknown argument '" << arg << "' for " << styleName;
+        if (seedPrepare)
+          diag << " (2.1 signature)";
+        diag << " (accepted: ";
         llvm::interleaveComma(allowed, diag);
         diag << ")";
         return failure();
       }
     }
 
+    // Prepare styles take None as "pass this input through".
     bool isPrepare = styleName.starts_with("Prepare");
     Attribute inL, outL, desiredIn, desiredOut;
     DictionaryAttr kwIn, desiredKwIn;
     bool useLocalOutput = styleName == "PrepareModuleInput" ? false : true;
     bool useLocalInput = false;
     int64_t sequenceDim = 1;
-    if (styleName == "SequenceParallel")
+    if (styleName == "SequenceParallel" && !legacySequence)
       useLocalOutput = false;
+    // The seed's prepare functions, applied after every other argument
+    // since they take precedence over the layouts.
+    std::optional<LegacyLayouts> prepareInput, prepareOutput;
     for (auto &kv : obj) {
       StringRef arg = kv.first;
       const llvm::json::Value &v = kv.second;
@@ -497,22 +610,20 @@ public:
           return failure();
         (arg == "use_local_output" ? useLocalOutput : useLocalInput) = *b;
       } else if (arg == "_prepare_input" || arg == "_prepare_output") {
+        // None: the style's own preparation, as in the seed.
+        if (v.kind() == llvm::json::Value::Null)
+          continue;
         auto fn = v.getAsString();
         if (!fn) {
-          error() << arg << " must name one of the seed's make_input_* / "
-                             "make_output_* functions";
+          error() << arg
+                  << " must name one of the seed's make_input_* / "
+                     "make_output_* functions, or be null";
           return failure();
         }
         auto layouts = legacyFunction(*fn, arg == "_prepare_input");
         if (failed(layouts))
           return failure();
-        if (arg == "_prepare_input") {
-          inL = layouts->first;
-          desiredIn = layouts->second;
-        } else {
-          outL = layouts->first;
-          useLocalOutput = layouts->useLocal;
-        }
+        (arg == "_prepare_input" ? prepareInput : prepareOutput) = *layouts;
       } else if (arg == "sequence_dim") {
         auto i = integer(v, arg);
         if (failed(i))
@@ -521,6 +632,14 @@ public:
       }
       if (failed(l))
         return failure();
+    }
+    if (prepareInput) {
+      inL = prepareInput->first;
+      desiredIn = prepareInput->second;
+    }
+    if (prepareOutput) {
+      outL = prepareOutput->first;
+      useLocalOutput = prepareOutput->useLocal;
     }
 
     auto emit = [&]() { return error(); };
@@ -538,6 +657,12 @@ public:
     else if (styleName == "SequenceParallel")
       result = SequenceParallelAttr::getChecked(emit, ctx, sequenceDim,
                                                 useLocalOutput);
+    else if (seedPrepare && styleName == "PrepareModuleInput")
+      result = LegacyPrepareModuleInputAttr::getChecked(emit, ctx, inL, outL,
+                                                        useLocalOutput);
+    else if (seedPrepare)
+      result = LegacyPrepareModuleOutputAttr::getChecked(emit, ctx, inL, outL,
+                                                         useLocalOutput);
     else if (styleName == "PrepareModuleInput")
       result = PrepareModuleInputAttr::getChecked(
           emit, ctx, inL, desiredIn, kwIn, desiredKwIn, useLocalOutput);
@@ -712,7 +837,8 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     EntryParser entry(ctx, loc, key);
     const llvm::json::Object *obj = v ? v->getAsObject() : nullptr;
     if (!obj) {
-      entry.error() << "must be an object like {\"style\": \"ColwiseParallel\"}";
+      entry.error()
+          << "must be an object like {\"style\": \"ColwiseParallel\"}";
       return failure();
     }
     FailureOr<Attribute> style = entry.style(*obj);

@@ -32,6 +32,12 @@ llvm::StringRef getModuleFQN(Operation *op);
 /// composite module's `kind`.
 std::string getModuleTypeName(Operation *op);
 
+/// The direct child modules (leaf or composite module ops in its body, not
+/// nested in another module) of a composite module or of a model function,
+/// in definition order: first those a composite's `children` lists, in its
+/// order, then the others in program order.
+llvm::SmallVector<Operation *> getChildModules(Operation *module);
+
 } // namespace mlir::tp::model
 
 #endif // TP_DIALECT_MODEL_IR_MODELOPS_H

@@ -66,6 +66,10 @@ def Model_SubmoduleOp : Model_Op<"module", [IsolatedFromAbove,
     `model.yield` returns, so `PrepareModuleInput`/`PrepareModuleOutput`
     have a boundary to act on. `arg_names` optionally names the inputs for
     keyword layouts; `kind` is the module's class name, for messages.
+    `children` optionally lists the last FQN token of its direct child
+    modules in definition order, as `named_children()` gives them (the seed's
+    `PairwiseParallel` pairs linears in that order); without it, and for
+    children it does not list, program order is used.
 
     ```mlir
     %y = model.module "layers.0" (%x) {kind = "TransformerBlock"} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
@@ -77,7 +81,8 @@ def Model_SubmoduleOp : Model_Op<"module", [IsolatedFromAbove,
   }];
   let arguments = (ins StrAttr:$fqn, Variadic<Model_TensorLike>:$inputs,
                        OptionalAttr<StrAttr>:$kind,
-                       OptionalAttr<StrArrayAttr>:$arg_names);
+                       OptionalAttr<StrArrayAttr>:$arg_names,
+                       OptionalAttr<StrArrayAttr>:$children);
   let results = (outs Variadic<Model_TensorLike>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -188,6 +188,41 @@ def TP_PairwiseSequenceParallelAttr : TP_StyleAttr<"PairwiseSequenceParallel",
     DefaultValuedParameter<"bool", "true">:$use_local_output);
 }
 
+def TP_LegacyPrepareModuleInputAttr : TP_StyleAttr<"LegacyPrepareModuleInput",
+    "legacy_prepare_module_input", "PrepareModuleInput"> {
+  let summary = "The seed's PrepareModuleInput signature";
+  let description = [{
+    PyTorch 2.1's `PrepareModuleInput(input_layouts=Shard(0),
+    output_layouts=Replicate(), use_local_output=False)`: each input is laid
+    out from its `input_layouts` entry and redistributed to its
+    `output_layouts` entry (the modern `desired_input_layouts`). A single
+    placement stands for a one-entry tuple; the layouts are zipped with the
+    inputs, so inputs past the last layout pass through; `unit` (None)
+    passes an input through. An absent list takes the seed's default.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    DefaultValuedParameter<"bool", "false">:$use_local_output);
+}
+
+def TP_LegacyPrepareModuleOutputAttr : TP_StyleAttr<
+    "LegacyPrepareModuleOutput", "legacy_prepare_module_output",
+    "PrepareModuleOutput"> {
+  let summary = "The seed's PrepareModuleOutput signature";
+  let description = [{
+    PyTorch 2.1's `PrepareModuleOutput(input_layouts=Replicate(),
+    output_layouts=Shard(0), use_local_output=True)`: the module's single
+    output, laid out as `input_layouts` (the modern `output_layouts`), is
+    redistributed to `output_layouts` (the modern
+    `desired_output_layouts`). Only one output, as in the seed.
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::Attribute">:$input_layouts,
+    OptionalParameter<"::mlir::Attribute">:$output_layouts,
+    DefaultValuedParameter<"bool", "true">:$use_local_output);
+}
+
 //===----------------------------------------------------------------------===//
 // Custom styles
 //===----------------------------------------------------------------------===//

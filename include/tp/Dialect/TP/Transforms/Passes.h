@@ -57,6 +57,27 @@ FailureOr<PlanAttr> parsePlan(ModuleOp module, StringRef text,
 /// the pairwise styles on composite modules, Prepare* on any module).
 bool styleSupportsModule(Attribute style, Operation *op);
 
+/// A module whose direct Linear children the seed's PairwiseParallel pairs:
+/// `linears` (an even number, definition order) alternate colwise and
+/// rowwise; the first takes the style's input preparation and the last its
+/// output preparation.
+struct PairwiseGroup {
+  Operation *module;
+  SmallVector<Operation *> linears;
+};
+
+/// What the seed's PairwiseParallel on `module` (a composite module or the
+/// model function) parallelizes: the module itself when it has more than one
+/// direct Linear child, otherwise each child module, recursively.
+SmallVector<PairwiseGroup> getPairwiseGroups(Operation *module);
+
+/// Fails, naming both, when a PairwiseParallel style reaches a linear that
+/// another style also parallelizes (its own `tp.style`, or a second
+/// PairwiseParallel). `describe` names where a style came from.
+LogicalResult
+checkPairwiseOverlaps(ModuleOp module,
+                      function_ref<std::string(Operation *)> describe);
+
 /// Attaches the styles of `plan` to the matching module ops of `module`.
 LogicalResult applyPlan(ModuleOp module, PlanAttr plan);
 
