@@ -40,3 +40,58 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
     return %y : tensor<4x16xf32>
   }
 }
+
+// -----
+
+// A parameter is a whole tensor: Partial is not a placement it can have.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.custom<name = "Mine", params = {weight = #tp.partial<sum>}>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @partial_param(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    // expected-error @+1 {{custom style on 'net1': parameter 'net1.weight' cannot be Partial() (a parameter is a whole tensor: use Shard(d) or Replicate())}}
+    %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return %y : tensor<4x16xf32>
+  }
+}
+
+// -----
+
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.custom<name = "Mine", params = {weight = #tp.shard<2>}>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @shard_out_of_range(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    // expected-error @+1 {{custom style on 'net1': Shard(2) is out of range for parameter 'net1.weight' of rank 2}}
+    %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return %y : tensor<4x16xf32>
+  }
+}
+
+// -----
+
+// The weight sharded on its output dim with the bias left out: legal, but
+// every rank keeps the whole bias.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.custom<name = "Mine", params = {weight = #tp.shard<0>}>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @replicated_bias(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    %b = model.param "net1.bias" : tensor<16xf32>
+    // expected-warning @+1 {{Mine on 'net1': the weight is Shard(0) but the bias stays replicated, so every rank holds the whole bias and uses one chunk of it; give params "bias": "Shard(0)"}}
+    %y = model.linear "net1"(%x, %w, %b) : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+    return %y : tensor<4x16xf32>
+  }
+}
+
+// -----
+
+// A tied weight placed two ways (embedding Colwise: Shard(1); output
+// Colwise: Shard(0)) is held twice per rank: a warning with the cost.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["emb", "out"], styles = [#tp.colwise<>, #tp.colwise<output_layouts = #tp.replicate>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @tied(%ids: tensor<4xi64>) -> tensor<4x10xf32> {
+    %w = model.param "emb.weight" : tensor<10x8xf32>
+    // expected-warning @+1 {{parameter 'emb.weight' is placed 2 ways: [Shard(1)] by 'emb', [Shard(0)] by 'out'; each rank holds every one of these chunks (320 bytes instead of 160)}}
+    %h = model.embedding "emb"(%ids, %w) : (tensor<4xi64>, tensor<10x8xf32>) -> tensor<4x8xf32>
+    %y = model.linear "out"(%h, %w) : (tensor<4x8xf32>, tensor<10x8xf32>) -> tensor<4x10xf32>
+    return %y : tensor<4x10xf32>
+  }
+}

@@ -13,7 +13,9 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <limits>
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPLOWERSTYLESPASS
@@ -639,6 +641,22 @@ private:
         return op->emitError()
                << "custom style on '" << fqn
                << "': the module has no parameter '" << full << "'";
+      // A parameter is loaded whole on every rank and then chunked: only
+      // Shard(d) of one of its dims or Replicate() describe it.
+      if (auto partial = dyn_cast<PartialAttr>(placement))
+        return op->emitError()
+               << "custom style on '" << fqn << "': parameter '" << full
+               << "' cannot be " << partial.toTorchString()
+               << " (a parameter is a whole tensor: use Shard(d) or "
+                  "Replicate())";
+      if (auto shard = dyn_cast<ShardAttr>(placement)) {
+        int64_t rank = getTensorLikeShape(params.front().getType()).size();
+        if (shard.getDim() < -rank || shard.getDim() >= rank)
+          return op->emitError()
+                 << "custom style on '" << fqn << "': " << shard.toTorchString()
+                 << " is out of range for parameter '" << full << "' of rank "
+                 << rank;
+      }
       for (m::ParamOp p : params) {
         OpBuilder b(op->getContext());
         b.setInsertionPointAfter(p);
@@ -687,6 +705,24 @@ private:
     Operation *op;
   };
 
+  /// A custom style that shards a linear's weight on its output dim but
+  /// leaves its bias out keeps the whole bias on every rank, where only a
+  /// chunk is used: worth a warning.
+  static void warnReplicatedBias(Operation *op, CustomStyleAttr style) {
+    auto linear = dyn_cast<m::LinearOp>(op);
+    DictionaryAttr params = style.getParams();
+    if (!linear || !linear.getBias() || params.get("bias"))
+      return;
+    auto weight = dyn_cast_or_null<ShardAttr>(params.get("weight"));
+    if (!weight || (weight.getDim() != 0 && weight.getDim() != -2))
+      return;
+    emitWarning(op->getLoc())
+        << style.getStyleName() << " on '" << linear.getFqn()
+        << "': the weight is " << weight.toTorchString()
+        << " but the bias stays replicated, so every rank holds the whole "
+           "bias and uses one chunk of it; give params \"bias\": \"Shard(0)\"";
+  }
+
   /// A registered C++ style lowers the module itself; otherwise the
   /// attribute's explicit layouts are applied.
   LogicalResult lowerCustom(Operation *op, CustomStyleAttr style) {
@@ -694,10 +730,12 @@ private:
     if (const CustomStyle *registered =
             lookupParallelStyle(style.getName().getValue()))
       return registered->lower(style, builder);
-    if (DictionaryAttr params = style.getParams())
+    if (DictionaryAttr params = style.getParams()) {
       for (NamedAttribute p : params)
         if (failed(builder.placeParam(p.getName().getValue(), p.getValue())))
           return failure();
+      warnReplicatedBias(op, style);
+    }
     if (ArrayAttr in = style.getInputLayouts()) {
       ArrayAttr desired = style.getDesiredInputLayouts();
       for (auto [i, from] : llvm::enumerate(in)) {
@@ -721,6 +759,60 @@ private:
 };
 
 } // namespace
+
+/// The bytes one rank holds of `type` (its largest chunk on uneven dims).
+static int64_t bytesPerRank(DTensorType type, MeshOp mesh) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [axis, p] : llvm::enumerate(type.getPlacements()))
+    if (auto shard = dyn_cast<ShardAttr>(p)) {
+      int64_t d = shard.getDim() < 0 ? shard.getDim() + (int64_t)shape.size()
+                                     : shard.getDim();
+      shape[d] = chunkSize(shape[d], mesh.getShape()[axis], 0);
+    }
+  int64_t elements = 1;
+  for (int64_t n : shape)
+    elements *= n;
+  return elements * ((type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// A parameter several styles place differently (a tied embedding and
+/// output projection, one Shard(1), the other Shard(0)) is loaded once per
+/// placement: each rank holds every chunk. Legal, but rarely meant.
+static void warnTiedParameters(ModuleOp module, MeshOp mesh) {
+  // Per model function: functions are separate programs.
+  llvm::MapVector<std::pair<Operation *, StringRef>, SmallVector<DistributeOp>>
+      byName;
+  module.walk([&](DistributeOp op) {
+    if (auto param = op.getInput().getDefiningOp<m::ParamOp>())
+      byName[{op->getParentOfType<func::FuncOp>(), param.getName()}].push_back(
+          op);
+  });
+  for (auto &[key, ops] : byName) {
+    StringRef name = key.second;
+    SmallVector<DistributeOp> distinct;
+    for (DistributeOp op : ops)
+      if (llvm::none_of(distinct, [&](DistributeOp d) {
+            return d.getType() == op.getType();
+          }))
+        distinct.push_back(op);
+    if (distinct.size() < 2)
+      continue;
+    InFlightDiagnostic diag = emitWarning(distinct.front().getLoc())
+                              << "parameter '" << name << "' is placed "
+                              << distinct.size() << " ways:";
+    int64_t total = 0, smallest = std::numeric_limits<int64_t>::max();
+    for (auto [i, op] : llvm::enumerate(distinct)) {
+      auto type = cast<DTensorType>(op.getType());
+      int64_t bytes = bytesPerRank(type, mesh);
+      total += bytes;
+      smallest = std::min(smallest, bytes);
+      diag << (i ? "," : "") << " " << placementsToString(type.getPlacements())
+           << " by '" << op.getModule().value_or("") << "'";
+    }
+    diag << "; each rank holds every one of these chunks (" << total
+         << " bytes instead of " << smallest << ")";
+  }
+}
 
 /// Data parallelism: every model input is sharded on its first (batch) dim
 /// over `dpAxis`.
@@ -827,6 +919,7 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
     if (failed(lowering.lower(op, style)))
       return failure();
   }
+  warnTiedParameters(module, mesh);
   return propagatePlacements(module);
 }
 
