@@ -220,3 +220,22 @@ func.func @no_mesh(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = model.relu %x : (tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+
+// An uneven shard (10 classes over 4 ranks: 3, 3, 3, 1) survives a reshape
+// that keeps its dim whole: the dims around it regroup among themselves.
+// A split of an uneven dim into heads cannot keep it (a chunk is not whole
+// heads), and is gathered.
+// CHECK-LABEL: func.func @reshape_uneven
+// CHECK: model.reshape %{{.*}} : (!tp.dtensor<2x16x10xf32, @mesh, [#tp.shard<2>]>) -> !tp.dtensor<32x10xf32, @mesh, [#tp.shard<1>]>
+// CHECK: %[[G:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<2x16x10xf32, @mesh, [#tp.shard<2>]> -> !tp.dtensor<2x16x10xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.reshape %[[G]] : (!tp.dtensor<2x16x10xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<2x16x2x5xf32, @mesh, [#tp.replicate]>
+func.func @reshape_uneven(%x: tensor<2x16x10xf32>) -> (tensor<32x10xf32>, tensor<2x16x2x5xf32>) {
+  %d = tp.distribute %x : tensor<2x16x10xf32> -> !tp.dtensor<2x16x10xf32, @mesh, [#tp.shard<2>]>
+  %flat = model.reshape %d : (!tp.dtensor<2x16x10xf32, @mesh, [#tp.shard<2>]>) -> tensor<32x10xf32>
+  %heads = model.reshape %d : (!tp.dtensor<2x16x10xf32, @mesh, [#tp.shard<2>]>) -> tensor<2x16x2x5xf32>
+  return %flat, %heads : tensor<32x10xf32>, tensor<2x16x2x5xf32>
+}

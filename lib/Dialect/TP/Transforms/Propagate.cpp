@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Dialect/Model/IR/ModelOps.h"
-#include "tp/Dialect/TP/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Debug.h"
 
@@ -56,14 +56,24 @@ Value mlir::tp::ensurePlacements(OpBuilder &builder, Location loc, Value value,
                                  d.getElementType(), d.getMesh(), normalized);
     return RedistributeOp::create(builder, loc, type, value, moduleAttr());
   }
-  if (llvm::all_of(normalized, [](Attribute p) {
-        return isa<ReplicateAttr>(p);
-      }))
+  if (llvm::all_of(normalized,
+                   [](Attribute p) { return isa<ReplicateAttr>(p); }))
     return value;
   auto tensor = cast<RankedTensorType>(value.getType());
   auto type = DTensorType::get(value.getContext(), tensor.getShape(),
                                tensor.getElementType(), mesh, normalized);
   return DistributeOp::create(builder, loc, type, value, moduleAttr());
+}
+
+/// The module a redistribution inserted for `op` serves: the op's own FQN
+/// for a module op, else the innermost composite module around it ("" at
+/// function scope).
+static StringRef servingModule(Operation *op) {
+  if (StringRef fqn = m::getModuleFQN(op); !fqn.empty())
+    return fqn;
+  if (auto sub = op->getParentOfType<m::SubmoduleOp>())
+    return sub.getFqn();
+  return "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -84,8 +94,7 @@ public:
       return failure();
     // The signature follows what the function now returns.
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    func.setType(FunctionType::get(func.getContext(),
-                                   func.getArgumentTypes(),
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
                                    ret.getOperandTypes()));
     return success();
   }
@@ -161,13 +170,13 @@ private:
         op->erase();
         return success();
       }
-      redist.getResult().setType(DTensorType::get(
-          op->getContext(), in.getShape(), in.getElementType(), in.getMesh(),
-          target));
+      redist.getResult().setType(
+          DTensorType::get(op->getContext(), in.getShape(), in.getElementType(),
+                           in.getMesh(), target));
       return success();
     }
-    if (isa<RedistributeOp, FromLocalOp, ToLocalOp, func::ReturnOp,
-            m::YieldOp>(op) ||
+    if (isa<RedistributeOp, FromLocalOp, ToLocalOp, func::ReturnOp, m::YieldOp>(
+            op) ||
         !hasDTensorOperand(op))
       return success();
     // Ops with a sharding rule (model ops, and any op given an external
@@ -189,28 +198,48 @@ private:
       SmallVector<Attribute> reps(mesh.getRank(),
                                   ReplicateAttr::get(op->getContext()));
       Value r = ensurePlacements(b, op->getLoc(), operand.get(), meshSym(),
-                                 reps);
+                                 reps, servingModule(op));
       operand.set(ToLocalOp::create(b, op->getLoc(), d.getGlobalType(), r));
     }
     return success();
   }
 
-  /// Says why attention heads sharded on `axis` fall back to replication.
-  void warnHeadsNotDivisible(m::AttentionOp op, ArrayRef<Attribute> in,
-                             int64_t axis) {
+  /// Whether `v` (an attention operand) carries heads that were sharded
+  /// on `axis`: its own placement (heads are dim 2 of [B, S, H, D]), or that
+  /// of the projection [B, S, H*D] it was reshaped from (through rotary),
+  /// before propagation gathered it.
+  static bool headsWereSharded(Value v, int64_t axis) {
+    auto shardedOn = [&](Value x) {
+      auto d = dyn_cast<DTensorType>(x.getType());
+      auto shard = d ? dyn_cast<ShardAttr>(d.getPlacements()[axis]) : nullptr;
+      return shard && shard.getDim() == 2;
+    };
+    while (true) {
+      if (shardedOn(v))
+        return true;
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getNumOperands() == 0 ||
+          !isa<m::RotaryOp, m::ReshapeOp, RedistributeOp, ToLocalOp>(def))
+        return false;
+      v = def->getOperand(0);
+    }
+  }
+
+  /// Says why attention heads that were sharded on `axis` are replicated
+  /// instead: the heads do not divide over the axis. Whether the gather
+  /// happens at the attention or already at the reshape into heads (an
+  /// uneven projection shard does not split into whole heads), the message
+  /// is the same.
+  void warnHeadsNotDivisible(m::AttentionOp op, int64_t axis) {
     int64_t n = mesh.getShape()[axis];
-    bool headsSharded = llvm::any_of(in, [](Attribute p) {
-      auto s = dyn_cast<ShardAttr>(p);
-      return s && s.getDim() == 2;
-    });
     int64_t q = getTensorLikeShape(op.getQ().getType())[2];
     int64_t kv = getTensorLikeShape(op.getK().getType())[2];
-    if (!headsSharded || (q % n == 0 && kv % n == 0))
+    if (n == 1 || (q % n == 0 && kv % n == 0))
       return;
-    StringRef fqn;
-    if (auto sub = op->getParentOfType<m::SubmoduleOp>())
-      fqn = sub.getFqn();
-    op.emitWarning() << "attention in '" << fqn << "': " << q
+    if (!llvm::any_of(op->getOperands(),
+                      [&](Value v) { return headsWereSharded(v, axis); }))
+      return;
+    op.emitWarning() << "attention in '" << servingModule(op) << "': " << q
                      << " query heads and " << kv
                      << " kv heads do not both divide over the " << n
                      << " ranks of mesh axis '" << mesh.getAxisName(axis)
@@ -218,18 +247,18 @@ private:
   }
 
   AxisRule decide(Operation *op, ArrayRef<Attribute> in, int64_t axisSize,
-                      int64_t axis) {
+                  int64_t axis) {
     if (auto a = dyn_cast<m::AttentionOp>(op))
-      warnHeadsNotDivisible(a, in, axis);
+      warnHeadsNotDivisible(a, axis);
     if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
       AxisRule dec = rule.getAxisRule(in, axisSize);
       if (dec.operands.size() == in.size() && dec.result)
         return dec;
     }
     // No rule (or a malformed one): replicate, which is always correct.
-    return {SmallVector<Attribute>(in.size(),
-                                   ReplicateAttr::get(op->getContext())),
-            ReplicateAttr::get(op->getContext())};
+    return {
+        SmallVector<Attribute>(in.size(), ReplicateAttr::get(op->getContext())),
+        ReplicateAttr::get(op->getContext())};
   }
 
   LogicalResult applyRule(Operation *op) {
@@ -257,7 +286,7 @@ private:
       resultPlacements.push_back(dec.result);
     }
     OpBuilder b(op);
-    StringRef fqn = m::getModuleFQN(op);
+    StringRef fqn = servingModule(op);
     for (auto [i, operand] : llvm::enumerate(op->getOpOperands()))
       operand.set(ensurePlacements(b, op->getLoc(), operand.get(), meshSym(),
                                    operandPlacements[i], fqn));

@@ -7,10 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/IR/DialectRegistry.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -48,7 +48,7 @@ public:
   /// Broadcasting binary op (`linearInBoth` for add: Partial + Partial of the
   /// same kind stays Partial; mul is linear in one operand only).
   AxisRule binary(ArrayRef<Attribute> in, ArrayRef<int64_t> a,
-                      ArrayRef<int64_t> b, ArrayRef<int64_t> out, bool isAdd) {
+                  ArrayRef<int64_t> b, ArrayRef<int64_t> out, bool isAdd) {
     auto pa = dyn_cast<PartialAttr>(in[0]), pb = dyn_cast<PartialAttr>(in[1]);
     if (isAdd && pa && pb && pa == pb && pa.getKind() == ReductionKind::Sum)
       return {{in[0], in[1]}, in[0]};
@@ -181,10 +181,13 @@ public:
     return {{in[0]}, in[0]};
   }
 
-  /// A sharded dim survives a reshape when it becomes (or stays) the leading
-  /// factor of a result dim and both sizes divide over the axis.
+  /// A sharded dim survives a reshape when it stays a whole result dim
+  /// (the dims before it and after it regroup among themselves, so every
+  /// chunk, even an uneven torch.chunk one, reshapes in place), or when it
+  /// becomes (or stays) the leading factor of a result dim and both sizes
+  /// divide over the axis.
   AxisRule reshape(ArrayRef<Attribute> in, ArrayRef<int64_t> src,
-                       ArrayRef<int64_t> dst) {
+                   ArrayRef<int64_t> dst) {
     if (isa<PartialAttr, ReplicateAttr>(in[0]))
       return {{in[0]}, in[0]};
     int64_t d = *shardDim(in[0]);
@@ -193,6 +196,8 @@ public:
       prefix *= src[i];
     int64_t acc = 1;
     for (int64_t r = 0; r < (int64_t)dst.size(); ++r) {
+      if (acc == prefix && dst[r] == src[d])
+        return {{in[0]}, shard(r)};
       if (acc == prefix && dst[r] % n == 0 && src[d] % n == 0) {
         if (dst[r] <= src[d] ? src[d] % dst[r] == 0 : dst[r] % src[d] == 0)
           return {{in[0]}, shard(r)};
@@ -248,11 +253,12 @@ public:
 
   /// Attention per head: heads (dim 2) or batch (dim 0) may be sharded.
   AxisRule attention(ArrayRef<Attribute> in, ArrayRef<int64_t> q,
-                         ArrayRef<int64_t> k) {
+                     ArrayRef<int64_t> k) {
     auto d = shardDim(in[0]);
     if (d == 2 && q[2] % n == 0 && k[2] % n == 0)
       return {{in[0], in[0], in[0]}, in[0]};
-    if (d == 0 && q[0] % n == 0)
+    // Samples are independent: a batch shard works for any chunk sizes.
+    if (d == 0)
       return {{in[0], in[0], in[0]}, in[0]};
     return replicateAll(3);
   }
@@ -261,7 +267,6 @@ private:
   MLIRContext *ctx;
   int64_t n;
 };
-
 
 /// The rule of one model op on an axis of `n` ranks.
 AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
@@ -276,8 +281,8 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
     return dim < 0 ? dim + (int64_t)shape(0).size() : dim;
   };
   return llvm::TypeSwitch<Operation *, AxisRule>(op)
-      .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp,
-            m::LogOp>([&](Operation *) { return rules.unary(in); })
+      .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp, m::LogOp>(
+          [&](Operation *) { return rules.unary(in); })
       .Case<m::AddOp, m::SubOp>([&](Operation *) {
         return rules.binary(in, shape(0), shape(1), out, true);
       })
@@ -295,9 +300,8 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
       .Case([&](m::LinearOp l) {
         return rules.linear(in, shape(0).size(), l.getBias() != nullptr);
       })
-      .Case([&](m::EmbeddingOp) {
-        return rules.embedding(in, shape(0).size());
-      })
+      .Case(
+          [&](m::EmbeddingOp) { return rules.embedding(in, shape(0).size()); })
       .Case<m::LayerNormOp, m::RMSNormOp>(
           [&](Operation *) { return rules.norm(in, shape(0).size()); })
       .Case([&](m::SoftmaxOp s) {
@@ -314,8 +318,9 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
       .Case([&](m::AttentionOp) {
         return rules.attention(in, shape(0), shape(1));
       })
-      .Default(
-          [&](Operation *) { return rules.replicateAll(op->getNumOperands()); });
+      .Default([&](Operation *) {
+        return rules.replicateAll(op->getNumOperands());
+      });
 }
 
 /// The external model every model op with a rule gets.
@@ -329,8 +334,7 @@ struct ModelShardingRule
   }
 };
 
-template <typename... OpTs>
-void attachRules(MLIRContext *ctx) {
+template <typename... OpTs> void attachRules(MLIRContext *ctx) {
   (OpTs::template attachInterface<ModelShardingRule<OpTs>>(*ctx), ...);
 }
 
