@@ -9,6 +9,7 @@
 #include "tp/Executor/Executor.h"
 #include "tp/InitAll.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/Rendezvous.h"
 #include "tp/Runtime/ThreadCommunicator.h"
@@ -653,7 +654,16 @@ int main(int argc, char **argv) {
   // The reference: the unparallelized model, before any plan touches it.
   OwningOpRef<ModuleOp> reference;
   func::FuncOp entry = entryFunction(*module);
-  bool partitioned = entry->hasAttr("tp.spmd");
+  // tp-run takes a model (lowered here) or a program tp-pipeline
+  // partitioned; IR in between would run as something else.
+  bool partitioned = mlir::tp::findPartitioned(*module);
+  if (partitioned && !planFile.empty())
+    fail("--plan applies to a model, not to a partitioned program "
+         "(tp.spmd): give the model, or leave --plan out");
+  if (!partitioned && failed(mlir::tp::checkPassPrecondition(
+                          *module, mlir::tp::TPPass::ApplyPlan)))
+    fail(modelFile + " is partly lowered: give the model or the program "
+                     "tp-pipeline partitioned");
   if (verify) {
     if (partitioned)
       fail("--verify needs the model before lowering, not a partitioned "

@@ -8,6 +8,7 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
@@ -91,6 +92,8 @@ static bool matchesPrefix(ArrayRef<StringRef> key, ArrayRef<StringRef> fqn,
 }
 
 LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
+  if (failed(checkPassPrecondition(module, TPPass::ApplyPlan)))
+    return failure();
   // Every module op with an FQN, in program order. The root key "" names
   // the model function itself.
   SmallVector<std::pair<Operation *, StringRef>> modules;

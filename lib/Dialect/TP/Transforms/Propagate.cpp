@@ -10,6 +10,7 @@
 
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -286,6 +287,8 @@ private:
 } // namespace
 
 LogicalResult mlir::tp::propagatePlacements(ModuleOp module) {
+  if (failed(checkPassPrecondition(module, TPPass::Propagate)))
+    return failure();
   MeshOp mesh;
   module.walk([&](MeshOp m) {
     if (!mesh)
