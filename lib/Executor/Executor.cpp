@@ -10,6 +10,7 @@
 
 #include "ExecutorImpl.h"
 
+#include "tp/Runtime/FloatOps.h"
 #include "tp/Runtime/Init.h"
 #include "tp/Runtime/Kernels.h"
 
@@ -275,9 +276,9 @@ Tensor Program::assembleResult(size_t i,
       else if (reduce == "sum" || reduce == "avg")
         dst += v;
       else if (reduce == "max")
-        dst = std::max(dst, v);
+        dst = rt::maxKeepNaN(dst, v);
       else
-        dst = std::min(dst, v);
+        dst = rt::minKeepNaN(dst, v);
       touched[g] = true;
       for (int64_t d = rank - 1; d >= 0; --d) {
         if (++idx[d] < size[d])

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/Communicator.h"
+#include "tp/Runtime/FloatOps.h"
 
 #include <algorithm>
 #include <cstring>
@@ -127,11 +128,11 @@ void tp::runtime::reduceBuffers(void *dst, const void *const *srcs, size_t n,
         break;
       case ReduceOp::Max:
         for (size_t i = 0; i < m; ++i)
-          acc[i] = std::max(acc[i], s[i]);
+          acc[i] = maxKeepNaN(acc[i], s[i]);
         break;
       case ReduceOp::Min:
         for (size_t i = 0; i < m; ++i)
-          acc[i] = std::min(acc[i], s[i]);
+          acc[i] = minKeepNaN(acc[i], s[i]);
         break;
       }
     }

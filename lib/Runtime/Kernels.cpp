@@ -8,6 +8,7 @@
 #include "tp/Runtime/Kernels.h"
 
 #include "KernelUtils.h"
+#include "tp/Runtime/FloatOps.h"
 
 #include <cblas.h>
 
@@ -282,7 +283,8 @@ Tensor tp::runtime::div(const Tensor &a, const Tensor &b) {
 }
 
 Tensor tp::runtime::relu(const Tensor &x) {
-  return unary(x, [](float v) { return v > 0.0f ? v : 0.0f; });
+  // relu(NaN) = NaN, as in PyTorch; relu(-0) = 0.
+  return unary(x, [](float v) { return !(v <= 0.0f) ? v : 0.0f; });
 }
 
 Tensor tp::runtime::erf(const Tensor &x) { return unary(x, erfApprox); }
@@ -334,8 +336,9 @@ Tensor tp::runtime::softmax(const Tensor &x, int64_t dim) {
       float *dst = out.data() + o * extent * inner + in;
       float maxV = -std::numeric_limits<float>::infinity();
       for (int64_t j = 0; j < extent; ++j)
-        maxV = std::max(maxV, src[j * inner]);
-      // A row of -inf (fully masked) yields NaN like PyTorch.
+        maxV = maxKeepNaN(maxV, src[j * inner]);
+      // A row of -inf (fully masked), or with a NaN or +inf, yields NaN like
+      // PyTorch.
       double sum = 0.0;
       for (int64_t j = 0; j < extent; ++j) {
         float e = std::exp(src[j * inner] - maxV);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tp/Runtime/FloatOps.h"
 #include "tp/Runtime/Kernels.h"
 
 #include <cmath>
@@ -40,9 +41,8 @@ static Tensor reduceDim(const Tensor &x, int64_t dim, float init,
 }
 
 Tensor tp::runtime::reduceMax(const Tensor &x, int64_t dim) {
-  return reduceDim(
-      x, dim, -std::numeric_limits<float>::infinity(),
-      [](float a, float b) { return std::max(a, b); }, "reduceMax");
+  return reduceDim(x, dim, -std::numeric_limits<float>::infinity(), maxKeepNaN,
+                   "reduceMax");
 }
 
 Tensor tp::runtime::reduceSum(const Tensor &x, int64_t dim) {

@@ -45,19 +45,6 @@ MPI_Datatype mpiType(DType dtype) {
 
 char *bytesOf(void *p) { return static_cast<char *>(p); }
 
-MPI_Op mpiOp(ReduceOp op) {
-  switch (op) {
-  case ReduceOp::Sum:
-  case ReduceOp::Avg:
-    return MPI_SUM;
-  case ReduceOp::Max:
-    return MPI_MAX;
-  case ReduceOp::Min:
-    return MPI_MIN;
-  }
-  return MPI_SUM;
-}
-
 /// Throws unless \p count fits MPI's int counts.
 int mpiCount(size_t count, const char *what) {
   if (count > static_cast<size_t>(INT_MAX))
@@ -325,9 +312,11 @@ void MPICommunicator::allReduce(const void *in, void *outPtr, size_t count,
   mpiCount(count + size_, "all_reduce");
   Guard guard = enter(call);
   char *out = bytesOf(outPtr);
-  if (dtype != DType::F32) {
-    // MPI has no 16-bit float sum; reduce-scatter over padded blocks (with
-    // the f32 accumulation of reduceBuffers) and all-gather the results.
+  if (dtype != DType::F32 || op == ReduceOp::Max || op == ReduceOp::Min) {
+    // MPI has no 16-bit float sum, and its MPI_MAX/MPI_MIN drop a NaN
+    // depending on rank order; reduce-scatter over padded blocks (with the
+    // f32 accumulation and NaN rules of reduceBuffers) and all-gather the
+    // results.
     size_t block = (count + size_ - 1) / size_, blockBytes = block * es;
     int b = static_cast<int>(block);
     char *padded = scratch(2 * size_ * blockBytes);
@@ -354,8 +343,9 @@ void MPICommunicator::allReduce(const void *in, void *outPtr, size_t count,
     std::memcpy(s, in, bytes);
     send = s;
   }
-  check(MPI_Allreduce(send, out, c, MPI_FLOAT, mpiOp(op), comm_),
-        "MPI_Allreduce", call);
+  // Sum or Avg: MPI adds f32 (in its own order).
+  check(MPI_Allreduce(send, out, c, MPI_FLOAT, MPI_SUM, comm_), "MPI_Allreduce",
+        call);
   if (op == ReduceOp::Avg) {
     float n = static_cast<float>(size_);
     float *o = reinterpret_cast<float *>(out);

@@ -8,6 +8,7 @@
 #include "tp/Runtime/Kernels.h"
 
 #include "KernelUtils.h"
+#include "tp/Runtime/FloatOps.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,7 +97,7 @@ Tensor tp::runtime::attention(const Tensor &q, const Tensor &k, const Tensor &v,
         int64_t visible = causal ? i + 1 : t;
         float maxV = -std::numeric_limits<float>::infinity();
         for (int64_t j = 0; j < visible; ++j)
-          maxV = std::max(maxV, row[j]);
+          maxV = maxKeepNaN(maxV, row[j]);
         double sum = 0.0;
         for (int64_t j = 0; j < visible; ++j) {
           row[j] = std::exp(row[j] - maxV);
@@ -133,7 +134,9 @@ Tensor tp::runtime::crossEntropy(const Tensor &logits, const Tensor &targets) {
           "crossEntropy: target " + std::to_string(target) + " of row " +
           std::to_string(i) + " out of range [0, " + std::to_string(c) + ")");
     const float *row = logits.data() + i * c;
-    float maxV = *std::max_element(row, row + c);
+    float maxV = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < c; ++j)
+      maxV = maxKeepNaN(maxV, row[j]);
     double sum = 0.0;
     for (int64_t j = 0; j < c; ++j)
       sum += std::exp(static_cast<double>(row[j]) - maxV);

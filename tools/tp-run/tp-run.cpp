@@ -9,6 +9,8 @@
 #include "tp/Executor/Executor.h"
 #include "tp/InitAll.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
+#include "tp/Runtime/Compare.h"
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/Rendezvous.h"
 #include "tp/Runtime/ThreadCommunicator.h"
@@ -489,6 +491,86 @@ std::unique_ptr<rt::NCCLCommunicator> createNCCL(int rank, int nranks,
 }
 #endif
 
+/// The first non-finite value --verify found in the outputs (see
+/// tp/Runtime/Compare.h: NaN and infinities where the reference has the
+/// same are not an error, like torch.testing.assert_close(equal_nan=True)).
+struct NonFinite {
+  /// Non-finite elements in either run, over all outputs.
+  int64_t count = 0;
+  /// Whether one does not match the reference.
+  bool mismatch = false;
+  /// Where the reported one is: the first mismatch, else the first one.
+  size_t output = 0;
+  std::string index;
+  float parallel = 0, reference = 0;
+  /// The first input or weight that is not finite ("" if none).
+  std::string source;
+
+  void add(size_t i, const Tensor &a, const Tensor &b,
+           const rt::Comparison &c) {
+    int64_t e = c.firstMismatch >= 0 ? c.firstMismatch : c.firstNonFinite;
+    if (e >= 0 && (count == 0 || (!mismatch && c.firstMismatch >= 0))) {
+      output = i;
+      index = rt::indexString(a.shape(), e);
+      parallel = a.at(e);
+      reference = b.at(e);
+    }
+    mismatch |= c.firstMismatch >= 0;
+    count += c.nonFinite;
+  }
+
+  std::string describe() const {
+    std::string s = "output " + std::to_string(output) + " is not finite" +
+                    (index == "[]" ? "" : " at " + index) + ": ";
+    if (mismatch)
+      s += std::isfinite(parallel)
+               ? "the reference has " + rt::valueString(reference) +
+                     " where the parallel run has " + rt::valueString(parallel)
+               : "the parallel run has " + rt::valueString(parallel) +
+                     " where the reference has " + rt::valueString(reference);
+    else
+      s += rt::valueString(parallel) + " in both runs (" +
+           std::to_string(count) + " non-finite element" +
+           (count == 1 ? "" : "s") +
+           ", all where the reference has them: compared as equal)";
+    return s + "; " +
+           (source.empty() ? "every input and weight is finite" : source);
+  }
+
+  llvm::json::Object toJSON() const {
+    return llvm::json::Object{{"count", count},
+                              {"matches_reference", !mismatch},
+                              {"output", (int64_t)output},
+                              {"index", index},
+                              {"parallel", rt::valueString(parallel)},
+                              {"reference", rt::valueString(reference)},
+                              {"source", source.empty()
+                                             ? llvm::json::Value(nullptr)
+                                             : llvm::json::Value(source)}};
+  }
+};
+
+/// Names the first input or weight holding a NaN or infinity, and where.
+std::string findNonFiniteSource(const Program &program,
+                                const DataSource &data) {
+  auto describe = [](const char *what, const std::string &name, const Tensor &t,
+                     int64_t e) {
+    return std::string(what) + " '" + name + "' has " +
+           rt::valueString(t.at(e)) + " at " + rt::indexString(t.shape(), e);
+  };
+  for (const auto &in : program.inputs()) {
+    Tensor t = Program::globalInput(in, data);
+    if (int64_t e = rt::findNonFinite(t); e >= 0)
+      return describe("input", in.name, t, e);
+  }
+  for (const auto &p : program.params()) {
+    Tensor t = Program::globalParam(p, data);
+    if (int64_t e = rt::findNonFinite(t); e >= 0)
+      return describe("weight", p.name, t, e);
+  }
+  return "";
+}
+
 /// With --backend mpi, rank 0 broadcasts its exit code so that every rank
 /// exits with the same one; otherwise returns \p code.
 int shareExitCode(int code) {
@@ -653,7 +735,16 @@ int main(int argc, char **argv) {
   // The reference: the unparallelized model, before any plan touches it.
   OwningOpRef<ModuleOp> reference;
   func::FuncOp entry = entryFunction(*module);
-  bool partitioned = entry->hasAttr("tp.spmd");
+  // tp-run takes a model (lowered here) or a program tp-pipeline
+  // partitioned; IR in between would run as something else.
+  bool partitioned = mlir::tp::findPartitioned(*module);
+  if (partitioned && !planFile.empty())
+    fail("--plan applies to a model, not to a partitioned program "
+         "(tp.spmd): give the model, or leave --plan out");
+  if (!partitioned && failed(mlir::tp::checkPassPrecondition(
+                          *module, mlir::tp::TPPass::ApplyPlan)))
+    fail(modelFile + " is partly lowered: give the model or the program "
+                     "tp-pipeline partitioned");
   if (verify) {
     if (partitioned)
       fail("--verify needs the model before lowering, not a partitioned "
@@ -792,32 +883,31 @@ int main(int argc, char **argv) {
 
     double maxAbs = 0, maxRef = 0;
     bool verified = false;
+    NonFinite nonFinite;
     if (verify) {
       Program ref = Program::compile(entryFunction(*reference));
       RunResult refRun = runThreads(ref, 1, data);
       if (refRun.perRank[0].size() != outputs.size())
         fail("the reference returns a different number of results");
       for (size_t i = 0; i < outputs.size(); ++i) {
-        Tensor a = outputs[i].to(rt::DType::F32),
-               b = refRun.perRank[0][i].to(rt::DType::F32);
+        const Tensor &a = outputs[i], &b = refRun.perRank[0][i];
         if (a.shape() != b.shape())
           fail("result " + std::to_string(i) + " has shape [" +
                a.shapeString() + "] but the reference has [" +
                b.shapeString() + "]");
-        for (int64_t e = 0; e < a.numel(); ++e) {
-          double d = std::fabs((double)a.data()[e] - b.data()[e]);
-          if (std::isnan(d))
-            d = INFINITY;
-          maxAbs = std::max(maxAbs, d);
-          maxRef = std::max(maxRef, (double)std::fabs(b.data()[e]));
-        }
+        rt::Comparison c = rt::compareWithReference(a, b);
+        maxAbs = std::max(maxAbs, c.maxAbsError);
+        maxRef = std::max(maxRef, c.maxReference);
+        nonFinite.add(i, a, b, c);
       }
+      if (nonFinite.count)
+        nonFinite.source = findNonFiniteSource(program, data);
     }
     double maxRel = maxRef > 0 ? maxAbs / maxRef : maxAbs;
     double tolerance = rtol;
     if (rtol.getNumOccurrences() == 0 && modelDtype != rt::DType::F32)
       tolerance = modelDtype == rt::DType::BF16 ? 4e-2 : 5e-3;
-    verified = verify && maxRel <= tolerance;
+    verified = verify && !nonFinite.mismatch && maxRel <= tolerance;
 
     std::string meshStr;
     for (size_t i = 0; i < program.meshShape().size(); ++i)
@@ -838,6 +928,8 @@ int main(int argc, char **argv) {
       if (verify) {
         o["max_abs_error"] = maxAbs;
         o["max_rel_error"] = maxRel;
+        if (nonFinite.count)
+          o["non_finite"] = nonFinite.toJSON();
       } else {
         o["max_abs_error"] = nullptr;
         o["max_rel_error"] = nullptr;
@@ -868,10 +960,18 @@ int main(int argc, char **argv) {
                      << llvm::format("%.3g", maxRel)
                      << (verified ? " (ok)" : " (FAILED)") << "\n";
     }
+    // After the summary, also when both streams go to one pipe.
+    llvm::outs().flush();
+    if (nonFinite.count && !nonFinite.mismatch)
+      llvm::errs() << "tp-run: warning: " << nonFinite.describe() << "\n";
     if (verify && !verified) {
-      llvm::errs() << "tp-run: error: verification failed: max relative "
-                      "error "
-                   << maxRel << " exceeds " << tolerance << "\n";
+      if (nonFinite.mismatch)
+        llvm::errs() << "tp-run: error: verification failed: "
+                     << nonFinite.describe() << "\n";
+      else
+        llvm::errs() << "tp-run: error: verification failed: max relative "
+                        "error "
+                     << maxRel << " exceeds " << tolerance << "\n";
       return shareExitCode(1);
     }
     return shareExitCode(0);

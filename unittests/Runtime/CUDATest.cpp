@@ -590,6 +590,66 @@ TEST_F(GpuTest, AttentionMatchesCpu) {
             attention(q, k0, v0, false));
 }
 
+/// The same values as \p expected: NaN where it is NaN, the same infinity,
+/// within \p tol elsewhere.
+void expectSameNonFinite(const Tensor &actual, const Tensor &expected,
+                         const char *what, float tol = 1e-5f) {
+  ASSERT_EQ(actual.shape(), expected.shape()) << what;
+  for (int64_t i = 0; i < actual.numel(); ++i) {
+    float e = expected.data()[i], a = actual.data()[i];
+    if (std::isnan(e))
+      EXPECT_TRUE(std::isnan(a)) << what << " element " << i << ": " << a;
+    else if (std::isinf(e))
+      EXPECT_EQ(a, e) << what << " element " << i;
+    else
+      EXPECT_NEAR(a, e, tol * std::max(1.0f, std::fabs(e)))
+          << what << " element " << i;
+  }
+}
+
+TEST_F(GpuTest, NonFiniteMatchesCpu) {
+  // NaN and infinities go where the CPU kernels (PyTorch's semantics) put
+  // them: relu(NaN) = NaN, a softmax or norm row with a NaN or inf is NaN.
+  const float nan = NAN, inf = INFINITY;
+  Tensor x = Tensor::fromData(
+      {4, 3}, {1, nan, 2, 1, inf, 2, -inf, -inf, -inf, nan, -1, 0});
+  DeviceTensor d = up(x);
+  expectSameNonFinite(gpu::relu(d).download(), relu(x), "relu");
+  expectSameNonFinite(gpu::gelu(d).download(), gelu(x), "gelu");
+  expectSameNonFinite(gpu::silu(d).download(), silu(x), "silu");
+  expectSameNonFinite(gpu::softmax(d, -1).download(), softmax(x, -1),
+                      "softmax");
+  expectSameNonFinite(gpu::softmax(d, 0).download(), softmax(x, 0),
+                      "softmax dim 0");
+  expectSameNonFinite(gpu::layerNorm(d, nullptr, nullptr, 1e-5f).download(),
+                      layerNorm(x, nullptr, nullptr, 1e-5f), "layerNorm");
+  expectSameNonFinite(gpu::rmsNorm(d, nullptr, 1e-6f).download(),
+                      rmsNorm(x, nullptr, 1e-6f), "rmsNorm");
+  // A NaN key spoils the queries that see it.
+  Tensor q = rand({1, 5, 2, 8}, "q"), v = rand({1, 5, 2, 8}, "v");
+  Tensor k = rand({1, 5, 2, 8}, "k");
+  k.data()[2 * 16 + 3] = nan; // position 2, head 0
+  for (bool causal : {true, false})
+    expectSameNonFinite(gpu::attention(up(q), up(k), up(v), causal).download(),
+                        attention(q, k, v, causal), "attention");
+  // Max and min across device ranks keep a NaN from any rank.
+  gpu::runDeviceRanks(3, [&](Communicator &comm) {
+    int r = comm.rank();
+    for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min}) {
+      std::vector<float> in(4, static_cast<float>(r));
+      in[r] = nan;
+      DeviceTensor red({4});
+      comm.allReduce(deviceVector(in).data(), red.data(), 4, op);
+      std::vector<float> got = hostVector(red);
+      for (int p = 0; p < 3; ++p)
+        check(std::isnan(got[p]),
+              std::string("all_reduce ") + reduceOpName(op) + " keeps NaN");
+      check(got[3] == (op == ReduceOp::Max ? 2.0f : 0.0f),
+            std::string("all_reduce ") + reduceOpName(op));
+    }
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // nccl backend
 //===----------------------------------------------------------------------===//

@@ -12,8 +12,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 using namespace tp::runtime;
 
@@ -100,6 +102,21 @@ TEST(MPICommunicatorTest, AllReduceOps) {
     // In place.
     comm->allReduce(in.data(), in.data(), count, op);
     EXPECT_EQ(in, out) << reduceOpName(op) << " in place";
+  }
+}
+
+TEST(MPICommunicatorTest, AllReduceMaxMinKeepNaN) {
+  // MPI_MAX and MPI_MIN drop a NaN depending on rank order; element p is
+  // NaN on rank p only, and every rank must get NaN there.
+  auto comm = makeWorld();
+  int n = comm->size(), r = comm->rank();
+  for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min}) {
+    std::vector<float> in(n + 1, static_cast<float>(r)), out(n + 1);
+    in[r] = std::numeric_limits<float>::quiet_NaN();
+    comm->allReduce(in.data(), out.data(), in.size(), op);
+    for (int p = 0; p < n; ++p)
+      EXPECT_TRUE(std::isnan(out[p])) << reduceOpName(op) << " element " << p;
+    EXPECT_EQ(out[n], op == ReduceOp::Max ? n - 1 : 0) << reduceOpName(op);
   }
 }
 

@@ -22,6 +22,10 @@ namespace runtime {
 //
 // Token ids and class targets are stored as f32 holding integer values (exact
 // up to 2^24); a non-integral or out-of-range id throws.
+//
+// NaN and infinities follow PyTorch: relu(NaN) = NaN, maxima keep NaN
+// (tp/Runtime/FloatOps.h), and a NaN or inf in a softmax, norm or attention
+// row makes the row NaN.
 
 /// Sets the number of threads OpenBLAS uses for each GEMM (process-wide).
 /// When several rank threads compute at once, 1 avoids oversubscription.

@@ -11,6 +11,7 @@
 #include "Launch.h"
 
 #include "tp/Runtime/CUDA.h"
+#include "tp/Runtime/FloatOps.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -56,7 +57,7 @@ __device__ __forceinline__ float warpSum(float v) {
 
 __device__ __forceinline__ float warpMax(float v) {
   for (int o = 16; o > 0; o >>= 1)
-    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    v = maxKeepNaN(v, __shfl_xor_sync(0xffffffffu, v, o));
   return v;
 }
 
@@ -199,7 +200,7 @@ void binaryLaunch(const T *a, const T *b, T *out, int64_t n,
 template <UnaryOp Op> __device__ __forceinline__ float unary(float v, float p) {
   switch (Op) {
   case UnaryOp::Relu:
-    return v > 0.0f ? v : 0.0f;
+    return !(v <= 0.0f) ? v : 0.0f; // NaN stays NaN, as on the host
   case UnaryOp::Gelu:
     return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
   case UnaryOp::GeluTanh: {
@@ -275,7 +276,7 @@ __global__ void softmaxKernel(const float *x, float *out, int64_t outer,
   float *dst = out + base;
   float maxV = -INFINITY;
   for (int64_t j = lane; j < extent; j += 32)
-    maxV = fmaxf(maxV, src[j * inner]);
+    maxV = maxKeepNaN(maxV, src[j * inner]);
   maxV = warpMax(maxV);
   // A row of -inf (fully masked) yields NaN like PyTorch and the CPU kernel.
   float sum = 0.0f;
@@ -372,7 +373,7 @@ struct ReduceSources {
 };
 
 /// The same operation sequence as the host reduceBuffers of
-/// Communicator.cpp (f32 accumulation, std::max/std::min spelled out, one
+/// Communicator.cpp (f32 accumulation, maxKeepNaN/minKeepNaN, one
 /// rounding to T at the end), so results are bitwise identical to the host
 /// backend's.
 template <typename T>
@@ -388,10 +389,10 @@ __global__ void reduceKernel(T *dst, ReduceSources srcs, int n, int64_t count,
         acc = __fadd_rn(acc, v);
         break;
       case ReduceOp::Max:
-        acc = acc < v ? v : acc;
+        acc = maxKeepNaN(acc, v);
         break;
       case ReduceOp::Min:
-        acc = v < acc ? v : acc;
+        acc = minKeepNaN(acc, v);
         break;
       }
     }

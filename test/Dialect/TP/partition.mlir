@@ -114,7 +114,7 @@ func.func @mesh_3d() -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>
 tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
 func.func @leftover_redistribute(%x: tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> {
   %d = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
-  // expected-error @below {{tp.redistribute must be lowered before partitioning; run tp-lower-redistribute}}
+  // expected-error @below {{tp-partition: tp.redistribute is not lowered yet; run tp-lower-redistribute first}}
   %r = tp.redistribute %d : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   return %r : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
 }

@@ -8,6 +8,8 @@
   edit_safetensors.py reshape IN NAME D0xD1 OUT  # same bytes, new shape
   edit_safetensors.py truncate IN N OUT      # the first N bytes of IN
   edit_safetensors.py biglen OUT             # header length > file size
+  edit_safetensors.py set IN NAME INDEX VALUE OUT  # element INDEX (flat) of
+                                             # NAME = VALUE (nan, inf, 1.5)
 """
 import json
 import struct
@@ -53,6 +55,16 @@ def main(argv):
     elif op == "biglen":
         with open(argv[2], "wb") as f:
             f.write(struct.pack("<Q", 1 << 20) + b'{"a":{}}')
+    elif op == "set":
+        header, payload = read(argv[2])
+        entry = header[argv[3]]
+        fmt = {"F32": ("<f", 4), "F16": ("<e", 2), "BF16": ("<f", 2)}
+        code, size = fmt[entry["dtype"]]
+        value = struct.pack(code, float(argv[5]))
+        if entry["dtype"] == "BF16":
+            value = value[2:]  # the high half of the f32
+        at = entry["data_offsets"][0] + int(argv[4]) * size
+        write(argv[6], header, payload[:at] + value + payload[at + size :])
     else:
         sys.exit(__doc__)
 

@@ -10,6 +10,7 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/GlobPattern.h"
@@ -193,6 +194,8 @@ static std::string describeDifference(Attribute a, Attribute b) {
 }
 
 LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
+  if (failed(checkPassPrecondition(module, TPPass::ApplyPlan)))
+    return failure();
   // Every module op with an FQN, in program order. The root key "" names
   // the model function itself.
   SmallVector<std::pair<Operation *, StringRef>> modules;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
@@ -104,6 +105,8 @@ struct CommReportPass
     : public tp::impl::TPCommReportPassBase<CommReportPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (failed(checkPassPrecondition(getOperation(), TPPass::CommReport)))
+      return signalPassFailure();
     Report report;
     getOperation().walk([&](Operation *op) {
       if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::tp {
@@ -237,6 +238,8 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc,
 }
 
 LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
+  if (failed(checkPassPrecondition(module, TPPass::LowerRedistribute)))
+    return failure();
   SmallVector<RedistributeOp> ops;
   module.walk([&](RedistributeOp op) { ops.push_back(op); });
   for (RedistributeOp op : ops) {

@@ -13,6 +13,7 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
@@ -872,6 +873,8 @@ static void decomposeCrossEntropy(ModuleOp module) {
 }
 
 LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
+  if (failed(checkPassPrecondition(module, TPPass::LowerStyles)))
+    return failure();
   auto plan = module->getAttrOfType<PlanAttr>("tp.plan");
   SmallVector<std::pair<Operation *, Attribute>> styled;
   module.walk([&](Operation *op) {

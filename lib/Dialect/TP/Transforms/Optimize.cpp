@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -94,6 +95,8 @@ struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
 
 struct OptimizePass : public tp::impl::TPOptimizePassBase<OptimizePass> {
   void runOnOperation() override {
+    if (failed(checkPassPrecondition(getOperation(), TPPass::Optimize)))
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<ComposeRedistributes, DistributeThenRedistribute,
                  MergeSiblingRedistributes>(

@@ -9,6 +9,7 @@
 
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -88,9 +89,6 @@ static LogicalResult partitionFunc(func::FuncOp func,
   Block &block = func.getBody().front();
   for (Operation &opRef : llvm::make_early_inc_range(block)) {
     Operation *op = &opRef;
-    if (auto redist = dyn_cast<RedistributeOp>(op))
-      return redist.emitError("tp.redistribute must be lowered before "
-                              "partitioning; run tp-lower-redistribute");
     if (auto from = dyn_cast<FromLocalOp>(op)) {
       from.getResult().replaceAllUsesWith(from.getInput());
       op->erase();
@@ -166,6 +164,8 @@ static LogicalResult partitionFunc(func::FuncOp func,
 }
 
 LogicalResult mlir::tp::partition(ModuleOp module) {
+  if (failed(checkPassPrecondition(module, TPPass::Partition)))
+    return failure();
   SymbolTableCollection symbols;
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
     if (!func.isExternal() && failed(partitionFunc(func, symbols)))

@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Debug.h"
 
@@ -315,6 +316,8 @@ private:
 } // namespace
 
 LogicalResult mlir::tp::propagatePlacements(ModuleOp module) {
+  if (failed(checkPassPrecondition(module, TPPass::Propagate)))
+    return failure();
   MeshOp mesh;
   module.walk([&](MeshOp m) {
     if (!mesh)

@@ -1,0 +1,82 @@
+//===- PipelineState.h - which lowering state a module is in ----*- C++ -*-===//
+//
+// The markers each step of tp-pipeline leaves in the IR, one query per
+// state, and the one table of which states each pass refuses, so a pass run
+// on IR in the wrong state is an error naming the pass and the state instead
+// of a program that computes something else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_TP_TRANSFORMS_PIPELINESTATE_H
+#define TP_DIALECT_TP_TRANSFORMS_PIPELINESTATE_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::tp {
+
+//===----------------------------------------------------------------------===//
+// States, each recognised by the markers the IR carries. Each query returns
+// the first op that shows the state, or nullptr.
+//===----------------------------------------------------------------------===//
+
+/// Partitioned: a function with `tp.spmd` (set by tp-partition).
+Operation *findPartitioned(ModuleOp module);
+
+/// Styled: an op with a `tp.style` (set by tp-apply-plan, consumed by
+/// tp-lower-styles).
+Operation *findStyled(ModuleOp module);
+
+/// Distributed: an op yielding a `!tp.dtensor` (made by tp-lower-styles or
+/// by hand; gone after tp-partition).
+Operation *findDistributed(ModuleOp module);
+
+/// Unpropagated: an op that takes a `!tp.dtensor` but yields a plain tensor
+/// (other than `tp.to_local` and composite modules), or a style's
+/// `tp.tp_axis` marker; tp-propagate (which ends tp-lower-styles) leaves
+/// neither.
+Operation *findUnpropagated(ModuleOp module);
+
+/// Unlowered redistributions: a `tp.redistribute` (lowered by
+/// tp-lower-redistribute).
+Operation *findRedistribution(ModuleOp module);
+
+//===----------------------------------------------------------------------===//
+// Pass preconditions
+//===----------------------------------------------------------------------===//
+
+/// The passes of tp-pipeline, in pipeline order.
+enum class TPPass {
+  ApplyPlan,
+  LowerStyles,
+  Propagate,
+  Optimize,
+  LowerRedistribute,
+  Partition,
+  CommReport,
+};
+
+/// The pass's flag (`tp-apply-plan`, ...).
+StringRef getPassFlag(TPPass pass);
+
+/// Succeeds if `module` is in a state `pass` can run on. Otherwise emits an
+/// error at the op showing the state, naming the pass, the state and the
+/// pass to run instead:
+///
+/// | pass                  | refuses                                       |
+/// |-----------------------|-----------------------------------------------|
+/// | tp-apply-plan         | partitioned, styled, distributed              |
+/// | tp-lower-styles       | partitioned                                   |
+/// | tp-propagate          | partitioned, styled                           |
+/// | tp-optimize           | partitioned, styled, unpropagated             |
+/// | tp-lower-redistribute | partitioned, styled, unpropagated             |
+/// | tp-partition          | partitioned, styled, unpropagated,            |
+/// |                       | redistributions                               |
+/// | tp-comm-report        | styled, unpropagated, redistributions         |
+///
+/// tp-lower-styles accepts hand-placed dtensors next to its styles and
+/// propagates them; tp-comm-report also counts hand-written collectives.
+LogicalResult checkPassPrecondition(ModuleOp module, TPPass pass);
+
+} // namespace mlir::tp
+
+#endif // TP_DIALECT_TP_TRANSFORMS_PIPELINESTATE_H
