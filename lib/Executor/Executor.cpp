@@ -150,6 +150,44 @@ Tensor exec::detail::loadInput(const InputInfo &in, const DataSource &data,
   return rt::initTensor(data.seed, in.name, in.shape, 1.0f).to(in.dtype);
 }
 
+Tensor exec::detail::localInput(const InputInfo &in, Tensor global,
+                                const std::vector<int64_t> &meshShape,
+                                const std::vector<int64_t> &coords) {
+  for (size_t a = 0; a < in.placements.size() && a < meshShape.size(); ++a) {
+    const std::string &p = in.placements[a];
+    if (p[0] == 'S') {
+      // Nested in mesh order, as the partitioner chunks.
+      global = rt::chunkDim(global, std::stoll(p.substr(1)), meshShape[a],
+                            coords[a]);
+    } else if (p == "Psum" && coords[a] != 0) {
+      global = Tensor(global.shape(), global.dtype());
+    }
+  }
+  return global;
+}
+
+void exec::detail::describeLayout(Type global, size_t meshRank,
+                                  std::vector<int64_t> &shape,
+                                  std::vector<std::string> &placements) {
+  placements.clear();
+  auto d = dyn_cast<mlir::tp::DTensorType>(global);
+  if (!d) {
+    shape = shapeOf(global);
+    placements.assign(meshRank, "R");
+    return;
+  }
+  shape.assign(d.getShape().begin(), d.getShape().end());
+  for (Attribute p : d.getPlacements()) {
+    if (auto s = dyn_cast<mlir::tp::ShardAttr>(p))
+      placements.push_back("S" + std::to_string(s.getDim()));
+    else if (auto pa = dyn_cast<mlir::tp::PartialAttr>(p))
+      placements.push_back(
+          "P" + mlir::tp::stringifyReductionKind(pa.getKind()).str());
+    else
+      placements.push_back("R");
+  }
+}
+
 Tensor Program::globalInput(const InputInfo &in, const DataSource &data) {
   std::unique_ptr<rt::SafetensorsFile> file;
   if (!data.inputsFile.empty())

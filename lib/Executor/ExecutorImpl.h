@@ -75,6 +75,16 @@ Tensor loadParam(const ParamInfo &p, const DataSource &data,
 /// Input \p in from the file or the seeded generator, in in.dtype.
 Tensor loadInput(const InputInfo &in, const DataSource &data,
                  rt::SafetensorsFile *file);
+/// The piece of the global input \p global that the rank at \p coords of
+/// \p meshShape receives (in.placements).
+Tensor localInput(const InputInfo &in, Tensor global,
+                  const std::vector<int64_t> &meshShape,
+                  const std::vector<int64_t> &coords);
+/// The global shape and per-axis placement strings ("R", "S<d>",
+/// "P<kind>") of a value of global type \p global on a mesh of rank
+/// \p meshRank.
+void describeLayout(Type global, size_t meshRank, std::vector<int64_t> &shape,
+                    std::vector<std::string> &placements);
 
 /// What a compiled program knows besides its instructions.
 struct Layout {
@@ -264,11 +274,14 @@ public:
       throw std::runtime_error("function @" + func.getName().str() +
                                " has no body");
     Block &block = func.getBody().front();
+    auto argTypes = func->getAttrOfType<ArrayAttr>("tp.arg_types");
     for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
       InputInfo in;
       auto name = func.getArgAttrOfType<StringAttr>(i, "model.name");
       in.name = name ? name.getValue().str() : "arg" + std::to_string(i);
-      in.shape = shapeOf(arg.getType());
+      describeLayout(argTypes ? cast<TypeAttr>(argTypes[i]).getValue()
+                              : arg.getType(),
+                     impl.meshShape.size(), in.shape, in.placements);
       in.dtype = dtypeOf(arg.getType(), func);
       auto elt = cast<RankedTensorType>(arg.getType()).getElementType();
       if (isa<IntegerType>(elt)) {
@@ -289,23 +302,10 @@ public:
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       impl.resultSlots.push_back(slotOf(v));
       ResultLayout layout;
-      Type global = resultTypes ? cast<TypeAttr>(resultTypes[i]).getValue()
-                                : v.getType();
-      if (auto d = dyn_cast<mlir::tp::DTensorType>(global)) {
-        layout.globalShape.assign(d.getShape().begin(), d.getShape().end());
-        for (Attribute p : d.getPlacements()) {
-          if (auto s = dyn_cast<mlir::tp::ShardAttr>(p))
-            layout.placements.push_back("S" + std::to_string(s.getDim()));
-          else if (auto pa = dyn_cast<mlir::tp::PartialAttr>(p))
-            layout.placements.push_back(
-                "P" + mlir::tp::stringifyReductionKind(pa.getKind()).str());
-          else
-            layout.placements.push_back("R");
-        }
-      } else {
-        layout.globalShape = shapeOf(global);
-        layout.placements.assign(impl.meshShape.size(), "R");
-      }
+      describeLayout(resultTypes ? cast<TypeAttr>(resultTypes[i]).getValue()
+                                 : v.getType(),
+                     impl.meshShape.size(), layout.globalShape,
+                     layout.placements);
       impl.results.push_back(layout);
     }
     planLiveness(block);
@@ -884,7 +884,10 @@ runProgram(const Impl<B> &impl, rt::Communicator &comm, const DataSource &data,
         rt::SafetensorsFile::open(data.inputsFile));
   for (size_t i = 0; i < impl.inputs.size(); ++i)
     f.set(impl.inputSlots[i],
-          B::fromHost(loadInput(impl.inputs[i], data, f.inputs.get())));
+          B::fromHost(localInput(impl.inputs[i],
+                                 loadInput(impl.inputs[i], data,
+                                           f.inputs.get()),
+                                 impl.meshShape, f.coords)));
   // Live bytes: resident parameters count from the start, others from their
   // definition to their last use.
   int64_t live = state ? state->paramBytes : 0, peak = 0;

@@ -61,7 +61,14 @@ struct ParamInfo {
 /// Description of one input (function argument).
 struct InputInfo {
   std::string name;
+  /// The global shape: files and the generator hold the whole input, and
+  /// each rank receives its piece of it (see `placements`).
   std::vector<int64_t> shape;
+  /// How the input arrives, one entry per mesh axis as in ResultLayout: "R"
+  /// (every rank gets it whole), "S<d>" (this rank's torch.chunk of dim d)
+  /// or "P<kind>" (a partial value: for sum the axis' first rank holds it
+  /// and the others zeros; avg, max and min hold it everywhere).
+  std::vector<std::string> placements;
   /// For integer token inputs: ids are uniform in [0, vocab).
   bool isTokens = false;
   int64_t vocab = 0;

@@ -27,12 +27,13 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
     return %y : tensor<4x16xf32>
   }
 
-  // Declared input Shard(0) is redistributed to the Replicate the style
-  // needs; the natural Shard(-1) output to the requested Replicate.
+  // Declared input Shard(0): the model input arrives as each rank's shard
+  // (its type says so, as DTensor.from_local), and is redistributed to the
+  // Replicate the style needs; the natural Shard(-1) output to the
+  // requested Replicate.
   // CHECK-LABEL: func.func @colwise_layouts
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
-  // CHECK: %[[XS:.*]] = tp.distribute %[[X]] {module = "net1"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
-  // CHECK: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "net1"} : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  // CHECK: %[[XR:.*]] = tp.redistribute %[[X]] {module = "net1"} : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK: %[[DW:.*]] = tp.distribute %{{.*}} {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
   // CHECK: %[[Y:.*]] = model.linear "net1"(%[[XR]], %[[DW]]) {{.*}} -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
   // CHECK: %[[YR:.*]] = tp.redistribute %[[Y]] {module = "net1"} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
@@ -58,10 +59,9 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // redistributed to Replicate; the bias is split off and added once, after
   // the redistribution.
   // CHECK-LABEL: func.func @rowwise_bias
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x16xf32>)
+  // CHECK-SAME: (%[[XS:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>)
   // CHECK: %[[W:.*]] = model.param "net2.weight"
   // CHECK: %[[B:.*]] = model.param "net2.bias"
-  // CHECK: %[[XS:.*]] = tp.distribute %[[X]] {module = "net2"} : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
   // CHECK: %[[DW:.*]] = tp.distribute %[[W]] {module = "net2"} : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
   // CHECK: %[[P:.*]] = model.linear "net2"(%[[XS]], %[[DW]]) :
   // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
@@ -118,8 +118,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // PrepareModuleInput on a composite module: the first input is declared
   // Shard(0) and wanted Replicate; the second (None) passes through.
   // CHECK-LABEL: func.func @prepare_module_input
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[M:.*]]: tensor<4x8xf32>)
-  // CHECK: %[[XS:.*]] = tp.distribute %[[X]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-SAME: (%[[XS:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>, %[[M:.*]]: tensor<4x8xf32>)
   // CHECK: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK: model.module "block"(%[[XR]], %[[M]]) : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK-NEXT: ^bb0(%{{.*}}: !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, %{{.*}}: tensor<4x8xf32>):
@@ -153,8 +152,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 
   // PrepareModuleInputOutput with a keyword input found through arg_names.
   // CHECK-LABEL: func.func @prepare_module_input_output
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[M:.*]]: tensor<4x8xf32>)
-  // CHECK: %[[MS:.*]] = tp.distribute %[[M]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[MS:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>)
   // CHECK: %[[MR:.*]] = tp.redistribute %[[MS]] {module = "block"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK: model.module "block"(%[[X]], %[[MR]]) {arg_names = ["x", "mask"]}
   // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
@@ -185,8 +183,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // SequenceParallel: the norm's input and output are sharded on the
   // sequence dim (default 1); its weight stays replicated.
   // CHECK-LABEL: func.func @sequence_parallel
-  // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>, %[[G:.*]]: tensor<8xf32>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
-  // CHECK-NEXT: %[[XS:.*]] = tp.distribute %[[X]] {module = "norm"} : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-SAME: (%[[XS:.*]]: !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>, %[[G:.*]]: tensor<8xf32>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
   // CHECK-NEXT: %[[N:.*]] = model.rms_norm "norm"(%[[XS]], %[[G]]) : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>, tensor<8xf32>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
   // CHECK-NEXT: return %[[N]]
   func.func @sequence_parallel(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>) -> tensor<2x4x8xf32> {
@@ -230,12 +227,13 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // The seed's SequenceParallel variant: input Shard(0) -> Replicate,
   // output Shard(0). As in the seed, the input is prepared where the first
   // linear takes it (its input_fn), the output where the last one gives it.
+  // That input is the model's, passed into `mlp` unchanged: it arrives as
+  // each rank's Shard(0), and the module's block argument says so too.
   // CHECK-LABEL: func.func @pairwise_sequence_parallel
-  // CHECK-SAME: -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
-  // CHECK: model.module "mlp"(%{{.*}}) : (tensor<4x8xf32>)
-  // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<4x8xf32>):
-  // CHECK: %[[XS:.*]] = tp.distribute %[[A]] {module = "mlp.net1"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
-  // CHECK-NEXT: %[[XR:.*]] = tp.redistribute %[[XS]] {module = "mlp.net1"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-SAME: (%{{.*}}: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: model.module "mlp"(%{{.*}}) : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>)
+  // CHECK-NEXT: ^bb0(%[[A:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>):
+  // CHECK: %[[XR:.*]] = tp.redistribute %[[A]] {module = "mlp.net1"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK: model.linear "mlp.net1"(%[[XR]],
   // CHECK: tp.redistribute %{{.*}} {module = "mlp.net2"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
   func.func @pairwise_sequence_parallel(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
@@ -253,9 +251,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // PrepareModuleInputOutput on the root module (plan key ""): the model
   // function's arguments and returned values.
   // CHECK-LABEL: func.func @root_module
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>)
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[YS:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>)
   // CHECK-NOT: tp.style
-  // CHECK-NEXT: %[[YS:.*]] = tp.distribute %[[Y]] : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
   // CHECK-NEXT: %[[YR:.*]] = tp.redistribute %[[YS]] : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK-NEXT: %[[R:.*]] = model.relu %[[YR]]
   // CHECK-NEXT: %[[RS:.*]] = tp.redistribute %[[R]] : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>

@@ -121,9 +121,16 @@ func.func @leftover_redistribute(%x: tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @m
 
 // -----
 
+// A distributed argument (a model input declared Shard(d)) arrives as this
+// rank's piece: the SPMD function takes the local type, uneven dims
+// dynamic, and tp.arg_types keeps every argument's global type for the
+// runtime to cut the inputs.
 tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
-// expected-error @below {{function arguments must be plain tensors; declare their layouts with a plan}}
-func.func @dtensor_argument(%x: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> {
+// CHECK-LABEL: func.func @dtensor_argument
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8xf32>, %[[U:.*]]: tensor<?x8xf32>, %[[R:.*]]: tensor<4x8xf32>) -> tensor<1x8xf32>
+// CHECK-SAME: tp.arg_types = [!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>, tensor<4x8xf32>]
+// CHECK-NEXT: return %[[X]] : tensor<1x8xf32>
+func.func @dtensor_argument(%x: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>, %u: !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>, %r: tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> {
   return %x : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
 }
 

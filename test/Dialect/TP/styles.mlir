@@ -63,23 +63,24 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["tok_embeddings"], s
 
 // -----
 
-// input_layouts = Shard(0) on a model input: tp-lower-styles declares the
-// (global) input Shard(0) and redistributes it to the Replicate Colwise
-// needs (STYLES); tp-optimize sees a full tensor laid out and gathered back
-// and drops both, so the pipeline has no collective.
+// input_layouts = Shard(0) on a model input: the input arrives as each
+// rank's Shard(0) (DTensor.from_local; the function's argument type says so,
+// STYLES) and is all-gathered to the Replicate Colwise needs, as in PyTorch.
+// The SPMD function takes the local [2, 8] and records the global type in
+// tp.arg_types.
 // CHECK-LABEL: func.func @colwise_input_shard0_arg(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x8xf32>) -> tensor<8x4xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8xf32>) -> tensor<8x4xf32> attributes {tp.arg_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
+// CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[X]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "net1"} : tensor<2x8xf32> -> tensor<8x8xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "net1"} : tensor<16x8xf32> -> tensor<4x8xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[X]], %[[C1]]) : (tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[AG1]], %[[C1]]) : (tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
 // CHECK-NEXT: return %[[LIN1]] : tensor<8x4xf32>
 // STYLES-LABEL: func.func @colwise_input_shard0_arg(
-// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x8xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> {
+// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
 // STYLES-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
-// STYLES-NEXT: %[[D1:.*]] = tp.distribute %[[X]] {module = "net1"} : tensor<8x8xf32> -> !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>
-// STYLES-NEXT: %[[RD1:.*]] = tp.redistribute %[[D1]] {module = "net1"} : !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>
-// STYLES-NEXT: %[[D2:.*]] = tp.distribute %[[P1]] {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
-// STYLES-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[RD1]], %[[D2]]) : (!tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+// STYLES-NEXT: %[[REDISTRIBUTE1:.*]] = tp.redistribute %[[X]] {module = "net1"} : !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>
+// STYLES-NEXT: %[[DISTRIBUTE1:.*]] = tp.distribute %[[P1]] {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+// STYLES-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[REDISTRIBUTE1]], %[[DISTRIBUTE1]]) : (!tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
 // STYLES-NEXT: return %[[LIN1]] : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.colwise<input_layouts = #tp.shard<0>>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -96,13 +97,12 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 // sequence-parallel dropout on dim 0): one all_gather on dim 0 before the
 // linear.
 // CHECK-LABEL: func.func @colwise_input_shard0(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x8xf32>) -> tensor<8x4xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "drop"} : tensor<8x8xf32> -> tensor<2x8xf32>
-// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[C1]]) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8xf32>) -> tensor<8x4xf32> attributes {tp.arg_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "net1"} : tensor<2x8xf32> -> tensor<8x8xf32>
-// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "net1"} : tensor<16x8xf32> -> tensor<4x8xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[AG1]], %[[C2]]) : (tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "net1"} : tensor<16x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[AG1]], %[[C1]]) : (tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
 // CHECK-NEXT: return %[[LIN1]] : tensor<8x4xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "net1"], styles = [#tp.sequence_parallel<sequence_dim = 0>, #tp.colwise<input_layouts = #tp.shard<0>>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -147,12 +147,11 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 // Replicate): input and weight chunked on dim 1, the partial sums
 // all-reduced, and the bias added once, after the reduction.
 // CHECK-LABEL: func.func @rowwise_bias(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<4x16xf32>) -> tensor<4x8xf32> attributes {tp.result_types = [!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<4x4xf32>) -> tensor<4x8xf32> attributes {tp.arg_types = [!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "net2.weight" : tensor<8x16xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "net2.bias" : tensor<8xf32>
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<4x16xf32> -> tensor<4x4xf32>
-// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net2"(%[[C1]], %[[C2]]) : (tensor<4x4xf32>, tensor<8x4xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net2"(%[[X]], %[[C1]]) : (tensor<4x4xf32>, tensor<8x4xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: %[[AR1:.*]] = tp.all_reduce %[[LIN1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "net2"} : tensor<4x8xf32>
 // CHECK-NEXT: %[[ADD1:.*]] = model.add %[[AR1]], %[[P2]] : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: return %[[ADD1]] : tensor<4x8xf32>
@@ -170,11 +169,10 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net2"], styles = [#
 
 // Rowwise on a linear without bias: the same, with no add.
 // CHECK-LABEL: func.func @rowwise_no_bias(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<4x16xf32>) -> tensor<4x8xf32> attributes {tp.result_types = [!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<4x4xf32>) -> tensor<4x8xf32> attributes {tp.arg_types = [!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "net2.weight" : tensor<8x16xf32>
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<4x16xf32> -> tensor<4x4xf32>
-// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net2"(%[[C1]], %[[C2]]) : (tensor<4x4xf32>, tensor<8x4xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net2"(%[[X]], %[[C1]]) : (tensor<4x4xf32>, tensor<8x4xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: %[[AR1:.*]] = tp.all_reduce %[[LIN1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "net2"} : tensor<4x8xf32>
 // CHECK-NEXT: return %[[AR1]] : tensor<4x8xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net2"], styles = [#tp.rowwise<>]>} {
@@ -191,12 +189,11 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net2"], styles = [#
 // output_layouts = Shard(0): one reduce_scatter on dim 0 instead of the
 // all_reduce; the bias is added to each rank's rows.
 // CHECK-LABEL: func.func @rowwise_output_shard0(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x8xf32> attributes {tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> tensor<2x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "net2.weight" : tensor<8x16xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "net2.bias" : tensor<8xf32>
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net2"(%[[C1]], %[[C2]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net2"(%[[X]], %[[C1]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "net2"} : tensor<8x8xf32> -> tensor<2x8xf32>
 // CHECK-NEXT: %[[ADD1:.*]] = model.add %[[RS1]], %[[P2]] : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
 // CHECK-NEXT: return %[[ADD1]] : tensor<2x8xf32>
@@ -269,11 +266,10 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, tp_axis = "tp", keys = ["net
 // chunked on the sequence dim, weight and bias stay replicated, the output
 // stays Shard(1). No communication.
 // CHECK-LABEL: func.func @sp_layer_norm(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8x16xf32>) -> tensor<2x2x16xf32> attributes {tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x2x16xf32>) -> tensor<2x2x16xf32> attributes {tp.arg_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "norm.weight" : tensor<16xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "norm.bias" : tensor<16xf32>
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "norm"} : tensor<2x8x16xf32> -> tensor<2x2x16xf32>
-// CHECK-NEXT: %[[LN1:.*]] = model.layer_norm "norm"(%[[C1]], %[[P1]], %[[P2]]) : (tensor<2x2x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x2x16xf32>
+// CHECK-NEXT: %[[LN1:.*]] = model.layer_norm "norm"(%[[X]], %[[P1]], %[[P2]]) : (tensor<2x2x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x2x16xf32>
 // CHECK-NEXT: return %[[LN1]] : tensor<2x2x16xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm"], styles = [#tp.sequence_parallel<>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -289,10 +285,9 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm"], styles = [#
 
 // SequenceParallel on an rms_norm.
 // CHECK-LABEL: func.func @sp_rms_norm(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8x16xf32>) -> tensor<2x2x16xf32> attributes {tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x2x16xf32>) -> tensor<2x2x16xf32> attributes {tp.arg_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "norm.weight" : tensor<16xf32>
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "norm"} : tensor<2x8x16xf32> -> tensor<2x2x16xf32>
-// CHECK-NEXT: %[[RMS1:.*]] = model.rms_norm "norm"(%[[C1]], %[[P1]]) : (tensor<2x2x16xf32>, tensor<16xf32>) -> tensor<2x2x16xf32>
+// CHECK-NEXT: %[[RMS1:.*]] = model.rms_norm "norm"(%[[X]], %[[P1]]) : (tensor<2x2x16xf32>, tensor<16xf32>) -> tensor<2x2x16xf32>
 // CHECK-NEXT: return %[[RMS1]] : tensor<2x2x16xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm"], styles = [#tp.sequence_parallel<>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -307,9 +302,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm"], styles = [#
 
 // SequenceParallel on a dropout (no parameters).
 // CHECK-LABEL: func.func @sp_dropout(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8x16xf32>) -> tensor<2x2x16xf32> attributes {tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "drop"} : tensor<2x8x16xf32> -> tensor<2x2x16xf32>
-// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[C1]]) : (tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x2x16xf32>) -> tensor<2x2x16xf32> attributes {tp.arg_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
 // CHECK-NEXT: return %[[DROP1]] : tensor<2x2x16xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop"], styles = [#tp.sequence_parallel<>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -323,10 +317,9 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop"], styles = [#
 
 // sequence_dim = 0 on a [tokens, hidden] input.
 // CHECK-LABEL: func.func @sp_dim0(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<2x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "norm.weight" : tensor<16xf32>
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "norm"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// CHECK-NEXT: %[[RMS1:.*]] = model.rms_norm "norm"(%[[C1]], %[[P1]]) : (tensor<2x16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
+// CHECK-NEXT: %[[RMS1:.*]] = model.rms_norm "norm"(%[[X]], %[[P1]]) : (tensor<2x16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
 // CHECK-NEXT: return %[[RMS1]] : tensor<2x16xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm"], styles = [#tp.sequence_parallel<sequence_dim = 0>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -344,21 +337,19 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm"], styles = [#
 // output_layouts Shard(1) (reduce_scatter on the sequence dim), and the
 // residual add on sequence shards.
 // CHECK-LABEL: func.func @sp_block(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8x16xf32>) -> tensor<2x2x16xf32> attributes {tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x2x16xf32>) -> tensor<2x2x16xf32> attributes {tp.arg_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "norm.weight" : tensor<16xf32>
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "norm"} : tensor<2x8x16xf32> -> tensor<2x2x16xf32>
-// CHECK-NEXT: %[[RMS1:.*]] = model.rms_norm "norm"(%[[C1]], %[[P1]]) : (tensor<2x2x16xf32>, tensor<16xf32>) -> tensor<2x2x16xf32>
+// CHECK-NEXT: %[[RMS1:.*]] = model.rms_norm "norm"(%[[X]], %[[P1]]) : (tensor<2x2x16xf32>, tensor<16xf32>) -> tensor<2x2x16xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "w1.weight" : tensor<32x16xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[RMS1]] on @mesh mesh_axes = [0] gather_axis = 1 {module = "w1"} : tensor<2x2x16xf32> -> tensor<2x8x16xf32>
-// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P2]] on @mesh mesh_axes = [0] axis = 0 {module = "w1"} : tensor<32x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "w1"(%[[AG1]], %[[C2]]) : (tensor<2x8x16xf32>, tensor<8x16xf32>) -> tensor<2x8x8xf32>
+// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P2]] on @mesh mesh_axes = [0] axis = 0 {module = "w1"} : tensor<32x16xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "w1"(%[[AG1]], %[[C1]]) : (tensor<2x8x16xf32>, tensor<8x16xf32>) -> tensor<2x8x8xf32>
 // CHECK-NEXT: %[[SILU1:.*]] = model.silu %[[LIN1]] : (tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
 // CHECK-NEXT: %[[P3:.*]] = model.param "w2.weight" : tensor<16x32xf32>
-// CHECK-NEXT: %[[C3:.*]] = tp.chunk %[[P3]] on @mesh mesh_axes = [0] axis = 1 {module = "w2"} : tensor<16x32xf32> -> tensor<16x8xf32>
-// CHECK-NEXT: %[[LIN2:.*]] = model.linear "w2"(%[[SILU1]], %[[C3]]) : (tensor<2x8x8xf32>, tensor<16x8xf32>) -> tensor<2x8x16xf32>
+// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P3]] on @mesh mesh_axes = [0] axis = 1 {module = "w2"} : tensor<16x32xf32> -> tensor<16x8xf32>
+// CHECK-NEXT: %[[LIN2:.*]] = model.linear "w2"(%[[SILU1]], %[[C2]]) : (tensor<2x8x8xf32>, tensor<16x8xf32>) -> tensor<2x8x16xf32>
 // CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN2]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 {module = "w2"} : tensor<2x8x16xf32> -> tensor<2x2x16xf32>
-// CHECK-NEXT: %[[C4:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 : tensor<2x8x16xf32> -> tensor<2x2x16xf32>
-// CHECK-NEXT: %[[ADD1:.*]] = model.add %[[C4]], %[[RS1]] : (tensor<2x2x16xf32>, tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
+// CHECK-NEXT: %[[ADD1:.*]] = model.add %[[X]], %[[RS1]] : (tensor<2x2x16xf32>, tensor<2x2x16xf32>) -> tensor<2x2x16xf32>
 // CHECK-NEXT: return %[[ADD1]] : tensor<2x2x16xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm", "w1", "w2"], styles = [#tp.sequence_parallel<>, #tp.colwise<input_layouts = #tp.shard<1>>, #tp.rowwise<output_layouts = #tp.shard<1>>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -385,18 +376,16 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm", "w1", "w2"],
 // from a sequence-parallel dropout) is all-gathered to the desired
 // Replicate; the second (None) passes through untouched.
 // CHECK-LABEL: func.func @pmi_positional(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>, %[[X1:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>], tp.spmd}
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "drop"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[C1]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>, tensor<8x16xf32>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>], tp.spmd}
+// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "block"} : tensor<2x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: %[[MUL1:.*]] = model.mul %[[AG1]], %[[X1]] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+// CHECK-NEXT: %[[MUL1:.*]] = model.mul %[[AG1]], %[[Y]] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
 // CHECK-NEXT: return %[[MUL1]] : tensor<8x16xf32>
 // STYLES-LABEL: func.func @pmi_positional(
-// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>, %[[X1:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> {
-// STYLES-NEXT: %[[D1:.*]] = tp.distribute %[[X]] {module = "drop"} : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>
-// STYLES-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[D1]]) : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>
+// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> {
+// STYLES-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>
 // STYLES-NEXT: %[[RD1:.*]] = tp.redistribute %[[DROP1]] {module = "block"} : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
-// STYLES-NEXT: %[[MOD1:.*]] = model.module "block"(%[[RD1]], %[[X1]]) : (!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>, tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> {
+// STYLES-NEXT: %[[MOD1:.*]] = model.module "block"(%[[RD1]], %[[Y]]) : (!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>, tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> {
 // STYLES-NEXT: ^bb0(%[[A2:[a-zA-Z0-9_]+]]: !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>, %[[A3:[a-zA-Z0-9_]+]]: tensor<8x16xf32>):
 // STYLES-NEXT: %[[MUL1:.*]] = model.mul %[[A2]], %[[A3]] : (!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>, tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
 // STYLES-NEXT: model.yield %[[MUL1]] : !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
@@ -419,11 +408,10 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "block"], st
 
 // None first: only the second input is laid out.
 // CHECK-LABEL: func.func @pmi_none_first(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>, %[[X1:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>], tp.spmd}
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "drop"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[C1]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>, tensor<8x16xf32>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>], tp.spmd}
+// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "block"} : tensor<2x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: %[[MUL1:.*]] = model.mul %[[X1]], %[[AG1]] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+// CHECK-NEXT: %[[MUL1:.*]] = model.mul %[[Y]], %[[AG1]] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
 // CHECK-NEXT: return %[[MUL1]] : tensor<8x16xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "block"], styles = [#tp.sequence_parallel<sequence_dim = 0>, #tp.prepare_module_input<input_layouts = [unit, #tp.shard<0>], desired_input_layouts = [unit, #tp.replicate]>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -443,9 +431,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "block"], st
 // Keyword inputs: `mask` is found through the module's arg_names (its second
 // input) and all-gathered; `x` is untouched.
 // CHECK-LABEL: func.func @pmi_kwargs(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>, %[[X1:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>], tp.spmd}
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X1]] on @mesh mesh_axes = [0] axis = 0 {module = "drop"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[C1]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<8x16xf32> attributes {tp.arg_types = [tensor<8x16xf32>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>], tp.spmd}
+// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[Y]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "attention"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[ADD1:.*]] = model.add %[[X]], %[[AG1]] : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
 // CHECK-NEXT: return %[[ADD1]] : tensor<8x16xf32>
@@ -524,13 +511,12 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["block", "block.w1",
 // softmax, and the Replicate output is chunked back to Shard(0) (local, no
 // communication).
 // CHECK-LABEL: func.func @pmio(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
-// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "drop"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[C1]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<2x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "block"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[SOFTMAX1:.*]] = model.softmax %[[AG1]] {dim = 1 : i64} : (tensor<8x16xf32>) -> tensor<8x16xf32>
-// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[SOFTMAX1]] on @mesh mesh_axes = [0] axis = 0 {module = "block"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// CHECK-NEXT: return %[[C2]] : tensor<2x16xf32>
+// CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[SOFTMAX1]] on @mesh mesh_axes = [0] axis = 0 {module = "block"} : tensor<8x16xf32> -> tensor<2x16xf32>
+// CHECK-NEXT: return %[[C1]] : tensor<2x16xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "block"], styles = [#tp.sequence_parallel<sequence_dim = 0>, #tp.prepare_module_input_output<input_layouts = [#tp.shard<0>], desired_input_layouts = [#tp.replicate], output_layouts = [#tp.replicate], desired_output_layouts = [#tp.shard<0>]>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
   func.func @pmio(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
@@ -551,27 +537,27 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "block"], st
 //===----------------------------------------------------------------------===//
 
 // PrepareModuleInput on the root module: its inputs are the function's
-// arguments. The first is declared Shard(0) and wanted Replicate (prefix
-// STYLES, distribute + redistribute with no module name); as a full model input that
-// costs nothing once optimized. The second (None) is untouched until the add
-// with the colwise output chunks it.
+// arguments. The first is declared Shard(0), so it arrives as each rank's
+// shard, and is wanted Replicate: one all_gather (no module name: the root).
+// The second (None) is untouched until the add with the colwise output
+// chunks it.
 // CHECK-LABEL: func.func @root_input(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x8xf32>, %[[X1:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x4xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x4xf32> attributes {tp.arg_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>, tensor<8x16xf32>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[X]] on @mesh mesh_axes = [0] gather_axis = 0 : tensor<2x8xf32> -> tensor<8x8xf32>
 // CHECK-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "net1"} : tensor<16x8xf32> -> tensor<4x8xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[X]], %[[C1]]) : (tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
-// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[X1]] on @mesh mesh_axes = [0] axis = 1 : tensor<8x16xf32> -> tensor<8x4xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[AG1]], %[[C1]]) : (tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
+// CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[Y]] on @mesh mesh_axes = [0] axis = 1 : tensor<8x16xf32> -> tensor<8x4xf32>
 // CHECK-NEXT: %[[ADD1:.*]] = model.add %[[LIN1]], %[[C2]] : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
 // CHECK-NEXT: return %[[ADD1]] : tensor<8x4xf32>
 // STYLES-LABEL: func.func @root_input(
-// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x8xf32>, %[[X1:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> {
-// STYLES-NEXT: %[[D1:.*]] = tp.distribute %[[X]] : tensor<8x8xf32> -> !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>
-// STYLES-NEXT: %[[RD1:.*]] = tp.redistribute %[[D1]] : !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>
+// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>, %[[Y:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+// STYLES-NEXT: %[[REDISTRIBUTE1:.*]] = tp.redistribute %[[X]] : !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>
 // STYLES-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
-// STYLES-NEXT: %[[D2:.*]] = tp.distribute %[[P1]] {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
-// STYLES-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[RD1]], %[[D2]]) : (!tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
-// STYLES-NEXT: %[[D3:.*]] = tp.distribute %[[X1]] : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
-// STYLES-NEXT: %[[ADD1:.*]] = model.add %[[LIN1]], %[[D3]] : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+// STYLES-NEXT: %[[DISTRIBUTE1:.*]] = tp.distribute %[[P1]] {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+// STYLES-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[REDISTRIBUTE1]], %[[DISTRIBUTE1]]) : (!tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+// STYLES-NEXT: %[[DISTRIBUTE2:.*]] = tp.distribute %[[Y]] : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+// STYLES-NEXT: %[[ADD1:.*]] = model.add %[[LIN1]], %[[DISTRIBUTE2]] : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
 // STYLES-NEXT: return %[[ADD1]] : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["", "net1"], styles = [#tp.prepare_module_input<input_layouts = [#tp.shard<0>, unit], desired_input_layouts = [#tp.replicate, unit]>, #tp.colwise<>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
@@ -650,22 +636,24 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["mlp"], styles = [#t
 // -----
 
 // #tp.pairwise_sequence_parallel (the seed's SequenceParallel) on two blocks
-// in a row: each output is reduce-scattered to Shard(0), and the second
-// block's Shard(0) input is all-gathered back to Replicate where its first
-// linear takes it (the seed's input_fn on that linear).
+// in a row: each output is reduce-scattered to Shard(0), and each block's
+// Shard(0) input (the model input arrives so) is all-gathered back to
+// Replicate where its first linear takes it (the seed's input_fn on that
+// linear).
 // CHECK-LABEL: func.func @pairwise_sequence_parallel(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<2x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "sp0.net1.weight" : tensor<32x16xf32>
+// CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[X]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp0.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "sp0.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: %[[LIN1:.*]] = model.linear "sp0.net1"(%[[X]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT: %[[LIN1:.*]] = model.linear "sp0.net1"(%[[AG1]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "sp0.net2.weight" : tensor<16x32xf32>
 // CHECK-NEXT: %[[C2:.*]] = tp.chunk %[[P2]] on @mesh mesh_axes = [0] axis = 1 {module = "sp0.net2"} : tensor<16x32xf32> -> tensor<16x8xf32>
 // CHECK-NEXT: %[[LIN2:.*]] = model.linear "sp0.net2"(%[[LIN1]], %[[C2]]) : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
 // CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN2]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "sp0.net2"} : tensor<8x16xf32> -> tensor<2x16xf32>
 // CHECK-NEXT: %[[P3:.*]] = model.param "sp1.net1.weight" : tensor<32x16xf32>
-// CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
+// CHECK-NEXT: %[[AG2:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[C3:.*]] = tp.chunk %[[P3]] on @mesh mesh_axes = [0] axis = 0 {module = "sp1.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>
-// CHECK-NEXT: %[[LIN3:.*]] = model.linear "sp1.net1"(%[[AG1]], %[[C3]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT: %[[LIN3:.*]] = model.linear "sp1.net1"(%[[AG2]], %[[C3]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT: %[[P4:.*]] = model.param "sp1.net2.weight" : tensor<16x32xf32>
 // CHECK-NEXT: %[[C4:.*]] = tp.chunk %[[P4]] on @mesh mesh_axes = [0] axis = 1 {module = "sp1.net2"} : tensor<16x32xf32> -> tensor<16x8xf32>
 // CHECK-NEXT: %[[LIN4:.*]] = model.linear "sp1.net2"(%[[LIN3]], %[[C4]]) : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
@@ -721,13 +709,12 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_input_shard_1d on Colwise: input_layouts Shard(0) (the input
 // really is Shard(0)), gathered to the Replicate Colwise needs.
 // LEGACY-LABEL: func.func @in_shard_1d(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x8xf32> attributes {tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
-// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "in_shard_1d_src"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// LEGACY-NEXT: %[[DROP1:.*]] = model.dropout "in_shard_1d_src"(%[[C1]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<8x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// LEGACY-NEXT: %[[DROP1:.*]] = model.dropout "in_shard_1d_src"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // LEGACY-NEXT: %[[P1:.*]] = model.param "in_shard_1d.weight" : tensor<32x16xf32>
 // LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "in_shard_1d"} : tensor<2x16xf32> -> tensor<8x16xf32>
-// LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "in_shard_1d"} : tensor<32x16xf32> -> tensor<8x16xf32>
-// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "in_shard_1d"(%[[AG1]], %[[C2]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "in_shard_1d"} : tensor<32x16xf32> -> tensor<8x16xf32>
+// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "in_shard_1d"(%[[AG1]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: return %[[LIN1]] : tensor<8x8xf32>
 
 // make_input_shard_1d(dim=1) on Rowwise: the colwise Shard(1) output is
@@ -759,13 +746,12 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_input_reshard_replicate on Colwise: Shard(0) resharded to
 // Replicate: one all_gather on dim 0.
 // LEGACY-LABEL: func.func @in_reshard_replicate(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x8xf32> attributes {tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
-// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "in_reshard_replicate_src"} : tensor<8x16xf32> -> tensor<2x16xf32>
-// LEGACY-NEXT: %[[DROP1:.*]] = model.dropout "in_reshard_replicate_src"(%[[C1]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<8x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// LEGACY-NEXT: %[[DROP1:.*]] = model.dropout "in_reshard_replicate_src"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // LEGACY-NEXT: %[[P1:.*]] = model.param "in_reshard_replicate.weight" : tensor<32x16xf32>
 // LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "in_reshard_replicate"} : tensor<2x16xf32> -> tensor<8x16xf32>
-// LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "in_reshard_replicate"} : tensor<32x16xf32> -> tensor<8x16xf32>
-// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "in_reshard_replicate"(%[[AG1]], %[[C2]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "in_reshard_replicate"} : tensor<32x16xf32> -> tensor<8x16xf32>
+// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "in_reshard_replicate"(%[[AG1]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: return %[[LIN1]] : tensor<8x8xf32>
 
 // make_input_replicate_1d on Rowwise: a Replicate input is chunked locally
@@ -782,31 +768,28 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_output_shard_1d on Rowwise: the Partial output is reduce-scattered
 // to Shard(0) (kept a DTensor: use_local_output false).
 // LEGACY-LABEL: func.func @out_shard_1d(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x8xf32> attributes {tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> tensor<2x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "out_shard_1d.weight" : tensor<8x16xf32>
-// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "out_shard_1d"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_shard_1d"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_shard_1d"(%[[C1]], %[[C2]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_shard_1d"} : tensor<8x16xf32> -> tensor<8x4xf32>
+// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_shard_1d"(%[[X]], %[[C1]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "out_shard_1d"} : tensor<8x8xf32> -> tensor<2x8xf32>
 // LEGACY-NEXT: return %[[RS1]] : tensor<2x8xf32>
 
 // make_output_shard_1d(dim=1) on Rowwise: reduce_scatter on dim 1.
 // LEGACY-LABEL: func.func @out_shard_1d_dim1(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x2xf32> attributes {tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> tensor<8x2xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "out_shard_1d_dim1.weight" : tensor<8x16xf32>
-// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "out_shard_1d_dim1"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_shard_1d_dim1"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_shard_1d_dim1"(%[[C1]], %[[C2]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_shard_1d_dim1"} : tensor<8x16xf32> -> tensor<8x4xf32>
+// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_shard_1d_dim1"(%[[X]], %[[C1]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 1 {module = "out_shard_1d_dim1"} : tensor<8x8xf32> -> tensor<8x2xf32>
 // LEGACY-NEXT: return %[[RS1]] : tensor<8x2xf32>
 
 // make_output_replicate_1d on Rowwise: all_reduce.
 // LEGACY-LABEL: func.func @out_replicate_1d(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x8xf32> attributes {tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> tensor<8x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "out_replicate_1d.weight" : tensor<8x16xf32>
-// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "out_replicate_1d"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_replicate_1d"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_replicate_1d"(%[[C1]], %[[C2]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_replicate_1d"} : tensor<8x16xf32> -> tensor<8x4xf32>
+// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_replicate_1d"(%[[X]], %[[C1]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[AR1:.*]] = tp.all_reduce %[[LIN1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "out_replicate_1d"} : tensor<8x8xf32>
 // LEGACY-NEXT: return %[[AR1]] : tensor<8x8xf32>
 
@@ -832,11 +815,10 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_output_reshard_tensor on Rowwise: reduce_scatter to Shard(0), then
 // made local.
 // LEGACY-LABEL: func.func @out_reshard_tensor(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x8xf32> attributes {tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> tensor<2x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "out_reshard_tensor.weight" : tensor<8x16xf32>
-// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 1 {module = "out_reshard_tensor"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_reshard_tensor"} : tensor<8x16xf32> -> tensor<8x4xf32>
-// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_reshard_tensor"(%[[C1]], %[[C2]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_reshard_tensor"} : tensor<8x16xf32> -> tensor<8x4xf32>
+// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_reshard_tensor"(%[[X]], %[[C1]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "out_reshard_tensor"} : tensor<8x8xf32> -> tensor<2x8xf32>
 // LEGACY-NEXT: return %[[RS1]] : tensor<2x8xf32>
 
@@ -854,23 +836,24 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // LEGACY-NEXT: return %[[AR1]] : tensor<8x16xf32>
 
 // The seed's SequenceParallel from a plan file (a "SequenceParallel" entry
-// with input_layouts/output_layouts): Shard(0) outputs by reduce_scatter, the
-// second block's Shard(0) input all-gathered (the first block's input is a
-// full model input: laying it out and gathering it back costs nothing).
+// with input_layouts/output_layouts): Shard(0) outputs by reduce_scatter,
+// each block's Shard(0) input all-gathered (the first block's is the model
+// input, which arrives as each rank's Shard(0)).
 // LEGACY-LABEL: func.func @seed_sequence_parallel(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<2x16xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<2x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "sp0.net1.weight" : tensor<32x16xf32>
+// LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[X]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp0.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "sp0.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>
-// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "sp0.net1"(%[[X]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[LIN1:.*]] = model.linear "sp0.net1"(%[[AG1]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[RELU1:.*]] = model.relu %[[LIN1]] : (tensor<8x8xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[P2:.*]] = model.param "sp0.net2.weight" : tensor<16x32xf32>
 // LEGACY-NEXT: %[[C2:.*]] = tp.chunk %[[P2]] on @mesh mesh_axes = [0] axis = 1 {module = "sp0.net2"} : tensor<16x32xf32> -> tensor<16x8xf32>
 // LEGACY-NEXT: %[[LIN2:.*]] = model.linear "sp0.net2"(%[[RELU1]], %[[C2]]) : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN2]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "sp0.net2"} : tensor<8x16xf32> -> tensor<2x16xf32>
 // LEGACY-NEXT: %[[P3:.*]] = model.param "sp1.net1.weight" : tensor<32x16xf32>
-// LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
+// LEGACY-NEXT: %[[AG2:.*]] = tp.all_gather %[[RS1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp1.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[C3:.*]] = tp.chunk %[[P3]] on @mesh mesh_axes = [0] axis = 0 {module = "sp1.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>
-// LEGACY-NEXT: %[[LIN3:.*]] = model.linear "sp1.net1"(%[[AG1]], %[[C3]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
+// LEGACY-NEXT: %[[LIN3:.*]] = model.linear "sp1.net1"(%[[AG2]], %[[C3]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[RELU2:.*]] = model.relu %[[LIN3]] : (tensor<8x8xf32>) -> tensor<8x8xf32>
 // LEGACY-NEXT: %[[P4:.*]] = model.param "sp1.net2.weight" : tensor<16x32xf32>
 // LEGACY-NEXT: %[[C4:.*]] = tp.chunk %[[P4]] on @mesh mesh_axes = [0] axis = 1 {module = "sp1.net2"} : tensor<16x32xf32> -> tensor<16x8xf32>

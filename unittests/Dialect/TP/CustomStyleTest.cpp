@@ -105,11 +105,14 @@ TEST_F(CustomStyleTest, RegisteredStyleLowersThroughThePipeline) {
       "plan": {"proj": {"style": "MyRowwise", "note": "x"}}})json");
   ASSERT_FALSE(ir.empty()) << errors;
   EXPECT_EQ(seen, std::vector<std::string>{"note"});
-  // Weight columns chunked, the input chunked, one all_reduce for the
+  // Weight columns chunked, the model input declared Shard(-1) arriving as
+  // each rank's shard (its local type [4, 4]), one all_reduce for the
   // partial sum, nothing else.
   EXPECT_EQ(count(ir, "tp.all_reduce"), 1) << ir;
   EXPECT_EQ(count(ir, "tp.all_gather"), 0) << ir;
-  EXPECT_EQ(count(ir, "tp.chunk"), 2) << ir;
+  EXPECT_EQ(count(ir, "tp.chunk"), 1) << ir;
+  EXPECT_NE(ir.find("@forward(%arg0: tensor<4x4xf32>)"), std::string::npos)
+      << ir;
   EXPECT_NE(ir.find("#tp.custom<name = \"MyRowwise\""), std::string::npos);
 }
 

@@ -27,6 +27,51 @@ using namespace mlir;
 using namespace mlir::tp;
 namespace m = mlir::tp::model;
 
+/// The values a model input passes through unchanged into nested modules:
+/// `v` itself if it is an argument of a model function (a value each rank
+/// receives from outside), or a composite module's block argument fed by
+/// one, with every block argument on the way; empty otherwise.
+static SmallVector<BlockArgument> modelInputChain(Value v) {
+  SmallVector<BlockArgument> chain;
+  while (auto arg = dyn_cast<BlockArgument>(v)) {
+    chain.push_back(arg);
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (isa<func::FuncOp>(owner) && arg.getOwner()->isEntryBlock())
+      return chain;
+    auto sub = dyn_cast<m::SubmoduleOp>(owner);
+    if (!sub)
+      break;
+    v = sub.getInputs()[arg.getArgNumber()];
+  }
+  return {};
+}
+
+/// Declares that a model input arrives laid out as `placement` on mesh axis
+/// `axis` (as DTensor.from_local: each rank receives its shard, not the
+/// whole tensor): the input and the block arguments it feeds (`chain`, see
+/// modelInputChain) become dtensors, keeping what is declared on the other
+/// axes, and the function's signature follows.
+static void declareInputPlacement(ArrayRef<BlockArgument> chain, MeshOp mesh,
+                                  int64_t axis, Attribute placement) {
+  BlockArgument input = chain.back();
+  MLIRContext *ctx = input.getContext();
+  ArrayRef<int64_t> shape = getTensorLikeShape(input.getType());
+  Type element = getTensorLikeElementType(input.getType());
+  SmallVector<Attribute> placements = getPlacements(input, mesh.getRank());
+  placements[axis] = normalizePlacement(placement, shape.size());
+  Type type = RankedTensorType::get(shape, element);
+  if (!llvm::all_of(placements,
+                    [](Attribute p) { return isa<ReplicateAttr>(p); }))
+    type = DTensorType::get(ctx, shape, element,
+                            FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+                            placements);
+  for (BlockArgument arg : chain)
+    arg.setType(type);
+  auto func = cast<func::FuncOp>(input.getOwner()->getParentOp());
+  func.setType(FunctionType::get(ctx, input.getOwner()->getArgumentTypes(),
+                                 func.getResultTypes()));
+}
+
 namespace {
 
 /// Lowers the styles of one module, given the plan's mesh and TP axis.
@@ -177,10 +222,16 @@ private:
 
   /// Lays `v` out as declared, then as desired (`explicitDesired`: the
   /// desired layout is a requirement even when it is Replicate).
+  /// A model input's declared layout is how it arrives (its type); any
+  /// other value is laid out as declared where it is.
   Value prepare(OpBuilder &b, Location loc, Value v, Attribute declared,
                 Attribute desired, StringRef fqn,
                 bool explicitDesired = false) {
-    Value d = place(b, loc, v, onTPAxis(declared), fqn);
+    Value d = v;
+    if (SmallVector<BlockArgument> chain = modelInputChain(v); !chain.empty())
+      declareInputPlacement(chain, mesh, tpAxis, declared);
+    else
+      d = place(b, loc, v, onTPAxis(declared), fqn);
     return place(b, loc, d, onTPAxis(desired), fqn, explicitDesired);
   }
 
@@ -815,28 +866,16 @@ static void warnTiedParameters(ModuleOp module, MeshOp mesh) {
   }
 }
 
-/// Data parallelism: every model input is sharded on its first (batch) dim
-/// over `dpAxis`.
+/// Data parallelism: every model input arrives sharded on its first
+/// (batch) dim over `dpAxis`: each rank receives its samples.
 static void shardInputsOnBatch(ModuleOp module, MeshOp mesh, int64_t dpAxis) {
-  MLIRContext *ctx = module.getContext();
-  SmallVector<Attribute> placements(mesh.getRank(), ReplicateAttr::get(ctx));
-  placements[dpAxis] = ShardAttr::get(ctx, 0);
+  Attribute batch = ShardAttr::get(module.getContext(), 0);
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-    for (BlockArgument arg : func.getArguments()) {
-      if (cast<RankedTensorType>(arg.getType()).getRank() == 0)
-        continue;
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : arg.getUses())
-        uses.push_back(&use);
-      Value sharded = ensurePlacements(
-          b, arg.getLoc(), arg, FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-          placements);
-      for (OpOperand *use : uses)
-        use->set(sharded);
-    }
+    for (BlockArgument arg : func.getArguments())
+      if (!getTensorLikeShape(arg.getType()).empty())
+        declareInputPlacement({arg}, mesh, dpAxis, batch);
   }
 }
 

@@ -82,11 +82,24 @@ static LogicalResult partitionFunc(func::FuncOp func,
   inlineSubmodules(func);
   annotateVocabShards(func);
   annotateClassShards(func);
-  for (Type t : func.getArgumentTypes())
-    if (isa<DTensorType>(t))
-      return func.emitError("function arguments must be plain tensors; "
-                            "declare their layouts with a plan");
   Block &block = func.getBody().front();
+  // Arguments: each rank receives its local piece of a distributed input;
+  // the global (dtensor) types stay for the runtime to cut them.
+  SmallVector<Attribute> argTypes;
+  bool anyDistributedArg = false;
+  for (BlockArgument arg : block.getArguments()) {
+    argTypes.push_back(TypeAttr::get(arg.getType()));
+    auto type = dyn_cast<DTensorType>(arg.getType());
+    if (!type)
+      continue;
+    anyDistributedArg = true;
+    MeshOp mesh = lookupMesh(func, type.getMesh(), &symbols);
+    if (!mesh)
+      return failure();
+    arg.setType(getLocalType(type, mesh));
+  }
+  if (anyDistributedArg)
+    func->setAttr("tp.arg_types", ArrayAttr::get(func.getContext(), argTypes));
   for (Operation &opRef : llvm::make_early_inc_range(block)) {
     Operation *op = &opRef;
     if (auto from = dyn_cast<FromLocalOp>(op)) {
@@ -157,7 +170,7 @@ static LogicalResult partitionFunc(func::FuncOp func,
   if (anyDistributed)
     func->setAttr("tp.result_types",
                   ArrayAttr::get(func.getContext(), resultTypes));
-  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+  func.setType(FunctionType::get(func.getContext(), block.getArgumentTypes(),
                                  ret.getOperandTypes()));
   func->setAttr("tp.spmd", UnitAttr::get(func.getContext()));
   return success();
