@@ -25,8 +25,9 @@ namespace mlir::tp {
 
 /// The largest JSON file (tp-model config, plan file) the tools read: 16 MiB.
 inline constexpr uint64_t kMaxJSONFileBytes = uint64_t(16) << 20;
-/// The largest model IR file tp-run and tp-opt read: 1 GiB.
-inline constexpr uint64_t kMaxModelFileBytes = uint64_t(1) << 30;
+/// The largest model IR file tp-run and tp-opt read: 256 MiB (parameters
+/// are not in the IR, so a model is far smaller).
+inline constexpr uint64_t kMaxModelFileBytes = uint64_t(256) << 20;
 /// The deepest nesting of JSON arrays and objects accepted: 64 levels, as in
 /// the runtime's safetensors header parser.
 inline constexpr unsigned kMaxJSONDepth = 64;
