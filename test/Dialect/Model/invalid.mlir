@@ -282,3 +282,11 @@ func.func @yield_outside_module(%x: tensor<4x8xf32>) {
   // expected-error @below {{'model.yield' op expects parent op 'model.module'}}
   model.yield %x : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @integer_param() {
+  // expected-error @below {{'model.param' op parameter 'w' must have a float element type, got 'i32'}}
+  %w = model.param "w" : tensor<4xi32>
+  return
+}
