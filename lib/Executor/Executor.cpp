@@ -13,6 +13,8 @@
 #include "tp/Runtime/Init.h"
 #include "tp/Runtime/Kernels.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <sstream>
 
 using namespace mlir;
@@ -32,6 +34,48 @@ std::string exec::detail::describe(Operation *op) {
     os << " '" << fqn.getValue() << "'";
   os << " at " << op->getLoc();
   return s;
+}
+
+std::string exec::detail::typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+void exec::detail::checkFits(Type t, const std::string &what) {
+  auto ranked = dyn_cast<RankedTensorType>(t);
+  if (!ranked)
+    return;
+  int64_t numel = 1, bytes = 0;
+  bool overflow = false;
+  for (int64_t d : ranked.getShape())
+    if (!ShapedType::isDynamic(d))
+      overflow |= llvm::MulOverflow(numel, d, numel);
+  overflow |= llvm::MulOverflow(numel, elementBytes(t), bytes);
+  if (overflow)
+    throw std::runtime_error(what + " has type " + typeString(t) +
+                             ": its size in bytes overflows int64_t");
+  int64_t memory = rt::hostMemoryBytes();
+  if (bytes > memory)
+    throw std::runtime_error(what + " has type " + typeString(t) + ": " +
+                             std::to_string(numel) + " elements (" +
+                             std::to_string(bytes) +
+                             " bytes), more than this host's " +
+                             std::to_string(memory) + " bytes of memory hold");
+}
+
+std::vector<int64_t> exec::detail::staticShapeOf(Type t,
+                                                 const std::string &what) {
+  auto ranked = dyn_cast<RankedTensorType>(t);
+  if (!ranked)
+    throw std::runtime_error(what + " has type " + typeString(t) +
+                             ": only ranked tensors are supported");
+  if (!ranked.hasStaticShape())
+    throw std::runtime_error(what + " has type " + typeString(t) +
+                             ": dynamic dims are not supported");
+  checkFits(t, what);
+  return shapeOf(t);
 }
 
 std::vector<int64_t> exec::detail::shapeOf(Type t) {

@@ -59,6 +59,8 @@ using runtime::Tensor;
 
 /// "model.linear 'fqn' at loc".
 std::string describe(Operation *op);
+/// \p t as MLIR prints it.
+std::string typeString(Type t);
 /// The static shape of a ranked tensor type (dynamic dims as kDynamic).
 std::vector<int64_t> shapeOf(Type t);
 /// The runtime element type of a value of type \p t: its float type, with
@@ -67,6 +69,15 @@ std::vector<int64_t> shapeOf(Type t);
 rt::DType dtypeOf(Type t, Operation *where);
 /// Bytes per element of a value of type \p t.
 int64_t elementBytes(Type t);
+/// The shape of \p t, which must be a ranked tensor type with static dims
+/// (inputs, parameters and global results: the runtime needs their sizes
+/// before it runs); throws naming \p what ("input 'x' (argument 0 of
+/// @forward)") otherwise, or when it does not fit in memory (checkFits).
+std::vector<int64_t> staticShapeOf(Type t, const std::string &what);
+/// Throws naming \p what when a value of type \p t has more elements than
+/// int64_t counts or more bytes than this host's memory holds (before any
+/// allocation). Dims that are dynamic (uneven shards) are not counted.
+void checkFits(Type t, const std::string &what);
 rt::ReduceOp reduceOp(mlir::tp::ReductionKind k);
 /// Parameter \p p (or its \p slice) from the file or the seeded generator,
 /// in p.dtype.
@@ -254,12 +265,19 @@ public:
 
   void compile(func::FuncOp func) {
     ModuleOp module = func->getParentOfType<ModuleOp>();
+    std::string meshNames;
+    int meshes = 0;
     if (module)
       module.walk([&](mlir::tp::MeshOp mesh) {
+        meshNames += (meshes++ ? " and @" : "@") + mesh.getSymName().str();
         if (impl.meshShape.size() == 1 && impl.meshShape[0] == 1)
           impl.meshShape.assign(mesh.getShape().begin(),
                                 mesh.getShape().end());
       });
+    if (meshes > 1)
+      throw std::runtime_error("the program has " + std::to_string(meshes) +
+                               " meshes (" + meshNames +
+                               "); the executor runs a program on one mesh");
     if (func.getBody().empty())
       throw std::runtime_error("function @" + func.getName().str() +
                                " has no body");
@@ -268,7 +286,10 @@ public:
       InputInfo in;
       auto name = func.getArgAttrOfType<StringAttr>(i, "model.name");
       in.name = name ? name.getValue().str() : "arg" + std::to_string(i);
-      in.shape = shapeOf(arg.getType());
+      in.shape =
+          staticShapeOf(arg.getType(), "input '" + in.name + "' (argument " +
+                                           std::to_string(i) + " of @" +
+                                           func.getName().str() + ")");
       in.dtype = dtypeOf(arg.getType(), func);
       auto elt = cast<RankedTensorType>(arg.getType()).getElementType();
       if (isa<IntegerType>(elt)) {
@@ -303,12 +324,20 @@ public:
             layout.placements.push_back("R");
         }
       } else {
-        layout.globalShape = shapeOf(global);
+        layout.globalShape =
+            staticShapeOf(global, "result " + std::to_string(i) + " of @" +
+                                      func.getName().str());
         layout.placements.assign(impl.meshShape.size(), "R");
       }
       impl.results.push_back(layout);
     }
     planLiveness(block);
+    int64_t memory = rt::hostMemoryBytes();
+    if (impl.peak > memory)
+      throw std::runtime_error(
+          "@" + func.getName().str() + " needs " + std::to_string(impl.peak) +
+          " bytes per rank at its peak, more than this host's " +
+          std::to_string(memory) + " bytes of memory hold");
   }
 
 private:
@@ -323,6 +352,7 @@ private:
     if (!where)
       where = v.getParentBlock()->getParentOp();
     slotDtypes.push_back(dtypeOf(v.getType(), where));
+    checkFits(v.getType(), "the value of " + describe(where));
     return s;
   }
 
@@ -372,7 +402,7 @@ private:
   static ParamInfo paramInfo(m::ParamOp op) {
     ParamInfo p;
     p.name = op.getName().str();
-    p.globalShape = shapeOf(op.getType());
+    p.globalShape = staticShapeOf(op.getType(), "parameter '" + p.name + "'");
     p.dtype = dtypeOf(op.getType(), op);
     if (p.globalShape.size() >= 2) {
       p.scale = 1.0f / std::sqrt((float)std::max<int64_t>(
@@ -734,6 +764,14 @@ private:
 
   void compileParam(m::ParamOp p) {
     ParamInfo info = paramInfo(p);
+    // One FQN names one tensor (in a weights file too): a tied parameter is
+    // one op, or ops of the same shape.
+    auto [first, inserted] = paramOps.try_emplace(info.name, p);
+    if (!inserted && first->second.getType() != p.getType())
+      throw std::runtime_error(
+          "parameter '" + info.name + "' is declared with two types: " +
+          typeString(first->second.getType()) + " (" + describe(first->second) +
+          ") and " + typeString(p.getType()) + " (" + describe(p) + ")");
     size_t index = impl.params.size();
     impl.params.push_back(info);
     Impl<B> &P = impl;
@@ -818,6 +856,8 @@ private:
   /// The runtime dtype of each slot.
   std::vector<rt::DType> slotDtypes;
   llvm::DenseSet<Operation *> fusedChunks;
+  /// The first param op of each FQN.
+  std::map<std::string, m::ParamOp> paramOps;
 };
 
 
