@@ -14,6 +14,8 @@
 #include "tp/Runtime/Init.h"
 #include "tp/Runtime/Kernels.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <sstream>
 
 using namespace mlir;
@@ -33,6 +35,48 @@ std::string exec::detail::describe(Operation *op) {
     os << " '" << fqn.getValue() << "'";
   os << " at " << op->getLoc();
   return s;
+}
+
+std::string exec::detail::typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+void exec::detail::checkFits(Type t, const std::string &what) {
+  auto ranked = dyn_cast<RankedTensorType>(t);
+  if (!ranked)
+    return;
+  int64_t numel = 1, bytes = 0;
+  bool overflow = false;
+  for (int64_t d : ranked.getShape())
+    if (!ShapedType::isDynamic(d))
+      overflow |= llvm::MulOverflow(numel, d, numel);
+  overflow |= llvm::MulOverflow(numel, elementBytes(t), bytes);
+  if (overflow)
+    throw std::runtime_error(what + " has type " + typeString(t) +
+                             ": its size in bytes overflows int64_t");
+  int64_t memory = rt::hostMemoryBytes();
+  if (bytes > memory)
+    throw std::runtime_error(what + " has type " + typeString(t) + ": " +
+                             std::to_string(numel) + " elements (" +
+                             std::to_string(bytes) +
+                             " bytes), more than this host's " +
+                             std::to_string(memory) + " bytes of memory hold");
+}
+
+std::vector<int64_t> exec::detail::staticShapeOf(Type t,
+                                                 const std::string &what) {
+  auto ranked = dyn_cast<RankedTensorType>(t);
+  if (!ranked)
+    throw std::runtime_error(what + " has type " + typeString(t) +
+                             ": only ranked tensors are supported");
+  if (!ranked.hasStaticShape())
+    throw std::runtime_error(what + " has type " + typeString(t) +
+                             ": dynamic dims are not supported");
+  checkFits(t, what);
+  return shapeOf(t);
 }
 
 std::vector<int64_t> exec::detail::shapeOf(Type t) {
@@ -94,13 +138,13 @@ static void checkShape(const rt::SafetensorsFile &file, const std::string &name,
     Tensor want(expected);
     throw std::runtime_error(file.path() + ": tensor '" + name +
                              "' has shape [" + probe.shapeString() +
-                             "] but the model expects [" +
-                             want.shapeString() + "]");
+                             "] but the model expects [" + want.shapeString() +
+                             "]");
   }
 }
 
 Tensor exec::detail::loadParam(const ParamInfo &p, const DataSource &data,
-                         rt::SafetensorsFile *file, const Slice *slice) {
+                               rt::SafetensorsFile *file, const Slice *slice) {
   if (file) {
     checkShape(*file, p.name, p.globalShape);
     return (slice ? file->readSlice(p.name, slice->dim, slice->offset,
@@ -108,9 +152,8 @@ Tensor exec::detail::loadParam(const ParamInfo &p, const DataSource &data,
                   : file->read(p.name))
         .to(p.dtype);
   }
-  Tensor t = slice ? rt::initShard(data.seed, p.name, p.globalShape,
-                                   slice->dim, slice->offset, slice->size,
-                                   p.scale)
+  Tensor t = slice ? rt::initShard(data.seed, p.name, p.globalShape, slice->dim,
+                                   slice->offset, slice->size, p.scale)
                    : rt::initTensor(data.seed, p.name, p.globalShape, p.scale);
   if (p.onesCentred)
     for (int64_t i = 0; i < t.numel(); ++i)
@@ -127,7 +170,7 @@ Tensor Program::globalParam(const ParamInfo &p, const DataSource &data) {
 }
 
 Tensor exec::detail::loadInput(const InputInfo &in, const DataSource &data,
-                         rt::SafetensorsFile *file) {
+                               rt::SafetensorsFile *file) {
   if (file) {
     checkShape(*file, in.name, in.shape);
     Tensor t = file->read(in.name);
@@ -138,10 +181,10 @@ Tensor exec::detail::loadInput(const InputInfo &in, const DataSource &data,
       for (int64_t i = 0; i < t.numel(); ++i) {
         float v = t.data()[i];
         if (v != std::floor(v) || v < 0 || v >= in.vocab)
-          throw std::runtime_error(
-              file->path() + ": input '" + in.name + "' holds id " +
-              std::to_string(v) + " outside [0, " +
-              std::to_string(in.vocab) + ")");
+          throw std::runtime_error(file->path() + ": input '" + in.name +
+                                   "' holds id " + std::to_string(v) +
+                                   " outside [0, " + std::to_string(in.vocab) +
+                                   ")");
       }
     return t;
   }
@@ -167,16 +210,16 @@ Tensor exec::detail::localInput(const InputInfo &in, Tensor global,
 }
 
 void exec::detail::describeLayout(Type global, size_t meshRank,
+                                  const std::string &what,
                                   std::vector<int64_t> &shape,
                                   std::vector<std::string> &placements) {
   placements.clear();
   auto d = dyn_cast<mlir::tp::DTensorType>(global);
+  shape = staticShapeOf(d ? d.getGlobalType() : global, what);
   if (!d) {
-    shape = shapeOf(global);
     placements.assign(meshRank, "R");
     return;
   }
-  shape.assign(d.getShape().begin(), d.getShape().end());
   for (Attribute p : d.getPlacements()) {
     if (auto s = dyn_cast<mlir::tp::ShardAttr>(p))
       placements.push_back("S" + std::to_string(s.getDim()));
@@ -245,17 +288,17 @@ Program Program::compile(func::FuncOp func) {
   return Program(std::move(impl));
 }
 
-std::vector<Tensor> Program::run(rt::Communicator &comm,
-                                 const DataSource &data,
+std::vector<Tensor> Program::run(rt::Communicator &comm, const DataSource &data,
                                  int64_t *measuredPeakBytes,
                                  rt::CollectiveStats *stats,
                                  RankState *state) const {
-  return exec::detail::runProgram<HostBackend>(*impl, comm, data,
-                                         state ? state->impl.get() : nullptr,
-                                         measuredPeakBytes, stats);
+  return exec::detail::runProgram<HostBackend>(
+      *impl, comm, data, state ? state->impl.get() : nullptr, measuredPeakBytes,
+      stats);
 }
 
-RankState::RankState() : impl(std::make_unique<exec::detail::RankStateImpl>()) {}
+RankState::RankState()
+    : impl(std::make_unique<exec::detail::RankStateImpl>()) {}
 RankState::~RankState() = default;
 RankState::RankState(RankState &&) noexcept = default;
 RankState &RankState::operator=(RankState &&) noexcept = default;

@@ -59,6 +59,8 @@ using runtime::Tensor;
 
 /// "model.linear 'fqn' at loc".
 std::string describe(Operation *op);
+/// \p t as MLIR prints it.
+std::string typeString(Type t);
 /// The static shape of a ranked tensor type (dynamic dims as kDynamic).
 std::vector<int64_t> shapeOf(Type t);
 /// The runtime element type of a value of type \p t: its float type, with
@@ -67,6 +69,15 @@ std::vector<int64_t> shapeOf(Type t);
 rt::DType dtypeOf(Type t, Operation *where);
 /// Bytes per element of a value of type \p t.
 int64_t elementBytes(Type t);
+/// The shape of \p t, which must be a ranked tensor type with static dims
+/// (inputs, parameters and global results: the runtime needs their sizes
+/// before it runs); throws naming \p what ("input 'x' (argument 0 of
+/// @forward)") otherwise, or when it does not fit in memory (checkFits).
+std::vector<int64_t> staticShapeOf(Type t, const std::string &what);
+/// Throws naming \p what when a value of type \p t has more elements than
+/// int64_t counts or more bytes than this host's memory holds (before any
+/// allocation). Dims that are dynamic (uneven shards) are not counted.
+void checkFits(Type t, const std::string &what);
 rt::ReduceOp reduceOp(mlir::tp::ReductionKind k);
 /// Parameter \p p (or its \p slice) from the file or the seeded generator,
 /// in p.dtype.
@@ -82,8 +93,10 @@ Tensor localInput(const InputInfo &in, Tensor global,
                   const std::vector<int64_t> &coords);
 /// The global shape and per-axis placement strings ("R", "S<d>",
 /// "P<kind>") of a value of global type \p global on a mesh of rank
-/// \p meshRank.
-void describeLayout(Type global, size_t meshRank, std::vector<int64_t> &shape,
+/// \p meshRank; the global shape must be static (\p what names the value
+/// in the error).
+void describeLayout(Type global, size_t meshRank, const std::string &what,
+                    std::vector<int64_t> &shape,
                     std::vector<std::string> &placements);
 
 /// What a compiled program knows besides its instructions.
@@ -156,7 +169,9 @@ template <class B> struct Frame {
   RankStateImpl *state = nullptr;
 
   const Buffer &at(int s) const { return *slots[s]; }
-  void set(int s, Buffer b) { slots[s] = std::make_shared<Buffer>(std::move(b)); }
+  void set(int s, Buffer b) {
+    slots[s] = std::make_shared<Buffer>(std::move(b));
+  }
   /// Slot \p s's buffer, moved out if nothing else holds it.
   Buffer take(int s) {
     if (slots[s].use_count() == 1)
@@ -242,8 +257,8 @@ typename B::Buffer allGatherUneven(rt::Communicator &comm,
 /// group size, reduce-scatter, keep this rank's real size.
 template <class B>
 typename B::Buffer reduceScatterUneven(rt::Communicator &comm,
-                                       const typename B::Buffer &x,
-                                       int64_t dim, rt::ReduceOp op) {
+                                       const typename B::Buffer &x, int64_t dim,
+                                       rt::ReduceOp op) {
   int64_t k = comm.size(), total = x.dim(dim);
   int64_t chunk = (total + k - 1) / k;
   typename B::Buffer mine =
@@ -264,12 +279,18 @@ public:
 
   void compile(func::FuncOp func) {
     ModuleOp module = func->getParentOfType<ModuleOp>();
+    std::string meshNames;
+    int meshes = 0;
     if (module)
       module.walk([&](mlir::tp::MeshOp mesh) {
+        meshNames += (meshes++ ? " and @" : "@") + mesh.getSymName().str();
         if (impl.meshShape.size() == 1 && impl.meshShape[0] == 1)
-          impl.meshShape.assign(mesh.getShape().begin(),
-                                mesh.getShape().end());
+          impl.meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
       });
+    if (meshes > 1)
+      throw std::runtime_error("the program has " + std::to_string(meshes) +
+                               " meshes (" + meshNames +
+                               "); the executor runs a program on one mesh");
     if (func.getBody().empty())
       throw std::runtime_error("function @" + func.getName().str() +
                                " has no body");
@@ -281,7 +302,10 @@ public:
       in.name = name ? name.getValue().str() : "arg" + std::to_string(i);
       describeLayout(argTypes ? cast<TypeAttr>(argTypes[i]).getValue()
                               : arg.getType(),
-                     impl.meshShape.size(), in.shape, in.placements);
+                     impl.meshShape.size(),
+                     "input '" + in.name + "' (argument " + std::to_string(i) +
+                         " of @" + func.getName().str() + ")",
+                     in.shape, in.placements);
       in.dtype = dtypeOf(arg.getType(), func);
       auto elt = cast<RankedTensorType>(arg.getType()).getElementType();
       if (isa<IntegerType>(elt)) {
@@ -302,13 +326,20 @@ public:
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       impl.resultSlots.push_back(slotOf(v));
       ResultLayout layout;
-      describeLayout(resultTypes ? cast<TypeAttr>(resultTypes[i]).getValue()
-                                 : v.getType(),
-                     impl.meshShape.size(), layout.globalShape,
-                     layout.placements);
+      describeLayout(
+          resultTypes ? cast<TypeAttr>(resultTypes[i]).getValue() : v.getType(),
+          impl.meshShape.size(),
+          "result " + std::to_string(i) + " of @" + func.getName().str(),
+          layout.globalShape, layout.placements);
       impl.results.push_back(layout);
     }
     planLiveness(block);
+    int64_t memory = rt::hostMemoryBytes();
+    if (impl.peak > memory)
+      throw std::runtime_error(
+          "@" + func.getName().str() + " needs " + std::to_string(impl.peak) +
+          " bytes per rank at its peak, more than this host's " +
+          std::to_string(memory) + " bytes of memory hold");
   }
 
 private:
@@ -323,6 +354,7 @@ private:
     if (!where)
       where = v.getParentBlock()->getParentOp();
     slotDtypes.push_back(dtypeOf(v.getType(), where));
+    checkFits(v.getType(), "the value of " + describe(where));
     return s;
   }
 
@@ -339,16 +371,16 @@ private:
       }
       // Loss targets: ids range over the classes.
       if (auto t = dyn_cast<m::TargetLogitOp>(user)) {
-        int64_t v = cast<RankedTensorType>(t.getLogits().getType())
-                        .getDimSize(1);
+        int64_t v =
+            cast<RankedTensorType>(t.getLogits().getType()).getDimSize(1);
         if (auto full = t->getAttrOfType<IntegerAttr>("tp.num_classes"))
           v = full.getInt();
         vocab = vocab < 0 ? v : std::min(vocab, v);
         continue;
       }
       if (auto ce = dyn_cast<m::CrossEntropyOp>(user)) {
-        int64_t v = cast<RankedTensorType>(ce.getLogits().getType())
-                        .getDimSize(1);
+        int64_t v =
+            cast<RankedTensorType>(ce.getLogits().getType()).getDimSize(1);
         vocab = vocab < 0 ? v : std::min(vocab, v);
         continue;
       }
@@ -372,11 +404,11 @@ private:
   static ParamInfo paramInfo(m::ParamOp op) {
     ParamInfo p;
     p.name = op.getName().str();
-    p.globalShape = shapeOf(op.getType());
+    p.globalShape = staticShapeOf(op.getType(), "parameter '" + p.name + "'");
     p.dtype = dtypeOf(op.getType(), op);
     if (p.globalShape.size() >= 2) {
-      p.scale = 1.0f / std::sqrt((float)std::max<int64_t>(
-                           1, p.globalShape.back()));
+      p.scale =
+          1.0f / std::sqrt((float)std::max<int64_t>(1, p.globalShape.back()));
     } else if (llvm::StringRef(p.name).ends_with("weight")) {
       p.onesCentred = true;
       p.scale = 0.1f;
@@ -413,7 +445,7 @@ private:
           int64_t dim = c.getAxis();
           emit([&P, in, out, axes, dim](Frame<B> &f) {
             f.set(out, chunkDim(f.at(in[0]), dim, P.groupSize(axes),
-                                        P.groupIndex(f.coords, axes)));
+                                P.groupIndex(f.coords, axes)));
           });
         })
         .Case([&](mlir::tp::AllGatherOp c) {
@@ -430,7 +462,8 @@ private:
             // The dim is also split on earlier mesh axes: this group's full
             // size is the nested torch.chunk of the global size.
             auto global = c->getAttrOfType<IntegerAttr>("tp.global_size");
-            auto axesAttr = c->getAttrOfType<DenseI64ArrayAttr>("tp.outer_axes");
+            auto axesAttr =
+                c->getAttrOfType<DenseI64ArrayAttr>("tp.outer_axes");
             if (!global || !axesAttr)
               throw std::runtime_error("tp executor cannot gather an uneven "
                                        "dim of unknown full size: " +
@@ -449,7 +482,8 @@ private:
             int64_t size = total;
             for (int64_t a : outer)
               size = rt::chunkOf(size, P.meshShape[a], f.coords[a]).size;
-            f.set(out, allGatherUneven<B>(P.comm(f, axes), f.at(src), dim, size));
+            f.set(out,
+                  allGatherUneven<B>(P.comm(f, axes), f.at(src), dim, size));
           });
           return;
         })
@@ -465,11 +499,11 @@ private:
           rt::ReduceOp r = reduceOp(c.getReduction());
           int64_t dim = c.getScatterAxis();
           bool uneven = c.getType().isDynamicDim(dim);
-          collective(c, in, [r, dim, uneven](rt::Communicator &comm,
-                                             const Buffer &x) {
-            return uneven ? reduceScatterUneven<B>(comm, x, dim, r)
-                          : reduceScatterDim(comm, x, dim, r);
-          });
+          collective(c, in,
+                     [r, dim, uneven](rt::Communicator &comm, const Buffer &x) {
+                       return uneven ? reduceScatterUneven<B>(comm, x, dim, r)
+                                     : reduceScatterDim(comm, x, dim, r);
+                     });
         })
         .Case([&](mlir::tp::AllToAllOp c) {
           collective(c, in,
@@ -479,16 +513,17 @@ private:
                      });
         })
         .Case([&](mlir::tp::BroadcastOp c) {
-          collective(c, in, [root = c.getRoot()](rt::Communicator &comm,
-                                                 const Buffer &x) {
-            return broadcastTensor(comm, x, root);
-          });
+          collective(
+              c, in,
+              [root = c.getRoot()](rt::Communicator &comm, const Buffer &x) {
+                return broadcastTensor(comm, x, root);
+              });
         })
         .Case([&](m::LinearOp l) {
           bool bias = l.getBias() != nullptr;
           unary(op, in, [bias, in](Frame<B> &f) {
             return linear(f.at(in[0]), f.at(in[1]),
-                              bias ? &f.at(in[2]) : nullptr);
+                          bias ? &f.at(in[2]) : nullptr);
           });
         })
         .Case([&](m::EmbeddingOp e) {
@@ -507,15 +542,13 @@ private:
           unary(op, in, [&P, in, axes, vocab](Frame<B> &f) {
             rt::Chunk c = rt::chunkOf(vocab, P.groupSize(axes),
                                       P.groupIndex(f.coords, axes));
-            return embeddingMasked(f.at(in[0]), f.at(in[1]),
-                                       c.offset);
+            return embeddingMasked(f.at(in[0]), f.at(in[1]), c.offset);
           });
         })
         .Case([&](m::LayerNormOp n) {
           float eps = n.getEps().convertToDouble();
           unary(op, in, [in, eps](Frame<B> &f) {
-            return layerNorm(f.at(in[0]), &f.at(in[1]),
-                                 &f.at(in[2]), eps);
+            return layerNorm(f.at(in[0]), &f.at(in[1]), &f.at(in[2]), eps);
           });
         })
         .Case([&](m::RMSNormOp n) {
@@ -537,25 +570,21 @@ private:
           unary(op, in, [in](Frame<B> &f) { return silu(f.at(in[0])); });
         })
         .Case([&](m::AddOp) {
-          unary(op, in, [in](Frame<B> &f) {
-            return add(f.at(in[0]), f.at(in[1]));
-          });
+          unary(op, in,
+                [in](Frame<B> &f) { return add(f.at(in[0]), f.at(in[1])); });
         })
         .Case([&](m::MulOp) {
-          unary(op, in, [in](Frame<B> &f) {
-            return mul(f.at(in[0]), f.at(in[1]));
-          });
+          unary(op, in,
+                [in](Frame<B> &f) { return mul(f.at(in[0]), f.at(in[1])); });
         })
         .Case([&](m::MatmulOp) {
-          unary(op, in, [in](Frame<B> &f) {
-            return matmul(f.at(in[0]), f.at(in[1]));
-          });
+          unary(op, in,
+                [in](Frame<B> &f) { return matmul(f.at(in[0]), f.at(in[1])); });
         })
         .Case([&](m::SoftmaxOp s) {
           int64_t dim = s.getDim();
-          unary(op, in, [in, dim](Frame<B> &f) {
-            return softmax(f.at(in[0]), dim);
-          });
+          unary(op, in,
+                [in, dim](Frame<B> &f) { return softmax(f.at(in[0]), dim); });
         })
         .Case([&](m::ReshapeOp r) {
           std::vector<int64_t> shape = shapeOf(r.getType());
@@ -585,8 +614,7 @@ private:
         .Case([&](m::AttentionOp a) {
           bool causal = a.getCausal();
           unary(op, in, [in, causal](Frame<B> &f) {
-            return attention(f.at(in[0]), f.at(in[1]),
-                                 f.at(in[2]), causal);
+            return attention(f.at(in[0]), f.at(in[1]), f.at(in[2]), causal);
           });
         })
         .Case([&](m::ArangeOp a) {
@@ -617,9 +645,8 @@ private:
   /// The ops whose kernels exist on the host only (transpose and the loss
   /// ops); false if `op` is none of them. Other backends reject them.
   bool compileHostOnlyOp(Operation *op, const std::vector<int> &in) {
-    if (!isa<m::TransposeOp, m::SubOp, m::LogOp, m::ReduceMaxOp,
-             m::ReduceSumOp, m::MeanOp, m::TargetLogitOp, m::CrossEntropyOp>(
-            op))
+    if (!isa<m::TransposeOp, m::SubOp, m::LogOp, m::ReduceMaxOp, m::ReduceSumOp,
+             m::MeanOp, m::TargetLogitOp, m::CrossEntropyOp>(op))
       return false;
     if constexpr (!B::kHostOnlyKernels) {
       throw std::runtime_error(std::string("the ") + B::kName +
@@ -627,60 +654,60 @@ private:
     } else {
       Impl<B> &P = impl;
       llvm::TypeSwitch<Operation *>(op)
-        .Case([&](m::TransposeOp t) {
-          std::vector<int64_t> perm(t.getPermutation().begin(),
-                                    t.getPermutation().end());
-          unary(op, in, [in, perm](Frame<B> &f) {
-            return permute(f.at(in[0]), perm);
+          .Case([&](m::TransposeOp t) {
+            std::vector<int64_t> perm(t.getPermutation().begin(),
+                                      t.getPermutation().end());
+            unary(op, in, [in, perm](Frame<B> &f) {
+              return permute(f.at(in[0]), perm);
+            });
+          })
+          .Case([&](m::SubOp) {
+            unary(op, in,
+                  [in](Frame<B> &f) { return sub(f.at(in[0]), f.at(in[1])); });
+          })
+          .Case([&](m::LogOp) {
+            unary(op, in, [in](Frame<B> &f) { return log(f.at(in[0])); });
+          })
+          .Case([&](m::ReduceMaxOp r) {
+            int64_t dim = r.getDim();
+            unary(op, in, [in, dim](Frame<B> &f) {
+              return reduceMax(f.at(in[0]), dim);
+            });
+          })
+          .Case([&](m::ReduceSumOp r) {
+            int64_t dim = r.getDim();
+            unary(op, in, [in, dim](Frame<B> &f) {
+              return reduceSum(f.at(in[0]), dim);
+            });
+          })
+          .Case([&](m::MeanOp) {
+            unary(op, in, [in](Frame<B> &f) { return mean(f.at(in[0])); });
+          })
+          .Case([&](m::TargetLogitOp t) {
+            auto axesAttr =
+                t->getAttrOfType<DenseI64ArrayAttr>("tp.class_shard");
+            auto numAttr = t->getAttrOfType<IntegerAttr>("tp.num_classes");
+            std::vector<int64_t> axes;
+            int64_t classes = 0;
+            if (axesAttr && numAttr) {
+              axes.assign(axesAttr.asArrayRef().begin(),
+                          axesAttr.asArrayRef().end());
+              classes = numAttr.getInt();
+            }
+            unary(op, in, [&P, in, axes, classes](Frame<B> &f) {
+              int64_t offset = 0;
+              if (!axes.empty())
+                offset = rt::chunkOf(classes, P.groupSize(axes),
+                                     P.groupIndex(f.coords, axes))
+                             .offset;
+              return targetLogit(f.at(in[0]), f.at(in[1]), offset);
+            });
+          })
+          .Case([&](m::CrossEntropyOp) {
+            unary(op, in, [in](Frame<B> &f) {
+              return crossEntropy(f.at(in[0]), f.at(in[1]));
+            });
           });
-        })
-        .Case([&](m::SubOp) {
-          unary(op, in, [in](Frame<B> &f) {
-            return sub(f.at(in[0]), f.at(in[1]));
-          });
-        })
-        .Case([&](m::LogOp) {
-          unary(op, in, [in](Frame<B> &f) { return log(f.at(in[0])); });
-        })
-        .Case([&](m::ReduceMaxOp r) {
-          int64_t dim = r.getDim();
-          unary(op, in, [in, dim](Frame<B> &f) {
-            return reduceMax(f.at(in[0]), dim);
-          });
-        })
-        .Case([&](m::ReduceSumOp r) {
-          int64_t dim = r.getDim();
-          unary(op, in, [in, dim](Frame<B> &f) {
-            return reduceSum(f.at(in[0]), dim);
-          });
-        })
-        .Case([&](m::MeanOp) {
-          unary(op, in, [in](Frame<B> &f) { return mean(f.at(in[0])); });
-        })
-        .Case([&](m::TargetLogitOp t) {
-          auto axesAttr = t->getAttrOfType<DenseI64ArrayAttr>("tp.class_shard");
-          auto numAttr = t->getAttrOfType<IntegerAttr>("tp.num_classes");
-          std::vector<int64_t> axes;
-          int64_t classes = 0;
-          if (axesAttr && numAttr) {
-            axes.assign(axesAttr.asArrayRef().begin(),
-                        axesAttr.asArrayRef().end());
-            classes = numAttr.getInt();
-          }
-          unary(op, in, [&P, in, axes, classes](Frame<B> &f) {
-            int64_t offset = 0;
-            if (!axes.empty())
-              offset = rt::chunkOf(classes, P.groupSize(axes),
-                                   P.groupIndex(f.coords, axes))
-                           .offset;
-            return targetLogit(f.at(in[0]), f.at(in[1]), offset);
-          });
-        })
-        .Case([&](m::CrossEntropyOp) {
-          unary(op, in, [in](Frame<B> &f) {
-            return crossEntropy(f.at(in[0]), f.at(in[1]));
-          });
-        });
       return true;
     }
   }
@@ -720,8 +747,9 @@ private:
   }
 
   template <typename OpT>
-  void collective(OpT c, const std::vector<int> &in,
-                  std::function<Buffer(rt::Communicator &, const Buffer &)> fn) {
+  void
+  collective(OpT c, const std::vector<int> &in,
+             std::function<Buffer(rt::Communicator &, const Buffer &)> fn) {
     std::vector<int64_t> axes(c.getMeshAxes().begin(), c.getMeshAxes().end());
     impl.axisGroups.insert(axes);
     int out = slotOf(c.getResult());
@@ -734,6 +762,14 @@ private:
 
   void compileParam(m::ParamOp p) {
     ParamInfo info = paramInfo(p);
+    // One FQN names one tensor (in a weights file too): a tied parameter is
+    // one op, or ops of the same shape.
+    auto [first, inserted] = paramOps.try_emplace(info.name, p);
+    if (!inserted && first->second.getType() != p.getType())
+      throw std::runtime_error(
+          "parameter '" + info.name + "' is declared with two types: " +
+          typeString(first->second.getType()) + " (" + describe(first->second) +
+          ") and " + typeString(p.getType()) + " (" + describe(p) + ")");
     size_t index = impl.params.size();
     impl.params.push_back(info);
     Impl<B> &P = impl;
@@ -752,8 +788,9 @@ private:
             int64_t n = info.globalShape[dim], k = P.groupSize(axes);
             rt::Chunk c = rt::chunkOf(n, k, P.groupIndex(f.coords, axes));
             Slice s{dim, c.offset, c.size};
-            f.loadParam(out, index,
-                        [&] { return loadParam(info, *f.data, f.weights.get(), &s); });
+            f.loadParam(out, index, [&] {
+              return loadParam(info, *f.data, f.weights.get(), &s);
+            });
           });
           return;
         }
@@ -818,8 +855,9 @@ private:
   /// The runtime dtype of each slot.
   std::vector<rt::DType> slotDtypes;
   llvm::DenseSet<Operation *> fusedChunks;
+  /// The first param op of each FQN.
+  std::map<std::string, m::ParamOp> paramOps;
 };
-
 
 //===----------------------------------------------------------------------===//
 // Running
@@ -835,12 +873,12 @@ runProgram(const Impl<B> &impl, rt::Communicator &comm, const DataSource &data,
   for (int64_t d : impl.meshShape)
     ranks *= d;
   if (comm.size() != ranks)
-    throw std::runtime_error("the program's mesh has " +
-                             std::to_string(ranks) + " ranks but the "
+    throw std::runtime_error("the program's mesh has " + std::to_string(ranks) +
+                             " ranks but the "
                              "communicator has " +
                              std::to_string(comm.size()));
-  if (state && state->program && (state->program != &impl ||
-                                  state->world != &comm))
+  if (state && state->program &&
+      (state->program != &impl || state->world != &comm))
     throw std::runtime_error("a RankState belongs to one program and one "
                              "communicator");
   Frame<B> f;
@@ -884,10 +922,9 @@ runProgram(const Impl<B> &impl, rt::Communicator &comm, const DataSource &data,
         rt::SafetensorsFile::open(data.inputsFile));
   for (size_t i = 0; i < impl.inputs.size(); ++i)
     f.set(impl.inputSlots[i],
-          B::fromHost(localInput(impl.inputs[i],
-                                 loadInput(impl.inputs[i], data,
-                                           f.inputs.get()),
-                                 impl.meshShape, f.coords)));
+          B::fromHost(localInput(
+              impl.inputs[i], loadInput(impl.inputs[i], data, f.inputs.get()),
+              impl.meshShape, f.coords)));
   // Live bytes: resident parameters count from the start, others from their
   // definition to their last use.
   int64_t live = state ? state->paramBytes : 0, peak = 0;

@@ -115,6 +115,7 @@ void tp::runtime::writeSafetensors(
   if (!file)
     throw fileError(path,
                     std::string("cannot create: ") + std::strerror(errno));
+  errno = 0;
   unsigned char lengthBytes[8];
   uint64_t length = header.size();
   for (int i = 0; i < 8; ++i)
@@ -127,10 +128,14 @@ void tp::runtime::writeSafetensors(
     ok = ok && (bytes == 0 || std::fwrite(named.second->raw(), 1, bytes,
                                           file.get()) == bytes);
   }
-  if (std::fclose(file.release()) != 0)
+  int writeErrno = ok ? 0 : errno;
+  if (std::fclose(file.release()) != 0) {
     ok = false;
+    writeErrno = writeErrno ? writeErrno : errno;
+  }
   if (!ok)
-    throw fileError(path, "write failed");
+    throw fileError(path, std::string("write failed: ") +
+                              std::strerror(writeErrno ? writeErrno : EIO));
 }
 
 //===----------------------------------------------------------------------===//

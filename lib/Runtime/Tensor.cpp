@@ -12,6 +12,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <unistd.h>
+
 using namespace tp::runtime;
 
 const char *tp::runtime::dtypeName(DType dtype) {
@@ -163,6 +165,16 @@ int64_t tp::runtime::shapeNumel(const std::vector<int64_t> &shape) {
     n *= e;
   }
   return n;
+}
+
+int64_t tp::runtime::hostMemoryBytes() {
+  static const int64_t bytes = [] {
+    long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || pageSize <= 0)
+      return std::numeric_limits<int64_t>::max();
+    return static_cast<int64_t>(pages) * pageSize;
+  }();
+  return bytes;
 }
 
 std::string tp::runtime::shapeToString(const std::vector<int64_t> &shape) {

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace tp::runtime;
 using Clock = std::chrono::steady_clock;
 
@@ -704,9 +706,31 @@ bool ThreadGroup::failed(std::string *message) const {
   return world_->failed;
 }
 
+int tp::runtime::maxThreadRanks(std::string *why) {
+  int limit = kMaxThreadRanks;
+  std::string source = "tp's limit of rank threads";
+  struct rlimit rl;
+  if (::getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      rl.rlim_cur < static_cast<rlim_t>(limit)) {
+    limit = static_cast<int>(rl.rlim_cur);
+    source = "RLIMIT_NPROC, ulimit -u";
+  }
+  if (why)
+    *why = source;
+  return limit;
+}
+
 void tp::runtime::runRanks(int n, const std::function<void(Communicator &)> &fn,
                            std::chrono::milliseconds timeout,
                            std::shared_ptr<ThreadBufferOps> ops) {
+  // Before any thread starts: a failed start leaves the started ones to be
+  // failed and joined, and may exhaust the process's threads first.
+  std::string why;
+  int limit = maxThreadRanks(&why);
+  if (n > limit)
+    throw std::invalid_argument(
+        std::to_string(n) + " rank threads requested, more than the limit of " +
+        std::to_string(limit) + " (" + why + ")");
   ThreadGroup group(n, timeout, std::move(ops));
   std::vector<std::unique_ptr<Communicator>> comms;
   for (int r = 0; r < n; ++r)

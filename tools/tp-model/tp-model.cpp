@@ -16,8 +16,10 @@
 #include "mlir/Support/FileUtilities.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/InitAll.h"
+#include "tp/Support/InputLimits.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -39,8 +41,17 @@ static llvm::cl::opt<std::string>
     outputFilename("o", llvm::cl::desc("Output file (default: stdout)"),
                    llvm::cl::value_desc("filename"), llvm::cl::init("-"));
 
-/// The largest size any key may have: sizes are tensor dims.
-static constexpr int64_t kMaxSize = std::numeric_limits<int32_t>::max();
+/// Upper bounds of the config keys (docs/guide.md lists them): sizes are
+/// tensor dims, so a bound keeps every element count far from overflowing;
+/// `n_layers` bounds the size of the IR (and the time to build it).
+static constexpr int64_t kMaxWidth = int64_t(1) << 20;  // features, dim
+static constexpr int64_t kMaxBatch = int64_t(1) << 20;  // batch
+static constexpr int64_t kMaxHeads = int64_t(1) << 16;  // n_heads
+static constexpr int64_t kMaxVocab = int64_t(1) << 24;  // vocab_size
+static constexpr int64_t kMaxSeqLen = int64_t(1) << 24; // seq lengths
+static constexpr int64_t kMaxLayers = 1024;             // n_layers
+static constexpr double kMaxNormEps = 1.0;              // norm_eps
+static constexpr double kMaxRopeTheta = 1e12;           // rope_theta
 
 //===----------------------------------------------------------------------===//
 // Config reading
@@ -67,8 +78,9 @@ public:
                     "' (known keys: " + llvm::join(known, ", ") + ")");
   }
 
-  /// A positive integer, required unless `def` is given.
-  int64_t size(StringRef key, std::optional<int64_t> def = std::nullopt) {
+  /// A positive integer of at most `max`, required unless `def` is given.
+  int64_t size(StringRef key, int64_t max,
+               std::optional<int64_t> def = std::nullopt) {
     const json::Value *v = lookup(key, !def);
     if (!v)
       return def ? *def : 1;
@@ -77,10 +89,10 @@ public:
       fail(llvm::formatv("key '{0}' must be an integer, got {1}", key, *v));
       return 1;
     }
-    if (*i <= 0 || *i > kMaxSize) {
+    if (*i <= 0 || *i > max) {
       fail(llvm::formatv("key '{0}' must be a positive integer of at most "
                          "{1}, got {2}",
-                         key, kMaxSize, *i));
+                         key, max, *i));
       return 1;
     }
     return *i;
@@ -97,15 +109,16 @@ public:
     return def;
   }
 
-  /// A positive finite number; `def` when absent.
-  double positive(StringRef key, double def) {
+  /// A positive number of at most `max`; `def` when absent.
+  double positive(StringRef key, double max, double def) {
     const json::Value *v = lookup(key, false);
     if (!v)
       return def;
     std::optional<double> d = v->getAsNumber();
-    if (!d || !std::isfinite(*d) || *d <= 0) {
-      fail(llvm::formatv("key '{0}' must be a positive number, got {1}", key,
-                         *v));
+    if (!d || !std::isfinite(*d) || *d <= 0 || *d > max) {
+      fail(llvm::formatv("key '{0}' must be a positive number of at most "
+                         "{1}, got {2}",
+                         key, llvm::format("%g", max), *v));
       return def;
     }
     return *d;
@@ -192,11 +205,11 @@ static std::optional<MLPConfig> readMLP(ConfigReader &r) {
   r.checkKeys("mlp", {"arch", "in_features", "hidden", "out_features", "bias",
                       "batch", "dtype"});
   MLPConfig c;
-  c.inFeatures = r.size("in_features");
-  c.hidden = r.size("hidden");
-  c.outFeatures = r.size("out_features");
+  c.inFeatures = r.size("in_features", kMaxWidth);
+  c.hidden = r.size("hidden", kMaxWidth);
+  c.outFeatures = r.size("out_features", kMaxWidth);
   c.bias = r.flag("bias", true);
-  c.batch = r.size("batch");
+  c.batch = r.size("batch", kMaxBatch);
   c.dtype = readDtype(r);
   if (!r.ok())
     return std::nullopt;
@@ -223,17 +236,19 @@ static std::optional<TransformerConfig> readTransformer(ConfigReader &r,
   r.checkKeys(llama ? "llama" : "transformer", known);
   TransformerConfig c;
   c.llama = llama;
-  c.dim = r.size("dim");
-  c.nLayers = r.size("n_layers");
-  c.nHeads = r.size("n_heads");
-  c.nKVHeads = r.size("n_kv_heads", c.nHeads);
-  c.vocabSize = r.size("vocab_size");
-  c.hiddenDim = r.size("hidden_dim", llama ? llamaHiddenDim(c.dim) : 4 * c.dim);
-  c.maxSeqLen = r.size("max_seq_len");
-  c.batch = r.size("batch");
-  c.seqLen = r.size("seq_len");
-  c.normEps = r.positive("norm_eps", 1e-5);
-  c.ropeTheta = llama ? r.positive("rope_theta", 10000.0) : 10000.0;
+  c.dim = r.size("dim", kMaxWidth);
+  c.nLayers = r.size("n_layers", kMaxLayers);
+  c.nHeads = r.size("n_heads", kMaxHeads);
+  c.nKVHeads = r.size("n_kv_heads", kMaxHeads, c.nHeads);
+  c.vocabSize = r.size("vocab_size", kMaxVocab);
+  c.hiddenDim = r.size("hidden_dim", kMaxWidth,
+                       llama ? llamaHiddenDim(c.dim) : 4 * c.dim);
+  c.maxSeqLen = r.size("max_seq_len", kMaxSeqLen);
+  c.batch = r.size("batch", kMaxBatch);
+  c.seqLen = r.size("seq_len", kMaxSeqLen);
+  c.normEps = r.positive("norm_eps", kMaxNormEps, 1e-5);
+  c.ropeTheta =
+      llama ? r.positive("rope_theta", kMaxRopeTheta, 10000.0) : 10000.0;
   c.weightTying = r.flag("weight_tying", false);
   c.loss = r.flag("loss", false);
   c.dtype = readDtype(r);
@@ -541,6 +556,10 @@ static void buildTransformer(ModelBuilder &m, ModuleOp module,
 /// message on failure.
 static std::optional<std::string>
 buildFromConfig(ModelBuilder &m, ModuleOp module, StringRef text) {
+  // llvm::json::parse recurses per nesting level and keeps one of two equal
+  // keys: check both first.
+  if (llvm::Error e = checkJSONStructure(text, /*rejectDuplicateKeys=*/true))
+    return "invalid JSON: " + llvm::toString(std::move(e));
   llvm::Expected<json::Value> parsed = json::parse(text);
   if (!parsed)
     return "invalid JSON: " + llvm::toString(parsed.takeError());
@@ -581,11 +600,11 @@ int main(int argc, char **argv) {
 
   std::string shownName =
       inputFilename == "-" ? std::string("<stdin>") : inputFilename.getValue();
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &errorMessage);
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> input =
+      readFileBounded(inputFilename, kMaxJSONFileBytes);
   if (!input) {
-    llvm::errs() << "tp-model: " << errorMessage << "\n";
+    llvm::errs() << "tp-model: cannot open input file '" << shownName
+                 << "': " << llvm::toString(input.takeError()) << "\n";
     return 1;
   }
 
@@ -597,7 +616,7 @@ int main(int argc, char **argv) {
   ModelBuilder m(&context, shownName);
   OwningOpRef<ModuleOp> module = ModuleOp::create(m.loc);
   if (std::optional<std::string> error =
-          buildFromConfig(m, *module, input->getBuffer())) {
+          buildFromConfig(m, *module, (*input)->getBuffer())) {
     llvm::errs() << "tp-model: " << shownName << ": " << *error << "\n";
     return 1;
   }
@@ -607,6 +626,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
   if (!output) {
@@ -616,6 +636,12 @@ int main(int argc, char **argv) {
   // Like tp-opt: the module, then an empty line.
   module->print(output->os());
   output->os() << "\n";
+  if (llvm::Error e = finishOutput(output->os(), outputFilename == "-"
+                                                     ? StringRef("<stdout>")
+                                                     : outputFilename)) {
+    llvm::errs() << "tp-model: " << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
   output->keep();
   return 0;
 }

@@ -1,15 +1,23 @@
 //===- tp-opt.cpp - tp pass driver ------------------------------*- C++ -*-===//
 //
-// mlir-opt for tp: parses model and tp IR, runs tp passes and pipelines.
+// mlir-opt for tp: parses model and tp IR, runs tp passes and pipelines. The
+// input is read with tp's size limit (an endless file fails instead of
+// filling memory) and a write error on the output is an error message, not
+// LLVM's fatal "IO failure on output stream".
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "tp/InitAll.h"
+#include "tp/Support/InputLimits.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
@@ -18,6 +26,33 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   mlir::tp::registerAllDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "tp: tensor-parallel plan lowering driver\n", registry));
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "tp: tensor-parallel plan lowering driver\n", registry);
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
+
+  auto input =
+      mlir::tp::readFileBounded(inputFilename, mlir::tp::kMaxModelFileBytes);
+  if (!input) {
+    llvm::errs() << "tp-opt: cannot open input file '" << inputFilename
+                 << "': " << llvm::toString(input.takeError()) << "\n";
+    return 1;
+  }
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (failed(
+          mlir::MlirOptMain(output->os(), std::move(*input), registry, config)))
+    return 1;
+  if (llvm::Error e = mlir::tp::finishOutput(
+          output->os(), outputFilename == "-" ? "<stdout>" : outputFilename)) {
+    llvm::errs() << "tp-opt: " << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  output->keep();
+  return 0;
 }

@@ -14,6 +14,7 @@
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/Rendezvous.h"
 #include "tp/Runtime/ThreadCommunicator.h"
+#include "tp/Support/InputLimits.h"
 #if TP_HAVE_CUDA
 #include "tp/Executor/DeviceExecutor.h"
 #include "tp/Runtime/CUDA.h"
@@ -46,6 +47,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 using namespace mlir;
@@ -261,6 +263,33 @@ std::string ranksText() {
     return "the number of MPI processes (" + std::to_string(numRanks) + ")";
 #endif
   return "--np " + std::to_string(numRanks);
+}
+
+/// The error of --backend mpi (or nccl over MPI) started as one process for
+/// a mesh of `meshRanks` ranks: mpirun was most likely forgotten.
+std::string mpiLaunchHint(int64_t meshRanks) {
+  return "--backend " + backend +
+         " runs one rank per MPI process and this is the only process, but "
+         "the mesh has " +
+         std::to_string(meshRanks) + " ranks: launch it with `mpirun -np " +
+         std::to_string(meshRanks) + " tp-run ... --backend " + backend +
+         "`, or give --np 1 to run it on one rank";
+}
+
+/// Checks that `n` ranks fit in one process as threads (their number and
+/// their memory, `peakBytes` each); `what` names where `n` comes from.
+void checkRankThreads(int64_t n, int64_t peakBytes, const std::string &what) {
+  std::string why;
+  int limit = rt::maxThreadRanks(&why);
+  if (n > limit)
+    fail(what + " asks for " + std::to_string(n) +
+         " rank threads, more than the limit of " + std::to_string(limit) +
+         " (" + why + "); run more ranks with --backend mpi");
+  int64_t memory = rt::hostMemoryBytes();
+  if (peakBytes > 0 && n > memory / peakBytes)
+    fail(std::to_string(n) + " ranks of " + std::to_string(peakBytes) +
+         " bytes each at their peak need more than this host's " +
+         std::to_string(memory) + " bytes of memory");
 }
 
 /// Moves non-negative integers exactly through float collectives: three
@@ -574,7 +603,10 @@ std::string findNonFiniteSource(const Program &program,
 /// With --backend mpi, rank 0 broadcasts its exit code so that every rank
 /// exits with the same one; otherwise returns \p code.
 int shareExitCode(int code) {
-  llvm::outs().flush();
+  if (llvm::Error e = mlir::tp::finishOutput(llvm::outs(), "<stdout>")) {
+    llvm::errs() << "tp-run: error: " << llvm::toString(std::move(e)) << "\n";
+    code = 1;
+  }
 #if TP_HAVE_MPI
   if (worldComm) {
     // The wait for rank 0's local work (assembly, --verify) is unbounded.
@@ -659,10 +691,28 @@ int main(int argc, char **argv) {
            std::string(" needs a CUDA device: ") + why);
   }
 #endif
-  if (numRanks < 0)
-    fail("--np must be positive");
+  if (numRanks.getNumOccurrences() && numRanks <= 0)
+    fail("--np must be positive, got " + std::to_string(numRanks));
+  if (backend == "threads" && numRanks > 0)
+    checkRankThreads(numRanks, 0, "--np " + std::to_string(numRanks));
   if (timeoutSeconds <= 0)
     fail("--timeout must be positive");
+  if (deviceId.getNumOccurrences() && deviceId < 0)
+    fail("--device-id must be a CUDA device number (0 or more), got " +
+         std::to_string(deviceId));
+  if (referenceDtype != "f32" && referenceDtype != "model")
+    fail("--reference-dtype must be f32 or model, not '" + referenceDtype +
+         "'");
+  if (referenceDtype.getNumOccurrences() && !verify)
+    fail("--reference-dtype chooses what --verify compares with; give "
+         "--verify too");
+  if (!std::isfinite(rtol) || rtol < 0) {
+    std::ostringstream text;
+    text << rtol;
+    fail("--rtol must be a finite number of at least 0, got " + text.str());
+  }
+  if (planFile.getNumOccurrences() && planFile.empty())
+    fail("--plan needs a file name");
 
   // --backend mpi: this process is one rank of MPI_COMM_WORLD. Every rank
   // lowers the model (deterministically); rank 0 reports.
@@ -727,8 +777,14 @@ int main(int argc, char **argv) {
     context.getDiagEngine().registerHandler([](Diagnostic &d) {
       return success(d.getSeverity() != DiagnosticSeverity::Error);
     });
+  auto buffer =
+      mlir::tp::readFileBounded(modelFile, mlir::tp::kMaxModelFileBytes);
+  if (!buffer)
+    fail("cannot read model file '" + modelFile +
+         "': " + llvm::toString(buffer.takeError()));
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(modelFile, sourceMgr, &context);
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
     fail("cannot parse " + modelFile);
 
@@ -738,9 +794,10 @@ int main(int argc, char **argv) {
   // tp-run takes a model (lowered here) or a program tp-pipeline
   // partitioned; IR in between would run as something else.
   bool partitioned = mlir::tp::findPartitioned(*module);
-  if (partitioned && !planFile.empty())
-    fail("--plan applies to a model, not to a partitioned program "
-         "(tp.spmd): give the model, or leave --plan out");
+  if (partitioned && planFile.getNumOccurrences())
+    fail("--plan " + planFile + ": " + modelFile +
+         " is already partitioned (@" + entry.getName().str() +
+         " has tp.spmd) and runs on its own mesh; leave --plan out");
   if (!partitioned && failed(mlir::tp::checkPassPrecondition(
                           *module, mlir::tp::TPPass::ApplyPlan)))
     fail(modelFile + " is partly lowered: give the model or the program "
@@ -752,9 +809,6 @@ int main(int argc, char **argv) {
     reference = module->clone();
     if (referenceDtype == "f32")
       widenFloatTypes(*reference);
-    else if (referenceDtype != "model")
-      fail("--reference-dtype must be f32 or model, not '" + referenceDtype +
-           "'");
     reference->walk([](mlir::tp::MeshOp m) { m.erase(); });
     (*reference)->removeAttr("tp.plan");
     if (failed(mlir::tp::partition(*reference)))
@@ -773,6 +827,11 @@ int main(int argc, char **argv) {
       auto mesh = mlir::tp::lookupMesh(*module, plan.getMesh());
       if (!mesh)
         fail("the plan's mesh is missing");
+#if TP_HAVE_MPI
+      if (worldComm && worldComm->size() == 1 &&
+          !numRanks.getNumOccurrences() && mesh.getNumRanks() > 1)
+        fail(mpiLaunchHint(mesh.getNumRanks()));
+#endif
       if (numRanks > 0 && numRanks != mesh.getNumRanks()) {
         if (mesh.getRank() != 1)
           fail(ranksText() + " does not match the " +
@@ -806,12 +865,22 @@ int main(int argc, char **argv) {
         modelDtype = p.dtype;
         break;
       }
-    int n = 1;
+    // The mesh verifier keeps the product within int64_t.
+    int64_t n = 1;
     for (int64_t d : program.meshShape())
       n *= d;
+#if TP_HAVE_MPI
+    if (mpiWorld && mpiWorld->size() == 1 && n > 1 &&
+        !numRanks.getNumOccurrences())
+      fail(mpiLaunchHint(n));
+#endif
     if (partitioned && numRanks > 0 && numRanks != n)
       fail(ranksText() + " does not match the " +
            "program's mesh of " + std::to_string(n) + " ranks");
+    bool onThreads = backend == "threads";
+    if (onThreads)
+      checkRankThreads(n, program.peakBytes(),
+                       "the program's mesh of " + std::to_string(n) + " ranks");
     DataSource data;
     data.seed = seed;
     data.weightsFile = weights;

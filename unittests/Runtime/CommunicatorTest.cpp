@@ -429,3 +429,23 @@ TEST(CommunicatorTest, FailureReachesSubCommunicators) {
   EXPECT_EQ(commErrors.load(), 3);
 }
 } // namespace
+
+// More ranks than threads may start fail before any rank runs (a failed
+// thread start would otherwise come after thousands of started ones).
+TEST(RunRanksTest, RejectsMoreRanksThanTheThreadLimit) {
+  std::string why;
+  int limit = maxThreadRanks(&why);
+  EXPECT_LE(limit, kMaxThreadRanks);
+  EXPECT_FALSE(why.empty());
+  std::atomic<int> ran{0};
+  try {
+    runRanks(limit + 1, [&](Communicator &) { ++ran; });
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_EQ(std::string(e.what()),
+              std::to_string(limit + 1) +
+                  " rank threads requested, more than the limit of " +
+                  std::to_string(limit) + " (" + why + ")");
+  }
+  EXPECT_EQ(ran.load(), 0);
+}

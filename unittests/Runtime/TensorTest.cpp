@@ -243,3 +243,5 @@ TEST(DTypeTest, TensorsOfEveryDtype) {
   EXPECT_THROW(odd.at(3), std::out_of_range);
 }
 } // namespace
+
+TEST(HostMemoryTest, IsPositive) { EXPECT_GT(hostMemoryBytes(), 0); }

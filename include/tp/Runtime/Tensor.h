@@ -152,6 +152,11 @@ int64_t shapeNumel(const std::vector<int64_t> &shape);
 /// Formats \p shape as "4x16".
 std::string shapeToString(const std::vector<int64_t> &shape);
 
+/// The physical memory of this host in bytes: the most that the tensors of
+/// its ranks can hold (the executor checks sizes against it before it
+/// allocates anything).
+int64_t hostMemoryBytes();
+
 /// A shape viewed as [outer, extent, inner] around one dimension: the
 /// products of the extents before and after it. The layout helpers here and
 /// their device forms (tp/Runtime/CUDA.h) copy strided runs with it.

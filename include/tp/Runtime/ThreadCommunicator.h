@@ -103,12 +103,21 @@ private:
   std::shared_ptr<detail::ThreadGroupState> root_;
 };
 
+/// The most rank threads runRanks starts: 4096, or fewer when the process
+/// limit (RLIMIT_NPROC) is lower.
+constexpr int kMaxThreadRanks = 4096;
+
+/// The most rank threads runRanks may start here (see kMaxThreadRanks);
+/// \p why (when given) receives where the limit comes from.
+int maxThreadRanks(std::string *why = nullptr);
+
 /// Runs \p fn for ranks 0..n-1 on \p n threads sharing one ThreadGroup and
 /// waits for all of them. If a rank throws, the other ranks' pending or next
 /// collectives throw CommError ("rank 2 failed: ..."), and once all threads
 /// have ended the first exception thrown by any rank is rethrown here.
 /// The buffers passed to the collectives are in the memory \p ops works on
-/// (null: host memory).
+/// (null: host memory). More than maxThreadRanks() ranks throw
+/// std::invalid_argument before any thread starts.
 void runRanks(int n, const std::function<void(Communicator &)> &fn,
               std::chrono::milliseconds timeout = std::chrono::seconds(30),
               std::shared_ptr<ThreadBufferOps> ops = nullptr);

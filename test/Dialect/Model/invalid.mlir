@@ -308,3 +308,11 @@ func.func @module_children_twice(%x: tensor<4x8xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @integer_param() {
+  // expected-error @below {{'model.param' op parameter 'w' must have a float element type, got 'i32'}}
+  %w = model.param "w" : tensor<4xi32>
+  return
+}

@@ -38,8 +38,8 @@ func.func @leaf_modules(%x: tensor<2x8x16xf32>, %ids: tensor<2x8xi64>) -> tensor
 }
 
 // CHECK-LABEL: func.func @functional
-// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>, %[[V:.*]]: tensor<16xf32>, %[[M:.*]]: tensor<16x32xf32>)
-func.func @functional(%x: tensor<2x8x16xf32>, %v: tensor<16xf32>, %m: tensor<16x32xf32>) -> tensor<f32> {
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x16xf32>, %[[V:.*]]: tensor<16xf32>, %[[M:.*]]: tensor<16x32xf32>, %[[TARGETS:.*]]: tensor<16xi32>)
+func.func @functional(%x: tensor<2x8x16xf32>, %v: tensor<16xf32>, %m: tensor<16x32xf32>, %targets: tensor<16xi32>) -> tensor<f32> {
   // CHECK: %[[RELU:.*]] = model.relu %[[X]] : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   %relu = model.relu %x : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   // CHECK: %[[GELU:.*]] = model.gelu %[[RELU]] : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
@@ -76,8 +76,6 @@ func.func @functional(%x: tensor<2x8x16xf32>, %v: tensor<16xf32>, %m: tensor<16x
   %pos = model.arange : tensor<8xi64>
   // CHECK: %[[LOGITS:.*]] = model.reshape %[[MM]] : (tensor<2x8x32xf32>) -> tensor<16x32xf32>
   %logits = model.reshape %mm : (tensor<2x8x32xf32>) -> tensor<16x32xf32>
-  // CHECK: %[[TARGETS:.*]] = model.param "targets" : tensor<16xi32>
-  %targets = model.param "targets" : tensor<16xi32>
   // CHECK: %[[LOSS:.*]] = model.cross_entropy %[[LOGITS]], %[[TARGETS]] : (tensor<16x32xf32>, tensor<16xi32>) -> tensor<f32>
   %loss = model.cross_entropy %logits, %targets : (tensor<16x32xf32>, tensor<16xi32>) -> tensor<f32>
   // CHECK: return %[[LOSS]] : tensor<f32>

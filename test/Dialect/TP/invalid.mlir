@@ -382,3 +382,57 @@ func.func private @legacy_prepare_output_tuple() attributes {tp.a = #tp.legacy_p
 
 // expected-error @below {{PrepareModuleOutput only supports a single input_layouts, not a tuple of layouts}}
 func.func private @legacy_prepare_output_input_tuple() attributes {tp.a = #tp.legacy_prepare_module_output<input_layouts = [#tp.shard<0>]>}
+
+// -----
+
+// expected-error @below {{'tp.mesh' op mesh has more ranks than fit in 64 bits}}
+tp.mesh @huge(shape = 4294967296x4294967296)
+
+// -----
+
+// A dtensor that only other dialects' ops define and use is checked by its
+// mesh: one placement per mesh axis.
+// expected-note @below {{mesh @mesh declared here}}
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+func.func @placements_through_model_ops(%x: tensor<8x16xf32>) {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>
+  // expected-error @below {{'model.relu' op result #0 has type '!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>]>' with 2 placements, but mesh @mesh has 1 axis}}
+  %r = model.relu %d : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<1>]>
+  return
+}
+
+// -----
+
+// expected-note @below {{mesh @mesh declared here}}
+tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+// expected-error @below {{'func.func' op argument #0 has type '!tp.dtensor<8xf32, @mesh, [#tp.replicate]>' with 1 placements, but mesh @mesh has 2 axes}}
+func.func @placements_of_arguments(%x: !tp.dtensor<8xf32, @mesh, [#tp.replicate]>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.result_types' has 0 types but the function has 1 results}}
+func.func @result_types_count(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tp.spmd, tp.result_types = []} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.result_types' entry 0 must be a ranked tensor or dtensor type, got 1 : i64}}
+func.func @result_types_entries(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tp.result_types = [1]} {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @below {{'builtin.module' op 'tp.result_types' belongs on a function}}
+module attributes {tp.result_types = []} {
+}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.arg_types' has 2 types but the function has 1 arguments}}
+func.func @arg_types_count(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tp.spmd, tp.arg_types = [tensor<4xf32>, tensor<4xf32>]} {
+  return %x : tensor<4xf32>
+}

@@ -95,6 +95,11 @@ std::string mlir::tp::model::getModuleTypeName(Operation *op) {
 LogicalResult ParamOp::verify() {
   if (getName().empty())
     return emitOpError("parameter name must not be empty");
+  // Parameters are weights: tp computes in float (integer tensors are ids).
+  Type element = getResult().getType().getElementType();
+  if (!isa<FloatType>(element))
+    return emitOpError() << "parameter '" << getName()
+                         << "' must have a float element type, got " << element;
   return success();
 }
 

@@ -10,6 +10,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -128,9 +129,13 @@ static FailureOr<MeshOp> verifyDTensorOnMesh(Operation *op, DTensorType type,
 LogicalResult MeshOp::verify() {
   if (getShape().empty())
     return emitOpError("mesh must have at least one axis");
-  for (int64_t d : getShape())
+  int64_t ranks = 1;
+  for (int64_t d : getShape()) {
     if (d <= 0)
       return emitOpError() << "mesh axis sizes must be positive, got " << d;
+    if (llvm::MulOverflow(ranks, d, ranks))
+      return emitOpError("mesh has more ranks than fit in 64 bits");
+  }
   if (auto names = getAxisNames()) {
     if ((int64_t)names->size() != getRank())
       return emitOpError() << "mesh has " << getRank() << " axes but "
@@ -146,6 +151,49 @@ LogicalResult MeshOp::verify() {
     }
   }
   return success();
+}
+
+/// Checks the dtensors named `mesh` that no tp op checks: values that only
+/// other dialects' ops define and use (tp ops verify their own operands and
+/// results, with their own messages).
+LogicalResult MeshOp::verifySymbolUses(SymbolTableCollection &) {
+  Operation *scope = getNearestSymbolTable(*this);
+  if (!scope)
+    return success();
+  StringRef name = getSymName();
+  int64_t rank = getRank();
+  auto isTP = [](Operation *op) { return isa<TPDialect>(op->getDialect()); };
+  auto check = [&](Value v, Operation *owner,
+                   const Twine &what) -> LogicalResult {
+    auto type = dyn_cast<DTensorType>(v.getType());
+    if (!type || type.getMesh().getValue() != name ||
+        (int64_t)type.getPlacements().size() == rank)
+      return success();
+    if (isTP(owner) || llvm::any_of(v.getUsers(), isTP))
+      return success();
+    InFlightDiagnostic diag = owner->emitOpError()
+                              << what << " has type " << type << " with "
+                              << type.getPlacements().size()
+                              << " placements, but mesh @" << name << " has "
+                              << rank << (rank == 1 ? " axis" : " axes");
+    diag.attachNote(getLoc()) << "mesh @" << name << " declared here";
+    return diag;
+  };
+  WalkResult result = scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // A nested symbol table has its own meshes.
+    if (op != scope && op->hasTrait<OpTrait::SymbolTable>())
+      return WalkResult::skip();
+    for (OpResult r : op->getResults())
+      if (failed(check(r, op, "result #" + Twine(r.getResultNumber()))))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg, op, "argument #" + Twine(arg.getArgNumber()))))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 int64_t MeshOp::getNumRanks() {

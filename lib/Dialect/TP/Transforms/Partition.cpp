@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Builders.h"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPPARTITIONPASS

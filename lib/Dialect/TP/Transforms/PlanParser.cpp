@@ -11,6 +11,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Support/InputLimits.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -693,6 +694,10 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   Location loc = FileLineColLoc::get(ctx, source, 1, 1);
   auto fail = [&]() { return emitError(loc) << "plan " << source << ": "; };
 
+  if (llvm::Error e = checkJSONStructure(text, /*rejectDuplicateKeys=*/false)) {
+    fail() << "malformed JSON: " << llvm::toString(std::move(e));
+    return failure();
+  }
   llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
   if (!parsed) {
     fail() << "malformed JSON: " << llvm::toString(parsed.takeError());
@@ -853,10 +858,10 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
+  auto buffer = readFileBounded(path, kMaxJSONFileBytes);
   if (!buffer) {
     emitError(module.getLoc()) << "cannot read plan file '" << path
-                               << "': " << buffer.getError().message();
+                               << "': " << llvm::toString(buffer.takeError());
     return failure();
   }
   return parsePlan(module, (*buffer)->getBuffer(), path);

@@ -28,6 +28,8 @@ def TP_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  // `tp.result_types` on a partitioned function: one type per result.
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();

@@ -22,12 +22,15 @@ def TP_MeshAxesAttr : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayNonNegative<Den
 // Mesh
 //===----------------------------------------------------------------------===//
 
-def TP_MeshOp : TP_Op<"mesh", [Symbol]> {
+def TP_MeshOp : TP_Op<"mesh", [Symbol,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "An N-D device mesh";
   let description = [{
     Declares a device mesh: its shape (one size per axis) and optional axis
     names. Ranks are numbered row-major over the mesh shape, as in PyTorch's
-    `DeviceMesh`.
+    `DeviceMesh`. The number of ranks must fit in 64 bits. The mesh also
+    checks the `!tp.dtensor` values that name it and that no tp op checks
+    (those only other dialects' ops define and use): one placement per axis.
 
     ```mlir
     tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}

@@ -1,0 +1,170 @@
+//===- InputLimits.cpp - bounded reading of user input files ----*- C++ -*-===//
+//
+// Reading with a size cap, a non-recursive scan of JSON nesting and keys,
+// and checked output streams (see InputLimits.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Support/InputLimits.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+/// `bytes` as "16 MiB" or "1 GiB" when it is a whole number of them.
+static std::string bytesText(uint64_t bytes) {
+  if (bytes >= (uint64_t(1) << 30) && bytes % (uint64_t(1) << 30) == 0)
+    return std::to_string(bytes >> 30) + " GiB";
+  if (bytes >= (uint64_t(1) << 20) && bytes % (uint64_t(1) << 20) == 0)
+    return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+Expected<std::unique_ptr<MemoryBuffer>>
+mlir::tp::readFileBounded(StringRef path, uint64_t maxBytes) {
+  bool isStdin = path == "-";
+  sys::fs::file_t file = sys::fs::getStdinHandle();
+  if (!isStdin) {
+    Expected<sys::fs::file_t> opened = sys::fs::openNativeFileForRead(path);
+    if (!opened)
+      return opened.takeError();
+    file = *opened;
+  }
+  scope_exit closeFile([&] {
+    if (!isStdin)
+      sys::fs::closeFile(file);
+  });
+  auto tooLarge = [&](const Twine &size) {
+    return createStringError(inconvertibleErrorCode(),
+                             size + " is more than the limit of " +
+                                 bytesText(maxBytes));
+  };
+  sys::fs::file_status status;
+  if (std::error_code ec = sys::fs::status(file, status))
+    return errorCodeToError(ec);
+  if (status.type() == sys::fs::file_type::directory_file)
+    return createStringError(inconvertibleErrorCode(), "is a directory");
+  if (status.type() == sys::fs::file_type::regular_file &&
+      status.getSize() > maxBytes)
+    return tooLarge("its size of " + Twine(status.getSize()) + " bytes");
+
+  // Devices and pipes have no size: read at most one byte past the limit.
+  SmallVector<char, 0> data;
+  constexpr size_t chunk = size_t(1) << 16;
+  while (true) {
+    size_t old = data.size();
+    data.resize_for_overwrite(old + chunk);
+    Expected<size_t> read = sys::fs::readNativeFile(
+        file, MutableArrayRef<char>(data.data() + old, chunk));
+    if (!read)
+      return read.takeError();
+    data.truncate(old + *read);
+    if (*read == 0)
+      break;
+    if (data.size() > maxBytes)
+      return tooLarge("its content");
+  }
+  return MemoryBuffer::getMemBufferCopy(StringRef(data.data(), data.size()),
+                                        isStdin ? "<stdin>" : path);
+}
+
+namespace {
+/// One array or object being scanned.
+struct Level {
+  bool isObject;
+  /// The next string of an object is a key.
+  bool expectKey;
+  /// The key whose value this object is ("" at the top or in an array).
+  std::string name;
+  StringSet<> keys;
+};
+} // namespace
+
+/// The value of the JSON string literal `literal` (quotes included), decoded
+/// by llvm::json (one string: no recursion); as written when it is invalid
+/// (the parser reports it later).
+static std::string decodeString(StringRef literal) {
+  Expected<json::Value> value = json::parse(literal);
+  if (!value) {
+    consumeError(value.takeError());
+    return literal.str();
+  }
+  std::optional<StringRef> string = value->getAsString();
+  return string ? string->str() : literal.str();
+}
+
+Error mlir::tp::checkJSONStructure(StringRef text, bool rejectDuplicateKeys,
+                                   unsigned maxDepth) {
+  auto fail = [&](size_t pos, const Twine &message) {
+    StringRef before = text.take_front(pos);
+    size_t line = before.count('\n') + 1;
+    size_t lineStart = before.rfind('\n');
+    size_t column = lineStart == StringRef::npos ? pos + 1 : pos - lineStart;
+    return createStringError(inconvertibleErrorCode(),
+                             message + " at line " + Twine(line) + ", column " +
+                                 Twine(column));
+  };
+  std::vector<Level> stack;
+  std::string lastKey;
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    char c = text[pos];
+    switch (c) {
+    case '"': {
+      size_t start = pos++;
+      while (pos < text.size() && text[pos] != '"')
+        pos += text[pos] == '\\' ? 2 : 1;
+      if (stack.empty() || !stack.back().isObject || !stack.back().expectKey)
+        break;
+      Level &level = stack.back();
+      level.expectKey = false;
+      lastKey = decodeString(text.slice(start, std::min(pos + 1, text.size())));
+      if (rejectDuplicateKeys && !level.keys.insert(lastKey).second)
+        return fail(
+            start,
+            "duplicate key '" + lastKey + "'" +
+                (level.name.empty() ? Twine() : " in '" + level.name + "'"));
+      break;
+    }
+    case '{':
+    case '[': {
+      if (stack.size() >= maxDepth)
+        return fail(pos,
+                    "JSON nests deeper than " + Twine(maxDepth) + " levels");
+      bool inObject = !stack.empty() && stack.back().isObject;
+      stack.push_back({c == '{', c == '{', inObject ? lastKey : "", {}});
+      break;
+    }
+    case '}':
+    case ']':
+      if (!stack.empty())
+        stack.pop_back();
+      break;
+    case ',':
+      if (!stack.empty() && stack.back().isObject)
+        stack.back().expectKey = true;
+      break;
+    default:
+      break;
+    }
+  }
+  return Error::success();
+}
+
+Error mlir::tp::finishOutput(raw_fd_ostream &os, StringRef name) {
+  os.flush();
+  if (!os.has_error())
+    return Error::success();
+  std::error_code ec = os.error();
+  os.clear_error();
+  return createStringError(ec, "cannot write '" + name + "': " + ec.message());
+}

@@ -1,0 +1,101 @@
+//===- InputLimitsTest.cpp - bounded file reading and JSON checks ---------===//
+//
+// readFileBounded stops at its limit on regular files, devices and pipes;
+// checkJSONStructure bounds nesting and finds duplicate keys (also spelled
+// with escapes) without recursing; finishOutput reports write errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Support/InputLimits.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace mlir::tp;
+
+namespace {
+
+std::string errorOf(llvm::Error e) {
+  return e ? llvm::toString(std::move(e)) : std::string();
+}
+
+std::string writeTemp(const std::string &text) {
+  llvm::SmallString<128> path;
+  int fd;
+  EXPECT_FALSE(
+      llvm::sys::fs::createTemporaryFile("input-limits", "json", fd, path));
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  os << text;
+  return path.str().str();
+}
+
+TEST(ReadFileBoundedTest, ReadsUpToTheLimit) {
+  std::string path = writeTemp("0123456789");
+  auto exact = readFileBounded(path, 10);
+  ASSERT_TRUE(!!exact) << llvm::toString(exact.takeError());
+  EXPECT_EQ((*exact)->getBuffer(), "0123456789");
+  auto over = readFileBounded(path, 9);
+  ASSERT_FALSE(!!over);
+  EXPECT_EQ(llvm::toString(over.takeError()),
+            "its size of 10 bytes is more than the limit of 9 bytes");
+  llvm::sys::fs::remove(path);
+}
+
+TEST(ReadFileBoundedTest, StopsOnEndlessDevices) {
+  auto zero = readFileBounded("/dev/zero", uint64_t(1) << 20);
+  ASSERT_FALSE(!!zero);
+  EXPECT_EQ(llvm::toString(zero.takeError()),
+            "its content is more than the limit of 1 MiB");
+}
+
+TEST(ReadFileBoundedTest, NamesWhatIsWrong) {
+  auto missing = readFileBounded("/nonexistent/x.json", 100);
+  ASSERT_FALSE(!!missing);
+  EXPECT_EQ(llvm::toString(missing.takeError()), "No such file or directory");
+  auto dir = readFileBounded("/", 100);
+  ASSERT_FALSE(!!dir);
+  EXPECT_EQ(llvm::toString(dir.takeError()), "is a directory");
+}
+
+TEST(CheckJSONStructureTest, BoundsNesting) {
+  EXPECT_EQ(errorOf(checkJSONStructure(
+                std::string(64, '[') + std::string(64, ']'), true)),
+            "");
+  EXPECT_EQ(errorOf(checkJSONStructure(std::string(100000, '['), true)),
+            "JSON nests deeper than 64 levels at line 1, column 65");
+  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\":\n  {\"b\": [[1]]}}", false, 3)),
+            "JSON nests deeper than 3 levels at line 2, column 10");
+  // Brackets inside strings do not count.
+  EXPECT_EQ(errorOf(checkJSONStructure("[\"[[[[\\\"[[\"]", true, 1)), "");
+}
+
+TEST(CheckJSONStructureTest, FindsDuplicateKeys) {
+  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\": 1, \"b\": {\"a\": 2}}", true)),
+            "");
+  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\": 1,\n \"a\": 2}", true)),
+            "duplicate key 'a' at line 2, column 2");
+  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\": 1, \"a\": 2}", false)), "");
+  // Values are not keys; escapes spell the same key.
+  EXPECT_EQ(errorOf(checkJSONStructure("{\"k\": \"a\", \"a\": [\"a\", \"a\"]}",
+                                       true)),
+            "");
+  EXPECT_EQ(errorOf(checkJSONStructure(
+                "{\"plan\": {\"net1\": {}, \"n\\u0065t1\": {}}}", true)),
+            "duplicate key 'net1' in 'plan' at line 1, column 23");
+}
+
+TEST(FinishOutputTest, ReportsWriteErrors) {
+  std::error_code ec;
+  llvm::raw_fd_ostream full("/dev/full", ec);
+  ASSERT_FALSE(ec);
+  full << std::string(1 << 16, 'x');
+  EXPECT_EQ(errorOf(finishOutput(full, "/dev/full")),
+            "cannot write '/dev/full': No space left on device");
+  EXPECT_FALSE(full.has_error());
+}
+
+} // namespace
