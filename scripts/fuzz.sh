@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tp's libFuzzer targets (fuzz/, build-fuzz/: clang-22 with
 # -fsanitize=fuzzer,address,undefined; see cmake/TPFuzz.cmake) and runs each
-# for a bounded time on its seed corpus. Fails if a target finds a crash,
+# for a bounded time on its seed corpus (fuzz/corpus/<target>/, with the
+# dictionary fuzz/<target>.dict). Fails if a target finds a crash,
 # leak, timeout or out-of-memory input that is not on the KNOWN_CRASHES
 # list below. docs/fuzzing.md has the targets and what they found.
 #
@@ -114,8 +115,10 @@ for t in "${targets[@]}"; do
   log="$dir/logs/$t.log"
   echo "== fuzz $t: ${seconds} s"
   # Leaks are checked per input too (LeakSanitizer).
+  dict=()
+  [ ! -f "fuzz/$t.dict" ] || dict=(-dict="fuzz/$t.dict")
   rc=0
-  "$bin" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+  "$bin" ${dict[@]+"${dict[@]}"} -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb="$rss" \
     -artifact_prefix="$artifacts/$t-" "$corpus" "fuzz/corpus/$t" \
     >"$log" 2>&1 || rc=$?
