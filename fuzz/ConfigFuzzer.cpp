@@ -33,7 +33,4 @@ static int fuzzOne(StringRef text) {
 
 } // namespace mlir::tp::fuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  return mlir::tp::fuzz::fuzzOne(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size));
-}
+TP_FUZZ_TARGET(fuzzOne)

@@ -91,6 +91,25 @@ inline void runTPPipeline(ModuleOp module) {
   module.print(os);
 }
 
+/// Parses the JSON plan `text` into `module`'s tp.plan attribute (creating
+/// its mesh) and runs tp-pipeline with it; a plan that does not parse ends
+/// there.
+inline void lowerWithPlan(ModuleOp module, StringRef text, StringRef source) {
+  FailureOr<PlanAttr> plan = parsePlan(module, text, source);
+  if (failed(plan))
+    return;
+  module->setAttr("tp.plan", *plan);
+  runTPPipeline(module);
+}
+
 } // namespace mlir::tp::fuzz
+
+/// Defines LLVMFuzzerTestOneInput to call `fuzzOne(StringRef)` of
+/// mlir::tp::fuzz.
+#define TP_FUZZ_TARGET(fuzzOne)                                                \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {    \
+    return mlir::tp::fuzz::fuzzOne(                                            \
+        llvm::StringRef(reinterpret_cast<const char *>(data), size));          \
+  }
 
 #endif // TP_FUZZ_MLIRFUZZSUPPORT_H

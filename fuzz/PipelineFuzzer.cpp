@@ -43,21 +43,15 @@ static int fuzzOne(StringRef text) {
       StringRef(source.c_str(), source.size()), config, "input.mlir");
   if (!module)
     return 0;
-  if (!(*module)->hasAttr("tp.plan")) {
-    StringRef planText = text.contains("net1") ? kMLPPlan : kTransformerPlan;
-    FailureOr<PlanAttr> plan = parsePlan(*module, planText, "fixed-plan.json");
-    // A module whose symbols clash with the plan's mesh is rejected here.
-    if (failed(plan))
-      return 0;
-    (*module)->setAttr("tp.plan", *plan);
-  }
-  runTPPipeline(*module);
+  if ((*module)->hasAttr("tp.plan"))
+    runTPPipeline(*module);
+  else
+    // A module whose symbols clash with the plan's mesh ends at parsePlan.
+    lowerWithPlan(*module, text.contains("net1") ? kMLPPlan : kTransformerPlan,
+                  "fixed-plan.json");
   return 0;
 }
 
 } // namespace mlir::tp::fuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  return mlir::tp::fuzz::fuzzOne(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size));
-}
+TP_FUZZ_TARGET(fuzzOne)

@@ -40,17 +40,10 @@ static int fuzzOne(StringRef text) {
     std::abort();
   }
 
-  FailureOr<PlanAttr> plan = parsePlan(*module, text, "plan.json");
-  if (failed(plan))
-    return 0;
-  (*module)->setAttr("tp.plan", *plan);
-  runTPPipeline(*module);
+  lowerWithPlan(*module, text, "plan.json");
   return 0;
 }
 
 } // namespace mlir::tp::fuzz
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  return mlir::tp::fuzz::fuzzOne(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size));
-}
+TP_FUZZ_TARGET(fuzzOne)
