@@ -108,8 +108,9 @@ static LogicalResult partitionFunc(func::FuncOp func,
       continue;
     }
     if (auto to = dyn_cast<ToLocalOp>(op)) {
-      // The input is already local by now.
-      to.getResult().replaceAllUsesWith(to.getInput());
+      // The input is already local by now: no longer the dtensor that
+      // getInput() would cast it to.
+      to.getResult().replaceAllUsesWith(op->getOperand(0));
       op->erase();
       continue;
     }

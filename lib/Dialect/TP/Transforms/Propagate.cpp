@@ -144,16 +144,18 @@ private:
       return success();
     }
     if (auto dist = dyn_cast<DistributeOp>(op)) {
-      // A declared layout on a value whose placement is now known.
-      if (!isa<DTensorType>(dist.getInput().getType()))
+      // A declared layout on a value whose placement is now known. The
+      // input's type was rewritten in place to a dtensor, which
+      // getInput() (a plain tensor) would not cast to.
+      Value input = op->getOperand(0);
+      if (!isa<DTensorType>(input.getType()))
         return success();
       OpBuilder b(op);
       Value v = ensurePlacements(
-          b, op->getLoc(), dist.getInput(), meshSym(),
-          styleTarget(op, dist.getInput(),
-                      dist.getResult().getType().getPlacements()),
+          b, op->getLoc(), input, meshSym(),
+          styleTarget(op, input, dist.getResult().getType().getPlacements()),
           dist.getModule() ? *dist.getModule() : StringRef());
-      if (v != dist.getInput())
+      if (v != input)
         v.getDefiningOp()->setAttrs(op->getDiscardableAttrDictionary());
       dist.getResult().replaceAllUsesWith(v);
       op->erase();

@@ -1,0 +1,5 @@
+module {
+  func.func @no_plan() {
+    return
+  }
+}

@@ -1,0 +1,5 @@
+tp.mesh @mesh(shape = 4)
+func.func @all_to_all_shape(%x: tensor<8x4xf32>) {
+  %r = tp.all_to_all %x on @mesh mesh_axes = [0] split_axis = 0 concat_axis = 1 : tensor<8x4xf32> -> tensor<2x4xf32>
+  return
+}

@@ -1,0 +1,5 @@
+tp.mesh @mesh(shape = 4)
+func.func @broadcast_negative_root(%x: tensor<8xf32>) {
+  %r = tp.broadcast %x on @mesh mesh_axes = [0] root = -1 : tensor<8xf32>
+  return
+}

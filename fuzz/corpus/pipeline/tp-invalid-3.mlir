@@ -1,0 +1,1 @@
+tp.mesh @mesh(shape = 4) {axis_names = [""]}

@@ -1,0 +1,2 @@
+module attributes {test.style = #tp.colwise<input_layouts = [#tp.replicate]>} {
+}

@@ -1,0 +1,2 @@
+module attributes {test.style = #tp.rowwise<output_layouts = [#tp.replicate, #tp.shard<0>]>} {
+}

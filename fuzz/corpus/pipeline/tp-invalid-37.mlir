@@ -1,0 +1,2 @@
+module attributes {test.style = #tp.colwise<output_layouts = "Shard(0)">} {
+}

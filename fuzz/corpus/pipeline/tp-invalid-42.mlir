@@ -1,0 +1,2 @@
+module attributes {test.style = #tp.prepare_module_output<output_layouts = [1], desired_output_layouts = [#tp.replicate]>} {
+}

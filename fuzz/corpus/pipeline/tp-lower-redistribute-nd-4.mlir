@@ -1,0 +1,205 @@
+tp.mesh @mesh2x2x2(shape = 2x2x2) {axis_names = ["dp", "pp", "tp"]}
+
+func.func @m2x2x2_8x16_s0_s0_s0_to_r_r_r(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_12x6_s0_s0_s0_to_r_r_r(%x: tensor<12x6xf32>) -> !tp.dtensor<12x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<12x6xf32> -> !tp.dtensor<12x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<12x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]> -> !tp.dtensor<12x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<12x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_s0_r_s0_to_r_r_r(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_r_r_r_to_s0_r_s0(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_8x16_r_r_r_to_s0_s0_s0(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_8x16_s0_s1_s0_to_r_r_r(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<1>, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<1>, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_p_p_p_to_r_r_r(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<sum>, #tp.partial<sum>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<sum>, #tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_r_r_pavg_to_r_r_r(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.partial<avg>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.partial<avg>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_s0_r_p_to_r_r_s1(%x: tensor<4x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]> {
+  %d = tp.from_local %x : tensor<4x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.partial<sum>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+}
+
+func.func @m2x2x2_8x16_s0_p_r_to_r_s1_r(%x: tensor<4x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]> {
+  %d = tp.from_local %x : tensor<4x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_s0_p_s1_to_r_r_s1(%x: tensor<4x8xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]> {
+  %d = tp.from_local %x : tensor<4x8xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.shard<1>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+}
+
+func.func @m2x2x2_8x16_p_s1_s0_to_r_s1_s0(%x: tensor<4x8xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.shard<0>]> {
+  %d = tp.from_local %x : tensor<4x8xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.shard<1>, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.shard<1>, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.shard<0>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_8x16_s0_r_s0_to_s0_r_r(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_s0_r_r_to_s0_r_s0(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_8x16_r_r_s0_to_s0_r_s0(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_8x16_s0_r_s0_to_r_r_s0(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_8x16_r_s1_r_to_r_s0_r(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]>
+}
+
+func.func @m2x2x2_8x16_r_r_s1_to_r_r_s0(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_10x6_s0_r_s0_to_r_r_r(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_10x6_r_r_r_to_s0_r_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_10x6_r_r_r_to_s0_s0_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_10x6_s0_s1_s0_to_r_r_r(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<1>, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<1>, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_10x6_p_p_p_to_r_r_r(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.from_local %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<sum>, #tp.partial<sum>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<sum>, #tp.partial<sum>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_10x6_r_r_pavg_to_r_r_r(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
+  %d = tp.from_local %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.partial<avg>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.partial<avg>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_10x6_s0_r_p_to_r_r_s1(%x: tensor<5x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]> {
+  %d = tp.from_local %x : tensor<5x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.partial<sum>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.partial<sum>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+}
+
+func.func @m2x2x2_10x6_s0_p_r_to_r_s1_r(%x: tensor<5x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]> {
+  %d = tp.from_local %x : tensor<5x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.replicate]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]>
+}
+
+func.func @m2x2x2_10x6_s0_p_s1_to_r_r_s1(%x: tensor<5x3xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]> {
+  %d = tp.from_local %x : tensor<5x3xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.shard<1>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.partial<sum>, #tp.shard<1>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+}
+
+func.func @m2x2x2_10x6_p_s1_s0_to_r_s1_s0(%x: tensor<5x3xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.shard<0>]> {
+  %d = tp.from_local %x : tensor<5x3xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.shard<1>, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.shard<1>, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.shard<0>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_10x6_s0_r_s0_to_s0_r_r(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]>
+}
+
+func.func @m2x2x2_10x6_s0_r_r_to_s0_r_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.replicate]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_10x6_r_r_s0_to_s0_r_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_10x6_s0_r_s0_to_r_r_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+}
+
+func.func @m2x2x2_10x6_r_s1_r_to_r_s0_r(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<1>, #tp.replicate]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]>
+}
+
+func.func @m2x2x2_10x6_r_r_s1_to_r_r_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]> {
+  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]>
+  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<1>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.shard<0>]>
+}

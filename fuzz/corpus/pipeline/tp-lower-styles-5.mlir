@@ -1,0 +1,7 @@
+module attributes {tp.plan = #tp.plan<mesh = @mesh, tp_axis = "model", keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+  func.func @bad_tp_axis(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
+    %y = model.linear "net1"(%x, %w) {tp.style = #tp.colwise<>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return
+  }
+}
