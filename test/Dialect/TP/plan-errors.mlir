@@ -80,6 +80,11 @@
 // RUN: not tp-opt %s --tp-pipeline=plan=%S/Inputs/plan-make-input-shard-dim.json 2>&1 | FileCheck %s --check-prefix=FN-DIM
 // FN-DIM: error: ColwiseParallel on 'net1': input_layouts Shard(3) is out of range for input 0 of rank 2
 
+// A key twice (a plan key, or an argument of one entry) is an error, not
+// "the later one wins".
+// RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-duplicate-argument.json 2>&1 | FileCheck %s --check-prefix=DUPLICATE
+// DUPLICATE: error: plan {{.*}}plan-duplicate-argument.json: malformed JSON: duplicate key 'output_layouts' in 'net1' at line 1, column 102
+
 // Every failure stops the pass: nothing is printed.
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-unknown-style.json 2>/dev/null | count 0
 

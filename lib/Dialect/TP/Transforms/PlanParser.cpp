@@ -694,7 +694,9 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   Location loc = FileLineColLoc::get(ctx, source, 1, 1);
   auto fail = [&]() { return emitError(loc) << "plan " << source << ": "; };
 
-  if (llvm::Error e = checkJSONStructure(text, /*rejectDuplicateKeys=*/false)) {
+  // llvm::json::parse recurses per nesting level and keeps one of two equal
+  // keys (the later style would silently win): check both first.
+  if (llvm::Error e = checkJSONStructure(text, /*rejectDuplicateKeys=*/true)) {
     fail() << "malformed JSON: " << llvm::toString(std::move(e));
     return failure();
   }
@@ -826,15 +828,10 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
   std::vector<std::string> order = KeyOrderScanner(text).keysOf("plan");
   if (order.size() != planObj->size()) {
-    // Duplicate keys or an unusual layout: fall back to sorted order, but say
-    // so, since order decides which style wins.
-    emitWarning(loc) << "plan " << source
-                     << ": could not recover the order of the plan keys; "
-                        "applying them in sorted order";
-    order.clear();
-    for (auto &kv : *planObj)
-      order.push_back(kv.first.str());
-    llvm::sort(order);
+    // Order decides which style wins: never guess it.
+    fail() << "could not recover the order of the " << planObj->size()
+           << " plan keys from the text (found " << order.size() << ")";
+    return failure();
   }
   SmallVector<Attribute> keys, styles;
   for (const std::string &key : order) {
