@@ -34,6 +34,9 @@ if getattr(config, "tp_have_cuda", 0):
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%examples", os.path.join(config.tp_src_root, "examples")))
+# The example style plugin (examples/style-plugin), for --load-style-plugin.
+config.substitutions.append(("%style_plugin", os.path.join(
+    config.tp_obj_root, "lib", "libTPExampleStylePlugin.so")))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

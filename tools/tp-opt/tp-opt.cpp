@@ -11,10 +11,18 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/InitAll.h"
 #include "tp/Support/InputLimits.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+static llvm::cl::list<std::string> stylePlugins(
+    "load-style-plugin",
+    llvm::cl::desc("Load a shared library that registers parallel styles "
+                   "(see examples/style-plugin)"),
+    llvm::cl::value_desc("file.so"));
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -30,6 +38,11 @@ int main(int argc, char **argv) {
       argc, argv, "tp: tensor-parallel plan lowering driver\n", registry);
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
+  for (const std::string &plugin : stylePlugins)
+    if (llvm::Error e = mlir::tp::loadStylePlugin(plugin)) {
+      llvm::errs() << "tp-opt: " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
 
   auto input =
       mlir::tp::readFileBounded(inputFilename, mlir::tp::kMaxModelFileBytes);

@@ -6,13 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Executor/Executor.h"
-#include "tp/InitAll.h"
+#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
+#include "tp/Executor/Executor.h"
+#include "tp/InitAll.h"
 #include "tp/Runtime/Compare.h"
-#include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/Rendezvous.h"
+#include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/ThreadCommunicator.h"
 #include "tp/Support/InputLimits.h"
 #if TP_HAVE_CUDA
@@ -54,9 +55,9 @@ using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::tp::runtime;
 namespace exec = ::tp::exec;
+using rt::Tensor;
 using ::tp::exec::DataSource;
 using ::tp::exec::Program;
-using rt::Tensor;
 
 static cl::OptionCategory category("tp-run options");
 static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
@@ -65,39 +66,41 @@ static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
 static cl::opt<std::string> planFile("plan", cl::desc("JSON plan file"),
                                      cl::value_desc("PLAN.json"),
                                      cl::cat(category));
-static cl::opt<int> numRanks(
-    "np", cl::desc("Number of ranks (default: the plan's mesh size); on a "
-                   "1-D mesh this resizes the mesh"),
-    cl::init(0), cl::cat(category));
+static cl::opt<int>
+    numRanks("np",
+             cl::desc("Number of ranks (default: the plan's mesh size); on a "
+                      "1-D mesh this resizes the mesh"),
+             cl::init(0), cl::cat(category));
 static cl::opt<std::string> backend("backend",
                                     cl::desc("threads (default), mpi, nccl"),
                                     cl::init("threads"), cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of generated data"),
                               cl::init(0), cl::cat(category));
-static cl::opt<std::string> weights("weights",
-                                    cl::desc("Parameters (safetensors)"),
-                                    cl::cat(category));
-static cl::opt<std::string> inputs("inputs",
-                                   cl::desc("Inputs (safetensors)"),
+static cl::opt<std::string>
+    weights("weights", cl::desc("Parameters (safetensors)"), cl::cat(category));
+static cl::opt<std::string> inputs("inputs", cl::desc("Inputs (safetensors)"),
                                    cl::cat(category));
-static cl::opt<std::string> saveWeights(
-    "save-weights", cl::desc("Write the global parameters (safetensors)"),
-    cl::cat(category));
-static cl::opt<std::string> saveInputs(
-    "save-inputs", cl::desc("Write the global inputs (safetensors)"),
-    cl::cat(category));
-static cl::opt<std::string> dumpOutputs(
-    "dump-outputs", cl::desc("Write the gathered outputs (safetensors)"),
-    cl::cat(category));
-static cl::opt<bool> verify(
-    "verify", cl::desc("Also run the unparallelized model on one rank and "
-                       "compare"),
-    cl::cat(category));
-static cl::opt<double> rtol(
-    "rtol",
-    cl::desc("Largest relative error --verify accepts (default 1e-5; for "
-             "bf16 and f16 models: 4e-2 and 5e-3)"),
-    cl::init(1e-5), cl::cat(category));
+static cl::opt<std::string>
+    saveWeights("save-weights",
+                cl::desc("Write the global parameters (safetensors)"),
+                cl::cat(category));
+static cl::opt<std::string>
+    saveInputs("save-inputs", cl::desc("Write the global inputs (safetensors)"),
+               cl::cat(category));
+static cl::opt<std::string>
+    dumpOutputs("dump-outputs",
+                cl::desc("Write the gathered outputs (safetensors)"),
+                cl::cat(category));
+static cl::opt<bool>
+    verify("verify",
+           cl::desc("Also run the unparallelized model on one rank and "
+                    "compare"),
+           cl::cat(category));
+static cl::opt<double>
+    rtol("rtol",
+         cl::desc("Largest relative error --verify accepts (default 1e-5; for "
+                  "bf16 and f16 models: 4e-2 and 5e-3)"),
+         cl::init(1e-5), cl::cat(category));
 static cl::opt<std::string> referenceDtype(
     "reference-dtype",
     cl::desc("What --verify compares a bf16/f16 model with: f32 (default: "
@@ -113,12 +116,12 @@ static cl::opt<bool> checkCollectives(
              "make the same call (one small extra all-gather; default on, "
              "=false to skip)"),
     cl::init(true), cl::cat(category));
-static cl::opt<std::string> device(
-    "device",
-    cl::desc("Where the ranks compute: cpu (default) or cuda (with "
-             "--backend threads: every rank on one GPU, --device-id; "
-             "--backend nccl implies cuda)"),
-    cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    device("device",
+           cl::desc("Where the ranks compute: cpu (default) or cuda (with "
+                    "--backend threads: every rank on one GPU, --device-id; "
+                    "--backend nccl implies cuda)"),
+           cl::init("cpu"), cl::cat(category));
 static cl::opt<int> deviceId(
     "device-id",
     cl::desc("CUDA device of --device cuda with threads (default 0), or of "
@@ -146,10 +149,16 @@ static cl::opt<int> processCount(
     cl::desc("--backend nccl with --nccl-id-file or --rendezvous: the number "
              "of processes (default: $WORLD_SIZE)"),
     cl::init(-1), cl::cat(category));
-static cl::opt<int> timeoutSeconds(
-    "timeout", cl::desc("Seconds a rank waits in a collective before "
-                        "failing (default 30)"),
-    cl::init(30), cl::cat(category));
+static cl::opt<int>
+    timeoutSeconds("timeout",
+                   cl::desc("Seconds a rank waits in a collective before "
+                            "failing (default 30)"),
+                   cl::init(30), cl::cat(category));
+static cl::list<std::string> stylePlugins(
+    "load-style-plugin",
+    cl::desc("Load a shared library that registers parallel styles (see "
+             "examples/style-plugin)"),
+    cl::value_desc("file.so"), cl::cat(category));
 
 namespace {
 
@@ -627,6 +636,9 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "tp-run: run a tensor-parallel model on N "
                               "ranks\n");
+  for (const std::string &plugin : stylePlugins)
+    if (llvm::Error e = mlir::tp::loadStylePlugin(plugin))
+      fail(llvm::toString(std::move(e)));
   std::string available = "threads";
   if (TP_HAVE_MPI)
     available += ", mpi";
@@ -736,8 +748,10 @@ int main(int argc, char **argv) {
     }
     if (numRanks > 0 && numRanks != mpiWorld->size())
       fail("--np " + std::to_string(numRanks) + " does not match the " +
-           std::to_string(mpiWorld->size()) + " MPI processes (leave --np "
-           "out with --backend " + backend + ")");
+           std::to_string(mpiWorld->size()) +
+           " MPI processes (leave --np "
+           "out with --backend " +
+           backend + ")");
     numRanks = mpiWorld->size();
   }
   bool isRoot = !mpiWorld || mpiWorld->rank() == 0;
@@ -875,8 +889,8 @@ int main(int argc, char **argv) {
       fail(mpiLaunchHint(n));
 #endif
     if (partitioned && numRanks > 0 && numRanks != n)
-      fail(ranksText() + " does not match the " +
-           "program's mesh of " + std::to_string(n) + " ranks");
+      fail(ranksText() + " does not match the " + "program's mesh of " +
+           std::to_string(n) + " ranks");
     bool onThreads = backend == "threads";
     if (onThreads)
       checkRankThreads(n, program.peakBytes(),
@@ -962,8 +976,8 @@ int main(int argc, char **argv) {
         const Tensor &a = outputs[i], &b = refRun.perRank[0][i];
         if (a.shape() != b.shape())
           fail("result " + std::to_string(i) + " has shape [" +
-               a.shapeString() + "] but the reference has [" +
-               b.shapeString() + "]");
+               a.shapeString() + "] but the reference has [" + b.shapeString() +
+               "]");
         rt::Comparison c = rt::compareWithReference(a, b);
         maxAbs = std::max(maxAbs, c.maxAbsError);
         maxRef = std::max(maxRef, c.maxReference);
@@ -1009,9 +1023,8 @@ int main(int argc, char **argv) {
       llvm::outs() << "tp-run: " << n << " rank(s), mesh " << meshStr
                    << ", backend " << backend << ", "
                    << rt::dtypeName(modelDtype) << ", " << program.size()
-                   << " instructions, peak " << run.peakBytes
-                   << " bytes/rank, " << llvm::format("%.2f", run.ms)
-                   << " ms\n";
+                   << " instructions, peak " << run.peakBytes << " bytes/rank, "
+                   << llvm::format("%.2f", run.ms) << " ms\n";
       llvm::outs() << "collectives per rank:";
       if (run.collectives.empty())
         llvm::outs() << " none";
@@ -1020,13 +1033,11 @@ int main(int argc, char **argv) {
       llvm::outs() << "\n";
       if (verify)
         llvm::outs() << "verify against 1 rank"
-                     << (modelDtype != rt::DType::F32 &&
-                                 referenceDtype == "f32"
+                     << (modelDtype != rt::DType::F32 && referenceDtype == "f32"
                              ? " in F32"
                              : "")
-                     << ": max abs error "
-                     << llvm::format("%.3g", maxAbs) << ", max rel error "
-                     << llvm::format("%.3g", maxRel)
+                     << ": max abs error " << llvm::format("%.3g", maxAbs)
+                     << ", max rel error " << llvm::format("%.3g", maxRel)
                      << (verified ? " (ok)" : " (FAILED)") << "\n";
     }
     // After the summary, also when both streams go to one pipe.

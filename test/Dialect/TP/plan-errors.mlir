@@ -5,7 +5,7 @@
 // MALFORMED: plan-malformed.json:1:1: error: plan {{.*}}plan-malformed.json: malformed JSON: [1:72, byte=72]: Expected object key
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-unknown-style.json 2>&1 | FileCheck %s --check-prefix=STYLE
-// STYLE: error: plan entry 'net1': unknown style 'ColumnParallel' (expected ColwiseParallel, RowwiseParallel, SequenceParallel, PrepareModuleInput, PrepareModuleOutput, PrepareModuleInputOutput, PairwiseParallel, CustomStyle or a style registered from C++)
+// STYLE: error: plan entry 'net1': unknown style 'ColumnParallel' (expected ColwiseParallel, RowwiseParallel, SequenceParallel, PrepareModuleInput, PrepareModuleOutput, PrepareModuleInputOutput, PairwiseParallel, CustomStyle or a style registered from C++: --load-style-plugin)
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-missing-style.json 2>&1 | FileCheck %s --check-prefix=NO-STYLE
 // NO-STYLE: error: plan entry 'net1': missing "style" (e.g. "ColwiseParallel")

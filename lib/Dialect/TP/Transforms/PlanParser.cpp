@@ -554,7 +554,7 @@ public:
               << "' (expected ColwiseParallel, RowwiseParallel, "
                  "SequenceParallel, PrepareModuleInput, PrepareModuleOutput, "
                  "PrepareModuleInputOutput, PairwiseParallel, CustomStyle or a "
-                 "style registered from C++)";
+                 "style registered from C++: --load-style-plugin)";
       return failure();
     }
     for (auto &kv : obj) {

@@ -9,8 +9,9 @@
 #ifndef TP_DIALECT_TP_TRANSFORMS_CUSTOMSTYLES_H
 #define TP_DIALECT_TP_TRANSFORMS_CUSTOMSTYLES_H
 
-#include "tp/Dialect/TP/IR/TPAttrs.h"
 #include "mlir/IR/Operation.h"
+#include "tp/Dialect/TP/IR/TPAttrs.h"
+#include "llvm/Support/Error.h"
 
 #include <functional>
 
@@ -53,6 +54,17 @@ void registerParallelStyle(StringRef name, CustomStyle style);
 
 /// The style registered under `name`, or nullptr.
 const CustomStyle *lookupParallelStyle(StringRef name);
+
+/// The entry point a style plugin exports (`extern "C"`): it registers its
+/// styles with registerParallelStyle.
+constexpr const char *kStylePluginEntryPoint = "tpRegisterParallelStyles";
+
+/// Loads the shared library `path` (a style plugin, see
+/// examples/style-plugin) and calls its kStylePluginEntryPoint, so that plans
+/// can name the styles it registers. The plugin resolves tp's and MLIR's
+/// symbols against the tool that loads it (tp-opt and tp-run export them);
+/// it links neither. Fails naming the file and the reason.
+llvm::Error loadStylePlugin(StringRef path);
 
 } // namespace mlir::tp
 
