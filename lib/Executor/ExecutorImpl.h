@@ -331,6 +331,7 @@ public:
           impl.meshShape.size(),
           "result " + std::to_string(i) + " of @" + func.getName().str(),
           layout.globalShape, layout.placements);
+      layout.local = static_cast<bool>(func.getResultAttr(i, "tp.local"));
       impl.results.push_back(layout);
     }
     planLiveness(block);

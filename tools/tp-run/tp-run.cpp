@@ -588,6 +588,28 @@ struct NonFinite {
   }
 };
 
+/// One line per distributed result: what each rank returns, as PyTorch
+/// would hand it out (use_local_output).
+void printDistributedResults(const Program &program) {
+  for (auto [i, r] : llvm::enumerate(program.results())) {
+    if (llvm::all_of(r.placements,
+                     [](const std::string &p) { return p == "R"; }))
+      continue;
+    llvm::outs() << "output " << i << ": "
+                 << (r.local ? "each rank's local tensor" : "a DTensor")
+                 << ", [";
+    llvm::interleaveComma(r.placements, llvm::outs(), [](const std::string &p) {
+      if (p[0] == 'S')
+        llvm::outs() << "Shard(" << p.substr(1) << ")";
+      else if (p[0] == 'P')
+        llvm::outs() << "Partial(" << p.substr(1) << ")";
+      else
+        llvm::outs() << "Replicate()";
+    });
+    llvm::outs() << "] of " << rt::shapeToString(r.globalShape) << "\n";
+  }
+}
+
 /// Names the first input or weight holding a NaN or infinity, and where.
 std::string findNonFiniteSource(const Program &program,
                                 const DataSource &data) {
@@ -1039,6 +1061,7 @@ int main(int argc, char **argv) {
                      << ": max abs error " << llvm::format("%.3g", maxAbs)
                      << ", max rel error " << llvm::format("%.3g", maxRel)
                      << (verified ? " (ok)" : " (FAILED)") << "\n";
+      printDistributedResults(program);
     }
     // After the summary, also when both streams go to one pipe.
     llvm::outs().flush();

@@ -81,6 +81,10 @@ struct ResultLayout {
   std::vector<int64_t> globalShape;
   /// One entry per mesh axis: "R", "S<d>" or "P<sum|avg|max|min>".
   std::vector<std::string> placements;
+  /// PyTorch would return this result as each rank's local tensor
+  /// (use_local_output), not as a DTensor; assembleResult still gives the
+  /// global value the pieces stand for.
+  bool local = false;
 };
 
 namespace detail {

@@ -436,3 +436,8 @@ module attributes {tp.result_types = []} {
 func.func @arg_types_count(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tp.spmd, tp.arg_types = [tensor<4xf32>, tensor<4xf32>]} {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.local' on result 0 must be a unit attribute}}
+func.func private @local_result_not_unit() -> (tensor<4xf32> {tp.local = 1 : i64})

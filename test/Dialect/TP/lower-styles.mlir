@@ -10,7 +10,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // ColwiseParallel: weight and bias Shard(0), input stays replicated, the
   // output is Shard(-1).
   // CHECK-LABEL: func.func @colwise
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>) -> (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]> {tp.local})
   // CHECK: %[[W:.*]] = model.param "net1.weight"
   // CHECK: %[[B:.*]] = model.param "net1.bias"
   // CHECK: %[[DW:.*]] = tp.distribute %[[W]] {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
@@ -230,7 +230,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // That input is the model's, passed into `mlp` unchanged: it arrives as
   // each rank's Shard(0), and the module's block argument says so too.
   // CHECK-LABEL: func.func @pairwise_sequence_parallel
-  // CHECK-SAME: (%{{.*}}: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK-SAME: (%{{.*}}: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> {tp.local})
   // CHECK: model.module "mlp"(%{{.*}}) : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>)
   // CHECK-NEXT: ^bb0(%[[A:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>):
   // CHECK: %[[XR:.*]] = tp.redistribute %[[A]] {module = "mlp.net1"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
@@ -251,7 +251,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // PrepareModuleInputOutput on the root module (plan key ""): the model
   // function's arguments and returned values.
   // CHECK-LABEL: func.func @root_module
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[YS:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>)
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[YS:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]> {tp.local}, tensor<4x8xf32>)
   // CHECK-NOT: tp.style
   // CHECK-NEXT: %[[YR:.*]] = tp.redistribute %[[YS]] : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK-NEXT: %[[R:.*]] = model.relu %[[YR]]

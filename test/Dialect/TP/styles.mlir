@@ -23,7 +23,7 @@
 // output stays sharded on its last dim (local 4x4, global type kept in
 // tp.result_types). No communication.
 // CHECK-LABEL: func.func @colwise_linear(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<4x8xf32>) -> tensor<4x4xf32> attributes {tp.result_types = [!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<4x8xf32>) -> (tensor<4x4xf32> {tp.local}) attributes {tp.result_types = [!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "net1.bias" : tensor<16xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "net1"} : tensor<16x8xf32> -> tensor<4x8xf32>
@@ -47,7 +47,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 // Colwise on an embedding: the weight is chunked on its embedding dim (1) and
 // the output is Shard(-1) = Shard(2). No communication.
 // CHECK-LABEL: func.func @colwise_embedding(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x4xi64>) -> tensor<2x4x2xf32> attributes {tp.result_types = [!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x4xi64>) -> (tensor<2x4x2xf32> {tp.local}) attributes {tp.result_types = [!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "tok_embeddings.weight" : tensor<32x8xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "tok_embeddings"} : tensor<32x8xf32> -> tensor<32x2xf32>
 // CHECK-NEXT: %[[EMB1:.*]] = model.embedding "tok_embeddings"(%[[X]], %[[C1]]) : (tensor<2x4xi64>, tensor<32x2xf32>) -> tensor<2x4x2xf32>
@@ -69,14 +69,14 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["tok_embeddings"], s
 // The SPMD function takes the local [2, 8] and records the global type in
 // tp.arg_types.
 // CHECK-LABEL: func.func @colwise_input_shard0_arg(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8xf32>) -> tensor<8x4xf32> attributes {tp.arg_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8xf32>) -> (tensor<8x4xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[X]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "net1"} : tensor<2x8xf32> -> tensor<8x8xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "net1"} : tensor<16x8xf32> -> tensor<4x8xf32>
 // CHECK-NEXT: %[[LIN1:.*]] = model.linear "net1"(%[[AG1]], %[[C1]]) : (tensor<8x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
 // CHECK-NEXT: return %[[LIN1]] : tensor<8x4xf32>
 // STYLES-LABEL: func.func @colwise_input_shard0_arg(
-// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>) -> (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> {tp.local})
 // STYLES-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
 // STYLES-NEXT: %[[REDISTRIBUTE1:.*]] = tp.redistribute %[[X]] {module = "net1"} : !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x8xf32, @mesh, [#tp.replicate]>
 // STYLES-NEXT: %[[DISTRIBUTE1:.*]] = tp.distribute %[[P1]] {module = "net1"} : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
@@ -97,7 +97,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 // sequence-parallel dropout on dim 0): one all_gather on dim 0 before the
 // linear.
 // CHECK-LABEL: func.func @colwise_input_shard0(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8xf32>) -> tensor<8x4xf32> attributes {tp.arg_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x8xf32>) -> (tensor<8x4xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK-NEXT: %[[P1:.*]] = model.param "net1.weight" : tensor<16x8xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "net1"} : tensor<2x8xf32> -> tensor<8x8xf32>
@@ -189,7 +189,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net2"], styles = [#
 // output_layouts = Shard(0): one reduce_scatter on dim 0 instead of the
 // all_reduce; the bias is added to each rank's rows.
 // CHECK-LABEL: func.func @rowwise_output_shard0(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> tensor<2x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> (tensor<2x8xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "net2.weight" : tensor<8x16xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "net2.bias" : tensor<8xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "net2"} : tensor<8x16xf32> -> tensor<8x4xf32>
@@ -337,7 +337,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["norm"], styles = [#
 // output_layouts Shard(1) (reduce_scatter on the sequence dim), and the
 // residual add on sequence shards.
 // CHECK-LABEL: func.func @sp_block(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x2x16xf32>) -> tensor<2x2x16xf32> attributes {tp.arg_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x2x16xf32>) -> (tensor<2x2x16xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<2x8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "norm.weight" : tensor<16xf32>
 // CHECK-NEXT: %[[RMS1:.*]] = model.rms_norm "norm"(%[[X]], %[[P1]]) : (tensor<2x2x16xf32>, tensor<16xf32>) -> tensor<2x2x16xf32>
 // CHECK-NEXT: %[[P2:.*]] = model.param "w1.weight" : tensor<32x16xf32>
@@ -460,7 +460,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "attention"]
 // wanted Shard(0), which tp-optimize turns into one reduce_scatter; the
 // third output (None) passes through.
 // CHECK-LABEL: func.func @pmo_several(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> (tensor<8x32xf32>, tensor<2x16xf32>, tensor<8x16xf32>) attributes {tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>, tensor<8x16xf32>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> (tensor<8x32xf32>, tensor<2x16xf32> {tp.local}, tensor<8x16xf32>) attributes {tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>, tensor<8x16xf32>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "block.w1.weight" : tensor<32x16xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "block.w1"} : tensor<32x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[LIN1:.*]] = model.linear "block.w1"(%[[X]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
@@ -471,7 +471,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["drop", "attention"]
 // CHECK-NEXT: %[[RS1:.*]] = tp.reduce_scatter %[[LIN2]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "block"} : tensor<8x16xf32> -> tensor<2x16xf32>
 // CHECK-NEXT: return %[[AG1]], %[[RS1]], %[[X]] : tensor<8x32xf32>, tensor<2x16xf32>, tensor<8x16xf32>
 // STYLES-LABEL: func.func @pmo_several(
-// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> (!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>, tensor<8x16xf32>) {
+// STYLES-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> (!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> {tp.local}, tensor<8x16xf32>) {
 // STYLES-NEXT: %[[MOD1:[a-zA-Z0-9_]+]]:3 = model.module "block"(%[[X]]) : (tensor<8x16xf32>) -> (!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>, tensor<8x16xf32>) {
 // STYLES-NEXT: ^bb0(%[[A1:[a-zA-Z0-9_]+]]: tensor<8x16xf32>):
 // STYLES-NEXT: %[[P1:.*]] = model.param "block.w1.weight" : tensor<32x16xf32>
@@ -511,7 +511,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["block", "block.w1",
 // softmax, and the Replicate output is chunked back to Shard(0) (local, no
 // communication).
 // CHECK-LABEL: func.func @pmio(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<2x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> (tensor<2x16xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // CHECK-NEXT: %[[DROP1:.*]] = model.dropout "drop"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "block"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[SOFTMAX1:.*]] = model.softmax %[[AG1]] {dim = 1 : i64} : (tensor<8x16xf32>) -> tensor<8x16xf32>
@@ -641,7 +641,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["mlp"], styles = [#t
 // Replicate where its first linear takes it (the seed's input_fn on that
 // linear).
 // CHECK-LABEL: func.func @pairwise_sequence_parallel(
-// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<2x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> (tensor<2x16xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "sp0.net1.weight" : tensor<32x16xf32>
 // CHECK-NEXT: %[[AG1:.*]] = tp.all_gather %[[X]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp0.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "sp0.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>
@@ -709,7 +709,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_input_shard_1d on Colwise: input_layouts Shard(0) (the input
 // really is Shard(0)), gathered to the Replicate Colwise needs.
 // LEGACY-LABEL: func.func @in_shard_1d(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<8x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> (tensor<8x8xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // LEGACY-NEXT: %[[DROP1:.*]] = model.dropout "in_shard_1d_src"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // LEGACY-NEXT: %[[P1:.*]] = model.param "in_shard_1d.weight" : tensor<32x16xf32>
 // LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "in_shard_1d"} : tensor<2x16xf32> -> tensor<8x16xf32>
@@ -733,7 +733,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_input_shard_1d_last_dim on Colwise: Shard(-1), gathered on the last
 // dim.
 // LEGACY-LABEL: func.func @in_last_dim(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x4xf32> attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> (tensor<8x4xf32> {tp.local}) attributes {tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "in_last_dim_src.weight" : tensor<32x16xf32>
 // LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "in_last_dim_src"} : tensor<32x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[LIN1:.*]] = model.linear "in_last_dim_src"(%[[X]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
@@ -746,7 +746,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_input_reshard_replicate on Colwise: Shard(0) resharded to
 // Replicate: one all_gather on dim 0.
 // LEGACY-LABEL: func.func @in_reshard_replicate(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<8x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> (tensor<8x8xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // LEGACY-NEXT: %[[DROP1:.*]] = model.dropout "in_reshard_replicate_src"(%[[X]]) : (tensor<2x16xf32>) -> tensor<2x16xf32>
 // LEGACY-NEXT: %[[P1:.*]] = model.param "in_reshard_replicate.weight" : tensor<32x16xf32>
 // LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[DROP1]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "in_reshard_replicate"} : tensor<2x16xf32> -> tensor<8x16xf32>
@@ -806,7 +806,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_sharded_output_tensor on Colwise: the output stays Shard(-1), made
 // local: no collective.
 // LEGACY-LABEL: func.func @out_sharded_tensor(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x8xf32> attributes {tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> (tensor<8x8xf32> {tp.local}) attributes {tp.result_types = [!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "out_sharded_tensor.weight" : tensor<32x16xf32>
 // LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "out_sharded_tensor"} : tensor<32x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_sharded_tensor"(%[[X]], %[[C1]]) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x8xf32>
@@ -815,7 +815,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // make_output_reshard_tensor on Rowwise: reduce_scatter to Shard(0), then
 // made local.
 // LEGACY-LABEL: func.func @out_reshard_tensor(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> tensor<2x8xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x4xf32>) -> (tensor<2x8xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>], tp.result_types = [!tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "out_reshard_tensor.weight" : tensor<8x16xf32>
 // LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 1 {module = "out_reshard_tensor"} : tensor<8x16xf32> -> tensor<8x4xf32>
 // LEGACY-NEXT: %[[LIN1:.*]] = model.linear "out_reshard_tensor"(%[[X]], %[[C1]]) : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
@@ -840,7 +840,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // each block's Shard(0) input all-gathered (the first block's is the model
 // input, which arrives as each rank's Shard(0)).
 // LEGACY-LABEL: func.func @seed_sequence_parallel(
-// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> tensor<2x16xf32> attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
+// LEGACY-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x16xf32>) -> (tensor<2x16xf32> {tp.local}) attributes {tp.arg_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.result_types = [!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>], tp.spmd}
 // LEGACY-NEXT: %[[P1:.*]] = model.param "sp0.net1.weight" : tensor<32x16xf32>
 // LEGACY-NEXT: %[[AG1:.*]] = tp.all_gather %[[X]] on @mesh mesh_axes = [0] gather_axis = 0 {module = "sp0.net1"} : tensor<2x16xf32> -> tensor<8x16xf32>
 // LEGACY-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "sp0.net1"} : tensor<32x16xf32> -> tensor<8x16xf32>

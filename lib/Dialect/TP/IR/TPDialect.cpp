@@ -53,3 +53,19 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
   }
   return success();
 }
+
+/// `tp.local` (a unit attribute on a function result, set by
+/// tp-lower-styles): PyTorch would return this distributed result as each
+/// rank's local tensor (use_local_output) rather than as a DTensor.
+LogicalResult TPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                     unsigned resultIndex,
+                                                     NamedAttribute attr) {
+  if (attr.getName() != "tp.local")
+    return success();
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitOpError("'tp.local' belongs on a function result");
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitOpError() << "'tp.local' on result " << resultIndex
+                             << " must be a unit attribute";
+  return success();
+}

@@ -955,6 +955,14 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   if (failed(checkPairwiseOverlaps(
           module, [](Operation *) { return std::string("a tp.style"); })))
     return failure();
+  // By FQN: lowering replaces some module ops (a Rowwise linear's bias).
+  SmallVector<StyledModule> byName;
+  for (auto [op, style] : styled) {
+    Operation *func = isa<func::FuncOp>(op)
+                          ? op
+                          : op->getParentOfType<func::FuncOp>().getOperation();
+    byName.push_back({func, m::getModuleFQN(op).str(), style, op->getLoc()});
+  }
   StyleLowering lowering(mesh, tpAxis);
   for (auto [op, style] : styled) {
     op->removeAttr("tp.style");
@@ -962,7 +970,10 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
       return failure();
   }
   warnTiedParameters(module, mesh);
-  return propagatePlacements(module);
+  if (failed(propagatePlacements(module)))
+    return failure();
+  markLocalResults(module, byName);
+  return success();
 }
 
 namespace {

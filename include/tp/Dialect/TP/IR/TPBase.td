@@ -28,8 +28,11 @@ def TP_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
-  // `tp.result_types` on a partitioned function: one type per result.
+  // `tp.result_types` / `tp.arg_types` on a partitioned function: one type
+  // per result / argument.
   let hasOperationAttrVerify = 1;
+  // `tp.local` on a function result: PyTorch returns it as a local tensor.
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
     void registerTypes();

@@ -78,6 +78,38 @@ LogicalResult
 checkPairwiseOverlaps(ModuleOp module,
                       function_ref<std::string(Operation *)> describe);
 
+/// What a style says about the values it hands on (PyTorch's
+/// use_local_output / use_local_input): whether its module's outputs, or
+/// the inputs it prepares, are local tensors (true) or DTensors (false),
+/// and the style's default for each.
+struct StyleLocality {
+  std::optional<bool> outputsLocal, inputsLocal;
+  bool outputsDefault = true, inputsDefault = false;
+  /// The argument that sets inputsLocal (use_local_output or
+  /// use_local_input).
+  StringRef inputsFlag;
+};
+StyleLocality getStyleLocality(Attribute style);
+
+/// A result attribute: PyTorch would return this distributed model result
+/// as each rank's local tensor (use_local_output), not as a DTensor.
+constexpr llvm::StringLiteral kLocalResultAttr = "tp.local";
+
+/// A module a style was applied to: its model function, FQN ("" for the
+/// root), style, and where it is (for diagnostics).
+struct StyledModule {
+  Operation *func;
+  std::string fqn;
+  Attribute style;
+  Location loc;
+};
+
+/// After styles are lowered and placements propagated: marks the model
+/// results PyTorch would return as local tensors (kLocalResultAttr), and
+/// warns where a non-default use_local_output / use_local_input of a
+/// `styled` module cannot change anything.
+void markLocalResults(ModuleOp module, ArrayRef<StyledModule> styled);
+
 /// Attaches the styles of `plan` to the matching module ops of `module`.
 LogicalResult applyPlan(ModuleOp module, PlanAttr plan);
 
