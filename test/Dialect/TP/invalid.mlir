@@ -187,6 +187,34 @@ func.func @chunk_axis(%x: tensor<8x16xf32>) {
 // -----
 
 tp.mesh @mesh(shape = 4)
+func.func @partial_from_replicate_no_axis(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.partial_from_replicate' op needs at least one mesh axis to be Partial over}}
+  %r = tp.partial_from_replicate %x on @mesh mesh_axes = [] reduction = sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @partial_from_replicate_axis(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.partial_from_replicate' op mesh axis 2 is out of range for mesh mesh2d of rank 2}}
+  %r = tp.partial_from_replicate %x on @mesh2d mesh_axes = [2] reduction = sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @partial_from_replicate_type(%x: tensor<8x16xf32>) {
+  // The local value keeps its shape on every rank (zeros where it is not kept).
+  // expected-error @below {{'tp.partial_from_replicate' op requires the same type for all operands and results}}
+  %r = "tp.partial_from_replicate"(%x) <{mesh = @mesh, mesh_axes = array<i64: 0>, reduction = #tp<reduction sum>}> : (tensor<8x16xf32>) -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
 func.func @broadcast_root(%x: tensor<8xf32>) {
   // expected-error @below {{'tp.broadcast' op root 4 is out of range for a group of 4 ranks}}
   %r = tp.broadcast %x on @mesh mesh_axes = [0] root = 4 : tensor<8xf32>

@@ -187,8 +187,12 @@ func.func @collectives(%in: tensor<8x4xf32>, %full: tensor<8x16xf32>) {
   // CHECK: tp.chunk %[[FULL]] on @mesh2d mesh_axes = [0, 1] axis = 0 {module = "net1"} : tensor<8x16xf32> -> tensor<2x16xf32>
   %c = tp.chunk %full on @mesh2d mesh_axes = [0, 1] axis = 0 {module = "net1"} : tensor<8x16xf32> -> tensor<2x16xf32>
   // Uneven chunks are dynamic.
-  // CHECK: tp.chunk %[[IN]] on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>
+  // CHECK: %[[CU:.*]] = tp.chunk %[[IN]] on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>
   %cu = tp.chunk %in on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>
+  // CHECK: tp.partial_from_replicate %[[FULL]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "net2"} : tensor<8x16xf32>
+  %ps = tp.partial_from_replicate %full on @mesh mesh_axes = [0] reduction = sum {module = "net2"} : tensor<8x16xf32>
+  // CHECK: tp.partial_from_replicate %[[CU]] on @mesh2d mesh_axes = [0, 1] reduction = {{ *}}max : tensor<?x4xf32>
+  %pm = tp.partial_from_replicate %cu on @mesh2d mesh_axes = [0, 1] reduction = max : tensor<?x4xf32>
   return
 }
 

@@ -414,6 +414,18 @@ LogicalResult ChunkOp::verifySymbolUses(SymbolTableCollection &tables) {
                      groupSize(*mesh, getMeshAxes()), -1, getAxis());
 }
 
+LogicalResult PartialFromReplicateOp::verify() {
+  // A Partial is over some mesh axis: with none the op would say nothing.
+  if (getMeshAxes().empty())
+    return emitOpError("needs at least one mesh axis to be Partial over");
+  return success();
+}
+
+LogicalResult
+PartialFromReplicateOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+}
+
 #include "tp/Dialect/TP/IR/TPOpInterfaces.cpp.inc"
 
 #define GET_OP_CLASSES
