@@ -233,33 +233,6 @@ func.func @broadcast_negative_root(%x: tensor<8xf32>) {
 // -----
 
 tp.mesh @mesh(shape = 4)
-func.func @shard_to_partial(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) {
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(0) to Partial() on mesh axis 0}}
-  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>
-  return
-}
-
-// -----
-
-tp.mesh @mesh(shape = 4)
-func.func @partial_sum_to_max(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>) {
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Partial() to Partial(max) on mesh axis 0}}
-  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<max>]>
-  return
-}
-
-// -----
-
-tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
-func.func @partial_on_second_axis(%x: !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.shard<1>]>) {
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(1) to Partial(avg) on mesh axis 1}}
-  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.partial<avg>]>
-  return
-}
-
-// -----
-
-tp.mesh @mesh(shape = 4)
 func.func @redistribute_shape(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) {
   // expected-error @below {{'tp.redistribute' op redistribute must keep the global shape and element type}}
   %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<16x8xf32, @mesh, [#tp.replicate]>

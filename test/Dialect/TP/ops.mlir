@@ -146,6 +146,12 @@ func.func @dtensor_ops(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
   // CHECK: tp.redistribute %{{.*}} {module = "net2"} : !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>
   %p = tp.redistribute %r {module = "net2"} : !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>
+  // Any change of placements is a valid op (tp-lower-redistribute rejects
+  // Shard -> Partial on an axis of more than one rank).
+  // CHECK: tp.redistribute %{{.*}} : !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<max>]>
+  %pm = tp.redistribute %p : !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<max>]>
+  // CHECK: tp.redistribute %[[D]] : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<avg>]>
+  %sp = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<avg>]>
   // CHECK: %[[L:.*]] = tp.to_local %[[D]] : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> tensor<8x4xf32>
   %l = tp.to_local %d : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> tensor<8x4xf32>
   // CHECK: tp.from_local %[[L]] : tensor<8x4xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>

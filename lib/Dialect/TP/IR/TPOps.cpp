@@ -246,20 +246,11 @@ LogicalResult RedistributeOp::verify() {
   if (in.getMesh() != out.getMesh())
     return emitOpError() << "redistribute cannot change the mesh ("
                          << in.getMesh() << " to " << out.getMesh() << ")";
+  // Every change of placements keeps the global value, so every pair is a
+  // valid op; tp-lower-redistribute rejects the ones it cannot lower
+  // (Shard -> Partial), with the mesh axis by name.
   if (in.getPlacements().size() != out.getPlacements().size())
     return emitOpError("redistribute must keep the number of placements");
-  for (auto [axis, pair] :
-       llvm::enumerate(llvm::zip(in.getPlacements(), out.getPlacements()))) {
-    auto [from, to] = pair;
-    auto toPartial = dyn_cast<PartialAttr>(to);
-    if (!toPartial || from == to)
-      continue;
-    if (isa<ShardAttr>(from) || isa<PartialAttr>(from))
-      return emitOpError() << "cannot redistribute "
-                           << cast<PlacementAttrInterface>(from).toTorchString()
-                           << " to " << toPartial.toTorchString()
-                           << " on mesh axis " << axis;
-  }
   return success();
 }
 
