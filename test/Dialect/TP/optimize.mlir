@@ -93,6 +93,19 @@ func.func @illegal_composition(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>)
   return %p : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
 }
 
+// Shard(0) -> Partial -> Replicate is not composed into the Shard(0) ->
+// Replicate it computes: the Shard -> Partial a plan asked for is left for
+// tp-lower-redistribute to reject.
+// CHECK-LABEL: func.func @illegal_step
+// CHECK-NEXT: %[[P:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: return %[[R]]
+func.func @illegal_step(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> {
+  %p = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+  %r = tp.redistribute %p : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  return %r : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+}
+
 // Partial(sum) -> Replicate -> Partial(max) is one redistribution, which
 // tp-lower-redistribute lowers through Replicate again.
 // CHECK-LABEL: func.func @compose_partial_kinds

@@ -38,7 +38,11 @@ struct ComposeRedistributes : public OpRewritePattern<RedistributeOp> {
     auto producer = op.getInput().getDefiningOp<RedistributeOp>();
     if (!producer || !producer->hasOneUse())
       return failure();
+    // Nor hide one: a plan that asks for Shard -> Partial is rejected
+    // whatever follows it, as in PyTorch.
     if (!isLegalTransition(producer.getInput().getType().getPlacements(),
+                           producer.getResult().getType().getPlacements()) ||
+        !isLegalTransition(producer.getInput().getType().getPlacements(),
                            op.getResult().getType().getPlacements()))
       return failure();
     if (producer.getInput().getType() == op.getResult().getType()) {
