@@ -68,9 +68,11 @@ def TP_DistributeOp : TP_MeshUserOp<"distribute", [Pure]> {
   let description = [{
     Takes a tensor whose full (global) value is present on every rank and
     returns it as a distributed tensor. Shard placements keep only this
-    rank's chunk (no communication); `Partial` keeps the value on one rank
-    of the axis and zeros elsewhere (`avg`: unchanged). Used for parameter
-    loading and for module inputs whose layout a plan declares.
+    rank's chunk (no communication); `Partial(sum)` keeps the value on the
+    axis' coordinate-0 rank and zeros elsewhere, `Partial(avg|max|min)` the
+    value everywhere (tp-partition: `tp.chunk` and
+    `tp.partial_from_replicate`). Used for parameter loading and for module
+    inputs and outputs whose layout a plan declares.
 
     ```mlir
     %w = tp.distribute %weight : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
