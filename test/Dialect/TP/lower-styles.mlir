@@ -470,21 +470,37 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 
 // -----
 
-// Partial layouts. A declared Partial input of a plain (replicated) value is
-// tp.distribute'd as Partial (tp-partition keeps it on coordinate 0 for sum,
-// everywhere for avg/max/min), then redistributed to what is desired; a
-// value that is already Partial of that kind needs nothing. Partial targets
-// are redistributions (from Replicate or another Partial; a Shard source is
-// rejected by tp-lower-redistribute).
+// Partial layouts. A declared Partial input of a computed, replicated value
+// is tp.distribute'd as Partial (tp-partition keeps it on coordinate 0 for
+// sum, everywhere for avg/max/min), then redistributed to what is desired;
+// a value that is already Partial of that kind needs nothing; a model input
+// (a function argument, here passed straight into the module) arrives as
+// declared, so its type says Partial. Partial targets are redistributions
+// (from Replicate or another Partial; a Shard source is rejected by
+// tp-lower-redistribute).
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
 
   // CHECK-LABEL: func.func @prepare_input_partial
-  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
-  // CHECK-NEXT: %[[P:.*]] = tp.distribute %[[X]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK: %[[V:.*]] = model.relu
+  // CHECK-NEXT: %[[P:.*]] = tp.distribute %[[V]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
   // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK-NEXT: model.module "block"(%[[R]])
   func.func @prepare_input_partial(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %v = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %y = model.module "block"(%v) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %r = model.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      model.yield %r : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // CHECK-LABEL: func.func @prepare_model_input_partial
+  // CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>)
+  // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[X]] {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: model.module "block"(%[[R]])
+  func.func @prepare_model_input_partial(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
     %y = model.module "block"(%x) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
     ^bb0(%a: tensor<4x8xf32>):
       %r = model.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -500,8 +516,9 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] {module = "net1"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
   // CHECK: model.linear "net1"(%[[R]], %{{.*}})
   func.func @colwise_partial_max_input(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %v = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
     %w = model.param "net1.weight" : tensor<16x8xf32>
-    %y = model.linear "net1"(%x, %w) {tp.style = #tp.colwise<input_layouts = #tp.partial<max>>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    %y = model.linear "net1"(%v, %w) {tp.style = #tp.colwise<input_layouts = #tp.partial<max>>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
     return %y : tensor<4x16xf32>
   }
 

@@ -401,8 +401,9 @@ private:
 
   /// Rejects layouts PyTorch would reject or that cannot be applied: a
   /// shard dim out of range for the tensor it applies to, and a Partial
-  /// input declared for the root module (a model input reaches every rank
-  /// whole). Partial targets are checked where they are lowered: from
+  /// input declared for the root module (kept out until the root's
+  /// arguments are settled; a module the input is passed to may declare
+  /// it). Partial targets are checked where they are lowered: from
   /// Replicate or Partial they are possible, from Shard tp-lower-redistribute
   /// says why not.
   LogicalResult validateLayouts(Operation *op, Attribute style) {
@@ -437,8 +438,9 @@ private:
           return op->emitError()
                  << styleName << " on the root module: " << arg << " "
                  << partial.toTorchString()
-                 << " declares a Partial model input, which tp does not "
-                    "support (every rank is given the whole input)";
+                 << " declares a Partial input of the root module, which is "
+                    "not supported; declare it on the module the input is "
+                    "passed to";
       }
       return success();
     };
