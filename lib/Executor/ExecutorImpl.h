@@ -449,6 +449,20 @@ private:
                                 P.groupIndex(f.coords, axes)));
           });
         })
+        .Case([&](mlir::tp::PartialFromReplicateOp c) {
+          int out = slotOf(c.getResult());
+          std::vector<int64_t> axes(c.getMeshAxes().begin(),
+                                    c.getMeshAxes().end());
+          // sum: the value on coordinate 0 of the axes, zeros elsewhere;
+          // the other reductions of equal values are the value.
+          bool sum = c.getReduction() == mlir::tp::ReductionKind::Sum;
+          emit([&P, in, out, axes, sum](Frame<B> &f) {
+            const Buffer &x = f.at(in[0]);
+            f.set(out, !sum || P.groupIndex(f.coords, axes) == 0
+                           ? B::clone(x)
+                           : B::zeros(x.shape(), x.dtype()));
+          });
+        })
         .Case([&](mlir::tp::AllGatherOp c) {
           int64_t dim = c.getGatherAxis();
           if (!c.getInput().getType().isDynamicDim(dim)) {

@@ -162,6 +162,47 @@ TEST_F(ExecutorTest, RunsBF16ProgramsIn16Bits) {
   });
 }
 
+TEST_F(ExecutorTest, PartialFromReplicateKeepsTheValueOnCoordinateZero) {
+  // On a 2x2 mesh, rank r has coordinates (r / 2, r % 2).
+  module = parseSourceString<ModuleOp>(R"(
+tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @forward(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xbf16>) {
+  %tp = tp.partial_from_replicate %x on @mesh mesh_axes = [1] reduction = sum : tensor<2x3xf32>
+  %all = tp.partial_from_replicate %x on @mesh mesh_axes = [0, 1] reduction = sum : tensor<2x3xf32>
+  %max = tp.partial_from_replicate %x on @mesh mesh_axes = [0] reduction = max : tensor<2x3xf32>
+  %half = tp.partial_from_replicate %h on @mesh mesh_axes = [0] reduction = sum : tensor<2x3xbf16>
+  return %tp, %all, %max, %half : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xbf16>
+}
+)",
+                                       &context);
+  ASSERT_TRUE(module);
+  func::FuncOp entry;
+  module->walk([&](func::FuncOp f) { entry = f; });
+  Program program = Program::compile(entry);
+  DataSource data;
+  data.seed = 3;
+  std::vector<std::vector<rt::Tensor>> out(4);
+  std::mutex mu;
+  rt::runRanks(4, [&](rt::Communicator &comm) {
+    auto r = program.run(comm, data);
+    std::lock_guard<std::mutex> lock(mu);
+    out[comm.rank()] = std::move(r);
+  });
+  const rt::Tensor &x = out[0][0]; // rank (0, 0) keeps every value
+  ASSERT_EQ(x.shape(), (std::vector<int64_t>{2, 3}));
+  rt::Tensor zeros({2, 3});
+  for (int r = 0; r < 4; ++r) {
+    int dp = r / 2, tp = r % 2;
+    EXPECT_EQ(out[r][0], tp == 0 ? x : zeros) << "rank " << r;
+    EXPECT_EQ(out[r][1], r == 0 ? x : zeros) << "rank " << r;
+    EXPECT_EQ(out[r][2], x) << "rank " << r;
+    EXPECT_EQ(out[r][3].dtype(), rt::DType::BF16) << "rank " << r;
+    EXPECT_EQ(out[r][3].to(rt::DType::F32) == zeros, dp != 0) << "rank " << r;
+  }
+  // The input is not all zeros, so the checks above can fail.
+  EXPECT_FALSE(x == zeros);
+}
+
 TEST_F(ExecutorTest, RejectsUnsupportedElementTypes) {
   module = parseSourceString<ModuleOp>(R"(
 func.func @forward(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {

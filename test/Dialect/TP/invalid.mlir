@@ -187,6 +187,34 @@ func.func @chunk_axis(%x: tensor<8x16xf32>) {
 // -----
 
 tp.mesh @mesh(shape = 4)
+func.func @partial_from_replicate_no_axis(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.partial_from_replicate' op needs at least one mesh axis to be Partial over}}
+  %r = tp.partial_from_replicate %x on @mesh mesh_axes = [] reduction = sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @partial_from_replicate_axis(%x: tensor<8x16xf32>) {
+  // expected-error @below {{'tp.partial_from_replicate' op mesh axis 2 is out of range for mesh mesh2d of rank 2}}
+  %r = tp.partial_from_replicate %x on @mesh2d mesh_axes = [2] reduction = sum : tensor<8x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @partial_from_replicate_type(%x: tensor<8x16xf32>) {
+  // The local value keeps its shape on every rank (zeros where it is not kept).
+  // expected-error @below {{'tp.partial_from_replicate' op requires the same type for all operands and results}}
+  %r = "tp.partial_from_replicate"(%x) <{mesh = @mesh, mesh_axes = array<i64: 0>, reduction = #tp<reduction sum>}> : (tensor<8x16xf32>) -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
 func.func @broadcast_root(%x: tensor<8xf32>) {
   // expected-error @below {{'tp.broadcast' op root 4 is out of range for a group of 4 ranks}}
   %r = tp.broadcast %x on @mesh mesh_axes = [0] root = 4 : tensor<8xf32>
@@ -199,33 +227,6 @@ tp.mesh @mesh(shape = 4)
 func.func @broadcast_negative_root(%x: tensor<8xf32>) {
   // expected-error @below {{'tp.broadcast' op root -1 is out of range for a group of 4 ranks}}
   %r = tp.broadcast %x on @mesh mesh_axes = [0] root = -1 : tensor<8xf32>
-  return
-}
-
-// -----
-
-tp.mesh @mesh(shape = 4)
-func.func @shard_to_partial(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]>) {
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(0) to Partial() on mesh axis 0}}
-  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>
-  return
-}
-
-// -----
-
-tp.mesh @mesh(shape = 4)
-func.func @partial_sum_to_max(%x: !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>) {
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Partial() to Partial(max) on mesh axis 0}}
-  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<max>]>
-  return
-}
-
-// -----
-
-tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
-func.func @partial_on_second_axis(%x: !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.shard<1>]>) {
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(1) to Partial(avg) on mesh axis 1}}
-  %r = tp.redistribute %x : !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh2d, [#tp.replicate, #tp.partial<avg>]>
   return
 }
 

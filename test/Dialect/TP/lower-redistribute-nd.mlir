@@ -1853,23 +1853,14 @@ func.func @m2x2x2_10x6_r_r_s1_to_r_r_s0(%x: tensor<10x6xf32>) -> !tp.dtensor<10x
 }
 // -----
 
-// The verifier rejects Shard -> Partial and Partial(a) -> Partial(b), naming
-// the mesh axis, on every mesh shape.
+// Shard -> Partial is rejected on every mesh shape, naming the mesh axis
+// (and the module the redistribution serves) and what to do instead;
+// Partial(a) -> Partial(b) goes through Replicate.
 tp.mesh @mesh4(shape = 4) {axis_names = ["tp"]}
 func.func @shard_to_partial_1d(%x: tensor<8x16xf32>) {
   %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh4, [#tp.shard<1>]>
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(1) to Partial(min) on mesh axis 0}}
-  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh4, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh4, [#tp.partial<min>]>
-  return
-}
-
-// -----
-
-tp.mesh @mesh4(shape = 4) {axis_names = ["tp"]}
-func.func @partial_avg_to_sum_1d(%x: tensor<8x16xf32>) {
-  %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh4, [#tp.partial<avg>]>
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Partial(avg) to Partial() on mesh axis 0}}
-  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh4, [#tp.partial<avg>]> -> !tp.dtensor<8x16xf32, @mesh4, [#tp.partial<sum>]>
+  // expected-error @below {{cannot redistribute Shard(1) to Partial(min) on mesh axis tp (in 'net1'): DTensor does not support Shard -> Partial; redistribute to Replicate() first}}
+  %r = tp.redistribute %d {module = "net1"} : !tp.dtensor<8x16xf32, @mesh4, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh4, [#tp.partial<min>]>
   return
 }
 
@@ -1878,18 +1869,20 @@ func.func @partial_avg_to_sum_1d(%x: tensor<8x16xf32>) {
 tp.mesh @mesh2x2(shape = 2x2) {axis_names = ["dp", "tp"]}
 func.func @shard_to_partial_2x2(%x: tensor<10x6xf32>) {
   %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2, [#tp.shard<0>, #tp.shard<0>]>
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(0) to Partial() on mesh axis 1}}
+  // expected-error @below {{cannot redistribute Shard(0) to Partial() on mesh axis tp: DTensor does not support Shard -> Partial; redistribute to Replicate() first}}
   %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2, [#tp.shard<0>, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2, [#tp.shard<0>, #tp.partial<sum>]>
   return
 }
 
 // -----
 
+// The other axes do not matter: the first axis made Partial from a shard is
+// named.
 tp.mesh @mesh2x2(shape = 2x2) {axis_names = ["dp", "tp"]}
-func.func @partial_max_to_min_2x2(%x: tensor<8x16xf32>) {
-  %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<max>, #tp.replicate]>
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Partial(max) to Partial(min) on mesh axis 0}}
-  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<max>, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<min>, #tp.replicate]>
+func.func @shard_to_partial_first_axis_2x2(%x: tensor<8x16xf32>) {
+  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.shard<1>, #tp.partial<sum>]>
+  // expected-error @below {{cannot redistribute Shard(1) to Partial(avg) on mesh axis dp: DTensor does not support Shard -> Partial; redistribute to Replicate() first}}
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2, [#tp.shard<1>, #tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<avg>, #tp.replicate]>
   return
 }
 
@@ -1898,46 +1891,36 @@ func.func @partial_max_to_min_2x2(%x: tensor<8x16xf32>) {
 tp.mesh @mesh2x2x2(shape = 2x2x2) {axis_names = ["dp", "pp", "tp"]}
 func.func @shard_to_partial_2x2x2(%x: tensor<8x16xf32>) {
   %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]>
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(0) to Partial(avg) on mesh axis 2}}
+  // expected-error @below {{cannot redistribute Shard(0) to Partial(avg) on mesh axis tp: DTensor does not support Shard -> Partial; redistribute to Replicate() first}}
   %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.shard<0>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.shard<0>, #tp.replicate, #tp.partial<avg>]>
   return
 }
 
 // -----
 
+// 8x16 [P, P, P] -> [P, P(max), P] on 2x2x2: all_reduce(sum) on pp, then
+// the local op on pp; the other axes stay partial sums.
 tp.mesh @mesh2x2x2(shape = 2x2x2) {axis_names = ["dp", "pp", "tp"]}
-func.func @partial_sum_to_max_2x2x2(%x: tensor<8x16xf32>) {
+// CHECK-LABEL: func.func @partial_sum_to_max_2x2x2(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x16xf32> attributes
+// CHECK-NEXT: %[[AR0:.*]] = tp.all_reduce %[[X]] on @mesh2x2x2 mesh_axes = [1] reduction = {{ *}}sum : tensor<8x16xf32>
+// CHECK-NEXT: %[[P1:.*]] = tp.partial_from_replicate %[[AR0]] on @mesh2x2x2 mesh_axes = [1] reduction = {{ *}}max : tensor<8x16xf32>
+// CHECK-NEXT: return %[[P1]] : tensor<8x16xf32>
+func.func @partial_sum_to_max_2x2x2(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<max>, #tp.partial<sum>]> {
   %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<sum>, #tp.partial<sum>]>
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Partial() to Partial(max) on mesh axis 1}}
   %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<sum>, #tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<max>, #tp.partial<sum>]>
-  return
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2x2, [#tp.partial<sum>, #tp.partial<max>, #tp.partial<sum>]>
 }
 
-// -----
-
-// A size-1 axis does not excuse an invalid change: the verifier still
-// rejects it.
-tp.mesh @mesh2x1x2(shape = 2x1x2) {axis_names = ["dp", "pp", "tp"]}
-func.func @shard_to_partial_size_one(%x: tensor<8x16xf32>) {
-  %d = tp.distribute %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x1x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]>
-  // expected-error @below {{'tp.redistribute' op cannot redistribute Shard(0) to Partial() on mesh axis 1}}
-  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x1x2, [#tp.replicate, #tp.shard<0>, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x1x2, [#tp.replicate, #tp.partial<sum>, #tp.replicate]>
-  return
-}
-
-// -----
-
-// 10 rows over 2x2x2 as [S(0), S(0), S(0)] (5 -> 3, 2 -> 2, 1, 1, 1):
-// gathering the innermost axis leaves a chunk whose size is itself uneven:
-// each gather records the global size and the earlier axes splitting the
-// dim (test/tp-run/redistribute-nested-uneven.test runs such cases).
-// CHECK-LABEL: func.func @uneven_nested_gather_2x2x2
-// CHECK: tp.all_gather %{{.*}} mesh_axes = [2] gather_axis = 0 {tp.global_size = 10 : i64, tp.outer_axes = array<i64: 0, 1>} : tensor<?x6xf32> -> tensor<?x6xf32>
-// CHECK: tp.all_gather %{{.*}} mesh_axes = [1] gather_axis = 0 : tensor<?x6xf32> -> tensor<5x6xf32>
-// CHECK: tp.all_gather %{{.*}} mesh_axes = [0] gather_axis = 0 : tensor<5x6xf32> -> tensor<10x6xf32>
-tp.mesh @mesh2x2x2(shape = 2x2x2) {axis_names = ["dp", "pp", "tp"]}
-func.func @uneven_nested_gather_2x2x2(%x: tensor<10x6xf32>) -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]> {
-  %d = tp.distribute %x : tensor<10x6xf32> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]>
-  %r = tp.redistribute %d : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.shard<0>, #tp.shard<0>, #tp.shard<0>]> -> !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
-  return %r : !tp.dtensor<10x6xf32, @mesh2x2x2, [#tp.replicate, #tp.replicate, #tp.replicate]>
+// 8x16 [P(max), R] -> [P(min), R] on 2x2: all_reduce(max), then the local op.
+tp.mesh @mesh2x2(shape = 2x2) {axis_names = ["dp", "tp"]}
+// CHECK-LABEL: func.func @partial_max_to_min_2x2(
+// CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<8x16xf32>) -> tensor<8x16xf32> attributes
+// CHECK-NEXT: %[[AR0:.*]] = tp.all_reduce %[[X]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}max : tensor<8x16xf32>
+// CHECK-NEXT: %[[P1:.*]] = tp.partial_from_replicate %[[AR0]] on @mesh2x2 mesh_axes = [0] reduction = {{ *}}min : tensor<8x16xf32>
+// CHECK-NEXT: return %[[P1]] : tensor<8x16xf32>
+func.func @partial_max_to_min_2x2(%x: tensor<8x16xf32>) -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<min>, #tp.replicate]> {
+  %d = tp.from_local %x : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<max>, #tp.replicate]>
+  %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<max>, #tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<min>, #tp.replicate]>
+  return %r : !tp.dtensor<8x16xf32, @mesh2x2, [#tp.partial<min>, #tp.replicate]>
 }

@@ -1,7 +1,8 @@
-// RUN: tp-opt %s -split-input-file -tp-apply-plan -tp-lower-styles -verify-diagnostics
+// RUN: tp-opt %s -split-input-file -tp-apply-plan -tp-lower-styles -tp-optimize -tp-lower-redistribute -verify-diagnostics
 
 // Diagnostics for plans whose layouts cannot be applied: each names the
-// style, the module and the offending layout.
+// style, the module and the offending layout, or (for a redistribution that
+// cannot be lowered) the placements, the mesh axis and the module.
 
 // A shard dim out of range for the tensor it applies to.
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.colwise<output_layouts = #tp.shard<5>>]>} {
@@ -16,12 +17,12 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 
 // -----
 
-// A user may not request a Partial target.
+// A Partial target of a Shard: Colwise's natural output is Shard(-1).
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.colwise<output_layouts = #tp.partial<sum>>]>} {
   tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
   func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
     %w = model.param "net1.weight" : tensor<16x8xf32>
-    // expected-error @+1 {{ColwiseParallel on 'net1': output_layouts Partial() requests a Partial layout, which cannot be redistributed to (DTensor only produces Partial)}}
+    // expected-error @+1 {{cannot redistribute Shard(1) to Partial() on mesh axis tp (in 'net1'): DTensor does not support Shard -> Partial; redistribute to Replicate() first}}
     %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
     return %y : tensor<4x16xf32>
   }
@@ -29,14 +30,51 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 
 // -----
 
-// ... nor a Partial desired input layout.
+// ... and a module input declared Shard(0) and desired Partial(max).
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["block"], styles = [#tp.prepare_module_input<input_layouts = [#tp.shard<0>], desired_input_layouts = [#tp.partial<max>]>]>} {
+  tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+  func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    // expected-error @+1 {{cannot redistribute Shard(0) to Partial(max) on mesh axis tp (in 'block'): DTensor does not support Shard -> Partial; redistribute to Replicate() first}}
+    %y = model.module "block"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      model.yield %a : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// A Partial desired from Replicate is possible: no error.
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.prepare_module_input<input_layouts = [#tp.replicate], desired_input_layouts = [#tp.partial<max>]>]>} {
   tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
   func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
     %w = model.param "net1.weight" : tensor<16x8xf32>
-    // expected-error @+1 {{PrepareModuleInput on 'net1': desired_input_layouts Partial(max) requests a Partial layout}}
     %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
     return %y : tensor<4x16xf32>
+  }
+}
+
+// -----
+
+// The root module's inputs cannot be declared Partial (a module they are
+// passed to can: test/tp-run/partial-layouts.test).
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [""], styles = [#tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>]>} {
+  tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+  // expected-error @+1 {{PrepareModuleInput on the root module: input_layouts Partial() declares a Partial input of the root module, which is not supported; declare it on the module the input is passed to}}
+  func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    return %x : tensor<4x8xf32>
+  }
+}
+
+// -----
+
+// ... nor through a custom style.
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [""], styles = [#tp.custom<name = "Mine", input_layouts = [#tp.partial<avg>]>]>} {
+  tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+  // expected-error @+1 {{Mine on the root module: input_layouts Partial(avg) declares a Partial input of the root module, which is not supported; declare it on the module the input is passed to}}
+  func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    return %x : tensor<4x8xf32>
   }
 }
 

@@ -467,3 +467,116 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
     return %y : tensor<4x8xf32>
   }
 }
+
+// -----
+
+// Partial layouts. A declared Partial input of a computed, replicated value
+// is tp.distribute'd as Partial (tp-partition keeps it on coordinate 0 for
+// sum, everywhere for avg/max/min), then redistributed to what is desired;
+// a value that is already Partial of that kind needs nothing; a model input
+// (a function argument, here passed straight into the module) arrives as
+// declared, so its type says Partial. Partial targets are redistributions
+// (from Replicate or another Partial; a Shard source is rejected by
+// tp-lower-redistribute).
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+
+  // CHECK-LABEL: func.func @prepare_input_partial
+  // CHECK: %[[V:.*]] = model.relu
+  // CHECK-NEXT: %[[P:.*]] = tp.distribute %[[V]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: model.module "block"(%[[R]])
+  func.func @prepare_input_partial(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %v = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %y = model.module "block"(%v) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %r = model.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      model.yield %r : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // CHECK-LABEL: func.func @prepare_model_input_partial
+  // CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>)
+  // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[X]] {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: model.module "block"(%[[R]])
+  func.func @prepare_model_input_partial(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "block"(%x) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %r = model.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      model.yield %r : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // A Colwise input declared Partial(max) is reduced to the Replicate the
+  // style needs.
+  // CHECK-LABEL: func.func @colwise_partial_max_input
+  // CHECK: %[[P:.*]] = tp.distribute %{{.*}} {module = "net1"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>
+  // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] {module = "net1"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK: model.linear "net1"(%[[R]], %{{.*}})
+  func.func @colwise_partial_max_input(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %v = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    %y = model.linear "net1"(%v, %w) {tp.style = #tp.colwise<input_layouts = #tp.partial<max>>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return %y : tensor<4x16xf32>
+  }
+
+  // A Rowwise output wanted as Partial(max): from its natural Partial(sum).
+  // CHECK-LABEL: func.func @rowwise_partial_max_output
+  // CHECK: %[[Y:.*]] = model.linear "net1"{{.*}} -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: %[[M:.*]] = tp.redistribute %[[Y]] {module = "net1"} : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<max>]>
+  // CHECK-NEXT: return %[[M]]
+  func.func @rowwise_partial_max_output(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    %y = model.linear "net1"(%x, %w) {tp.style = #tp.rowwise<output_layouts = #tp.partial<max>, use_local_output = false>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    return %y : tensor<4x16xf32>
+  }
+
+  // A module output declared Partial(avg).
+  // CHECK-LABEL: func.func @prepare_output_partial
+  // CHECK: %[[O:.*]] = model.relu
+  // CHECK-NEXT: %[[P:.*]] = tp.distribute %[[O]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]>
+  // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] {module = "block"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: model.yield %[[R]]
+  func.func @prepare_output_partial(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "block"(%x) {tp.style = #tp.prepare_module_output<output_layouts = [#tp.partial<avg>], desired_output_layouts = [#tp.replicate]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      %r = model.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+      model.yield %r : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+
+  // Rowwise keeps its Partial(sum) output; the next module declares it
+  // Partial(sum) (nothing to do) and wants it Replicate: one redistribution,
+  // for that module.
+  // CHECK-LABEL: func.func @partial_into_partial
+  // CHECK: %[[Y:.*]] = model.linear "net2"{{.*}} -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[Y]] {module = "post"} : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  // CHECK-NEXT: model.module "post"(%[[R]])
+  // CHECK-NOT: tp.redistribute
+  func.func @partial_into_partial(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+    %w = model.param "net2.weight" : tensor<16x8xf32>
+    %y = model.linear "net2"(%x, %w) {tp.style = #tp.rowwise<output_layouts = #tp.partial<sum>, use_local_output = false>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    %z = model.module "post"(%y) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>} : (tensor<4x16xf32>) -> tensor<4x16xf32> {
+    ^bb0(%a: tensor<4x16xf32>):
+      %r = model.relu %a : (tensor<4x16xf32>) -> tensor<4x16xf32>
+      model.yield %r : tensor<4x16xf32>
+    }
+    return %z : tensor<4x16xf32>
+  }
+
+  // Partial desired from a declared Replicate.
+  // CHECK-LABEL: func.func @prepare_input_desired_partial
+  // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+  // CHECK-NEXT: %[[P:.*]] = tp.distribute %[[X]] {module = "block"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<min>]>
+  // CHECK-NEXT: model.module "block"(%[[P]])
+  func.func @prepare_input_desired_partial(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+    %y = model.module "block"(%x) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.replicate], desired_input_layouts = [#tp.partial<min>]>} : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%a: tensor<4x8xf32>):
+      model.yield %a : tensor<4x8xf32>
+    }
+    return %y : tensor<4x8xf32>
+  }
+}

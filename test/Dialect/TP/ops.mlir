@@ -146,6 +146,12 @@ func.func @dtensor_ops(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
   %r = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
   // CHECK: tp.redistribute %{{.*}} {module = "net2"} : !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>
   %p = tp.redistribute %r {module = "net2"} : !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]>
+  // Any change of placements is a valid op (tp-lower-redistribute rejects
+  // Shard -> Partial on an axis of more than one rank).
+  // CHECK: tp.redistribute %{{.*}} : !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<max>]>
+  %pm = tp.redistribute %p : !tp.dtensor<8x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<max>]>
+  // CHECK: tp.redistribute %[[D]] : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<avg>]>
+  %sp = tp.redistribute %d : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.partial<avg>]>
   // CHECK: %[[L:.*]] = tp.to_local %[[D]] : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> tensor<8x4xf32>
   %l = tp.to_local %d : !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]> -> tensor<8x4xf32>
   // CHECK: tp.from_local %[[L]] : tensor<8x4xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
@@ -187,8 +193,12 @@ func.func @collectives(%in: tensor<8x4xf32>, %full: tensor<8x16xf32>) {
   // CHECK: tp.chunk %[[FULL]] on @mesh2d mesh_axes = [0, 1] axis = 0 {module = "net1"} : tensor<8x16xf32> -> tensor<2x16xf32>
   %c = tp.chunk %full on @mesh2d mesh_axes = [0, 1] axis = 0 {module = "net1"} : tensor<8x16xf32> -> tensor<2x16xf32>
   // Uneven chunks are dynamic.
-  // CHECK: tp.chunk %[[IN]] on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>
+  // CHECK: %[[CU:.*]] = tp.chunk %[[IN]] on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>
   %cu = tp.chunk %in on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>
+  // CHECK: tp.partial_from_replicate %[[FULL]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "net2"} : tensor<8x16xf32>
+  %ps = tp.partial_from_replicate %full on @mesh mesh_axes = [0] reduction = sum {module = "net2"} : tensor<8x16xf32>
+  // CHECK: tp.partial_from_replicate %[[CU]] on @mesh2d mesh_axes = [0, 1] reduction = {{ *}}max : tensor<?x4xf32>
+  %pm = tp.partial_from_replicate %cu on @mesh2d mesh_axes = [0, 1] reduction = max : tensor<?x4xf32>
   return
 }
 

@@ -82,7 +82,7 @@ func.func @other_users(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>) -> 
 }
 
 // Shard(0) -> Replicate -> Partial cannot become Shard(0) -> Partial, which
-// no collective implements: both steps stay.
+// tp-lower-redistribute rejects: both steps stay.
 // CHECK-LABEL: func.func @illegal_composition
 // CHECK-NEXT: %[[R:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
 // CHECK-NEXT: %[[P:.*]] = tp.redistribute %[[R]] : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
@@ -91,6 +91,31 @@ func.func @illegal_composition(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>)
   %r = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
   %p = tp.redistribute %r : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
   return %p : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+}
+
+// Shard(0) -> Partial -> Replicate is not composed into the Shard(0) ->
+// Replicate it computes: the Shard -> Partial a plan asked for is left for
+// tp-lower-redistribute to reject.
+// CHECK-LABEL: func.func @illegal_step
+// CHECK-NEXT: %[[P:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[P]] : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: return %[[R]]
+func.func @illegal_step(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> {
+  %p = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>
+  %r = tp.redistribute %p : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  return %r : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+}
+
+// Partial(sum) -> Replicate -> Partial(max) is one redistribution, which
+// tp-lower-redistribute lowers through Replicate again.
+// CHECK-LABEL: func.func @compose_partial_kinds
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>)
+// CHECK-NEXT: %[[M:.*]] = tp.redistribute %[[X]] : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<max>]>
+// CHECK-NEXT: return %[[M]]
+func.func @compose_partial_kinds(%x: !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<max>]> {
+  %r = tp.redistribute %x : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+  %m = tp.redistribute %r : !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.partial<max>]>
+  return %m : !tp.dtensor<4x16xf32, @mesh, [#tp.partial<max>]>
 }
 
 // An identity redistribution folds away.

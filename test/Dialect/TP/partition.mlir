@@ -136,9 +136,18 @@ func.func @dtensor_argument(%x: !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>]>, %u:
 
 // -----
 
-tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
-func.func @distribute_partial(%x: tensor<4x8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> {
-  // expected-error @below {{distributing a replicated tensor as Partial is not supported by this version of tp-partition}}
-  %d = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
-  return %d : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// A replicated tensor distributed as Partial: the local op per axis of more
+// than one rank (the size-1 "pp" axis needs nothing), in mesh order with the
+// chunks; the shape only changes where a chunk is taken.
+tp.mesh @mesh(shape = 2x2x1) {axis_names = ["dp", "tp", "pp"]}
+// CHECK-LABEL: func.func @distribute_partial
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: %[[S:.*]] = tp.chunk %[[X]] on @mesh mesh_axes = [0] axis = 0 {module = "net3"} : tensor<4x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT: %[[P:.*]] = tp.partial_from_replicate %[[S]] on @mesh mesh_axes = [1] reduction = {{ *}}sum {module = "net3"} : tensor<2x8xf32>
+// CHECK-NEXT: %[[M:.*]] = tp.partial_from_replicate %[[X]] on @mesh mesh_axes = [0] reduction = {{ *}}max : tensor<4x8xf32>
+// CHECK-NEXT: return %[[P]], %[[M]] : tensor<2x8xf32>, tensor<4x8xf32>
+func.func @distribute_partial(%x: tensor<4x8xf32>) -> (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>, #tp.partial<sum>, #tp.partial<avg>]>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>, #tp.replicate, #tp.replicate]>) {
+  %d = tp.distribute %x {module = "net3"} : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>, #tp.partial<sum>, #tp.partial<avg>]>
+  %m = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>, #tp.replicate, #tp.replicate]>
+  return %d, %m : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>, #tp.partial<sum>, #tp.partial<avg>]>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>, #tp.replicate, #tp.replicate]>
 }

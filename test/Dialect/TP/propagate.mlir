@@ -59,6 +59,59 @@ func.func @partial_plus_replicate(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b
   return %a : tensor<4x8xf32>
 }
 
+// Partial(avg|max|min) (a module input declared so, or a Rowwise output
+// wanted so): the rules that keep a Partial keep Partial(sum) only, so every
+// op that is not a pure rearrangement of elements gets the value reduced to
+// Replicate first (linear, add of two, mul by a replicated value, reduce_sum,
+// mean, relu, matmul, softmax, norms, even reduce_max of a Partial(max));
+// transpose and reshape keep any Partial.
+// CHECK-LABEL: func.func @partial_kinds
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[Y:.*]]: tensor<4x8xf32>, %[[V:.*]]: tensor<8x4xf32>, %[[G:.*]]: tensor<8xf32>)
+// CHECK: %[[AVG:.*]] = tp.distribute %[[X]] : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]>
+// CHECK-NEXT: %[[MAX:.*]] = tp.distribute %[[X]] : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>
+// CHECK-NEXT: %[[MIN:.*]] = tp.distribute %[[X]] : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<min>]>
+// CHECK-NEXT: %[[R0:.*]] = tp.redistribute %[[AVG]] {module = "net1"} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.linear "net1"(%[[R0]], %[[W]]) : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>, tensor<16x8xf32>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R1:.*]] = tp.redistribute %[[MAX]] : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R2:.*]] = tp.redistribute %[[MAX]] : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.add %[[R1]], %[[R2]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R3:.*]] = tp.redistribute %[[MIN]] : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<min>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.mul %[[R3]], %[[Y]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R4:.*]] = tp.redistribute %[[MAX]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.reduce_sum %[[R4]] {{.*}} -> !tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R5:.*]] = tp.redistribute %[[AVG]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.mean %[[R5]] {{.*}} -> !tp.dtensor<f32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R6:.*]] = tp.redistribute %[[MIN]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.relu %[[R6]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R7:.*]] = tp.redistribute %[[MAX]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.matmul %[[R7]], %[[V]] {{.*}} -> !tp.dtensor<4x4xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R8:.*]] = tp.redistribute %[[AVG]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.softmax %[[R8]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R9:.*]] = tp.redistribute %[[MAX]] {module = "norm"} : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.rms_norm "norm"(%[[R9]], %[[G]]) {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: %[[R10:.*]] = tp.redistribute %[[MAX]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.reduce_max %[[R10]] {{.*}} -> !tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.transpose %[[MAX]] {{.*}} -> !tp.dtensor<8x4xf32, @mesh, [#tp.partial<max>]>
+// CHECK-NEXT: model.reshape %[[AVG]] {{.*}} -> !tp.dtensor<32xf32, @mesh, [#tp.partial<avg>]>
+func.func @partial_kinds(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %y: tensor<4x8xf32>, %v: tensor<8x4xf32>, %g: tensor<8xf32>) -> (tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<f32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<8x4xf32>, tensor<32xf32>) {
+  %avg = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]>
+  %max = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>
+  %min = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<min>]>
+  %l = model.linear "net1"(%avg, %w) : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %a = model.add %max, %max : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>) -> tensor<4x8xf32>
+  %m = model.mul %min, %y : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<min>]>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = model.reduce_sum %max {dim = 1 : i64} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>) -> tensor<4x1xf32>
+  %e = model.mean %avg : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]>) -> tensor<f32>
+  %r = model.relu %min : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<min>]>) -> tensor<4x8xf32>
+  %mm = model.matmul %max, %v : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %sm = model.softmax %avg {dim = 1 : i64} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]>) -> tensor<4x8xf32>
+  %n = model.rms_norm "norm"(%max, %g) {eps = 1.0e-05 : f64} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>, tensor<8xf32>) -> tensor<4x8xf32>
+  %rm = model.reduce_max %max {dim = 1 : i64} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>) -> tensor<4x1xf32>
+  %t = model.transpose %max {permutation = array<i64: 1, 0>} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>) -> tensor<8x4xf32>
+  %h = model.reshape %avg : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<avg>]>) -> tensor<32xf32>
+  return %l, %a, %m, %s, %e, %r, %mm, %sm, %n, %rm, %t, %h : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<f32>, tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x1xf32>, tensor<8x4xf32>, tensor<32xf32>
+}
+
 // Attention heads: a colwise projection (Shard(-1)) reshaped to
 // [batch, seq, heads, head_dim] keeps the heads sharded, through rotary,
 // attention, a transpose (the shard follows its dim), a softmax over

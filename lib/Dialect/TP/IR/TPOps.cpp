@@ -246,20 +246,11 @@ LogicalResult RedistributeOp::verify() {
   if (in.getMesh() != out.getMesh())
     return emitOpError() << "redistribute cannot change the mesh ("
                          << in.getMesh() << " to " << out.getMesh() << ")";
+  // Every change of placements keeps the global value, so every pair is a
+  // valid op; tp-lower-redistribute rejects the ones it cannot lower
+  // (Shard -> Partial), with the mesh axis by name.
   if (in.getPlacements().size() != out.getPlacements().size())
     return emitOpError("redistribute must keep the number of placements");
-  for (auto [axis, pair] :
-       llvm::enumerate(llvm::zip(in.getPlacements(), out.getPlacements()))) {
-    auto [from, to] = pair;
-    auto toPartial = dyn_cast<PartialAttr>(to);
-    if (!toPartial || from == to)
-      continue;
-    if (isa<ShardAttr>(from) || isa<PartialAttr>(from))
-      return emitOpError() << "cannot redistribute "
-                           << cast<PlacementAttrInterface>(from).toTorchString()
-                           << " to " << toPartial.toTorchString()
-                           << " on mesh axis " << axis;
-  }
   return success();
 }
 
@@ -412,6 +403,18 @@ LogicalResult ChunkOp::verifySymbolUses(SymbolTableCollection &tables) {
     return failure();
   return checkShapes(*this, in, getResult().getType(),
                      groupSize(*mesh, getMeshAxes()), -1, getAxis());
+}
+
+LogicalResult PartialFromReplicateOp::verify() {
+  // A Partial is over some mesh axis: with none the op would say nothing.
+  if (getMeshAxes().empty())
+    return emitOpError("needs at least one mesh axis to be Partial over");
+  return success();
+}
+
+LogicalResult
+PartialFromReplicateOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
 }
 
 #include "tp/Dialect/TP/IR/TPOpInterfaces.cpp.inc"

@@ -4,7 +4,9 @@
 // one collective on local tensors (DESIGN 4.3), between tp.to_local and
 // tp.from_local. Axes that drop a shard or a partial are handled from the
 // last mesh axis to the first, axes that add a shard from the first to the
-// last, so a tensor dim split over several axes is split in mesh order.
+// last, so a tensor dim split over several axes is split in mesh order;
+// axes made Partial come last (a local op, after any reduction of another
+// kind of Partial), and Shard -> Partial is rejected.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,6 +97,11 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   } else if (isa<ReplicateAttr>(from) && toShard) {
     result = ChunkOp::create(b, loc, outLocal, meshSym, axes, module, local,
                              b.getI64IntegerAttr(toShard.getDim()));
+  } else if (auto toPartial = dyn_cast<PartialAttr>(to);
+             toPartial && isa<ReplicateAttr>(from)) {
+    result = PartialFromReplicateOp::create(
+        b, loc, outLocal, meshSym, axes, module, local,
+        ReductionKindAttr::get(b.getContext(), toPartial.getKind()));
   } else {
     auto name = [](Attribute p) {
       return cast<PlacementAttrInterface>(p).toTorchString();
@@ -106,6 +113,32 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   return Value(FromLocalOp::create(b, loc, newType, result));
 }
 
+/// Rejects what no sequence of steps lowers: a Shard made Partial on an
+/// axis of more than one rank. Partial(sum) of a shard would be defined
+/// (zeros outside it), but DTensor does not support it, and a user who
+/// asks for it has usually mixed up two layouts.
+static LogicalResult checkSupported(Location loc, MeshOp mesh,
+                                    ArrayRef<Attribute> from,
+                                    ArrayRef<Attribute> to, StringAttr module) {
+  for (auto [axis, pair] : llvm::enumerate(llvm::zip(from, to))) {
+    auto [f, t] = pair;
+    if (!isa<ShardAttr>(f) || !isa<PartialAttr>(t) ||
+        mesh.getShape()[axis] == 1)
+      continue;
+    InFlightDiagnostic diag = emitError(loc)
+                              << "cannot redistribute "
+                              << cast<PlacementAttrInterface>(f).toTorchString()
+                              << " to "
+                              << cast<PlacementAttrInterface>(t).toTorchString()
+                              << " on mesh axis " << mesh.getAxisName(axis);
+    if (module)
+      diag << " (in '" << module.getValue() << "')";
+    return diag << ": DTensor does not support Shard -> Partial; "
+                   "redistribute to Replicate() first";
+  }
+  return success();
+}
+
 /// Plans and emits the steps from `current`'s placements to `to`, one
 /// collective per step. A dim split over several mesh axes is split in mesh
 /// order (the first axis outermost), so a split of dim d may be removed on
@@ -115,10 +148,17 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
 /// (reduce_scatter, then a local chunk), then all_to_all, then all_reduce
 /// of a partial wanted replicated, then all_gather on the last axis; when
 /// nothing else is legal it reduces a partial, which always progresses.
+/// Making a replicated axis Partial is local and comes last, so that a
+/// Partial of another kind is first reduced to Replicate (Partial(a) ->
+/// Replicate -> Partial(b)).
 static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc,
                                         MeshOp mesh, Value current,
                                         ArrayRef<Attribute> to,
                                         StringAttr module) {
+  if (failed(checkSupported(
+          loc, mesh, cast<DTensorType>(current.getType()).getPlacements(), to,
+          module)))
+    return failure();
   int64_t rank = mesh.getRank();
   MLIRContext *ctx = b.getContext();
   Attribute rep = ReplicateAttr::get(ctx);
@@ -221,10 +261,17 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc,
         return rep;
       return std::nullopt;
     });
-    // 6. Unblock: reduce a partial that cannot be scattered yet.
+    // 6. Unblock: reduce a partial that cannot be scattered yet, or that is
+    // wanted as a Partial of another kind.
     consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
       if (isa<PartialAttr>(n[a]) && n[a] != to[a])
         return rep;
+      return std::nullopt;
+    });
+    // 7. Replicate -> Partial: local (zeros off coordinate 0 for sum).
+    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+      if (isa<ReplicateAttr>(n[a]) && isa<PartialAttr>(to[a]))
+        return to[a];
       return std::nullopt;
     });
     if (!pick)

@@ -401,8 +401,11 @@ private:
 
   /// Rejects layouts PyTorch would reject or that cannot be applied: a
   /// shard dim out of range for the tensor it applies to, and a Partial
-  /// target requested by the user (DTensor cannot redistribute to Partial;
-  /// only a Rowwise output, which is naturally Partial, may stay Partial).
+  /// input declared for the root module (kept out until the root's
+  /// arguments are settled; a module the input is passed to may declare
+  /// it). Partial targets are checked where they are lowered: from
+  /// Replicate or Partial they are possible, from Shard tp-lower-redistribute
+  /// says why not.
   LogicalResult validateLayouts(Operation *op, Attribute style) {
     StringRef styleName =
         cast<ParallelStyleAttrInterface>(style).getStyleName();
@@ -410,7 +413,7 @@ private:
     SmallVector<int64_t> inRanks = ioRanks(op, true);
     SmallVector<int64_t> outRanks = ioRanks(op, false);
     auto check = [&](Attribute layouts, StringRef arg, bool isInput,
-                     bool target, bool partialAllowed) -> LogicalResult {
+                     bool target) -> LogicalResult {
       if (!layouts)
         return success();
       SmallVector<Attribute> entries;
@@ -431,78 +434,66 @@ private:
                    << (isInput ? "input " : "output ") << i << " of rank " << r;
         }
         if (auto partial = dyn_cast<PartialAttr>(p);
-            partial && target && !partialAllowed)
+            partial && !target && isInput && isa<func::FuncOp>(op))
           return op->emitError()
-                 << styleName << " on '" << fqn << "': " << arg << " "
+                 << styleName << " on the root module: " << arg << " "
                  << partial.toTorchString()
-                 << " requests a Partial layout, which cannot be "
-                    "redistributed to (DTensor only produces Partial)";
-        if (auto partial = dyn_cast<PartialAttr>(p); partial && !target)
-          return op->emitError()
-                 << styleName << " on '" << fqn << "': " << arg << " "
-                 << partial.toTorchString() << " declares a Partial "
-                 << (isInput ? "input" : "output")
-                 << ", which tp does not support";
+                 << " declares a Partial input of the root module, which is "
+                    "not supported; declare it on the module the input is "
+                    "passed to";
       }
       return success();
     };
     return llvm::TypeSwitch<Attribute, LogicalResult>(style)
         .Case<ColwiseAttr, PairwiseParallelAttr, PairwiseSequenceParallelAttr>(
             [&](auto s) {
-              if (failed(check(s.getInputLayouts(), "input_layouts", true,
-                               false, false)))
+              if (failed(
+                      check(s.getInputLayouts(), "input_layouts", true, false)))
                 return failure();
-              return check(s.getOutputLayouts(), "output_layouts", false, true,
-                           false);
+              return check(s.getOutputLayouts(), "output_layouts", false, true);
             })
         .Case([&](RowwiseAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
-                           false)))
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false)))
             return failure();
-          return check(s.getOutputLayouts(), "output_layouts", false, true,
-                       isa_and_nonnull<PartialAttr>(s.getOutputLayouts()) &&
-                           cast<PartialAttr>(s.getOutputLayouts()).getKind() ==
-                               ReductionKind::Sum);
+          return check(s.getOutputLayouts(), "output_layouts", false, true);
         })
         .Case([&](SequenceParallelAttr) { return success(); })
         .Case([&](PrepareModuleInputAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
-                           false)))
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false)))
             return failure();
           return check(s.getDesiredInputLayouts(), "desired_input_layouts",
-                       true, true, false);
+                       true, true);
         })
         .Case([&](PrepareModuleOutputAttr s) {
-          if (failed(check(s.getOutputLayouts(), "output_layouts", false, false,
-                           false)))
+          if (failed(
+                  check(s.getOutputLayouts(), "output_layouts", false, false)))
             return failure();
           return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
-                       false, true, false);
+                       false, true);
         })
         .Case([&](LegacyPrepareModuleInputAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
-                           false)))
+          if (failed(check(s.getInputLayouts(), "input_layouts", true, false)))
             return failure();
-          return check(s.getOutputLayouts(), "output_layouts", true, true,
-                       false);
+          return check(s.getOutputLayouts(), "output_layouts", true, true);
         })
         .Case([&](LegacyPrepareModuleOutputAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", false, false,
-                           false)))
+          if (failed(check(s.getInputLayouts(), "input_layouts", false, false)))
             return failure();
-          return check(s.getOutputLayouts(), "output_layouts", false, true,
-                       false);
+          return check(s.getOutputLayouts(), "output_layouts", false, true);
         })
         .Case([&](PrepareModuleInputOutputAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false,
-                           false)) ||
+          if (failed(
+                  check(s.getInputLayouts(), "input_layouts", true, false)) ||
               failed(check(s.getDesiredInputLayouts(), "desired_input_layouts",
-                           true, true, false)) ||
-              failed(check(s.getOutputLayouts(), "output_layouts", false, false,
-                           false)))
+                           true, true)) ||
+              failed(
+                  check(s.getOutputLayouts(), "output_layouts", false, false)))
             return failure();
           return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
-                       false, true, false);
+                       false, true);
+        })
+        .Case([&](CustomStyleAttr s) {
+          return check(s.getInputLayouts(), "input_layouts", true, false);
         })
         .Default([](Attribute) { return success(); });
   }

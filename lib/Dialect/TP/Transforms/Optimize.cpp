@@ -22,10 +22,11 @@ using namespace mlir::tp;
 
 namespace {
 
-/// A -> Partial is only legal from Replicate or the same Partial.
+/// Composing must not create what tp-lower-redistribute rejects: Shard ->
+/// Partial (Replicate -> Partial and Partial -> Partial lower).
 static bool isLegalTransition(ArrayRef<Attribute> from, ArrayRef<Attribute> to) {
   for (auto [f, t] : llvm::zip(from, to))
-    if (isa<PartialAttr>(t) && f != t && !isa<ReplicateAttr>(f))
+    if (isa<PartialAttr>(t) && isa<ShardAttr>(f))
       return false;
   return true;
 }
@@ -37,7 +38,11 @@ struct ComposeRedistributes : public OpRewritePattern<RedistributeOp> {
     auto producer = op.getInput().getDefiningOp<RedistributeOp>();
     if (!producer || !producer->hasOneUse())
       return failure();
+    // Nor hide one: a plan that asks for Shard -> Partial is rejected
+    // whatever follows it, as in PyTorch.
     if (!isLegalTransition(producer.getInput().getType().getPlacements(),
+                           producer.getResult().getType().getPlacements()) ||
+        !isLegalTransition(producer.getInput().getType().getPlacements(),
                            op.getResult().getType().getPlacements()))
       return failure();
     if (producer.getInput().getType() == op.getResult().getType()) {

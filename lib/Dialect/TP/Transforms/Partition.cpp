@@ -1,9 +1,10 @@
 //===- Partition.cpp - one SPMD function per model function -----*- C++ -*-===//
 //
 // tp-partition: inlines composite modules, replaces each !tp.dtensor by this
-// rank's local tensor type, turns tp.distribute into local tp.chunk ops and
-// drops tp.to_local/tp.from_local. The result is one function that every
-// rank runs; its only communication is the collectives already in it.
+// rank's local tensor type, turns tp.distribute into local tp.chunk and
+// tp.partial_from_replicate ops and drops tp.to_local/tp.from_local. The
+// result is one function that every rank runs; its only communication is the
+// collectives already in it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,12 +124,20 @@ static LogicalResult partitionFunc(func::FuncOp func,
       Value current = dist.getInput();
       auto shape = llvm::to_vector(type.getShape());
       for (auto [axis, p] : llvm::enumerate(type.getPlacements())) {
-        if (isa<PartialAttr>(p))
-          return op->emitError("distributing a replicated tensor as Partial "
-                               "is not supported by this version of "
-                               "tp-partition");
+        if (mesh.getShape()[axis] == 1)
+          continue;
+        auto axes = b.getDenseI64ArrayAttr({(int64_t)axis});
+        // The global value on every rank, made a Partial whose reduction is
+        // that value.
+        if (auto partial = dyn_cast<PartialAttr>(p)) {
+          current = PartialFromReplicateOp::create(
+              b, op->getLoc(), cast<RankedTensorType>(current.getType()),
+              type.getMesh(), axes, dist.getModuleAttr(), current,
+              ReductionKindAttr::get(b.getContext(), partial.getKind()));
+          continue;
+        }
         auto shard = dyn_cast<ShardAttr>(p);
-        if (!shard || mesh.getShape()[axis] == 1)
+        if (!shard)
           continue;
         int64_t &d = shape[shard.getDim()];
         // An uneven chunk has a rank-dependent (dynamic) size.
@@ -137,8 +146,7 @@ static LogicalResult partitionFunc(func::FuncOp func,
                                              : ShapedType::kDynamic;
         auto localType = RankedTensorType::get(shape, type.getElementType());
         current = ChunkOp::create(b, op->getLoc(), localType, type.getMesh(),
-                                  b.getDenseI64ArrayAttr({(int64_t)axis}),
-                                  dist.getModuleAttr(), current,
+                                  axes, dist.getModuleAttr(), current,
                                   b.getI64IntegerAttr(shard.getDim()));
       }
       dist.getResult().replaceAllUsesWith(current);

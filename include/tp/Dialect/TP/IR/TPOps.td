@@ -68,9 +68,11 @@ def TP_DistributeOp : TP_MeshUserOp<"distribute", [Pure]> {
   let description = [{
     Takes a tensor whose full (global) value is present on every rank and
     returns it as a distributed tensor. Shard placements keep only this
-    rank's chunk (no communication); `Partial` keeps the value on one rank
-    of the axis and zeros elsewhere (`avg`: unchanged). Used for parameter
-    loading and for module inputs whose layout a plan declares.
+    rank's chunk (no communication); `Partial(sum)` keeps the value on the
+    axis' coordinate-0 rank and zeros elsewhere, `Partial(avg|max|min)` the
+    value everywhere (tp-partition: `tp.chunk` and
+    `tp.partial_from_replicate`). Used for parameter loading and for module
+    inputs and outputs whose layout a plan declares.
 
     ```mlir
     %w = tp.distribute %weight : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
@@ -231,6 +233,37 @@ def TP_ChunkOp : TP_CollectiveOp<"chunk", [Pure]> {
     $input `on` $mesh `mesh_axes` `=` $mesh_axes `axis` `=` $axis
     attr-dict `:` type($input) `->` type($result)
   }];
+}
+
+def TP_PartialFromReplicateOp : TP_CollectiveOp<"partial_from_replicate", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "Make a replicated tensor Partial (local)";
+  let description = [{
+    No communication: the local half of `Replicate -> Partial(reduction)`
+    over the ranks of `mesh_axes`, chosen so that reducing the result over
+    those ranks gives back the replicated value exactly. For `sum` the rank
+    at coordinate 0 of every axis in `mesh_axes` keeps the value and the
+    others hold zeros (no division by the group size, which would round);
+    for `avg`, `max` and `min` every rank keeps the value. Lowers
+    `Replicate -> Partial`, and `tp.distribute` to a Partial placement.
+
+    ```
+    reduction = sum, 2 ranks:   rank0: [1 2]   rank1: [1 2]
+                        after:  rank0: [1 2]   rank1: [0 0]
+    reduction = max, 2 ranks:   rank0: [1 2]   rank1: [1 2]
+                        after:  rank0: [1 2]   rank1: [1 2]
+    ```
+
+    Named after the redistribution it lowers rather than after what it does
+    to the data, which depends on the reduction: zeros for `sum`, nothing
+    for the others.
+  }];
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
+  let assemblyFormat = [{
+    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` `` $reduction
+    attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // TP_DIALECT_TP_IR_TPOPS_TD

@@ -97,6 +97,10 @@ def TPLowerRedistributePass : Pass<"tp-lower-redistribute", "::mlir::ModuleOp"> 
     Rewrites each `tp.redistribute` into `tp.to_local`, the collectives of
     DESIGN 4.3 (one per changed mesh axis: all_gather, all_reduce,
     reduce_scatter, all_to_all, or a local `tp.chunk`) and `tp.from_local`.
+    Replicate -> Partial is the local `tp.partial_from_replicate`, after every
+    other step; Partial(a) -> Partial(b) is all_reduce(a) and then that op.
+    Shard -> Partial on an axis of more than one rank is an error (DTensor
+    does not support it): redistribute to Replicate() first.
   }];
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
@@ -105,8 +109,9 @@ def TPPartitionPass : Pass<"tp-partition", "::mlir::ModuleOp"> {
   let summary = "Turn the distributed program into one SPMD function";
   let description = [{
     Replaces every `!tp.dtensor` by this rank's local tensor type, removes
-    `tp.from_local`/`tp.to_local` pairs, turns `tp.distribute` into a local
-    `tp.chunk`, and inlines composite modules. Function results that stay
+    `tp.from_local`/`tp.to_local` pairs, turns `tp.distribute` into local
+    `tp.chunk` (Shard axes) and `tp.partial_from_replicate` (Partial axes)
+    ops, and inlines composite modules. Function results that stay
     distributed keep their global `!tp.dtensor` types in the
     `tp.result_types` function attribute so a runtime can reassemble them.
   }];
