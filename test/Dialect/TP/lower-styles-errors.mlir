@@ -57,29 +57,6 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#
 
 // -----
 
-// The root module's inputs cannot be declared Partial (a module they are
-// passed to can: test/tp-run/partial-layouts.test).
-module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [""], styles = [#tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>]>} {
-  tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
-  // expected-error @+1 {{PrepareModuleInput on the root module: input_layouts Partial() declares a Partial input of the root module, which is not supported; declare it on the module the input is passed to}}
-  func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-    return %x : tensor<4x8xf32>
-  }
-}
-
-// -----
-
-// ... nor through a custom style.
-module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [""], styles = [#tp.custom<name = "Mine", input_layouts = [#tp.partial<avg>]>]>} {
-  tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
-  // expected-error @+1 {{Mine on the root module: input_layouts Partial(avg) declares a Partial input of the root module, which is not supported; declare it on the module the input is passed to}}
-  func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-    return %x : tensor<4x8xf32>
-  }
-}
-
-// -----
-
 // A negative shard dim below -rank.
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net1"], styles = [#tp.rowwise<input_layouts = #tp.shard<-3>>]>} {
   tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}

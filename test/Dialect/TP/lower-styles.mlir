@@ -558,6 +558,8 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   // CHECK-NOT: tp.redistribute
   func.func @partial_into_partial(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
     %w = model.param "net2.weight" : tensor<16x8xf32>
+    // A DTensor or a local tensor (from_local as Partial again): the same.
+    // expected-warning @below {{RowwiseParallel on 'net2': use_local_output = false has no effect: its output reaches no model result}}
     %y = model.linear "net2"(%x, %w) {tp.style = #tp.rowwise<output_layouts = #tp.partial<sum>, use_local_output = false>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
     %z = model.module "post"(%y) {tp.style = #tp.prepare_module_input<input_layouts = [#tp.partial<sum>], desired_input_layouts = [#tp.replicate]>} : (tensor<4x16xf32>) -> tensor<4x16xf32> {
     ^bb0(%a: tensor<4x16xf32>):

@@ -433,14 +433,6 @@ private:
                    << shard.toTorchString() << " is out of range for "
                    << (isInput ? "input " : "output ") << i << " of rank " << r;
         }
-        if (auto partial = dyn_cast<PartialAttr>(p);
-            partial && !target && isInput && isa<func::FuncOp>(op))
-          return op->emitError()
-                 << styleName << " on the root module: " << arg << " "
-                 << partial.toTorchString()
-                 << " declares a Partial input of the root module, which is "
-                    "not supported; declare it on the module the input is "
-                    "passed to";
       }
       return success();
     };
