@@ -21,6 +21,7 @@
 // Declared by OpenBLAS's cblas.h, but not by other vendors' headers that may
 // be installed as <cblas.h>; the library is always OpenBLAS.
 extern "C" void openblas_set_num_threads(int numThreads);
+extern "C" int openblas_get_num_threads(void);
 
 using namespace tp::runtime;
 
@@ -32,6 +33,8 @@ static std::invalid_argument shapeError(const std::string &op,
 void tp::runtime::setBlasThreads(int n) {
   openblas_set_num_threads(std::max(1, n));
 }
+
+int tp::runtime::getBlasThreads() { return openblas_get_num_threads(); }
 
 static int blasInt(int64_t v) {
   if (v > std::numeric_limits<int>::max())

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/ThreadCommunicator.h"
+#include "tp/Runtime/Kernels.h"
 
 #include <algorithm>
 #include <atomic>
@@ -21,6 +22,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -70,8 +72,8 @@ public:
 class Scratch {
 public:
   Scratch(ThreadBufferOps &ops, size_t bytes)
-      : ops(ops), buffer(bytes ? static_cast<char *>(ops.allocate(bytes))
-                               : nullptr) {}
+      : ops(ops),
+        buffer(bytes ? static_cast<char *>(ops.allocate(bytes)) : nullptr) {}
   ~Scratch() {
     if (buffer)
       ops.deallocate(buffer);
@@ -446,8 +448,7 @@ public:
   using Communicator::allToAll;
   using Communicator::broadcast;
   using Communicator::reduceScatter;
-  void allGather(const void *in, size_t count, void *out,
-                 DType dtype) override;
+  void allGather(const void *in, size_t count, void *out, DType dtype) override;
   void allReduce(const void *in, void *out, size_t count, DType dtype,
                  ReduceOp op) override;
   void reduceScatter(const void *in, void *out, size_t countPerRank,
@@ -524,7 +525,8 @@ void ThreadCommunicator::allReduce(const void *inPtr, void *outPtr,
   ops.prepare();
   // A partial overlap would let this rank's result clobber input that peers
   // still read; reduce from a private copy instead.
-  Scratch copy(ops, in != out && bytesOverlap(in, bytes, out, bytes) ? bytes : 0);
+  Scratch copy(ops,
+               in != out && bytesOverlap(in, bytes, out, bytes) ? bytes : 0);
   if (copy) {
     ops.copy(copy.get(), in, bytes);
     throwIf(ops.finish());
@@ -593,8 +595,8 @@ void ThreadCommunicator::allToAll(const void *inPtr, void *outPtr,
       makeCall(CollectiveKind::AllToAll, countPerRank, dtype, inPtr, outPtr);
   char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
-  Scratch staging(ops,
-                  bytesOverlap(inPtr, n * bytes, out, n * bytes) ? n * bytes : 0);
+  Scratch staging(
+      ops, bytesOverlap(inPtr, n * bytes, out, n * bytes) ? n * bytes : 0);
   char *dst = staging ? staging.get() : out;
   ops.prepare();
   group->arrive(myRank, call);
@@ -735,6 +737,10 @@ void tp::runtime::runRanks(int n, const std::function<void(Communicator &)> &fn,
   std::vector<std::unique_ptr<Communicator>> comms;
   for (int r = 0; r < n; ++r)
     comms.push_back(group.communicator(r));
+  // The ranks are the parallelism: GEMMs on one thread each.
+  std::optional<SingleThreadedBlas> blas;
+  if (n > 1)
+    blas.emplace();
 
   std::mutex errorMu;
   std::exception_ptr firstError;

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tp/Runtime/Kernels.h"
 #include "tp/Runtime/ThreadCommunicator.h"
 
 #include "tp/Runtime/Init.h"
@@ -448,4 +449,18 @@ TEST(RunRanksTest, RejectsMoreRanksThanTheThreadLimit) {
                   std::to_string(limit) + " (" + why + ")");
   }
   EXPECT_EQ(ran.load(), 0);
+}
+
+// Rank threads are the parallelism: while they run, GEMMs are single-threaded
+// (OpenBLAS's worker pool is shared by concurrent callers and would
+// oversubscribe the cores), and the setting comes back afterwards.
+TEST(RunRanksTest, GemmsAreSingleThreadedWhileRanksRun) {
+  setBlasThreads(2);
+  std::atomic<int> seen{0};
+  runRanks(3, [&](Communicator &) {
+    if (getBlasThreads() != 1)
+      seen = getBlasThreads();
+  });
+  EXPECT_EQ(seen.load(), 0);
+  EXPECT_EQ(getBlasThreads(), 2);
 }

@@ -30,6 +30,22 @@ namespace runtime {
 /// Sets the number of threads OpenBLAS uses for each GEMM (process-wide).
 /// When several rank threads compute at once, 1 avoids oversubscription.
 void setBlasThreads(int n);
+/// The number of threads OpenBLAS uses for each GEMM.
+int getBlasThreads();
+
+/// Single-threaded GEMMs while it lives (the previous setting after):
+/// runRanks holds one while its rank threads compute, since they already
+/// use the cores and OpenBLAS's worker pool is shared by concurrent callers.
+class SingleThreadedBlas {
+public:
+  SingleThreadedBlas() : previous(getBlasThreads()) { setBlasThreads(1); }
+  ~SingleThreadedBlas() { setBlasThreads(previous); }
+  SingleThreadedBlas(const SingleThreadedBlas &) = delete;
+  SingleThreadedBlas &operator=(const SingleThreadedBlas &) = delete;
+
+private:
+  int previous;
+};
 
 //===----------------------------------------------------------------------===//
 // Linear algebra
