@@ -37,7 +37,9 @@ config.substitutions.append(("%examples", os.path.join(config.tp_src_root, "exam
 # The example style plugin (examples/style-plugin), for --load-style-plugin.
 config.substitutions.append(("%style_plugin", os.path.join(
     config.tp_obj_root, "lib", "libTPExampleStylePlugin.so")))
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# OPENBLAS_NUM_THREADS: scripts/sanitize.sh thread sets it (see there).
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "OPENBLAS_NUM_THREADS"])
 llvm_config.use_default_substitutions()
 
 config.tp_tools_dir = os.path.join(config.tp_obj_root, "bin")
