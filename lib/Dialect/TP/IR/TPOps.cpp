@@ -1,7 +1,8 @@
 //===- TPOps.cpp - tp dialect operations ------------------------*- C++ -*-===//
 //
 // Verifiers: local facts in verify(), facts that need the mesh symbol in
-// verifySymbolUses (as upstream's shard dialect splits them).
+// verifySymbolUses (as upstream's shard dialect splits them); the
+// collectives' one-rank folders.
 //
 //===----------------------------------------------------------------------===//
 
@@ -415,6 +416,46 @@ LogicalResult PartialFromReplicateOp::verify() {
 LogicalResult
 PartialFromReplicateOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+}
+
+//===----------------------------------------------------------------------===//
+// Folders
+//===----------------------------------------------------------------------===//
+
+/// Every collective (and local chunking) over a group of one rank gives back
+/// its input: the product of the mesh's sizes on `mesh_axes` is 1 (no axes
+/// at all is such a group). The type check comes first, so a collective
+/// that changes its type never looks the mesh up; the mesh lookup does not
+/// diagnose, as a folder must not.
+template <typename OpTy> static OpFoldResult foldOneRankGroup(OpTy op) {
+  if (op.getInput().getType() != op.getResult().getType())
+    return {};
+  ArrayRef<int64_t> axes = op.getMeshAxes();
+  if (axes.empty())
+    return op.getInput();
+  Operation *table = getNearestSymbolTable(op);
+  if (!table)
+    return {};
+  auto mesh = dyn_cast_or_null<MeshOp>(
+      SymbolTable::lookupSymbolIn(table, op.getMeshAttr().getAttr()));
+  if (!mesh)
+    return {};
+  for (int64_t a : axes)
+    if (a < 0 || a >= mesh.getRank() || mesh.getShape()[a] != 1)
+      return {};
+  return op.getInput();
+}
+
+OpFoldResult AllGatherOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult AllReduceOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult ReduceScatterOp::fold(FoldAdaptor) {
+  return foldOneRankGroup(*this);
+}
+OpFoldResult AllToAllOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult BroadcastOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult ChunkOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult PartialFromReplicateOp::fold(FoldAdaptor) {
+  return foldOneRankGroup(*this);
 }
 
 #include "tp/Dialect/TP/IR/TPOpInterfaces.cpp.inc"
