@@ -2,7 +2,8 @@
 
 // Collectives are Pure (every rank runs the same SPMD function), so CSE
 // merges identical ones and drops unused ones; over a group of one rank each
-// folds to its input.
+// folds to its input, and so do all_reduce max/min and broadcast of a value
+// every rank of the group already holds.
 
 tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
 tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
@@ -124,4 +125,51 @@ func.func @more_ranks_kept(%x: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8x
   %ar = tp.all_reduce %x on @ones mesh_axes = [0, 1] reduction = sum : tensor<?x8xf32>
   %bc = tp.broadcast %x on @ones mesh_axes = [1] root = 0 : tensor<?x8xf32>
   return %ag, %ar, %bc : tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Folding: a value every rank of the group already holds
+//===----------------------------------------------------------------------===//
+
+// all_reduce max/min and broadcast of the result of a collective over the
+// same axes (or more) give back that result: every rank holds it already.
+// CHECK-LABEL: func.func @replicated_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>)
+// CHECK-NEXT: %[[SUM:.*]] = tp.all_reduce %[[X]] on @mesh2d mesh_axes = [0, 1] reduction = {{ *}}sum
+// CHECK-NEXT: %[[GATHERED:.*]] = tp.all_gather %[[X]] on @mesh2d mesh_axes = [1] gather_axis = 0
+// CHECK-NEXT: %[[ROOT:.*]] = tp.broadcast %[[X]] on @mesh2d mesh_axes = [0] root = 1
+// CHECK-NEXT: return %[[SUM]], %[[SUM]], %[[GATHERED]], %[[ROOT]]
+func.func @replicated_identity(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<8x4xf32>, tensor<4x4xf32>) {
+  %sum = tp.all_reduce %x on @mesh2d mesh_axes = [0, 1] reduction = sum : tensor<4x4xf32>
+  %max = tp.all_reduce %sum on @mesh2d mesh_axes = [1] reduction = max : tensor<4x4xf32>
+  %min = tp.all_reduce %sum on @mesh2d mesh_axes = [1, 0] reduction = min : tensor<4x4xf32>
+  %g = tp.all_gather %x on @mesh2d mesh_axes = [1] gather_axis = 0 : tensor<4x4xf32> -> tensor<8x4xf32>
+  %gb = tp.broadcast %g on @mesh2d mesh_axes = [1] root = 1 : tensor<8x4xf32>
+  %b = tp.broadcast %x on @mesh2d mesh_axes = [0] root = 1 : tensor<4x4xf32>
+  %bb = tp.broadcast %b on @mesh2d mesh_axes = [0] root = 0 : tensor<4x4xf32>
+  return %max, %min, %gb, %bb : tensor<4x4xf32>, tensor<4x4xf32>, tensor<8x4xf32>, tensor<4x4xf32>
+}
+
+// Not where the sum or avg of the copies differs from one copy, nor where
+// the group reaches ranks the first collective did not (another axis, or
+// another mesh).
+// CHECK-LABEL: func.func @not_replicated_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>)
+// CHECK-NEXT: %[[INNER:.*]] = tp.all_reduce %[[X]] on @mesh2d mesh_axes = [0] reduction = {{ *}}max
+// CHECK-NEXT: tp.all_reduce %[[INNER]] on @mesh2d mesh_axes = [0] reduction = {{ *}}sum
+// CHECK-NEXT: tp.all_reduce %[[INNER]] on @mesh2d mesh_axes = [0] reduction = {{ *}}avg
+// CHECK-NEXT: tp.all_reduce %[[INNER]] on @mesh2d mesh_axes = [0, 1] reduction = {{ *}}max
+// CHECK-NEXT: tp.broadcast %[[INNER]] on @mesh2d mesh_axes = [1] root = 0
+// CHECK-NEXT: %[[OTHER:.*]] = tp.all_reduce %[[X]] on @mesh mesh_axes = [0] reduction = {{ *}}max
+// CHECK-NEXT: tp.broadcast %[[OTHER]] on @mesh2d mesh_axes = [0] root = 0
+// CHECK-NEXT: return
+func.func @not_replicated_kept(%x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %inner = tp.all_reduce %x on @mesh2d mesh_axes = [0] reduction = max : tensor<4x4xf32>
+  %sum = tp.all_reduce %inner on @mesh2d mesh_axes = [0] reduction = sum : tensor<4x4xf32>
+  %avg = tp.all_reduce %inner on @mesh2d mesh_axes = [0] reduction = avg : tensor<4x4xf32>
+  %wider = tp.all_reduce %inner on @mesh2d mesh_axes = [0, 1] reduction = max : tensor<4x4xf32>
+  %other_axis = tp.broadcast %inner on @mesh2d mesh_axes = [1] root = 0 : tensor<4x4xf32>
+  %other = tp.all_reduce %x on @mesh mesh_axes = [0] reduction = max : tensor<4x4xf32>
+  %other_mesh = tp.broadcast %other on @mesh2d mesh_axes = [0] root = 0 : tensor<4x4xf32>
+  return %sum, %avg, %wider, %other_axis, %other_mesh : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
 }

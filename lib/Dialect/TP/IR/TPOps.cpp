@@ -446,13 +446,48 @@ template <typename OpTy> static OpFoldResult foldOneRankGroup(OpTy op) {
   return op.getInput();
 }
 
+/// True when `v` holds the same value on every rank of the group `axes` of
+/// `mesh`: it is the result of a collective that leaves one value on each
+/// rank of a group over those axes or more (a group over more axes contains
+/// this one).
+static bool isReplicatedOver(Value v, FlatSymbolRefAttr mesh,
+                             ArrayRef<int64_t> axes) {
+  auto covers = [&](auto def) {
+    return def && def.getMeshAttr() == mesh &&
+           llvm::all_of(axes, [&](int64_t a) {
+             return llvm::is_contained(def.getMeshAxes(), a);
+           });
+  };
+  return covers(v.getDefiningOp<AllReduceOp>()) ||
+         covers(v.getDefiningOp<AllGatherOp>()) ||
+         covers(v.getDefiningOp<BroadcastOp>());
+}
+
 OpFoldResult AllGatherOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
-OpFoldResult AllReduceOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+
+OpFoldResult AllReduceOp::fold(FoldAdaptor) {
+  if (OpFoldResult folded = foldOneRankGroup(*this))
+    return folded;
+  // max and min of one value are that value (sum and avg are not: n * x,
+  // and avg rounds).
+  ReductionKind kind = getReduction();
+  if ((kind == ReductionKind::Max || kind == ReductionKind::Min) &&
+      isReplicatedOver(getInput(), getMeshAttr(), getMeshAxes()))
+    return getInput();
+  return {};
+}
 OpFoldResult ReduceScatterOp::fold(FoldAdaptor) {
   return foldOneRankGroup(*this);
 }
 OpFoldResult AllToAllOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
-OpFoldResult BroadcastOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (OpFoldResult folded = foldOneRankGroup(*this))
+    return folded;
+  // Every rank already holds the root's value.
+  if (isReplicatedOver(getInput(), getMeshAttr(), getMeshAxes()))
+    return getInput();
+  return {};
+}
 OpFoldResult ChunkOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
 OpFoldResult PartialFromReplicateOp::fold(FoldAdaptor) {
   return foldOneRankGroup(*this);

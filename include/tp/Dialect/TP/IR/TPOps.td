@@ -166,6 +166,10 @@ def TP_AllReduceOp : TP_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> 
     reduction = sum, 2 ranks:   rank0: [1 2]   rank1: [3 4]
                         after:  rank0: [4 6]   rank1: [4 6]
     ```
+
+    `max` and `min` also fold to their input where every rank of the group
+    already holds it: the result of an all_reduce, all_gather or broadcast
+    over the same axes or more.
   }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
   let assemblyFormat = [{
@@ -219,6 +223,10 @@ def TP_BroadcastOp : TP_CollectiveOp<"broadcast", [SameOperandsAndResultType]> {
     root = 0:   rank0: [a]   rank1: [b]
        after:   rank0: [a]   rank1: [a]
     ```
+
+    Folds to its input where every rank of the group already holds it: the
+    result of an all_reduce, all_gather or broadcast over the same axes or
+    more.
   }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$root));
   let assemblyFormat = [{
