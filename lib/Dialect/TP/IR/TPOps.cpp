@@ -1,7 +1,8 @@
 //===- TPOps.cpp - tp dialect operations ------------------------*- C++ -*-===//
 //
 // Verifiers: local facts in verify(), facts that need the mesh symbol in
-// verifySymbolUses (as upstream's shard dialect splits them).
+// verifySymbolUses (as upstream's shard dialect splits them); the
+// collectives' one-rank folders.
 //
 //===----------------------------------------------------------------------===//
 
@@ -415,6 +416,81 @@ LogicalResult PartialFromReplicateOp::verify() {
 LogicalResult
 PartialFromReplicateOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
+}
+
+//===----------------------------------------------------------------------===//
+// Folders
+//===----------------------------------------------------------------------===//
+
+/// Every collective (and local chunking) over a group of one rank gives back
+/// its input: the product of the mesh's sizes on `mesh_axes` is 1 (no axes
+/// at all is such a group). The type check comes first, so a collective
+/// that changes its type never looks the mesh up; the mesh lookup does not
+/// diagnose, as a folder must not.
+template <typename OpTy> static OpFoldResult foldOneRankGroup(OpTy op) {
+  if (op.getInput().getType() != op.getResult().getType())
+    return {};
+  ArrayRef<int64_t> axes = op.getMeshAxes();
+  if (axes.empty())
+    return op.getInput();
+  Operation *table = getNearestSymbolTable(op);
+  if (!table)
+    return {};
+  auto mesh = dyn_cast_or_null<MeshOp>(
+      SymbolTable::lookupSymbolIn(table, op.getMeshAttr().getAttr()));
+  if (!mesh)
+    return {};
+  for (int64_t a : axes)
+    if (a < 0 || a >= mesh.getRank() || mesh.getShape()[a] != 1)
+      return {};
+  return op.getInput();
+}
+
+/// True when `v` holds the same value on every rank of the group `axes` of
+/// `mesh`: it is the result of a collective that leaves one value on each
+/// rank of a group over those axes or more (a group over more axes contains
+/// this one).
+static bool isReplicatedOver(Value v, FlatSymbolRefAttr mesh,
+                             ArrayRef<int64_t> axes) {
+  auto covers = [&](auto def) {
+    return def && def.getMeshAttr() == mesh &&
+           llvm::all_of(axes, [&](int64_t a) {
+             return llvm::is_contained(def.getMeshAxes(), a);
+           });
+  };
+  return covers(v.getDefiningOp<AllReduceOp>()) ||
+         covers(v.getDefiningOp<AllGatherOp>()) ||
+         covers(v.getDefiningOp<BroadcastOp>());
+}
+
+OpFoldResult AllGatherOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+
+OpFoldResult AllReduceOp::fold(FoldAdaptor) {
+  if (OpFoldResult folded = foldOneRankGroup(*this))
+    return folded;
+  // max and min of one value are that value (sum and avg are not: n * x,
+  // and avg rounds).
+  ReductionKind kind = getReduction();
+  if ((kind == ReductionKind::Max || kind == ReductionKind::Min) &&
+      isReplicatedOver(getInput(), getMeshAttr(), getMeshAxes()))
+    return getInput();
+  return {};
+}
+OpFoldResult ReduceScatterOp::fold(FoldAdaptor) {
+  return foldOneRankGroup(*this);
+}
+OpFoldResult AllToAllOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (OpFoldResult folded = foldOneRankGroup(*this))
+    return folded;
+  // Every rank already holds the root's value.
+  if (isReplicatedOver(getInput(), getMeshAttr(), getMeshAxes()))
+    return getInput();
+  return {};
+}
+OpFoldResult ChunkOp::fold(FoldAdaptor) { return foldOneRankGroup(*this); }
+OpFoldResult PartialFromReplicateOp::fold(FoldAdaptor) {
+  return foldOneRankGroup(*this);
 }
 
 #include "tp/Dialect/TP/IR/TPOpInterfaces.cpp.inc"

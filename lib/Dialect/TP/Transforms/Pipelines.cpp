@@ -27,7 +27,9 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   pm.addPass(createTPLowerRedistributePass());
   // One SPMD function with local types.
   pm.addPass(createTPPartitionPass());
-  // Collectives of identical inputs are computed once.
+  // Collectives are Pure (every rank runs this one function): identical ones
+  // (same input, mesh axes, attributes and module) are computed once, and
+  // unused ones are dropped, alike on every rank.
   pm.addPass(createCSEPass());
   // Count what each rank communicates.
   if (!options.reportJson.empty() || options.reportTable)

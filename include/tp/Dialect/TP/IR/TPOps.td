@@ -120,11 +120,22 @@ def TP_ToLocalOp : TP_MeshUserOp<"to_local", [Pure]> {
 // Collectives and local chunking (on local tensors)
 //===----------------------------------------------------------------------===//
 
+// Every op here is Pure and folds to its input over a group of one rank
+// (the product of the mesh's sizes on `mesh_axes` is 1, no axes included).
 class TP_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : TP_MeshUserOp<mnemonic, traits> {
+    : TP_MeshUserOp<mnemonic, !listconcat(traits, [Pure])> {
   dag commonArgs = (ins FlatSymbolRefAttr:$mesh, TP_MeshAxesAttr:$mesh_axes,
                         OptionalAttr<StrAttr>:$module);
   let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+  // Appended to the description of each op that communicates.
+  code spmdNote = [{
+
+    Pure: in an SPMD program every rank runs the same function, so a
+    collective is a pure function of all ranks' inputs, and merging identical
+    ones or dropping an unused one happens alike on every rank (no rank is
+    left waiting). Over a group of one rank it folds to its input.
+  }];
 }
 
 def TP_AllGatherOp : TP_CollectiveOp<"all_gather"> {
@@ -137,7 +148,7 @@ def TP_AllGatherOp : TP_CollectiveOp<"all_gather"> {
     gather_axis = 0, 2 ranks:   rank0: [a]      rank1: [b]
                         after:  rank0: [a; b]   rank1: [a; b]
     ```
-  }];
+  }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$gather_axis));
   let assemblyFormat = [{
     $input `on` $mesh `mesh_axes` `=` $mesh_axes `gather_axis` `=` $gather_axis
@@ -155,7 +166,11 @@ def TP_AllReduceOp : TP_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> 
     reduction = sum, 2 ranks:   rank0: [1 2]   rank1: [3 4]
                         after:  rank0: [4 6]   rank1: [4 6]
     ```
-  }];
+
+    `max` and `min` also fold to their input where every rank of the group
+    already holds it: the result of an all_reduce, all_gather or broadcast
+    over the same axes or more.
+  }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
   let assemblyFormat = [{
     $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` `` $reduction
@@ -173,7 +188,7 @@ def TP_ReduceScatterOp : TP_CollectiveOp<"reduce_scatter"> {
     scatter_axis = 0, sum:   rank0: [1; 2]   rank1: [3; 4]
                      after:  rank0: [4]      rank1: [6]
     ```
-  }];
+  }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction, I64Attr:$scatter_axis));
   let assemblyFormat = [{
     $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` `` $reduction
@@ -193,7 +208,7 @@ def TP_AllToAllOp : TP_CollectiveOp<"all_to_all"> {
       rank0: [a0 a1]          rank1: [b0 b1]
       after: rank0: [a0; b0]  rank1: [a1; b1]
     ```
-  }];
+  }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$split_axis, I64Attr:$concat_axis));
   let assemblyFormat = [{
     $input `on` $mesh `mesh_axes` `=` $mesh_axes `split_axis` `=` $split_axis
@@ -208,7 +223,11 @@ def TP_BroadcastOp : TP_CollectiveOp<"broadcast", [SameOperandsAndResultType]> {
     root = 0:   rank0: [a]   rank1: [b]
        after:   rank0: [a]   rank1: [a]
     ```
-  }];
+
+    Folds to its input where every rank of the group already holds it: the
+    result of an all_reduce, all_gather or broadcast over the same axes or
+    more.
+  }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$root));
   let assemblyFormat = [{
     $input `on` $mesh `mesh_axes` `=` $mesh_axes `root` `=` $root
@@ -216,7 +235,7 @@ def TP_BroadcastOp : TP_CollectiveOp<"broadcast", [SameOperandsAndResultType]> {
   }];
 }
 
-def TP_ChunkOp : TP_CollectiveOp<"chunk", [Pure]> {
+def TP_ChunkOp : TP_CollectiveOp<"chunk"> {
   let summary = "Keep this rank's chunk of a replicated tensor (local)";
   let description = [{
     No communication: rank `i` of the ranks of `mesh_axes` keeps chunk `i`
@@ -227,6 +246,8 @@ def TP_ChunkOp : TP_CollectiveOp<"chunk", [Pure]> {
     axis = 0, 2 ranks:   rank0: [a; b]   rank1: [a; b]
                 after:   rank0: [a]      rank1: [b]
     ```
+
+    Over a group of one rank it folds to its input.
   }];
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$axis));
   let assemblyFormat = [{
@@ -236,7 +257,7 @@ def TP_ChunkOp : TP_CollectiveOp<"chunk", [Pure]> {
 }
 
 def TP_PartialFromReplicateOp : TP_CollectiveOp<"partial_from_replicate", [
-    Pure, SameOperandsAndResultType]> {
+    SameOperandsAndResultType]> {
   let summary = "Make a replicated tensor Partial (local)";
   let description = [{
     No communication: the local half of `Replicate -> Partial(reduction)`
@@ -257,6 +278,8 @@ def TP_PartialFromReplicateOp : TP_CollectiveOp<"partial_from_replicate", [
     Named after the redistribution it lowers rather than after what it does
     to the data, which depends on the reduction: zeros for `sum`, nothing
     for the others.
+ Over a group of one rank it folds to its
+    input.
   }];
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
   let assemblyFormat = [{
