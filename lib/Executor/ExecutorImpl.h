@@ -476,16 +476,14 @@ private:
           if (ShapedType::isDynamic(total)) {
             // The dim is also split on earlier mesh axes: this group's full
             // size is the nested torch.chunk of the global size.
-            auto global = c->getAttrOfType<IntegerAttr>("tp.global_size");
-            auto axesAttr =
-                c->getAttrOfType<DenseI64ArrayAttr>("tp.outer_axes");
-            if (!global || !axesAttr)
+            IntegerAttr global = c.getGlobalSizeAttr();
+            std::optional<ArrayRef<int64_t>> outerAxes = c.getOuterAxes();
+            if (!global || !outerAxes)
               throw std::runtime_error("tp executor cannot gather an uneven "
                                        "dim of unknown full size: " +
                                        describe(op));
             total = global.getInt();
-            outer.assign(axesAttr.asArrayRef().begin(),
-                         axesAttr.asArrayRef().end());
+            outer.assign(outerAxes->begin(), outerAxes->end());
           }
           Impl<B> &P = impl;
           int64_t src = in[0];

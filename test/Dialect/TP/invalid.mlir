@@ -442,3 +442,41 @@ func.func @arg_types_count(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tp.sp
 
 // expected-error @below {{'func.func' op 'tp.local' on result 0 must be a unit attribute}}
 func.func private @local_result_not_unit() -> (tensor<4xf32> {tp.local = 1 : i64})
+
+// -----
+
+// The uneven sizes of a gather are the op's own (optional) attributes.
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_global_size_alone(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'tp.all_gather' op global_size and outer_axes go together}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_global_size_static(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @below {{'tp.all_gather' op global_size is only for a dynamic gathered dim}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 4 : i64, outer_axes = array<i64: 0>} : tensor<2x4xf32> -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_outer_axis_gathered(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'tp.all_gather' op outer axis 1 is also a gathered mesh axis}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64, outer_axes = array<i64: 1>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_outer_axis_range(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'tp.all_gather' op outer axis 2 is out of range for mesh mesh of rank 2}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64, outer_axes = array<i64: 2>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
