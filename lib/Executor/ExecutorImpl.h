@@ -50,6 +50,7 @@ namespace tp::exec::detail {
 
 using namespace mlir;
 namespace m = mlir::tp::model;
+using mlir::tp::TPDialect;
 namespace rt = ::tp::runtime;
 using runtime::Tensor;
 
@@ -295,7 +296,8 @@ public:
       throw std::runtime_error("function @" + func.getName().str() +
                                " has no body");
     Block &block = func.getBody().front();
-    auto argTypes = func->getAttrOfType<ArrayAttr>("tp.arg_types");
+    auto argTypes =
+        TPDialect::ArgTypesAttrHelper(func->getContext()).getAttr(func);
     for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
       InputInfo in;
       auto name = func.getArgAttrOfType<StringAttr>(i, "model.name");
@@ -322,7 +324,8 @@ public:
     for (Operation &op : block.without_terminator())
       compileOp(&op);
     auto ret = cast<func::ReturnOp>(block.getTerminator());
-    auto resultTypes = func->getAttrOfType<ArrayAttr>("tp.result_types");
+    auto resultTypes =
+        TPDialect::ResultTypesAttrHelper(func->getContext()).getAttr(func);
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       impl.resultSlots.push_back(slotOf(v));
       ResultLayout layout;
@@ -331,7 +334,8 @@ public:
           impl.meshShape.size(),
           "result " + std::to_string(i) + " of @" + func.getName().str(),
           layout.globalShape, layout.placements);
-      layout.local = static_cast<bool>(func.getResultAttr(i, "tp.local"));
+      layout.local = static_cast<bool>(func.getResultAttr(
+          i, TPDialect::LocalAttrHelper(func->getContext()).getName()));
       impl.results.push_back(layout);
     }
     planLiveness(block);
@@ -374,7 +378,8 @@ private:
       if (auto t = dyn_cast<m::TargetLogitOp>(user)) {
         int64_t v =
             cast<RankedTensorType>(t.getLogits().getType()).getDimSize(1);
-        if (auto full = t->getAttrOfType<IntegerAttr>("tp.num_classes"))
+        if (auto full =
+                TPDialect::NumClassesAttrHelper(t->getContext()).getAttr(t))
           v = full.getInt();
         vocab = vocab < 0 ? v : std::min(vocab, v);
         continue;
@@ -390,7 +395,8 @@ private:
         if (auto chunk = w.getDefiningOp<mlir::tp::ChunkOp>())
           w = chunk.getInput();
         int64_t v = cast<RankedTensorType>(w.getType()).getDimSize(0);
-        if (auto full = emb->getAttrOfType<IntegerAttr>("tp.vocab_size"))
+        if (auto full =
+                TPDialect::VocabSizeAttrHelper(emb->getContext()).getAttr(emb))
           v = full.getInt();
         vocab = vocab < 0 ? v : std::min(vocab, v);
       }
@@ -476,16 +482,14 @@ private:
           if (ShapedType::isDynamic(total)) {
             // The dim is also split on earlier mesh axes: this group's full
             // size is the nested torch.chunk of the global size.
-            auto global = c->getAttrOfType<IntegerAttr>("tp.global_size");
-            auto axesAttr =
-                c->getAttrOfType<DenseI64ArrayAttr>("tp.outer_axes");
-            if (!global || !axesAttr)
+            IntegerAttr global = c.getGlobalSizeAttr();
+            std::optional<ArrayRef<int64_t>> outerAxes = c.getOuterAxes();
+            if (!global || !outerAxes)
               throw std::runtime_error("tp executor cannot gather an uneven "
                                        "dim of unknown full size: " +
                                        describe(op));
             total = global.getInt();
-            outer.assign(axesAttr.asArrayRef().begin(),
-                         axesAttr.asArrayRef().end());
+            outer.assign(outerAxes->begin(), outerAxes->end());
           }
           Impl<B> &P = impl;
           int64_t src = in[0];
@@ -542,8 +546,10 @@ private:
           });
         })
         .Case([&](m::EmbeddingOp e) {
-          auto axesAttr = e->getAttrOfType<DenseI64ArrayAttr>("tp.vocab_shard");
-          auto vocabAttr = e->getAttrOfType<IntegerAttr>("tp.vocab_size");
+          auto axesAttr =
+              TPDialect::VocabShardAttrHelper(e->getContext()).getAttr(e);
+          auto vocabAttr =
+              TPDialect::VocabSizeAttrHelper(e->getContext()).getAttr(e);
           if (!axesAttr || !vocabAttr) {
             unary(op, in, [in](Frame<B> &f) {
               return embedding(f.at(in[0]), f.at(in[1]));
@@ -700,8 +706,9 @@ private:
           })
           .Case([&](m::TargetLogitOp t) {
             auto axesAttr =
-                t->getAttrOfType<DenseI64ArrayAttr>("tp.class_shard");
-            auto numAttr = t->getAttrOfType<IntegerAttr>("tp.num_classes");
+                TPDialect::ClassShardAttrHelper(t->getContext()).getAttr(t);
+            auto numAttr =
+                TPDialect::NumClassesAttrHelper(t->getContext()).getAttr(t);
             std::vector<int64_t> axes;
             int64_t classes = 0;
             if (axesAttr && numAttr) {

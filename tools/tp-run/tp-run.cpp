@@ -846,7 +846,7 @@ int main(int argc, char **argv) {
     if (referenceDtype == "f32")
       widenFloatTypes(*reference);
     reference->walk([](mlir::tp::MeshOp m) { m.erase(); });
-    (*reference)->removeAttr("tp.plan");
+    (*reference)->removeAttr(mlir::tp::TPDialect::PlanAttrHelper::getNameStr());
     if (failed(mlir::tp::partition(*reference)))
       fail("cannot prepare the reference model");
   }
@@ -856,9 +856,10 @@ int main(int argc, char **argv) {
       auto plan = mlir::tp::loadPlanFile(*module, planFile);
       if (failed(plan))
         fail("invalid plan " + planFile);
-      (*module)->setAttr("tp.plan", *plan);
+      mlir::tp::TPDialect::PlanAttrHelper(&context).setAttr(*module, *plan);
     }
-    if (auto plan = (*module)->getAttrOfType<mlir::tp::PlanAttr>("tp.plan")) {
+    if (auto plan =
+            mlir::tp::TPDialect::PlanAttrHelper(&context).getAttr(*module)) {
       // --np resizes a 1-D mesh; on N-D meshes it must match.
       auto mesh = mlir::tp::lookupMesh(*module, plan.getMesh());
       if (!mesh)
@@ -880,7 +881,7 @@ int main(int argc, char **argv) {
            "model) to run on " +
            std::to_string(numRanks) + " ranks");
     }
-    if ((*module)->hasAttr("tp.plan")) {
+    if ((*module)->hasAttr(mlir::tp::TPDialect::PlanAttrHelper::getNameStr())) {
       PassManager pm(&context);
       mlir::tp::buildTPPipeline(pm, mlir::tp::TPPipelineOptions());
       if (failed(pm.run(*module)))

@@ -49,7 +49,7 @@ protected:
                                        std::string(TP_EXAMPLES_DIR) +
                                            "/mlp_plan.json");
     EXPECT_TRUE(succeeded(plan));
-    (*module)->setAttr("tp.plan", *plan);
+    mlir::tp::TPDialect::PlanAttrHelper(&context).setAttr(*module, *plan);
     PassManager pm(&context);
     mlir::tp::buildTPPipeline(pm, mlir::tp::TPPipelineOptions());
     EXPECT_TRUE(succeeded(pm.run(*module)));

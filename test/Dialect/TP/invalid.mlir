@@ -1,7 +1,8 @@
 // RUN: tp-opt %s -split-input-file -verify-diagnostics
 
 // Verifier diagnostics of the tp dialect: meshes, the dtensor type, the
-// DTensor ops, the collectives, the style attributes and the plan attribute.
+// DTensor ops, the collectives, the style attributes, the plan attribute and
+// the discardable tp attributes passes attach to other ops.
 
 // expected-error @below {{'tp.mesh' op mesh axis sizes must be positive, got 0}}
 tp.mesh @mesh(shape = 2x0)
@@ -442,3 +443,151 @@ func.func @arg_types_count(%x: tensor<4xf32>) -> tensor<4xf32> attributes {tp.sp
 
 // expected-error @below {{'func.func' op 'tp.local' on result 0 must be a unit attribute}}
 func.func private @local_result_not_unit() -> (tensor<4xf32> {tp.local = 1 : i64})
+
+// -----
+
+// The discardable tp attributes passes hand on (declared in TPBase.td).
+
+// expected-error @below {{'func.func' op 'tp.style' must be a parallel style, got #tp.replicate}}
+func.func private @style_not_a_style() attributes {tp.style = #tp.replicate}
+
+// -----
+
+// expected-error @below {{'tp.mesh' op 'tp.style' belongs on a model module op or a function}}
+tp.mesh @mesh(shape = 2) {tp.style = #tp.colwise<>}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.plan' belongs on a module}}
+func.func private @plan_on_function() attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>}
+
+// -----
+
+// expected-error @below {{'builtin.module' op 'tp.plan' must be a #tp.plan, got #tp.colwise<>}}
+module attributes {tp.plan = #tp.colwise<>} {
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2)
+func.func @tp_axis_on_other_op(%x: !tp.dtensor<4xf32, @mesh, [#tp.shard<0>]>) -> tensor<2xf32> {
+  // expected-error @below {{'tp.to_local' op 'tp.tp_axis' belongs on a tp.distribute or tp.redistribute}}
+  %l = tp.to_local %x {tp.tp_axis = 0 : i64} : !tp.dtensor<4xf32, @mesh, [#tp.shard<0>]> -> tensor<2xf32>
+  return %l : tensor<2xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2)
+func.func @tp_axis_negative(%x: tensor<4xf32>) -> !tp.dtensor<4xf32, @mesh, [#tp.shard<0>]> {
+  // expected-error @below {{'tp.distribute' op 'tp.tp_axis' must be a non-negative i64 mesh axis}}
+  %d = tp.distribute %x {tp.tp_axis = -1 : i64} : tensor<4xf32> -> !tp.dtensor<4xf32, @mesh, [#tp.shard<0>]>
+  return %d : !tp.dtensor<4xf32, @mesh, [#tp.shard<0>]>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.spmd' must be a unit attribute}}
+func.func private @spmd_not_unit() attributes {tp.spmd = 1 : i64}
+
+// -----
+
+// expected-error @below {{'builtin.module' op 'tp.spmd' belongs on a function}}
+module attributes {tp.spmd} {
+}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.arg_types' must be an array of types}}
+func.func private @arg_types_not_array(tensor<4xf32>) attributes {tp.arg_types = tensor<4xf32>}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.local' belongs on a function result}}
+func.func private @local_on_function() attributes {tp.local}
+
+// -----
+
+func.func @vocab_shard_without_size(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'model.embedding' op 'tp.vocab_shard' needs 'tp.vocab_size' beside it}}
+  %y = model.embedding "emb"(%ids, %w) {tp.vocab_shard = array<i64: 0>} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @vocab_shard_twice(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'model.embedding' op 'tp.vocab_shard' lists mesh axis 0 twice}}
+  %y = model.embedding "emb"(%ids, %w) {tp.vocab_shard = array<i64: 0, 0>, tp.vocab_size = 16 : i64} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @vocab_size_not_positive(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'model.embedding' op 'tp.vocab_size' must be a positive i64}}
+  %y = model.embedding "emb"(%ids, %w) {tp.vocab_shard = array<i64: 0>, tp.vocab_size = 0 : i64} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @vocab_size_on_linear(%x: tensor<2x4xf32>, %w: tensor<8x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'model.linear' op 'tp.vocab_size' belongs on a model.embedding}}
+  %y = model.linear "net1"(%x, %w) {tp.vocab_size = 8 : i64} : (tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @class_shard_on_embedding(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'model.embedding' op 'tp.class_shard' belongs on a model.target_logit}}
+  %y = model.embedding "emb"(%ids, %w) {tp.class_shard = array<i64: 0>} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @num_classes_not_i64(%s: tensor<4x8xf32>, %t: tensor<4xi64>) -> tensor<4x1xf32> {
+  // expected-error @below {{'model.target_logit' op 'tp.num_classes' must be a positive i64}}
+  %tl = model.target_logit %s, %t {tp.class_shard = array<i64: 0>, tp.num_classes = 16 : i32} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x1xf32>
+  return %tl : tensor<4x1xf32>
+}
+
+// -----
+
+// The uneven sizes of a gather are the op's own (optional) attributes.
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_global_size_alone(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'tp.all_gather' op global_size and outer_axes go together}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_global_size_static(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @below {{'tp.all_gather' op global_size is only for a dynamic gathered dim}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 4 : i64, outer_axes = array<i64: 0>} : tensor<2x4xf32> -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_outer_axis_gathered(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'tp.all_gather' op outer axis 1 is also a gathered mesh axis}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64, outer_axes = array<i64: 1>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2x2)
+func.func @gather_outer_axis_range(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @below {{'tp.all_gather' op outer axis 2 is out of range for mesh mesh of rank 2}}
+  %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64, outer_axes = array<i64: 2>} : tensor<?x4xf32> -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}

@@ -200,7 +200,7 @@ func.func @uneven_shard_to_shard(%x: !tp.dtensor<6x16xf32, @mesh, [#tp.shard<0>]
 // chunk (3 or 2 rows), so the gather records the global size and the outer
 // axis; each rank computes its group's size from its dp coordinate.
 // CHECK-LABEL: func.func @uneven_nested_gather
-// CHECK: tp.all_gather %{{.*}} on @mesh2d mesh_axes = [1] gather_axis = 0 {tp.global_size = 5 : i64, tp.outer_axes = array<i64: 0>} : tensor<?x16xf32> -> tensor<?x16xf32>
+// CHECK: tp.all_gather %{{.*}} on @mesh2d mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64, outer_axes = array<i64: 0>} : tensor<?x16xf32> -> tensor<?x16xf32>
 tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
 func.func @uneven_nested_gather(%x: !tp.dtensor<5x16xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>) -> !tp.dtensor<5x16xf32, @mesh2d, [#tp.shard<0>, #tp.replicate]> {
   %r = tp.redistribute %x : !tp.dtensor<5x16xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]> -> !tp.dtensor<5x16xf32, @mesh2d, [#tp.shard<0>, #tp.replicate]>

@@ -127,11 +127,12 @@ func.func private @legacy_pairwise() attributes {
   tp.b = #tp.pairwise_parallel<input_layouts = #tp.replicate, output_layouts = #tp.replicate, use_local_output = false>,
   tp.c = #tp.pairwise_sequence_parallel<input_layouts = #tp.shard<0>, output_layouts = #tp.shard<0>>}
 
-// A plan without tp_axis, on the 2-D mesh's symbol.
+// A plan without tp_axis, on the 2-D mesh's symbol (held by a function
+// here, so not as the module's verified tp.plan).
 // CHECK-LABEL: func.func private @plan()
-// CHECK-SAME: tp.plan = #tp.plan<mesh = @mesh2d, keys = [], styles = []>
+// CHECK-SAME: tp.a = #tp.plan<mesh = @mesh2d, keys = [], styles = []>
 func.func private @plan() attributes {
-  tp.plan = #tp.plan<mesh = @mesh2d, keys = [], styles = []>}
+  tp.a = #tp.plan<mesh = @mesh2d, keys = [], styles = []>}
 
 //===----------------------------------------------------------------------===//
 // DTensor ops

@@ -75,7 +75,7 @@ protected:
     FailureOr<PlanAttr> parsed = parsePlan(*module, plan, "plan.json");
     if (failed(parsed))
       return "";
-    (*module)->setAttr("tp.plan", *parsed);
+    TPDialect::PlanAttrHelper(&ctx).setAttr(*module, *parsed);
     PassManager pm(&ctx);
     buildTPPipeline(pm, TPPipelineOptions());
     if (failed(pm.run(*module)))

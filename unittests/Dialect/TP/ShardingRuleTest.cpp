@@ -55,7 +55,7 @@ std::string lowerWith(bool withRule) {
   ctx.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModel, &ctx);
   EXPECT_TRUE(module);
-  auto plan = (*module)->getAttrOfType<PlanAttr>("tp.plan");
+  PlanAttr plan = TPDialect::PlanAttrHelper(&ctx).getAttr(*module);
   if (failed(applyPlan(*module, plan)) || failed(lowerStyles(*module)) ||
       failed(lowerRedistributions(*module)) || failed(partition(*module)))
     return "";

@@ -1,11 +1,12 @@
 //===- TPDialect.cpp - tp dialect registration ------------------*- C++ -*-===//
 //
 // Registers the tp dialect's attributes, types and operations, and verifies
-// the tp attributes other dialects' ops carry.
+// the discardable tp attributes (declared in TPBase.td) other ops carry.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/TP/IR/TPDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 
@@ -23,19 +24,28 @@ void TPDialect::initialize() {
       >();
 }
 
-/// `tp.result_types` and `tp.arg_types` (set by tp-partition, read by
-/// runtimes to reassemble results and to cut each rank's inputs): an array
-/// of one tensor or dtensor type per function result or argument.
-LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
-                                                  NamedAttribute attr) {
-  bool results = attr.getName() == "tp.result_types";
-  if (!results && attr.getName() != "tp.arg_types")
-    return success();
-  StringRef name = attr.getName().getValue();
+/// True for a `model.<name>` op. The model dialect builds on this one, so
+/// the verifier names its ops rather than linking against it.
+static bool isModelOp(Operation *op, StringRef name = "") {
+  OperationName opName = op->getName();
+  return opName.getDialectNamespace() == "model" &&
+         (name.empty() || opName.stripDialect() == name);
+}
+
+/// True for an i64 integer attribute.
+static bool isI64(Attribute attr) {
+  auto integer = dyn_cast<IntegerAttr>(attr);
+  return integer && integer.getType().isSignlessInteger(64);
+}
+
+/// `tp.result_types` and `tp.arg_types`: an array of one tensor or dtensor
+/// type per function result or argument.
+static LogicalResult verifyFunctionTypes(Operation *op, StringRef name,
+                                         Attribute value, bool results) {
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn)
     return op->emitOpError() << "'" << name << "' belongs on a function";
-  auto types = dyn_cast<ArrayAttr>(attr.getValue());
+  auto types = dyn_cast<ArrayAttr>(value);
   if (!types)
     return op->emitOpError() << "'" << name << "' must be an array of types";
   unsigned expected = results ? fn.getNumResults() : fn.getNumArguments();
@@ -54,18 +64,113 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
-/// `tp.local` (a unit attribute on a function result, set by
-/// tp-lower-styles): PyTorch would return this distributed result as each
-/// rank's local tensor (use_local_output) rather than as a DTensor.
+/// `tp.vocab_shard` / `tp.class_shard` with their full sizes: mesh axes
+/// (distinct, non-negative) on a model op of kind `opName`, which must also
+/// carry the full size `sizeName` the executor offsets each rank's chunk in.
+static LogicalResult verifyShardAxes(Operation *op, StringRef name,
+                                     Attribute value, StringRef opName,
+                                     StringAttr sizeName) {
+  if (!isModelOp(op, opName))
+    return op->emitOpError()
+           << "'" << name << "' belongs on a model." << opName;
+  auto axes = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!axes)
+    return op->emitOpError() << "'" << name << "' must be an i64 array";
+  for (auto [i, a] : llvm::enumerate(axes.asArrayRef()))
+    if (a < 0 || llvm::is_contained(axes.asArrayRef().take_front(i), a))
+      return op->emitOpError() << "'" << name << "' lists mesh axis " << a
+                               << (a < 0 ? ", which is negative" : " twice");
+  if (!op->hasAttr(sizeName))
+    return op->emitOpError() << "'" << name << "' needs '"
+                             << sizeName.getValue() << "' beside it";
+  return success();
+}
+
+/// `tp.vocab_size` / `tp.num_classes`: a positive i64 on a model op of kind
+/// `opName`.
+static LogicalResult verifyFullSize(Operation *op, StringRef name,
+                                    Attribute value, StringRef opName) {
+  if (!isModelOp(op, opName))
+    return op->emitOpError()
+           << "'" << name << "' belongs on a model." << opName;
+  if (!isI64(value) || cast<IntegerAttr>(value).getInt() <= 0)
+    return op->emitOpError() << "'" << name << "' must be a positive i64";
+  return success();
+}
+
+/// The tp attributes passes attach to other ops (declared in TPBase.td):
+/// each has one value type and the ops it may sit on. Other `tp.` names are
+/// left alone.
+LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  StringAttr name = attr.getName();
+  StringRef text = name.getValue();
+  Attribute value = attr.getValue();
+  if (name == getStyleAttrHelper().getName()) {
+    if (!isModelOp(op) && !isa<FunctionOpInterface>(op))
+      return op->emitOpError()
+             << "'" << text << "' belongs on a model module op or a function";
+    if (!isa<ParallelStyleAttrInterface>(value))
+      return op->emitOpError()
+             << "'" << text << "' must be a parallel style, got " << value;
+    return success();
+  }
+  if (name == getPlanAttrHelper().getName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitOpError() << "'" << text << "' belongs on a module";
+    if (!isa<PlanAttr>(value))
+      return op->emitOpError()
+             << "'" << text << "' must be a #tp.plan, got " << value;
+    return success();
+  }
+  if (name == getTpAxisAttrHelper().getName()) {
+    if (!isa<DistributeOp, RedistributeOp>(op))
+      return op->emitOpError() << "'" << text
+                               << "' belongs on a tp.distribute or "
+                                  "tp.redistribute";
+    if (!isI64(value) || cast<IntegerAttr>(value).getInt() < 0)
+      return op->emitOpError()
+             << "'" << text << "' must be a non-negative i64 mesh axis";
+    return success();
+  }
+  if (name == getSpmdAttrHelper().getName()) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitOpError() << "'" << text << "' belongs on a function";
+    if (!isa<UnitAttr>(value))
+      return op->emitOpError() << "'" << text << "' must be a unit attribute";
+    return success();
+  }
+  if (name == getResultTypesAttrHelper().getName())
+    return verifyFunctionTypes(op, text, value, /*results=*/true);
+  if (name == getArgTypesAttrHelper().getName())
+    return verifyFunctionTypes(op, text, value, /*results=*/false);
+  if (name == getVocabShardAttrHelper().getName())
+    return verifyShardAxes(op, text, value, "embedding",
+                           getVocabSizeAttrHelper().getName());
+  if (name == getVocabSizeAttrHelper().getName())
+    return verifyFullSize(op, text, value, "embedding");
+  if (name == getClassShardAttrHelper().getName())
+    return verifyShardAxes(op, text, value, "target_logit",
+                           getNumClassesAttrHelper().getName());
+  if (name == getNumClassesAttrHelper().getName())
+    return verifyFullSize(op, text, value, "target_logit");
+  if (name == getLocalAttrHelper().getName())
+    return op->emitOpError() << "'" << text << "' belongs on a function result";
+  return success();
+}
+
+/// `tp.local` (a unit attribute on a function result).
 LogicalResult TPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                      unsigned resultIndex,
                                                      NamedAttribute attr) {
-  if (attr.getName() != "tp.local")
+  StringAttr name = attr.getName();
+  if (name != getLocalAttrHelper().getName())
     return success();
   if (!isa<FunctionOpInterface>(op))
-    return op->emitOpError("'tp.local' belongs on a function result");
+    return op->emitOpError()
+           << "'" << name.getValue() << "' belongs on a function result";
   if (!isa<UnitAttr>(attr.getValue()))
-    return op->emitOpError() << "'tp.local' on result " << resultIndex
-                             << " must be a unit attribute";
+    return op->emitOpError() << "'" << name.getValue() << "' on result "
+                             << resultIndex << " must be a unit attribute";
   return success();
 }

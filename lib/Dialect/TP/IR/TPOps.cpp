@@ -339,10 +339,36 @@ static LogicalResult checkShapes(Operation *op, RankedTensorType input,
   return success();
 }
 
+LogicalResult AllGatherOp::verify() {
+  IntegerAttr global = getGlobalSizeAttr();
+  std::optional<ArrayRef<int64_t>> outer = getOuterAxes();
+  if (static_cast<bool>(global) != outer.has_value())
+    return emitOpError("global_size and outer_axes go together");
+  if (!global)
+    return success();
+  int64_t dim = getGatherAxis();
+  if (dim < 0 || dim >= getType().getRank() || !getType().isDynamicDim(dim))
+    return emitOpError("global_size is only for a dynamic gathered dim");
+  if (global.getInt() <= 0)
+    return emitOpError() << "global_size " << global.getInt()
+                         << " is not positive";
+  for (int64_t axis : *outer)
+    if (llvm::is_contained(getMeshAxes(), axis))
+      return emitOpError() << "outer axis " << axis
+                           << " is also a gathered mesh axis";
+  return success();
+}
+
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto mesh = verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
   if (failed(mesh))
     return failure();
+  if (std::optional<ArrayRef<int64_t>> outer = getOuterAxes())
+    for (int64_t axis : *outer)
+      if (axis < 0 || axis >= mesh->getRank())
+        return emitOpError()
+               << "outer axis " << axis << " is out of range for mesh "
+               << mesh->getSymName() << " of rank " << mesh->getRank();
   auto in = getInput().getType();
   if (failed(checkAxis(*this, "gather_axis", getGatherAxis(), in.getRank())))
     return failure();

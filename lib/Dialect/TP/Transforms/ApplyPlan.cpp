@@ -95,8 +95,9 @@ LogicalResult mlir::tp::checkPairwiseOverlaps(
   // The pairwise-styled module that parallelizes each linear.
   llvm::DenseMap<Operation *, Operation *> owner;
   bool ok = true;
+  TPDialect::StyleAttrHelper styleAttr(module.getContext());
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    Attribute style = op->getAttr("tp.style");
+    Attribute style = styleAttr.getAttr(op);
     if (!isa_and_nonnull<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(
             style))
       return;
@@ -105,12 +106,12 @@ LogicalResult mlir::tp::checkPairwiseOverlaps(
     for (const PairwiseGroup &group : getPairwiseGroups(op))
       for (auto [i, linear] : llvm::enumerate(group.linears)) {
         Operation *other = owner.lookup(linear);
-        if (!other && linear->getAttr("tp.style"))
+        if (!other && styleAttr.getAttr(linear))
           other = linear;
         owner[linear] = op;
         if (!other)
           continue;
-        Attribute otherStyle = other->getAttr("tp.style");
+        Attribute otherStyle = styleAttr.getAttr(other);
         InFlightDiagnostic diag = linear->emitError()
                                   << "module '" << model::getModuleFQN(linear)
                                   << "' is parallelized twice: " << describe(op)
@@ -207,6 +208,7 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
   });
 
   bool ok = true;
+  TPDialect::StyleAttrHelper styleAttr(module.getContext());
   // Which key gave each module its style, to report conflicts.
   llvm::DenseMap<Operation *, StringRef> styledBy;
   for (auto [keyAttr, style] :
@@ -256,7 +258,7 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
         ok = false;
         continue;
       }
-      if (Attribute previous = op->getAttr("tp.style");
+      if (Attribute previous = styleAttr.getAttr(op);
           previous && previous != style) {
         StringRef previousName =
             cast<ParallelStyleAttrInterface>(previous).getStyleName();
@@ -273,7 +275,7 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
         continue;
       }
       styledBy[op] = key;
-      op->setAttr("tp.style", style);
+      styleAttr.setAttr(op, cast<ParallelStyleAttrInterface>(style));
     }
     if (matched)
       continue;
@@ -305,7 +307,7 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
             "applies to the module a key names, so use '"
          << key << ".*' to match its children";
   }
-  module->setAttr("tp.plan", plan);
+  TPDialect::PlanAttrHelper(module.getContext()).setAttr(module, plan);
   if (!ok)
     return failure();
   return checkPairwiseOverlaps(module, [&](Operation *op) {
@@ -325,10 +327,11 @@ struct ApplyPlanPass : public tp::impl::TPApplyPlanPassBase<ApplyPlanPass> {
         return signalPassFailure();
       plan = *loaded;
     } else {
-      plan = module->getAttrOfType<PlanAttr>("tp.plan");
+      plan = TPDialect::PlanAttrHelper(module.getContext()).getAttr(module);
       if (!plan) {
-        module.emitError("no plan: pass plan=FILE or give the module a "
-                         "tp.plan attribute");
+        module.emitError() << "no plan: pass plan=FILE or give the module a "
+                           << TPDialect::PlanAttrHelper::getNameStr()
+                           << " attribute";
         return signalPassFailure();
       }
       if (!lookupMesh(module, plan.getMesh()))

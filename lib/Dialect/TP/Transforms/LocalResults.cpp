@@ -164,6 +164,7 @@ void mlir::tp::markLocalResults(ModuleOp module,
   for (const StyledModule &s : styled)
     styles[s.func][s.fqn] = getStyleLocality(s.style);
   Builder b(module.getContext());
+  TPDialect::LocalAttrHelper local(module.getContext());
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
@@ -175,7 +176,7 @@ void mlir::tp::markLocalResults(ModuleOp module,
             return !isa<ReplicateAttr>(p);
           });
       if (distributed && locality.ofResult(func, i) != Kind::DTensor)
-        func.setResultAttr(i, kLocalResultAttr, b.getUnitAttr());
+        func.setResultAttr(i, local.getName(), b.getUnitAttr());
     }
   }
   for (const StyledModule &entry : styled) {

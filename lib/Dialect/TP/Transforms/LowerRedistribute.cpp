@@ -55,18 +55,19 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   Value result;
   auto gather = [&](RankedTensorType resultType, Value input, int64_t dim,
                     ArrayRef<Attribute> placements) -> Value {
-    auto op = AllGatherOp::create(b, loc, resultType, meshSym, axes, module,
-                                  input, b.getI64IntegerAttr(dim));
+    IntegerAttr globalSize;
+    DenseI64ArrayAttr outerAxes;
     if (resultType.isDynamicDim(dim)) {
       SmallVector<int64_t> outer;
       for (int64_t a = 0; a < axis; ++a)
         if (auto s = dyn_cast<ShardAttr>(placements[a]);
             s && s.getDim() == dim)
           outer.push_back(a);
-      op->setAttr("tp.global_size", b.getI64IntegerAttr(type.getShape()[dim]));
-      op->setAttr("tp.outer_axes", b.getDenseI64ArrayAttr(outer));
+      globalSize = b.getI64IntegerAttr(type.getShape()[dim]);
+      outerAxes = b.getDenseI64ArrayAttr(outer);
     }
-    return op;
+    return AllGatherOp::create(b, loc, resultType, meshSym, axes, module, input,
+                               b.getI64IntegerAttr(dim), globalSize, outerAxes);
   };
   if (fromShard && isa<ReplicateAttr>(to)) {
     result = gather(outLocal, local, fromShard.getDim(), type.getPlacements());

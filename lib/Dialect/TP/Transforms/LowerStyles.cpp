@@ -193,7 +193,8 @@ private:
           b, loc, type, v, fqn.empty() ? StringAttr() : b.getStringAttr(fqn));
     }
     if (out != v)
-      out.getDefiningOp()->setAttr(kTPAxisAttr, b.getI64IntegerAttr(tpAxis));
+      TPDialect::TpAxisAttrHelper(b.getContext())
+          .setAttr(out.getDefiningOp(), b.getI64IntegerAttr(tpAxis));
     return out;
   }
 
@@ -305,7 +306,7 @@ private:
         m::LinearOp::create(b, op->getLoc(), linear.getResult().getType(),
                             linear.getFqnAttr(), x, w, Value());
     bare->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    bare->removeAttr("tp.style");
+    TPDialect::StyleAttrHelper(ctx).removeAttr(bare);
     Value result = bare.getResult();
     linear.getResult().replaceAllUsesWith(result);
     op->erase();
@@ -897,10 +898,12 @@ static void decomposeCrossEntropy(ModuleOp module) {
 LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   if (failed(checkPassPrecondition(module, TPPass::LowerStyles)))
     return failure();
-  auto plan = module->getAttrOfType<PlanAttr>("tp.plan");
+  MLIRContext *ctx = module.getContext();
+  PlanAttr plan = TPDialect::PlanAttrHelper(ctx).getAttr(module);
+  TPDialect::StyleAttrHelper styleAttr(ctx);
   SmallVector<std::pair<Operation *, Attribute>> styled;
   module.walk([&](Operation *op) {
-    if (Attribute style = op->getAttr("tp.style"))
+    if (Attribute style = styleAttr.getAttr(op))
       styled.push_back({op, style});
   });
   // Propagation ends this pass even without styles (hand-placed dtensors):
@@ -908,8 +911,11 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   if (styled.empty())
     return propagatePlacements(module);
   if (!plan)
-    return module.emitError("modules carry tp.style but the module has no "
-                            "tp.plan naming the mesh; run tp-apply-plan");
+    return module.emitError()
+           << "modules carry " << TPDialect::StyleAttrHelper::getNameStr()
+           << " but the module has no "
+           << TPDialect::PlanAttrHelper::getNameStr()
+           << " naming the mesh; run tp-apply-plan";
   MeshOp mesh = lookupMesh(module, plan.getMesh());
   if (!mesh)
     return failure();
@@ -948,7 +954,7 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   }
   StyleLowering lowering(mesh, tpAxis);
   for (auto [op, style] : styled) {
-    op->removeAttr("tp.style");
+    styleAttr.removeAttr(op);
     if (failed(lowering.lower(op, style)))
       return failure();
   }

@@ -53,9 +53,12 @@ static void annotateClassShards(func::FuncOp func) {
         axes.push_back(axis);
     if (axes.empty())
       return;
-    Builder b(op.getContext());
-    op->setAttr("tp.class_shard", b.getDenseI64ArrayAttr(axes));
-    op->setAttr("tp.num_classes", b.getI64IntegerAttr(l.getShape()[1]));
+    MLIRContext *ctx = op.getContext();
+    Builder b(ctx);
+    TPDialect::ClassShardAttrHelper(ctx).setAttr(op,
+                                                 b.getDenseI64ArrayAttr(axes));
+    TPDialect::NumClassesAttrHelper(ctx).setAttr(
+        op, b.getI64IntegerAttr(l.getShape()[1]));
   });
 }
 
@@ -72,9 +75,12 @@ static void annotateVocabShards(func::FuncOp func) {
         axes.push_back(axis);
     if (axes.empty())
       return;
-    Builder b(emb.getContext());
-    emb->setAttr("tp.vocab_shard", b.getDenseI64ArrayAttr(axes));
-    emb->setAttr("tp.vocab_size", b.getI64IntegerAttr(w.getShape()[0]));
+    MLIRContext *ctx = emb.getContext();
+    Builder b(ctx);
+    TPDialect::VocabShardAttrHelper(ctx).setAttr(emb,
+                                                 b.getDenseI64ArrayAttr(axes));
+    TPDialect::VocabSizeAttrHelper(ctx).setAttr(
+        emb, b.getI64IntegerAttr(w.getShape()[0]));
   });
 }
 
@@ -100,7 +106,8 @@ static LogicalResult partitionFunc(func::FuncOp func,
     arg.setType(getLocalType(type, mesh));
   }
   if (anyDistributedArg)
-    func->setAttr("tp.arg_types", ArrayAttr::get(func.getContext(), argTypes));
+    TPDialect::ArgTypesAttrHelper(func.getContext())
+        .setAttr(func, ArrayAttr::get(func.getContext(), argTypes));
   for (Operation &opRef : llvm::make_early_inc_range(block)) {
     Operation *op = &opRef;
     if (auto from = dyn_cast<FromLocalOp>(op)) {
@@ -177,11 +184,12 @@ static LogicalResult partitionFunc(func::FuncOp func,
     resultTypes.push_back(TypeAttr::get(t));
   }
   if (anyDistributed)
-    func->setAttr("tp.result_types",
-                  ArrayAttr::get(func.getContext(), resultTypes));
+    TPDialect::ResultTypesAttrHelper(func.getContext())
+        .setAttr(func, ArrayAttr::get(func.getContext(), resultTypes));
   func.setType(FunctionType::get(func.getContext(), block.getArgumentTypes(),
                                  ret.getOperandTypes()));
-  func->setAttr("tp.spmd", UnitAttr::get(func.getContext()));
+  TPDialect::SpmdAttrHelper(func.getContext())
+      .setAttr(func, UnitAttr::get(func.getContext()));
   return success();
 }
 

@@ -30,14 +30,15 @@ static bool isDTensor(Type t) { return isa<DTensorType>(t); }
 
 Operation *mlir::tp::findPartitioned(ModuleOp module) {
   for (auto func : module.getOps<func::FuncOp>())
-    if (func->hasAttr("tp.spmd"))
+    if (func->hasAttr(TPDialect::SpmdAttrHelper::getNameStr()))
       return func;
   return nullptr;
 }
 
 Operation *mlir::tp::findStyled(ModuleOp module) {
-  return findFirst(module,
-                   [](Operation *op) { return op->hasAttr("tp.style"); });
+  return findFirst(module, [](Operation *op) {
+    return op->hasAttr(TPDialect::StyleAttrHelper::getNameStr());
+  });
 }
 
 Operation *mlir::tp::findDistributed(ModuleOp module) {
@@ -48,7 +49,7 @@ Operation *mlir::tp::findDistributed(ModuleOp module) {
 
 Operation *mlir::tp::findUnpropagated(ModuleOp module) {
   return findFirst(module, [](Operation *op) {
-    if (op->hasAttr(kTPAxisAttr))
+    if (op->hasAttr(TPDialect::TpAxisAttrHelper::getNameStr()))
       return true;
     // A composite module may return plain values of distributed inputs;
     // its body is checked op by op.
@@ -152,8 +153,9 @@ LogicalResult mlir::tp::checkPassPrecondition(ModuleOp module, TPPass pass) {
       InFlightDiagnostic diag = op->emitError()
                                 << flag << ": placements are not propagated ('"
                                 << op->getName() << "' ";
-      if (op->hasAttr(kTPAxisAttr))
-        diag << "carries a style's " << kTPAxisAttr << " marker";
+      if (op->hasAttr(TPDialect::TpAxisAttrHelper::getNameStr()))
+        diag << "carries a style's "
+             << TPDialect::TpAxisAttrHelper::getNameStr() << " marker";
       else
         diag << "takes a !tp.dtensor but yields a plain tensor";
       return diag << "); run tp-propagate first";

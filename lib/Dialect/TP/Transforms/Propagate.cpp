@@ -116,7 +116,8 @@ private:
   SmallVector<Attribute> styleTarget(Operation *op, Value input,
                                      ArrayRef<Attribute> declared) {
     SmallVector<Attribute> target(declared);
-    auto axis = op->getAttrOfType<IntegerAttr>(kTPAxisAttr);
+    IntegerAttr axis =
+        TPDialect::TpAxisAttrHelper(op->getContext()).getAttr(op);
     if (!axis)
       return target;
     SmallVector<Attribute> actual = getPlacements(input, mesh.getRank());
@@ -163,7 +164,7 @@ private:
     }
     if (auto redist = dyn_cast<RedistributeOp>(op)) {
       // A style decided only its TP axis: follow the input elsewhere.
-      if (!op->hasAttr(kTPAxisAttr))
+      if (!op->hasAttr(TPDialect::TpAxisAttrHelper::getNameStr()))
         return success();
       auto in = redist.getInput().getType();
       SmallVector<Attribute> target = styleTarget(
@@ -333,7 +334,8 @@ LogicalResult mlir::tp::propagatePlacements(ModuleOp module) {
       return failure();
   // The style markers are spent once every placement is known.
   // (The name is uniqued once, not once per op.)
-  auto axisAttr = StringAttr::get(module.getContext(), kTPAxisAttr);
+  StringAttr axisAttr =
+      TPDialect::TpAxisAttrHelper(module.getContext()).getName();
   module.walk([&](Operation *op) {
     if (op->getDiscardableAttr(axisAttr))
       op->removeDiscardableAttr(axisAttr);

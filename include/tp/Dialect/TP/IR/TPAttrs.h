@@ -10,10 +10,8 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+// The attribute classes themselves come with the dialect header.
 #include "tp/Dialect/TP/IR/TPDialect.h"
-
-#define GET_ATTRDEF_CLASSES
-#include "tp/Dialect/TP/IR/TPAttrs.h.inc"
 
 namespace mlir::tp {
 

@@ -28,10 +28,41 @@ def TP_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
-  // `tp.result_types` / `tp.arg_types` on a partitioned function: one type
-  // per result / argument.
+  // The attributes tp passes attach to other ops to hand data to later
+  // passes, the executor and tools. Each gets a helper on the dialect
+  // (`TPDialect::StyleAttrHelper`, ...) so no pass spells a name, and each
+  // is verified by `verifyOperationAttribute` (`local`, a result attribute,
+  // by `verifyRegionResultAttribute`): its type and the ops it may sit on.
+  let discardableAttrs = (ins
+    // tp-apply-plan: the style a model module op (or a root-module
+    // function) is parallelized with; consumed by tp-lower-styles.
+    "::mlir::tp::ParallelStyleAttrInterface":$style,
+    // tp-apply-plan: the applied plan, on the builtin module (its mesh and
+    // axes are read by tp-lower-styles and tp-run).
+    "::mlir::tp::PlanAttr":$plan,
+    // tp-lower-styles: on a tp.distribute / tp.redistribute a style made,
+    // the only mesh axis (i64) the style decided; read by tp-propagate.
+    "::mlir::IntegerAttr":$tp_axis,
+    // tp-lower-styles: on a function result PyTorch returns as each rank's
+    // local tensor (use_local_output) rather than as a DTensor.
+    "::mlir::UnitAttr":$local,
+    // tp-partition: on a function, now per-rank SPMD code.
+    "::mlir::UnitAttr":$spmd,
+    // tp-partition: on a partitioned function, one tensor or dtensor type
+    // per result / argument; runtimes reassemble results and cut inputs
+    // with them.
+    "::mlir::ArrayAttr":$result_types,
+    "::mlir::ArrayAttr":$arg_types,
+    // tp-partition: on a vocab-parallel model.embedding, the mesh axes the
+    // vocabulary is split over and its full size (i64).
+    "::mlir::DenseI64ArrayAttr":$vocab_shard,
+    "::mlir::IntegerAttr":$vocab_size,
+    // tp-partition: on a loss-parallel model.target_logit, the mesh axes
+    // the classes are split over and their full number (i64).
+    "::mlir::DenseI64ArrayAttr":$class_shard,
+    "::mlir::IntegerAttr":$num_classes
+  );
   let hasOperationAttrVerify = 1;
-  // `tp.local` on a function result: PyTorch returns it as a local tensor.
   let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();

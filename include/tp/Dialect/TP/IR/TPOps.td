@@ -148,12 +148,20 @@ def TP_AllGatherOp : TP_CollectiveOp<"all_gather"> {
     gather_axis = 0, 2 ranks:   rank0: [a]      rank1: [b]
                         after:  rank0: [a; b]   rank1: [a; b]
     ```
+
+    Uneven chunks (`torch.chunk` sizes) make the gathered dim dynamic. When
+    the result dim is dynamic too (the dim is also split on earlier mesh
+    axes), `global_size` is the dim's global size and `outer_axes` those
+    earlier axes, from which each rank computes its group's size.
   }] # spmdNote;
-  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$gather_axis));
+  let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$gather_axis,
+                                        OptionalAttr<I64Attr>:$global_size,
+                                        OptionalAttr<DenseI64ArrayAttr>:$outer_axes));
   let assemblyFormat = [{
     $input `on` $mesh `mesh_axes` `=` $mesh_axes `gather_axis` `=` $gather_axis
     attr-dict `:` type($input) `->` type($result)
   }];
+  let hasVerifier = 1;
 }
 
 def TP_AllReduceOp : TP_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> {

@@ -91,10 +91,6 @@ struct StyleLocality {
 };
 StyleLocality getStyleLocality(Attribute style);
 
-/// A result attribute: PyTorch would return this distributed model result
-/// as each rank's local tensor (use_local_output), not as a DTensor.
-constexpr llvm::StringLiteral kLocalResultAttr = "tp.local";
-
 /// A module a style was applied to: its model function, FQN ("" for the
 /// root), style, and where it is (for diagnostics).
 struct StyledModule {
@@ -105,7 +101,7 @@ struct StyledModule {
 };
 
 /// After styles are lowered and placements propagated: marks the model
-/// results PyTorch would return as local tensors (kLocalResultAttr), and
+/// results PyTorch would return as local tensors (`tp.local`), and
 /// warns where a non-default use_local_output / use_local_input of a
 /// `styled` module cannot change anything.
 void markLocalResults(ModuleOp module, ArrayRef<StyledModule> styled);
@@ -132,11 +128,6 @@ LogicalResult partition(ModuleOp module);
 Value ensurePlacements(OpBuilder &builder, Location loc, Value value,
                        FlatSymbolRefAttr mesh, ArrayRef<Attribute> placements,
                        StringRef module = "");
-
-/// Marks a tp.distribute/tp.redistribute made by a style: only this mesh
-/// axis (an i64) was decided; tp-propagate keeps the value's placements on
-/// the others.
-constexpr llvm::StringLiteral kTPAxisAttr = "tp.tp_axis";
 
 /// The placements of `value`: its dtensor placements, or all Replicate for a
 /// plain tensor.
