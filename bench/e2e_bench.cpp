@@ -79,10 +79,9 @@ struct GemmCall {
   float alpha, beta;
 };
 
-using SgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE,
-                         blasint, blasint, blasint, float, const float *,
-                         blasint, const float *, blasint, float, float *,
-                         blasint);
+using SgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint,
+                         blasint, blasint, float, const float *, blasint,
+                         const float *, blasint, float, float *, blasint);
 
 SgemmFn realSgemm() {
   static SgemmFn fn = [] {
@@ -107,9 +106,9 @@ extern "C" void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER Order,
                             OPENBLAS_CONST enum CBLAS_TRANSPOSE TransB,
                             OPENBLAS_CONST blasint M, OPENBLAS_CONST blasint N,
                             OPENBLAS_CONST blasint K,
-                            OPENBLAS_CONST float alpha,
-                            OPENBLAS_CONST float *A, OPENBLAS_CONST blasint lda,
-                            OPENBLAS_CONST float *B, OPENBLAS_CONST blasint ldb,
+                            OPENBLAS_CONST float alpha, OPENBLAS_CONST float *A,
+                            OPENBLAS_CONST blasint lda, OPENBLAS_CONST float *B,
+                            OPENBLAS_CONST blasint ldb,
                             OPENBLAS_CONST float beta, float *C,
                             OPENBLAS_CONST blasint ldc) {
   if (recorder)
@@ -295,7 +294,8 @@ void runExecutor(benchmark::State &state, Lowered *l) {
   state.counters["param_replicated_bytes"] =
       static_cast<double>(l->replicatedParamBytes);
   state.counters["gflop"] = l->replays[0].flop / 1e9;
-  state.counters["gemm_calls"] = static_cast<double>(l->replays[0].calls.size());
+  state.counters["gemm_calls"] =
+      static_cast<double>(l->replays[0].calls.size());
 }
 
 /// A forward pass with resident parameters: each rank fills its RankState
@@ -317,9 +317,9 @@ void runResident(benchmark::State &state, Lowered *l) {
       l->program->run(comm, data, nullptr, nullptr, &rs);
       double c = threadCpuSeconds() - c0;
       comm.barrier();
-      double w = std::chrono::duration<double>(
-                     std::chrono::steady_clock::now() - t0)
-                     .count();
+      double w =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count();
       std::lock_guard<std::mutex> lock(mu);
       cpu = std::max(cpu, c);
       wall = std::max(wall, w);
@@ -352,7 +352,8 @@ void runSgemm(benchmark::State &state, Lowered *l) {
   }
   state.counters["rank_cpu_ms"] = cpu * 1e3;
   state.counters["gflop"] = l->replays[0].flop / 1e9;
-  state.counters["gemm_calls"] = static_cast<double>(l->replays[0].calls.size());
+  state.counters["gemm_calls"] =
+      static_cast<double>(l->replays[0].calls.size());
 }
 
 void runParams(benchmark::State &state, Lowered *l) {
@@ -399,8 +400,10 @@ int main(int argc, char **argv) {
       size_t e1 = v.find('='), e2 = v.rfind('=');
       if (e1 == std::string::npos || e1 == e2)
         die("--case wants NAME=MODEL.mlir=PLAN.json, got " + v);
-      cases.push_back({v.substr(0, e1), v.substr(e1 + 1, e2 - e1 - 1),
-                       v.substr(e2 + 1), {}});
+      cases.push_back({v.substr(0, e1),
+                       v.substr(e1 + 1, e2 - e1 - 1),
+                       v.substr(e2 + 1),
+                       {}});
     } else if (a == "--np" && i + 1 < argc) {
       nps = parseList(argv[++i]);
     } else {
@@ -419,32 +422,28 @@ int main(int argc, char **argv) {
     for (auto &l : c.lowered) {
       std::string np = "/np:" + std::to_string(l->np);
       Lowered *lp = l.get();
-      benchmark::RegisterBenchmark((c.name + "/executor" + np).c_str(),
-                                   [lp](benchmark::State &s) {
-                                     runExecutor(s, lp);
-                                   })
+      benchmark::RegisterBenchmark(
+          (c.name + "/executor" + np).c_str(),
+          [lp](benchmark::State &s) { runExecutor(s, lp); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(1);
-      benchmark::RegisterBenchmark((c.name + "/resident" + np).c_str(),
-                                   [lp](benchmark::State &s) {
-                                     runResident(s, lp);
-                                   })
+      benchmark::RegisterBenchmark(
+          (c.name + "/resident" + np).c_str(),
+          [lp](benchmark::State &s) { runResident(s, lp); })
           ->Unit(benchmark::kMillisecond)
           ->UseManualTime()
           ->Iterations(1);
-      benchmark::RegisterBenchmark((c.name + "/sgemm" + np).c_str(),
-                                   [lp](benchmark::State &s) {
-                                     runSgemm(s, lp);
-                                   })
+      benchmark::RegisterBenchmark(
+          (c.name + "/sgemm" + np).c_str(),
+          [lp](benchmark::State &s) { runSgemm(s, lp); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(1);
       if (l->np == 1)
-        benchmark::RegisterBenchmark((c.name + "/params" + np).c_str(),
-                                     [lp](benchmark::State &s) {
-                                       runParams(s, lp);
-                                     })
+        benchmark::RegisterBenchmark(
+            (c.name + "/params" + np).c_str(),
+            [lp](benchmark::State &s) { runParams(s, lp); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
             ->Iterations(1);

@@ -141,7 +141,9 @@ void runCublas(benchmark::State &state, GemmShape s, DType dtype) {
     gpu::DeviceTensor x = randomDevice({s.m, s.k}, dtype, 1);
     gpu::DeviceTensor w = randomDevice({s.n, s.k}, dtype, 2);
     // cuBLAS handle creation and kernel selection happen here, untimed.
-    { gpu::DeviceTensor y = gpu::linear(x, w, nullptr, stream); }
+    {
+      gpu::DeviceTensor y = gpu::linear(x, w, nullptr, stream);
+    }
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
     cudaEvent_t start, stop;
     check(cudaEventCreate(&start), "cudaEventCreate");

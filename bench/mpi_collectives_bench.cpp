@@ -62,8 +62,8 @@ double timeCollective(const std::function<void()> &fn, int trials,
     double dt = now() - t0, maxDt;
     MPI_Allreduce(&dt, &maxDt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (maxDt >= minSeconds / 4 || iters >= (1L << 24)) {
-      iters = std::max<long>(1, static_cast<long>(iters * minSeconds /
-                                                  std::max(maxDt, 1e-9)));
+      iters = std::max<long>(
+          1, static_cast<long>(iters * minSeconds / std::max(maxDt, 1e-9)));
       break;
     }
     iters *= 4;
@@ -94,8 +94,8 @@ double timeLocal(const std::function<void()> &fn, int trials,
       fn();
     double dt = now() - t0;
     if (dt >= minSeconds / 4 || iters >= (1L << 26)) {
-      iters = std::max<long>(1, static_cast<long>(iters * minSeconds /
-                                                  std::max(dt, 1e-9)));
+      iters = std::max<long>(
+          1, static_cast<long>(iters * minSeconds / std::max(dt, 1e-9)));
       break;
     }
     iters *= 4;
@@ -191,8 +191,8 @@ int main(int argc, char **argv) {
       const char *name;
       Communicator *comm;
     };
-    for (Impl impl : {Impl{"tp", checked.get()},
-                      Impl{"tp-nocheck", unchecked.get()}}) {
+    for (Impl impl :
+         {Impl{"tp", checked.get()}, Impl{"tp-nocheck", unchecked.get()}}) {
       Communicator &cm = *impl.comm;
       emit(rank, impl.name, "all_gather", np, bytes,
            timeCollective([&] { cm.allGather(in.data(), perRank, out.data()); },
@@ -224,8 +224,7 @@ int main(int argc, char **argv) {
     emit(rank, "ompi", "all_reduce", np, bytes,
          timeCollective(
              [&] {
-               MPI_Allreduce(in.data(), out.data(), c, MPI_FLOAT, MPI_SUM,
-                             raw);
+               MPI_Allreduce(in.data(), out.data(), c, MPI_FLOAT, MPI_SUM, raw);
              },
              trials, minSeconds));
     emit(rank, "ompi", "reduce_scatter", np, bytes,
@@ -238,8 +237,8 @@ int main(int argc, char **argv) {
     emit(rank, "ompi", "all_to_all", np, bytes,
          timeCollective(
              [&] {
-               MPI_Alltoall(in.data(), pr, MPI_FLOAT, out.data(), pr,
-                            MPI_FLOAT, raw);
+               MPI_Alltoall(in.data(), pr, MPI_FLOAT, out.data(), pr, MPI_FLOAT,
+                            raw);
              },
              trials, minSeconds));
   }

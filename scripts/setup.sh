@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(cmake ninja-build g++ ccache python3
+PACKAGES=(cmake ninja-build g++ ccache python3 clang-format-22
           llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
           libzstd-dev zlib1g-dev
           libgtest-dev libbenchmark-dev libopenblas-dev libopenmpi-dev

@@ -70,9 +70,8 @@ Tensor tp::runtime::targetLogit(const Tensor &logits, const Tensor &targets,
                                 int64_t classOffset) {
   if (logits.rank() != 2 || targets.rank() != 1 ||
       targets.dim(0) != logits.dim(0))
-    throw std::invalid_argument("targetLogit: logits " +
-                                logits.shapeString() + " and targets " +
-                                targets.shapeString() +
+    throw std::invalid_argument("targetLogit: logits " + logits.shapeString() +
+                                " and targets " + targets.shapeString() +
                                 " must be [N, C] and [N]");
   int64_t n = logits.dim(0), c = logits.dim(1);
   Tensor out({n, 1});
@@ -84,8 +83,8 @@ Tensor tp::runtime::targetLogit(const Tensor &logits, const Tensor &targets,
                                   " of row " + std::to_string(i) +
                                   " is not an integer class index");
     int64_t local = static_cast<int64_t>(t) - classOffset;
-    out.data()[i] = local >= 0 && local < c ? logits.data()[i * c + local]
-                                            : 0.0f;
+    out.data()[i] =
+        local >= 0 && local < c ? logits.data()[i * c + local] : 0.0f;
   }
   return out;
 }

@@ -240,8 +240,7 @@ void MPICommunicator::check(int rc, const char *function,
                             const Call &call) const {
   if (rc == MPI_SUCCESS)
     return;
-  throw CommError(std::string(function) + " failed in " +
-                  call.describe() +
+  throw CommError(std::string(function) + " failed in " + call.describe() +
                   " on rank " + std::to_string(worldRanks_[rank_]) + ": " +
                   mpiErrorString(rc));
 }
@@ -264,9 +263,8 @@ MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
   for (int q = 1; q < size_; ++q) {
     const int64_t *d = first + descriptorSize * q;
     if (!std::equal(d, d + descriptorSize, first))
-      diff +=
-          ", rank " + std::to_string(worldRanks_[q]) + " called " +
-          CollectiveCall::unpack(d).describe();
+      diff += ", rank " + std::to_string(worldRanks_[q]) + " called " +
+              CollectiveCall::unpack(d).describe();
   }
   if (!diff.empty())
     throw CommError("collective mismatch: rank " +
@@ -357,7 +355,8 @@ void MPICommunicator::allReduce(const void *in, void *outPtr, size_t count,
 void MPICommunicator::reduceScatter(const void *in, void *out,
                                     size_t countPerRank, DType dtype,
                                     ReduceOp op) {
-  size_t total = countPerRank * size_, blockBytes = countPerRank * dtypeSize(dtype);
+  size_t total = countPerRank * size_,
+         blockBytes = countPerRank * dtypeSize(dtype);
   recordCall(CollectiveKind::ReduceScatter, blockBytes * size_);
   Call call{CollectiveKind::ReduceScatter, countPerRank, op, 0, dtype};
   if (countPerRank && (!in || !out))
@@ -400,8 +399,7 @@ void MPICommunicator::allToAll(const void *in, void *out, size_t countPerRank,
     send = s;
   }
   MPI_Datatype type = mpiType(dtype);
-  check(MPI_Alltoall(send, c, type, out, c, type, comm_), "MPI_Alltoall",
-        call);
+  check(MPI_Alltoall(send, c, type, out, c, type, comm_), "MPI_Alltoall", call);
 }
 
 void MPICommunicator::broadcast(void *buf, size_t count, DType dtype,

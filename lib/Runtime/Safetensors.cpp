@@ -100,8 +100,8 @@ void tp::runtime::writeSafetensors(
     if (header.size() > 1)
       header += ",";
     header += detail::quoteJson(name) + ":{\"dtype\":\"" +
-              dtypeName(t.dtype()) + "\",\"shape\":[" +
-              shape + "],\"data_offsets\":[" + std::to_string(offset) + "," +
+              dtypeName(t.dtype()) + "\",\"shape\":[" + shape +
+              "],\"data_offsets\":[" + std::to_string(offset) + "," +
               std::to_string(offset + t.bytes()) + "]}";
     offset += t.bytes();
   }

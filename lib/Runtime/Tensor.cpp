@@ -41,11 +41,10 @@ size_t tp::runtime::dtypeSize(DType dtype) {
 
 bool tp::runtime::parseDType(const std::string &name, DType &dtype) {
   static const std::pair<const char *, DType> names[] = {
-      {"F32", DType::F32},       {"float32", DType::F32},
-      {"f32", DType::F32},       {"BF16", DType::BF16},
-      {"bfloat16", DType::BF16}, {"bf16", DType::BF16},
-      {"F16", DType::F16},       {"float16", DType::F16},
-      {"f16", DType::F16},       {"half", DType::F16}};
+      {"F32", DType::F32},   {"float32", DType::F32},   {"f32", DType::F32},
+      {"BF16", DType::BF16}, {"bfloat16", DType::BF16}, {"bf16", DType::BF16},
+      {"F16", DType::F16},   {"float16", DType::F16},   {"f16", DType::F16},
+      {"half", DType::F16}};
   for (const auto &[spelling, value] : names)
     if (name == spelling) {
       dtype = value;
@@ -86,7 +85,8 @@ uint16_t tp::runtime::floatToF16(float x) {
   uint32_t ax = u & 0x7fffffffu;
   if (ax >= 0x7f800000u) // infinity or NaN (NaN keeps a quiet payload)
     return static_cast<uint16_t>(
-        sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0));
+        sign | 0x7c00u |
+        (ax > 0x7f800000u ? 0x200u | ((ax >> 13) & 0x3ffu) : 0));
   if (ax >= 0x477ff000u) // >= 65520 rounds to infinity
     return static_cast<uint16_t>(sign | 0x7c00u);
   if (ax < 0x38800000u) {
@@ -210,8 +210,8 @@ Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
 
 void Tensor::throwNotF32() const {
   throw std::invalid_argument(std::string("a ") + dtypeName(dtype_) +
-                                " tensor of shape " + shapeString() +
-                                " was used where f32 elements are needed");
+                              " tensor of shape " + shapeString() +
+                              " was used where f32 elements are needed");
 }
 
 Tensor Tensor::fromData(std::vector<int64_t> shape, std::vector<float> data) {
@@ -301,7 +301,7 @@ bool Tensor::operator==(const Tensor &other) const {
 }
 
 DimSplit tp::runtime::splitAround(const std::vector<int64_t> &shape,
-                                 int64_t dim) {
+                                  int64_t dim) {
   DimSplit s;
   for (int64_t i = 0; i < dim; ++i)
     s.outer *= shape[i];

@@ -45,9 +45,8 @@ protected:
     std::string path = std::string(TP_EXAMPLES_DIR) + "/mlp.mlir";
     module = parseSourceFile<ModuleOp>(path, &context);
     EXPECT_TRUE(module);
-    auto plan = mlir::tp::loadPlanFile(*module,
-                                       std::string(TP_EXAMPLES_DIR) +
-                                           "/mlp_plan.json");
+    auto plan = mlir::tp::loadPlanFile(*module, std::string(TP_EXAMPLES_DIR) +
+                                                    "/mlp_plan.json");
     EXPECT_TRUE(succeeded(plan));
     mlir::tp::TPDialect::PlanAttrHelper(&context).setAttr(*module, *plan);
     PassManager pm(&context);

@@ -662,7 +662,8 @@ TEST_F(GpuTest, LayoutHelpersMatchHost) {
       EXPECT_EQ(gpu::sliceDim(d, dim, 1, 2).download(), sliceDim(x, dim, 1, 2));
       EXPECT_EQ(gpu::sliceDim(d, dim, 0, 0).download(), sliceDim(x, dim, 0, 0));
       for (int64_t i = 0; i < 4; ++i)
-        EXPECT_EQ(gpu::chunkDim(d, dim, 4, i).download(), chunkDim(x, dim, 4, i));
+        EXPECT_EQ(gpu::chunkDim(d, dim, 4, i).download(),
+                  chunkDim(x, dim, 4, i));
       std::vector<DeviceTensor> parts;
       parts.push_back(d.clone());
       parts.push_back(gpu::sliceDim(d, dim, 1, 1));
@@ -986,8 +987,8 @@ TEST_P(DeviceRanksTest, TensorCollectivesMatchHost) {
         int r = comm.rank();
         hostGather[r] = allGatherDim(comm, inputs[r], dim);
         if (inputs[r].shape()[dim] % n == 0) {
-          hostScatter[r] = reduceScatterDim(comm, inputs[r], dim,
-                                            ReduceOp::Sum);
+          hostScatter[r] =
+              reduceScatterDim(comm, inputs[r], dim, ReduceOp::Sum);
           hostA2A[r] = allToAllDims(comm, inputs[r], dim, (dim + 1) % 3);
         }
       });

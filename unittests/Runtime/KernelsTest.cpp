@@ -142,7 +142,10 @@ double ulpError(float got, double want) {
 TEST(KernelsTest, ErfMatchesStdErfWithinOneUlp) {
   // Every 997th f32 from 0 to 6 with both signs (erf is +-1 beyond), plus
   // the specials.
-  std::vector<float> values = {0.0f, -0.0f, INFINITY, -INFINITY,
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               INFINITY,
+                               -INFINITY,
                                std::numeric_limits<float>::denorm_min(),
                                std::numeric_limits<float>::min()};
   for (uint32_t bits = 0; bits <= 0x40C00000u; bits += 997) {
@@ -172,8 +175,8 @@ TEST(KernelsTest, GeluMatchesStdErfFormula) {
   std::vector<float> values;
   for (int i = -120000; i <= 120000; ++i)
     values.push_back(i * 1.0e-4f);
-  Tensor y = gelu(Tensor::fromData({static_cast<int64_t>(values.size())},
-                                   values));
+  Tensor y =
+      gelu(Tensor::fromData({static_cast<int64_t>(values.size())}, values));
   for (size_t i = 0; i < values.size(); ++i) {
     double v = values[i];
     double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));

@@ -1,4 +1,5 @@
-//===- LossKernelsTest.cpp - keepdim reductions and target logits -*- C++ -*-===//
+//===- LossKernelsTest.cpp - keepdim reductions and target logits -*- C++
+//-*-===//
 //
 // Checks the kernels of the class-parallel cross entropy against hand values
 // and checks that their composition over class shards equals crossEntropy.
@@ -58,9 +59,9 @@ TEST(LossKernels, TargetLogitMasksOtherShards) {
 
 TEST(LossKernels, ShardedCompositionEqualsCrossEntropy) {
   // Two class shards of [3, 4] logits, combined as loss_parallel does.
-  Tensor logits = Tensor::fromData(
-      {3, 4}, {0.1f, 2.0f, -1.0f, 0.5f, 3.0f, 0.0f, 1.0f, -2.0f, 0.3f, 0.3f,
-               0.3f, 4.0f});
+  Tensor logits =
+      Tensor::fromData({3, 4}, {0.1f, 2.0f, -1.0f, 0.5f, 3.0f, 0.0f, 1.0f,
+                                -2.0f, 0.3f, 0.3f, 0.3f, 4.0f});
   Tensor targets = Tensor::fromData({3}, {1, 0, 3});
   Tensor a = sliceDim(logits, 1, 0, 2), b = sliceDim(logits, 1, 2, 2);
   Tensor mx = reduceMax(a, 1);

@@ -62,8 +62,8 @@ inline void checkLowPrecisionCollectives(Communicator &comm, DType dtype) {
   std::vector<uint16_t> mine(count), out(count * n);
   for (size_t i = 0; i < count; ++i)
     mine[i] = lowPrecisionValue(dtype, r, i);
-  std::string tag = std::string(dtypeName(dtype)) + " on " +
-                    std::to_string(n) + " ranks: ";
+  std::string tag =
+      std::string(dtypeName(dtype)) + " on " + std::to_string(n) + " ranks: ";
 
   comm.allGather(mine.data(), count, out.data(), dtype);
   for (int p = 0; p < n; ++p)
@@ -121,10 +121,10 @@ inline void checkLowPrecisionCollectives(Communicator &comm, DType dtype) {
   for (int p = 0; p < n; ++p)
     for (int64_t row = 0; row < 2; ++row)
       for (int64_t c = 0; c < 3; ++c)
-        expectBits(static_cast<const uint16_t *>(
-                       g.raw())[row * 3 * n + p * 3 + c] ==
-                       lowPrecisionValue(dtype, p, row * 3 + c),
-                   tag + "allGatherDim element");
+        expectBits(
+            static_cast<const uint16_t *>(g.raw())[row * 3 * n + p * 3 + c] ==
+                lowPrecisionValue(dtype, p, row * 3 + c),
+            tag + "allGatherDim element");
 }
 
 } // namespace tp::runtime::test

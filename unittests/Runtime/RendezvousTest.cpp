@@ -564,9 +564,8 @@ TEST(RendezvousTest, RankZeroSendsGarbage) {
 }
 
 TEST(RendezvousTest, RankZeroAnnouncesAHugeBlob) {
-  std::string msg = againstFakeRankZero([](RawSocket &s) {
-    s.send(words({kReply, 1, 0, 0xffffffff}));
-  });
+  std::string msg = againstFakeRankZero(
+      [](RawSocket &s) { s.send(words({kReply, 1, 0, 0xffffffff})); });
   EXPECT_NE(msg.find("announced 4294967295 bytes, more than the limit"),
             std::string::npos)
       << msg;

@@ -237,8 +237,8 @@ DeviceTensor reshape(const DeviceTensor &x, std::vector<int64_t> shape,
 DeviceTensor sliceDim(const DeviceTensor &x, int64_t dim, int64_t start,
                       int64_t size, cudaStream_t stream = defaultStream());
 /// torch.chunk piece \p i of \p k along \p dim.
-DeviceTensor chunkDim(const DeviceTensor &x, int64_t dim, int64_t k,
-                      int64_t i, cudaStream_t stream = defaultStream());
+DeviceTensor chunkDim(const DeviceTensor &x, int64_t dim, int64_t k, int64_t i,
+                      cudaStream_t stream = defaultStream());
 /// \p parts (one dtype, equal extents off \p dim) concatenated along \p dim.
 DeviceTensor concatDim(const std::vector<DeviceTensor> &parts, int64_t dim,
                        cudaStream_t stream = defaultStream());

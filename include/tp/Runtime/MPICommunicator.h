@@ -92,8 +92,7 @@ public:
   using Communicator::allToAll;
   using Communicator::broadcast;
   using Communicator::reduceScatter;
-  void allGather(const void *in, size_t count, void *out,
-                 DType dtype) override;
+  void allGather(const void *in, size_t count, void *out, DType dtype) override;
   void allReduce(const void *in, void *out, size_t count, DType dtype,
                  ReduceOp op) override;
   void reduceScatter(const void *in, void *out, size_t countPerRank,

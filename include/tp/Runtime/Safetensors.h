@@ -19,9 +19,9 @@
 namespace tp {
 namespace runtime {
 
-/// Writes \p tensors to \p path as safetensors (each in its dtype), in the given
-/// order, with optional string \p metadata in "__metadata__". Names must be
-/// unique, non-empty and not "__metadata__". Throws std::invalid_argument on
+/// Writes \p tensors to \p path as safetensors (each in its dtype), in the
+/// given order, with optional string \p metadata in "__metadata__". Names must
+/// be unique, non-empty and not "__metadata__". Throws std::invalid_argument on
 /// bad names and std::runtime_error naming the file if writing fails.
 void writeSafetensors(
     const std::string &path,
@@ -35,7 +35,8 @@ void writeSafetensors(
 /// the element count times the element size, and no two tensors sharing
 /// bytes. Every failure throws std::runtime_error naming the file (and the
 /// tensor where there is one). F32, BF16 and F16 tensors can be read (into
-/// tensors of that dtype); others can be listed and inspected. The file must not be truncated while open.
+/// tensors of that dtype); others can be listed and inspected. The file must
+/// not be truncated while open.
 class SafetensorsFile {
 public:
   /// Maps and validates \p path.

@@ -100,7 +100,9 @@ public:
   void *raw() { return storage_.data(); }
   const void *raw() const { return storage_.data(); }
   /// Size of the element buffer in bytes (numel * dtypeSize).
-  size_t bytes() const { return static_cast<size_t>(numel_) * dtypeSize(dtype_); }
+  size_t bytes() const {
+    return static_cast<size_t>(numel_) * dtypeSize(dtype_);
+  }
   /// The elements of an F32 tensor.
   const std::vector<float> &values() const {
     requireF32();
@@ -170,8 +172,8 @@ DimSplit splitAround(const std::vector<int64_t> &shape, int64_t dim);
 /// The shape of `x[..., start:start+size, ...]` for a tensor of \p shape;
 /// normalizes \p dim and throws std::invalid_argument (std::out_of_range
 /// for the dimension) like sliceDim.
-std::vector<int64_t> sliceShape(const std::vector<int64_t> &shape,
-                                int64_t &dim, int64_t start, int64_t size);
+std::vector<int64_t> sliceShape(const std::vector<int64_t> &shape, int64_t &dim,
+                                int64_t start, int64_t size);
 
 /// The shape of \p parts (tensors with shape(), rank(), dtype() and
 /// shapeString(), host or device) concatenated along \p dim, which it

@@ -488,10 +488,9 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
   gpu::detail::check(cudaSetDevice(s.device), "cudaSetDevice");
   if (options_.checkCollectives && !s.descriptors) {
     void *p = nullptr;
-    gpu::detail::check(
-        cudaMalloc(&p, sizeof(int64_t) * descriptorSize *
-                           (static_cast<size_t>(size_) + 1)),
-        "cudaMalloc");
+    gpu::detail::check(cudaMalloc(&p, sizeof(int64_t) * descriptorSize *
+                                          (static_cast<size_t>(size_) + 1)),
+                       "cudaMalloc");
     s.descriptors = static_cast<int64_t *>(p);
   }
   std::unique_lock<std::mutex> lock(w.mu);
@@ -580,8 +579,9 @@ void NCCLCommunicator::allReduce(const void *in, void *out, size_t count,
   recordCall(CollectiveKind::AllReduce, bytes);
   requireDevicePointer(in, count, "all_reduce", "input");
   requireDevicePointer(out, count, "all_reduce", "output");
-  char *staging =
-      in != out && bytesOverlap(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
+  char *staging = in != out && bytesOverlap(in, bytes, out, bytes)
+                      ? scratch(bytes)
+                      : nullptr;
   Call call;
   call.kind = CollectiveKind::AllReduce;
   call.count = count;
@@ -612,9 +612,10 @@ void NCCLCommunicator::reduceScatter(const void *inPtr, void *out,
   requireDevicePointer(out, countPerRank, "reduce_scatter", "output");
   const char *in = bytesOf(inPtr);
   bool inPlace = out == in + static_cast<size_t>(rank_) * blockBytes;
-  char *staging = !inPlace && bytesOverlap(in, size_ * blockBytes, out, blockBytes)
-                      ? scratch(size_ * blockBytes)
-                      : nullptr;
+  char *staging =
+      !inPlace && bytesOverlap(in, size_ * blockBytes, out, blockBytes)
+          ? scratch(size_ * blockBytes)
+          : nullptr;
   Call call;
   call.kind = CollectiveKind::ReduceScatter;
   call.count = countPerRank;
@@ -646,7 +647,8 @@ void NCCLCommunicator::allToAll(const void *inPtr, void *outPtr,
   char *out = bytesOf(outPtr);
   // NCCL's all-to-all is never in place.
   size_t bytes = size_ * blockBytes;
-  char *staging = bytesOverlap(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
+  char *staging =
+      bytesOverlap(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
   Call call;
   call.kind = CollectiveKind::AllToAll;
   call.count = countPerRank;

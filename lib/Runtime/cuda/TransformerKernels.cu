@@ -94,7 +94,8 @@ __global__ void attentionKernel(const float *q, const float *k, const float *v,
   int64_t visible = causal ? i + 1 : t;
   float maxV = -INFINITY;
   for (int64_t j = 0; j < visible; ++j)
-    maxV = tp::runtime::maxKeepNaN(maxV, score(qRow, kBase + j * hkv * d, d, scale));
+    maxV = tp::runtime::maxKeepNaN(maxV,
+                                   score(qRow, kBase + j * hkv * d, d, scale));
   float sum = 0.0f;
   for (int64_t j = 0; j < visible; ++j) {
     float p = expf(score(qRow, kBase + j * hkv * d, d, scale) - maxV);

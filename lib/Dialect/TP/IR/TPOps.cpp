@@ -92,10 +92,9 @@ static FailureOr<MeshOp> verifyMeshAndAxes(Operation *op,
   llvm::SmallSet<int64_t, 4> seen;
   for (int64_t a : axes) {
     if (a < 0 || a >= mesh.getRank())
-      return op->emitOpError() << "mesh axis " << a
-                               << " is out of range for mesh "
-                               << mesh.getSymName() << " of rank "
-                               << mesh.getRank();
+      return op->emitOpError()
+             << "mesh axis " << a << " is out of range for mesh "
+             << mesh.getSymName() << " of rank " << mesh.getRank();
     if (!seen.insert(a).second)
       return op->emitOpError() << "mesh axis " << a << " is listed twice";
   }
@@ -116,10 +115,9 @@ static FailureOr<MeshOp> verifyDTensorOnMesh(Operation *op, DTensorType type,
   if (failed(mesh))
     return failure();
   if ((int64_t)type.getPlacements().size() != mesh->getRank())
-    return op->emitOpError()
-           << "dtensor has " << type.getPlacements().size()
-           << " placements but mesh " << mesh->getSymName() << " has "
-           << mesh->getRank() << " axes";
+    return op->emitOpError() << "dtensor has " << type.getPlacements().size()
+                             << " placements but mesh " << mesh->getSymName()
+                             << " has " << mesh->getRank() << " axes";
   return mesh;
 }
 
@@ -147,8 +145,7 @@ LogicalResult MeshOp::verify() {
       if (name.empty())
         return emitOpError("mesh axis names must not be empty");
       if (!seen.insert(name).second)
-        return emitOpError() << "mesh axis name '" << name
-                             << "' is used twice";
+        return emitOpError() << "mesh axis name '" << name << "' is used twice";
     }
   }
   return success();
@@ -302,9 +299,9 @@ LogicalResult ToLocalOp::verifySymbolUses(SymbolTableCollection &tables) {
 static LogicalResult checkAxis(Operation *op, StringRef name, int64_t axis,
                                int64_t rank) {
   if (axis < 0 || axis >= rank)
-    return op->emitOpError() << name << " " << axis
-                             << " is out of range for a tensor of rank "
-                             << rank;
+    return op->emitOpError()
+           << name << " " << axis << " is out of range for a tensor of rank "
+           << rank;
   return success();
 }
 
@@ -326,10 +323,9 @@ static LogicalResult checkShapes(Operation *op, RankedTensorType input,
       expected *= n;
     if (d == shrink) {
       if (in % n != 0)
-        return op->emitOpError()
-               << "dim " << d << " of size " << in
-               << " does not divide evenly over " << n
-               << " ranks; the result dim must be dynamic";
+        return op->emitOpError() << "dim " << d << " of size " << in
+                                 << " does not divide evenly over " << n
+                                 << " ranks; the result dim must be dynamic";
       expected = in / n;
     }
     if (out != expected)
@@ -380,8 +376,7 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
   return verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
 }
 
-LogicalResult
-ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
+LogicalResult ReduceScatterOp::verifySymbolUses(SymbolTableCollection &tables) {
   auto mesh = verifyMeshAndAxes(*this, getMeshAttr(), getMeshAxes(), tables);
   if (failed(mesh))
     return failure();
@@ -416,8 +411,7 @@ LogicalResult BroadcastOp::verifySymbolUses(SymbolTableCollection &tables) {
   int64_t root = static_cast<int64_t>(getRoot());
   if (root < 0 || root >= n)
     return emitOpError() << "root " << root
-                         << " is out of range for a group of " << n
-                         << " ranks";
+                         << " is out of range for a group of " << n << " ranks";
   return success();
 }
 

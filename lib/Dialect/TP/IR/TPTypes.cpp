@@ -37,17 +37,19 @@ Type DTensorType::parse(AsmParser &parser) {
       parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
       parser.parseType(elementType) || parser.parseComma() ||
       parser.parseAttribute(mesh) || parser.parseComma() ||
-      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
-        Attribute a;
-        if (parser.parseAttribute(a))
-          return failure();
-        placements.push_back(normalizePlacement(a, shape.size()));
-        return success();
-      }) ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() {
+                                       Attribute a;
+                                       if (parser.parseAttribute(a))
+                                         return failure();
+                                       placements.push_back(
+                                           normalizePlacement(a, shape.size()));
+                                       return success();
+                                     }) ||
       parser.parseGreater())
     return {};
-  return parser.getChecked<DTensorType>(parser.getContext(), shape,
-                                        elementType, mesh, placements);
+  return parser.getChecked<DTensorType>(parser.getContext(), shape, elementType,
+                                        mesh, placements);
 }
 
 void DTensorType::print(AsmPrinter &printer) const {

@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
-#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -101,8 +101,7 @@ struct Report {
   }
 };
 
-struct CommReportPass
-    : public tp::impl::TPCommReportPassBase<CommReportPass> {
+struct CommReportPass : public tp::impl::TPCommReportPassBase<CommReportPass> {
   using Base::Base;
   void runOnOperation() override {
     if (failed(checkPassPrecondition(getOperation(), TPPass::CommReport)))
@@ -128,8 +127,8 @@ struct CommReportPass
     std::error_code ec;
     llvm::raw_fd_ostream file(jsonFile, ec, llvm::sys::fs::OF_Text);
     if (ec) {
-      getOperation().emitError() << "cannot write report '" << jsonFile
-                                 << "': " << ec.message();
+      getOperation().emitError()
+          << "cannot write report '" << jsonFile << "': " << ec.message();
       return signalPassFailure();
     }
     file << text;

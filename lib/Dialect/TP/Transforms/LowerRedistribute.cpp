@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/IR/Builders.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
-#include "mlir/IR/Builders.h"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPLOWERREDISTRIBUTEPASS
@@ -31,9 +31,9 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   Attribute from = type.getPlacements()[axis];
   SmallVector<Attribute> placements(type.getPlacements());
   placements[axis] = to;
-  auto newType = DTensorType::get(b.getContext(), type.getShape(),
-                                  type.getElementType(), type.getMesh(),
-                                  placements);
+  auto newType =
+      DTensorType::get(b.getContext(), type.getShape(), type.getElementType(),
+                       type.getMesh(), placements);
   if (mesh.getShape()[axis] == 1)
     return Value(FromLocalOp::create(
         b, loc, newType,
@@ -60,8 +60,7 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
     if (resultType.isDynamicDim(dim)) {
       SmallVector<int64_t> outer;
       for (int64_t a = 0; a < axis; ++a)
-        if (auto s = dyn_cast<ShardAttr>(placements[a]);
-            s && s.getDim() == dim)
+        if (auto s = dyn_cast<ShardAttr>(placements[a]); s && s.getDim() == dim)
           outer.push_back(a);
       globalSize = b.getI64IntegerAttr(type.getShape()[dim]);
       outerAxes = b.getDenseI64ArrayAttr(outer);
@@ -85,8 +84,7 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
     SmallVector<Attribute> mid(type.getPlacements());
     mid[axis] = ReplicateAttr::get(b.getContext());
     auto midType = DTensorType::get(b.getContext(), type.getShape(),
-                                    type.getElementType(), type.getMesh(),
-                                    mid);
+                                    type.getElementType(), type.getMesh(), mid);
     Value gathered = gather(getLocalType(midType, mesh), local,
                             fromShard.getDim(), type.getPlacements());
     result = ChunkOp::create(b, loc, outLocal, meshSym, axes, module, gathered,
@@ -152,9 +150,8 @@ static LogicalResult checkSupported(Location loc, MeshOp mesh,
 /// Making a replicated axis Partial is local and comes last, so that a
 /// Partial of another kind is first reduced to Replicate (Partial(a) ->
 /// Replicate -> Partial(b)).
-static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc,
-                                        MeshOp mesh, Value current,
-                                        ArrayRef<Attribute> to,
+static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc, MeshOp mesh,
+                                        Value current, ArrayRef<Attribute> to,
                                         StringAttr module) {
   if (failed(checkSupported(
           loc, mesh, cast<DTensorType>(current.getType()).getPlacements(), to,
@@ -227,19 +224,23 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc,
     };
     using Choice = std::optional<Attribute>;
     // 1. Partial -> Shard: one reduce_scatter.
-    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
-      auto t = dyn_cast<ShardAttr>(to[a]);
-      if (isa<PartialAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
-        return to[a];
-      return std::nullopt;
-    }, /*firstAxisFirst=*/true);
+    consider(
+        [&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+          auto t = dyn_cast<ShardAttr>(to[a]);
+          if (isa<PartialAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
+            return to[a];
+          return std::nullopt;
+        },
+        /*firstAxisFirst=*/true);
     // 2. Replicate -> Shard: a local chunk.
-    consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
-      auto t = dyn_cast<ShardAttr>(to[a]);
-      if (isa<ReplicateAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
-        return to[a];
-      return std::nullopt;
-    }, /*firstAxisFirst=*/true);
+    consider(
+        [&](ArrayRef<Attribute> n, int64_t a) -> Choice {
+          auto t = dyn_cast<ShardAttr>(to[a]);
+          if (isa<ReplicateAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
+            return to[a];
+          return std::nullopt;
+        },
+        /*firstAxisFirst=*/true);
     // 3. Shard(i) -> Shard(j): one all_to_all.
     consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
       auto s = dyn_cast<ShardAttr>(n[a]);
@@ -298,8 +299,8 @@ LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
     OpBuilder b(op);
     Value current = op.getInput();
     StringAttr module = op.getModuleAttr();
-    FailureOr<Value> lowered = lowerTransition(b, op.getLoc(), mesh, current,
-                                               to, module);
+    FailureOr<Value> lowered =
+        lowerTransition(b, op.getLoc(), mesh, current, to, module);
     if (failed(lowered))
       return failure();
     current = *lowered;

@@ -1,4 +1,5 @@
-//===- Optimize.cpp - remove redistributions the math does not need -*- C++ -*-===//
+//===- Optimize.cpp - remove redistributions the math does not need -*- C++
+//-*-===//
 //
 // tp-optimize: before redistributions become collectives, composes chains
 // (A -> B -> C becomes A -> C when B has no other user, so inverse pairs
@@ -7,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Dialect/TP/Transforms/Passes.h"
-#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPOPTIMIZEPASS
@@ -24,7 +25,8 @@ namespace {
 
 /// Composing must not create what tp-lower-redistribute rejects: Shard ->
 /// Partial (Replicate -> Partial and Partial -> Partial lower).
-static bool isLegalTransition(ArrayRef<Attribute> from, ArrayRef<Attribute> to) {
+static bool isLegalTransition(ArrayRef<Attribute> from,
+                              ArrayRef<Attribute> to) {
   for (auto [f, t] : llvm::zip(from, to))
     if (isa<PartialAttr>(t) && isa<ShardAttr>(f))
       return false;
@@ -88,8 +90,7 @@ struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
       auto other = dyn_cast<RedistributeOp>(user);
       if (!other || other == op ||
           other.getResult().getType() != op.getResult().getType() ||
-          other->getBlock() != op->getBlock() ||
-          !other->isBeforeInBlock(op))
+          other->getBlock() != op->getBlock() || !other->isBeforeInBlock(op))
         continue;
       rewriter.replaceOp(op, other.getResult());
       return success();
@@ -104,16 +105,15 @@ struct OptimizePass : public tp::impl::TPOptimizePassBase<OptimizePass> {
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<ComposeRedistributes, DistributeThenRedistribute,
-                 MergeSiblingRedistributes>(
-        &getContext());
+                 MergeSiblingRedistributes>(&getContext());
     RedistributeOp::getCanonicalizationPatterns(patterns, &getContext());
     // The patterns never touch control flow, and the driver erases what they
     // leave dead itself: skip region simplification (its liveness analysis
     // was half of this pass at 1000 layers).
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tp/Dialect/TP/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -33,8 +33,8 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // Count what each rank communicates.
   if (!options.reportJson.empty() || options.reportTable)
-    pm.addPass(createTPCommReportPass(TPCommReportPassOptions{
-        options.reportJson, options.reportTable}));
+    pm.addPass(createTPCommReportPass(
+        TPCommReportPassOptions{options.reportJson, options.reportTable}));
 }
 
 void mlir::tp::registerTPPipelines() {
