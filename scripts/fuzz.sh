@@ -52,14 +52,7 @@ for t in "${targets[@]}"; do
   esac
 done
 
-SUDO=""
-[ "$(id -u)" = 0 ] || SUDO="sudo"
-PACKAGES=(clang-22 libclang-rt-22-dev)
-if ! dpkg -s "${PACKAGES[@]}" >/dev/null 2>&1; then
-  $SUDO apt-get update
-  $SUDO env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends "${PACKAGES[@]}"
-fi
+scripts/install-packages.sh clang-22 libclang-rt-22-dev
 
 export CCACHE_BASEDIR="$PWD"
 JOBS="${TP_JOBS:-2}"

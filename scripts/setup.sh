@@ -9,13 +9,7 @@ PACKAGES=(cmake ninja-build g++ ccache python3 clang-format-22
           libzstd-dev zlib1g-dev
           libgtest-dev libbenchmark-dev libopenblas-dev libopenmpi-dev
           openmpi-bin)
-SUDO=""
-[ "$(id -u)" = 0 ] || SUDO="sudo"
-if ! dpkg -s "${PACKAGES[@]}" >/dev/null 2>&1; then
-  $SUDO apt-get update
-  $SUDO env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends "${PACKAGES[@]}"
-fi
+scripts/install-packages.sh "${PACKAGES[@]}"
 
 # Relative paths in the ccache key let every clone share one cache.
 export CCACHE_BASEDIR="$PWD"
