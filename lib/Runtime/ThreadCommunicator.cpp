@@ -449,6 +449,10 @@ private:
   void doBarrier(const CollectiveCall &call) override;
   std::unique_ptr<Communicator> doSplit(const CollectiveCall &call, int color,
                                         int key) override;
+  /// The end of a collective that wrote its \p bytes of result to
+  /// \p staging, when that has a buffer, instead of \p out: waits for the
+  /// peers to finish reading this rank's buffers, then copies the result.
+  void depart(const Scratch &staging, char *out, size_t bytes);
 
   std::shared_ptr<ThreadGroupState> group;
   int myRank;
@@ -457,6 +461,18 @@ private:
 const char *bytesOf(const void *p) { return static_cast<const char *>(p); }
 char *bytesOf(void *p) { return static_cast<char *>(p); }
 } // namespace
+
+void ThreadCommunicator::depart(const Scratch &staging, char *out,
+                                size_t bytes) {
+  std::string error;
+  group->finishAndSync(myRank, error);
+  throwIf(error);
+  if (staging) {
+    ThreadBufferOps &ops = *group->world->ops;
+    ops.copy(out, staging.get(), bytes);
+    throwIf(ops.finish());
+  }
+}
 
 void ThreadCommunicator::doAllGather(const CollectiveCall &c, const void *inPtr,
                                      void *outPtr) {
@@ -479,13 +495,7 @@ void ThreadCommunicator::doAllGather(const CollectiveCall &c, const void *inPtr,
     if (count && src != dst + p * bytes)
       ops.copy(dst + p * bytes, src, bytes);
   }
-  std::string error;
-  group->finishAndSync(myRank, error);
-  throwIf(error);
-  if (staging) {
-    ops.copy(out, staging.get(), n * bytes);
-    throwIf(ops.finish());
-  }
+  depart(staging, out, n * bytes);
 }
 
 void ThreadCommunicator::doAllReduce(const CollectiveCall &c, const void *inPtr,
@@ -545,13 +555,7 @@ void ThreadCommunicator::doReduceScatter(const CollectiveCall &c,
     srcs[p] = bytesOf(group->calls[p].in) + myRank * bytes;
   if (countPerRank)
     ops.reduce(dst, srcs.data(), n, countPerRank, c.dtype, c.op);
-  std::string error;
-  group->finishAndSync(myRank, error);
-  throwIf(error);
-  if (staging) {
-    ops.copy(out, staging.get(), bytes);
-    throwIf(ops.finish());
-  }
+  depart(staging, out, bytes);
 }
 
 void ThreadCommunicator::doAllToAll(const CollectiveCall &c, const void *inPtr,
@@ -570,13 +574,7 @@ void ThreadCommunicator::doAllToAll(const CollectiveCall &c, const void *inPtr,
     for (int p = 0; p < n; ++p)
       ops.copy(dst + p * bytes, bytesOf(group->calls[p].in) + myRank * bytes,
                bytes);
-  std::string error;
-  group->finishAndSync(myRank, error);
-  throwIf(error);
-  if (staging) {
-    ops.copy(out, staging.get(), n * bytes);
-    throwIf(ops.finish());
-  }
+  depart(staging, out, n * bytes);
 }
 
 void ThreadCommunicator::doBroadcast(const CollectiveCall &c, void *buf) {
