@@ -1,7 +1,8 @@
 //===- Communicator.cpp - Collective communication interface ----*- C++ -*-===//
 //
-// Names, statistics, and the tensor-level collectives that pack a dimension
-// into contiguous per-rank blocks around the raw buffer collectives.
+// Names, the mismatch message, the prologue every backend's collectives share
+// (statistics, argument checks), and the tensor-level collectives that pack a
+// dimension into contiguous per-rank blocks around the raw buffer collectives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,15 +96,109 @@ bool tp::runtime::bytesOverlap(const void *a, size_t na, const void *b,
   return na && nb && lt(x, y + nb) && lt(y, x + na);
 }
 
-Communicator::~Communicator() = default;
-
-std::unique_ptr<Communicator> Communicator::split(int, int) {
-  throw CommError("this communicator backend does not support split");
+std::string tp::runtime::collectiveMismatch(const int64_t *packed, int n,
+                                            const int *ranks) {
+  constexpr int k = CollectiveCall::kPackedSize;
+  auto name = [&](int q) { return std::to_string(ranks ? ranks[q] : q); };
+  auto describe = [&](int q) {
+    return CollectiveCall::unpack(packed + k * q).describe();
+  };
+  std::string diff;
+  for (int q = 1; q < n; ++q)
+    if (!std::equal(packed + k * q, packed + k * (q + 1), packed))
+      diff += ", rank " + name(q) + " called " + describe(q);
+  if (diff.empty())
+    return "";
+  return "collective mismatch: rank " + name(0) + " called " + describe(0) +
+         diff;
 }
+
+Communicator::~Communicator() = default;
 
 void Communicator::recordCall(CollectiveKind kind, size_t inputBytes) {
   ++stats_.counts[collectiveName(kind)];
   stats_.bytes += static_cast<int64_t>(inputBytes);
+}
+
+namespace {
+/// The call every rank must agree on.
+CollectiveCall makeCall(CollectiveKind kind, size_t count, DType dtype,
+                        ReduceOp op = ReduceOp::Sum, int root = 0) {
+  return CollectiveCall{kind, count, op, root, dtype};
+}
+
+/// Throws std::invalid_argument if \p call moves data through a null buffer.
+void checkBuffers(const CollectiveCall &call, const void *in, const void *out) {
+  if (call.count && (!in || !out))
+    throw std::invalid_argument(std::string(collectiveName(call.kind)) +
+                                ": null buffer with count " +
+                                std::to_string(call.count));
+}
+} // namespace
+
+// Each collective counts itself before anything can fail, so that stats()
+// includes failed calls.
+
+void Communicator::allGather(const void *in, size_t count, void *out,
+                             DType dtype) {
+  recordCall(CollectiveKind::AllGather, count * dtypeSize(dtype));
+  CollectiveCall call = makeCall(CollectiveKind::AllGather, count, dtype);
+  checkBuffers(call, in, out);
+  doAllGather(call, in, out);
+}
+
+void Communicator::allReduce(const void *in, void *out, size_t count,
+                             DType dtype, ReduceOp op) {
+  recordCall(CollectiveKind::AllReduce, count * dtypeSize(dtype));
+  CollectiveCall call = makeCall(CollectiveKind::AllReduce, count, dtype, op);
+  checkBuffers(call, in, out);
+  doAllReduce(call, in, out);
+}
+
+void Communicator::reduceScatter(const void *in, void *out, size_t countPerRank,
+                                 DType dtype, ReduceOp op) {
+  recordCall(CollectiveKind::ReduceScatter,
+             static_cast<size_t>(size()) * countPerRank * dtypeSize(dtype));
+  CollectiveCall call =
+      makeCall(CollectiveKind::ReduceScatter, countPerRank, dtype, op);
+  checkBuffers(call, in, out);
+  doReduceScatter(call, in, out);
+}
+
+void Communicator::allToAll(const void *in, void *out, size_t countPerRank,
+                            DType dtype) {
+  recordCall(CollectiveKind::AllToAll,
+             static_cast<size_t>(size()) * countPerRank * dtypeSize(dtype));
+  CollectiveCall call = makeCall(CollectiveKind::AllToAll, countPerRank, dtype);
+  checkBuffers(call, in, out);
+  doAllToAll(call, in, out);
+}
+
+void Communicator::broadcast(void *buf, size_t count, DType dtype, int root) {
+  recordCall(CollectiveKind::Broadcast, count * dtypeSize(dtype));
+  if (root < 0 || root >= size())
+    throw std::invalid_argument("broadcast: root " + std::to_string(root) +
+                                " out of range for " + std::to_string(size()) +
+                                " ranks");
+  CollectiveCall call =
+      makeCall(CollectiveKind::Broadcast, count, dtype, ReduceOp::Sum, root);
+  checkBuffers(call, buf, buf);
+  doBroadcast(call, buf);
+}
+
+void Communicator::barrier() {
+  recordCall(CollectiveKind::Barrier, 0);
+  doBarrier(CollectiveCall{CollectiveKind::Barrier});
+}
+
+std::unique_ptr<Communicator> Communicator::split(int color, int key) {
+  recordCall(CollectiveKind::Split, 0);
+  return doSplit(CollectiveCall{CollectiveKind::Split}, color, key);
+}
+
+std::unique_ptr<Communicator> Communicator::doSplit(const CollectiveCall &, int,
+                                                    int) {
+  throw CommError("this communicator backend does not support split");
 }
 
 void tp::runtime::reduceBuffers(void *dst, const void *const *srcs, size_t n,

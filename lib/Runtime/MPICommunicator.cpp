@@ -258,29 +258,18 @@ MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
   check(MPI_Allgather(mine, descriptorSize, MPI_INT64_T, descriptors_.data(),
                       descriptorSize, MPI_INT64_T, comm_),
         "MPI_Allgather (collective check)", call);
-  const int64_t *first = descriptors_.data();
-  std::string diff;
-  for (int q = 1; q < size_; ++q) {
-    const int64_t *d = first + descriptorSize * q;
-    if (!std::equal(d, d + descriptorSize, first))
-      diff += ", rank " + std::to_string(worldRanks_[q]) + " called " +
-              CollectiveCall::unpack(d).describe();
-  }
-  if (!diff.empty())
-    throw CommError("collective mismatch: rank " +
-                    std::to_string(worldRanks_[0]) + " called " +
-                    CollectiveCall::unpack(first).describe() + diff);
+  std::string mismatch =
+      collectiveMismatch(descriptors_.data(), size_, worldRanks_.data());
+  if (!mismatch.empty())
+    throw CommError(mismatch);
   return guard;
 }
 
-void MPICommunicator::allGather(const void *in, size_t count, void *outPtr,
-                                DType dtype) {
+void MPICommunicator::doAllGather(const Call &call, const void *in,
+                                  void *outPtr) {
+  size_t count = call.count;
+  DType dtype = call.dtype;
   size_t bytes = count * dtypeSize(dtype);
-  recordCall(CollectiveKind::AllGather, bytes);
-  Call call{CollectiveKind::AllGather, count, ReduceOp::Sum, 0, dtype};
-  if (count && (!in || !outPtr))
-    throw std::invalid_argument("all_gather: null buffer with count " +
-                                std::to_string(count));
   mpiCount(count * size_, "all_gather");
   int c = static_cast<int>(count);
   Guard guard = enter(call);
@@ -298,14 +287,12 @@ void MPICommunicator::allGather(const void *in, size_t count, void *outPtr,
         call);
 }
 
-void MPICommunicator::allReduce(const void *in, void *outPtr, size_t count,
-                                DType dtype, ReduceOp op) {
+void MPICommunicator::doAllReduce(const Call &call, const void *in,
+                                  void *outPtr) {
+  size_t count = call.count;
+  DType dtype = call.dtype;
+  ReduceOp op = call.op;
   size_t es = dtypeSize(dtype), bytes = count * es;
-  recordCall(CollectiveKind::AllReduce, bytes);
-  Call call{CollectiveKind::AllReduce, count, op, 0, dtype};
-  if (count && (!in || !outPtr))
-    throw std::invalid_argument("all_reduce: null buffer with count " +
-                                std::to_string(count));
   int c = mpiCount(count, "all_reduce");
   mpiCount(count + size_, "all_reduce");
   Guard guard = enter(call);
@@ -352,16 +339,12 @@ void MPICommunicator::allReduce(const void *in, void *outPtr, size_t count,
   }
 }
 
-void MPICommunicator::reduceScatter(const void *in, void *out,
-                                    size_t countPerRank, DType dtype,
-                                    ReduceOp op) {
+void MPICommunicator::doReduceScatter(const Call &call, const void *in,
+                                      void *out) {
+  size_t countPerRank = call.count;
+  DType dtype = call.dtype;
   size_t total = countPerRank * size_,
          blockBytes = countPerRank * dtypeSize(dtype);
-  recordCall(CollectiveKind::ReduceScatter, blockBytes * size_);
-  Call call{CollectiveKind::ReduceScatter, countPerRank, op, 0, dtype};
-  if (countPerRank && (!in || !out))
-    throw std::invalid_argument("reduce_scatter: null buffer with count " +
-                                std::to_string(countPerRank));
   mpiCount(total, "reduce_scatter");
   int c = static_cast<int>(countPerRank);
   Guard guard = enter(call);
@@ -378,17 +361,13 @@ void MPICommunicator::reduceScatter(const void *in, void *out,
   std::vector<const void *> srcs(size_);
   for (int p = 0; p < size_; ++p)
     srcs[p] = s + p * blockBytes;
-  reduceBuffers(out, srcs.data(), size_, countPerRank, dtype, op);
+  reduceBuffers(out, srcs.data(), size_, countPerRank, dtype, call.op);
 }
 
-void MPICommunicator::allToAll(const void *in, void *out, size_t countPerRank,
-                               DType dtype) {
+void MPICommunicator::doAllToAll(const Call &call, const void *in, void *out) {
+  size_t countPerRank = call.count;
+  DType dtype = call.dtype;
   size_t total = countPerRank * size_, bytes = total * dtypeSize(dtype);
-  recordCall(CollectiveKind::AllToAll, bytes);
-  Call call{CollectiveKind::AllToAll, countPerRank, ReduceOp::Sum, 0, dtype};
-  if (countPerRank && (!in || !out))
-    throw std::invalid_argument("all_to_all: null buffer with count " +
-                                std::to_string(countPerRank));
   mpiCount(total, "all_to_all");
   int c = static_cast<int>(countPerRank);
   Guard guard = enter(call);
@@ -402,32 +381,20 @@ void MPICommunicator::allToAll(const void *in, void *out, size_t countPerRank,
   check(MPI_Alltoall(send, c, type, out, c, type, comm_), "MPI_Alltoall", call);
 }
 
-void MPICommunicator::broadcast(void *buf, size_t count, DType dtype,
-                                int root) {
-  recordCall(CollectiveKind::Broadcast, count * dtypeSize(dtype));
-  if (root < 0 || root >= size_)
-    throw std::invalid_argument("broadcast: root " + std::to_string(root) +
-                                " out of range for " + std::to_string(size_) +
-                                " ranks");
-  if (count && !buf)
-    throw std::invalid_argument("broadcast: null buffer with count " +
-                                std::to_string(count));
-  Call call{CollectiveKind::Broadcast, count, ReduceOp::Sum, root, dtype};
-  int c = mpiCount(count, "broadcast");
+void MPICommunicator::doBroadcast(const Call &call, void *buf) {
+  int c = mpiCount(call.count, "broadcast");
   Guard guard = enter(call);
-  check(MPI_Bcast(buf, c, mpiType(dtype), root, comm_), "MPI_Bcast", call);
+  check(MPI_Bcast(buf, c, mpiType(call.dtype), call.root, comm_), "MPI_Bcast",
+        call);
 }
 
-void MPICommunicator::barrier() {
-  recordCall(CollectiveKind::Barrier, 0);
-  Call call{CollectiveKind::Barrier};
+void MPICommunicator::doBarrier(const Call &call) {
   Guard guard = enter(call);
   check(MPI_Barrier(comm_), "MPI_Barrier", call);
 }
 
-std::unique_ptr<Communicator> MPICommunicator::split(int color, int key) {
-  recordCall(CollectiveKind::Split, 0);
-  Call call{CollectiveKind::Split};
+std::unique_ptr<Communicator> MPICommunicator::doSplit(const Call &call,
+                                                       int color, int key) {
   Guard guard = enter(call);
   MPI_Comm sub = MPI_COMM_NULL;
   check(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &sub),

@@ -35,17 +35,13 @@ namespace {
 /// What one rank asked for (compared across ranks to detect mismatches),
 /// the split arguments, and its buffers.
 struct Call : CollectiveCall {
+  Call() = default;
+  Call(const CollectiveCall &call, const void *in, void *out)
+      : CollectiveCall(call), in(in), out(out) {}
   int color = 0, key = 0;
   const void *in = nullptr;
   void *out = nullptr;
 };
-
-bool sameCall(const Call &a, const Call &b) {
-  int64_t x[CollectiveCall::kPackedSize], y[CollectiveCall::kPackedSize];
-  a.pack(x);
-  b.pack(y);
-  return std::equal(x, x + CollectiveCall::kPackedSize, y);
-}
 
 std::string rankList(const std::vector<int> &ranks) {
   std::string s = ranks.size() == 1 ? "rank " : "ranks ";
@@ -163,6 +159,7 @@ struct ThreadGroupState {
   ThreadGroupState(std::shared_ptr<ThreadWorld> world, std::vector<int> members)
       : world(std::move(world)), members(std::move(members)),
         calls(this->members.size()),
+        packed(CollectiveCall::kPackedSize * this->members.size()),
         arrivedAt(new std::atomic<uint32_t>[this->members.size()]()),
         spinTime(this->members.size(), maxSpinTime),
         splitGroups(this->members.size()),
@@ -189,6 +186,8 @@ struct ThreadGroupState {
   std::shared_ptr<ThreadWorld> world;
   std::vector<int> members; ///< Global rank of each local rank.
   std::vector<Call> calls;  ///< Published at arrive, read until departure.
+  /// The calls packed for the comparison, by the last arriver.
+  std::vector<int64_t> packed;
   /// The generation (the number of completed sync points, modulo 2^32) in
   /// the high half and the number of ranks at the current sync point in the
   /// low half. One word, so that a rank that gives up can take back its
@@ -229,7 +228,7 @@ private:
   /// Takes back this rank's arrival at generation \p gen unless every rank
   /// has arrived; returns whether it did.
   bool withdraw(int rank, uint32_t gen);
-  std::string checkCalls() const;
+  std::string checkCalls();
   void buildSplit();
 };
 } // namespace detail
@@ -239,16 +238,10 @@ private:
 using detail::ThreadGroupState;
 using detail::ThreadWorld;
 
-std::string ThreadGroupState::checkCalls() const {
-  std::string diff;
-  for (int q = 1; q < size(); ++q)
-    if (!sameCall(calls[0], calls[q]))
-      diff += ", rank " + std::to_string(members[q]) + " called " +
-              calls[q].describe();
-  if (diff.empty())
-    return "";
-  return "collective mismatch: rank " + std::to_string(members[0]) +
-         " called " + calls[0].describe() + diff;
+std::string ThreadGroupState::checkCalls() {
+  for (int q = 0; q < size(); ++q)
+    calls[q].pack(packed.data() + CollectiveCall::kPackedSize * q);
+  return collectiveMismatch(packed.data(), size(), members.data());
 }
 
 void ThreadGroupState::buildSplit() {
@@ -443,37 +436,23 @@ public:
   int rank() const override { return myRank; }
   int size() const override { return group->size(); }
 
-  using Communicator::allGather;
-  using Communicator::allReduce;
-  using Communicator::allToAll;
-  using Communicator::broadcast;
-  using Communicator::reduceScatter;
-  void allGather(const void *in, size_t count, void *out, DType dtype) override;
-  void allReduce(const void *in, void *out, size_t count, DType dtype,
-                 ReduceOp op) override;
-  void reduceScatter(const void *in, void *out, size_t countPerRank,
-                     DType dtype, ReduceOp op) override;
-  void allToAll(const void *in, void *out, size_t countPerRank,
-                DType dtype) override;
-  void broadcast(void *buf, size_t count, DType dtype, int root) override;
-  void barrier() override;
-  std::unique_ptr<Communicator> split(int color, int key) override;
-
 private:
-  Call makeCall(CollectiveKind kind, size_t count, DType dtype, const void *in,
-                void *out) const {
-    if (count && (!in || !out))
-      throw std::invalid_argument(std::string(collectiveName(kind)) +
-                                  ": null buffer with count " +
-                                  std::to_string(count));
-    Call c;
-    c.kind = kind;
-    c.count = count;
-    c.dtype = dtype;
-    c.in = in;
-    c.out = out;
-    return c;
-  }
+  void doAllGather(const CollectiveCall &call, const void *in,
+                   void *out) override;
+  void doAllReduce(const CollectiveCall &call, const void *in,
+                   void *out) override;
+  void doReduceScatter(const CollectiveCall &call, const void *in,
+                       void *out) override;
+  void doAllToAll(const CollectiveCall &call, const void *in,
+                  void *out) override;
+  void doBroadcast(const CollectiveCall &call, void *buf) override;
+  void doBarrier(const CollectiveCall &call) override;
+  std::unique_ptr<Communicator> doSplit(const CollectiveCall &call, int color,
+                                        int key) override;
+  /// The end of a collective that wrote its \p bytes of result to
+  /// \p staging, when that has a buffer, instead of \p out: waits for the
+  /// peers to finish reading this rank's buffers, then copies the result.
+  void depart(const Scratch &staging, char *out, size_t bytes);
 
   std::shared_ptr<ThreadGroupState> group;
   int myRank;
@@ -483,12 +462,23 @@ const char *bytesOf(const void *p) { return static_cast<const char *>(p); }
 char *bytesOf(void *p) { return static_cast<char *>(p); }
 } // namespace
 
-void ThreadCommunicator::allGather(const void *inPtr, size_t count,
-                                   void *outPtr, DType dtype) {
-  size_t es = dtypeSize(dtype), bytes = count * es;
-  recordCall(CollectiveKind::AllGather, bytes);
+void ThreadCommunicator::depart(const Scratch &staging, char *out,
+                                size_t bytes) {
+  std::string error;
+  group->finishAndSync(myRank, error);
+  throwIf(error);
+  if (staging) {
+    ThreadBufferOps &ops = *group->world->ops;
+    ops.copy(out, staging.get(), bytes);
+    throwIf(ops.finish());
+  }
+}
+
+void ThreadCommunicator::doAllGather(const CollectiveCall &c, const void *inPtr,
+                                     void *outPtr) {
+  size_t count = c.count, bytes = count * dtypeSize(c.dtype);
   int n = size();
-  Call call = makeCall(CollectiveKind::AllGather, count, dtype, inPtr, outPtr);
+  Call call(c, inPtr, outPtr);
   const char *in = bytesOf(inPtr);
   char *out = bytesOf(outPtr);
   // Writing into out while peers read in is safe only if in is exactly this
@@ -505,19 +495,12 @@ void ThreadCommunicator::allGather(const void *inPtr, size_t count,
     if (count && src != dst + p * bytes)
       ops.copy(dst + p * bytes, src, bytes);
   }
-  std::string error;
-  group->finishAndSync(myRank, error);
-  throwIf(error);
-  if (staging) {
-    ops.copy(out, staging.get(), n * bytes);
-    throwIf(ops.finish());
-  }
+  depart(staging, out, n * bytes);
 }
 
-void ThreadCommunicator::allReduce(const void *inPtr, void *outPtr,
-                                   size_t count, DType dtype, ReduceOp op) {
-  size_t es = dtypeSize(dtype), bytes = count * es;
-  recordCall(CollectiveKind::AllReduce, bytes);
+void ThreadCommunicator::doAllReduce(const CollectiveCall &c, const void *inPtr,
+                                     void *outPtr) {
+  size_t count = c.count, es = dtypeSize(c.dtype), bytes = count * es;
   int n = size();
   const char *in = bytesOf(inPtr);
   char *out = bytesOf(outPtr);
@@ -532,8 +515,7 @@ void ThreadCommunicator::allReduce(const void *inPtr, void *outPtr,
     throwIf(ops.finish());
     in = copy.get();
   }
-  Call call = makeCall(CollectiveKind::AllReduce, count, dtype, in, out);
-  call.op = op;
+  Call call(c, in, out);
   std::vector<const void *> srcs(n);
   group->arrive(myRank, call);
   // Reduce-scatter then all-gather: rank r reduces slice r of everybody's
@@ -544,7 +526,7 @@ void ThreadCommunicator::allReduce(const void *inPtr, void *outPtr,
   for (int p = 0; p < n; ++p)
     srcs[p] = bytesOf(group->calls[p].in) + begin * es;
   if (end > begin)
-    ops.reduce(out + begin * es, srcs.data(), n, end - begin, dtype, op);
+    ops.reduce(out + begin * es, srcs.data(), n, end - begin, c.dtype, c.op);
   std::string error;
   group->finishAndSync(myRank, error);
   for (int p = 0; p < n; ++p) {
@@ -557,15 +539,11 @@ void ThreadCommunicator::allReduce(const void *inPtr, void *outPtr,
   throwIf(error);
 }
 
-void ThreadCommunicator::reduceScatter(const void *inPtr, void *outPtr,
-                                       size_t countPerRank, DType dtype,
-                                       ReduceOp op) {
+void ThreadCommunicator::doReduceScatter(const CollectiveCall &c,
+                                         const void *inPtr, void *outPtr) {
   int n = size();
-  size_t es = dtypeSize(dtype), bytes = countPerRank * es;
-  recordCall(CollectiveKind::ReduceScatter, n * bytes);
-  Call call = makeCall(CollectiveKind::ReduceScatter, countPerRank, dtype,
-                       inPtr, outPtr);
-  call.op = op;
+  size_t countPerRank = c.count, bytes = countPerRank * dtypeSize(c.dtype);
+  Call call(c, inPtr, outPtr);
   char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
   Scratch staging(ops, bytesOverlap(inPtr, n * bytes, out, bytes) ? bytes : 0);
@@ -576,23 +554,15 @@ void ThreadCommunicator::reduceScatter(const void *inPtr, void *outPtr,
   for (int p = 0; p < n; ++p)
     srcs[p] = bytesOf(group->calls[p].in) + myRank * bytes;
   if (countPerRank)
-    ops.reduce(dst, srcs.data(), n, countPerRank, dtype, op);
-  std::string error;
-  group->finishAndSync(myRank, error);
-  throwIf(error);
-  if (staging) {
-    ops.copy(out, staging.get(), bytes);
-    throwIf(ops.finish());
-  }
+    ops.reduce(dst, srcs.data(), n, countPerRank, c.dtype, c.op);
+  depart(staging, out, bytes);
 }
 
-void ThreadCommunicator::allToAll(const void *inPtr, void *outPtr,
-                                  size_t countPerRank, DType dtype) {
+void ThreadCommunicator::doAllToAll(const CollectiveCall &c, const void *inPtr,
+                                    void *outPtr) {
   int n = size();
-  size_t bytes = countPerRank * dtypeSize(dtype);
-  recordCall(CollectiveKind::AllToAll, n * bytes);
-  Call call =
-      makeCall(CollectiveKind::AllToAll, countPerRank, dtype, inPtr, outPtr);
+  size_t countPerRank = c.count, bytes = countPerRank * dtypeSize(c.dtype);
+  Call call(c, inPtr, outPtr);
   char *out = bytesOf(outPtr);
   ThreadBufferOps &ops = *group->world->ops;
   Scratch staging(
@@ -604,25 +574,13 @@ void ThreadCommunicator::allToAll(const void *inPtr, void *outPtr,
     for (int p = 0; p < n; ++p)
       ops.copy(dst + p * bytes, bytesOf(group->calls[p].in) + myRank * bytes,
                bytes);
-  std::string error;
-  group->finishAndSync(myRank, error);
-  throwIf(error);
-  if (staging) {
-    ops.copy(out, staging.get(), n * bytes);
-    throwIf(ops.finish());
-  }
+  depart(staging, out, n * bytes);
 }
 
-void ThreadCommunicator::broadcast(void *buf, size_t count, DType dtype,
-                                   int root) {
-  size_t bytes = count * dtypeSize(dtype);
-  recordCall(CollectiveKind::Broadcast, bytes);
-  if (root < 0 || root >= size())
-    throw std::invalid_argument("broadcast: root " + std::to_string(root) +
-                                " out of range for " + std::to_string(size()) +
-                                " ranks");
-  Call call = makeCall(CollectiveKind::Broadcast, count, dtype, buf, buf);
-  call.root = root;
+void ThreadCommunicator::doBroadcast(const CollectiveCall &c, void *buf) {
+  size_t count = c.count, bytes = count * dtypeSize(c.dtype);
+  int root = c.root;
+  Call call(c, buf, buf);
   ThreadBufferOps &ops = *group->world->ops;
   ops.prepare();
   group->arrive(myRank, call);
@@ -633,15 +591,13 @@ void ThreadCommunicator::broadcast(void *buf, size_t count, DType dtype,
   throwIf(error);
 }
 
-void ThreadCommunicator::barrier() {
-  recordCall(CollectiveKind::Barrier, 0);
-  group->arrive(myRank, Call());
+void ThreadCommunicator::doBarrier(const CollectiveCall &c) {
+  group->arrive(myRank, Call(c, nullptr, nullptr));
 }
 
-std::unique_ptr<Communicator> ThreadCommunicator::split(int color, int key) {
-  recordCall(CollectiveKind::Split, 0);
-  Call call;
-  call.kind = CollectiveKind::Split;
+std::unique_ptr<Communicator>
+ThreadCommunicator::doSplit(const CollectiveCall &c, int color, int key) {
+  Call call(c, nullptr, nullptr);
   call.color = color;
   call.key = key;
   group->arrive(myRank, call);

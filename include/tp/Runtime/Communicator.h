@@ -88,6 +88,14 @@ struct CollectiveStats {
   int64_t bytes = 0;
 };
 
+/// The cross-rank comparison of every backend: \p packed holds the calls of
+/// \p n ranks, CollectiveCall::pack one after another. Returns "" when they
+/// all equal rank 0's, else "collective mismatch: rank A called X, rank B
+/// called Y, ..." with rank 0 and every rank that differs, rank q named
+/// \p ranks[q] (null: q).
+std::string collectiveMismatch(const int64_t *packed, int n,
+                               const int *ranks = nullptr);
+
 /// A group of ranks that run collectives together.
 ///
 /// All collectives are blocking, operate on buffers of one DType (f32, bf16
@@ -98,6 +106,16 @@ struct CollectiveStats {
 /// types accumulate in f32 where the backend allows it (threads, MPI) and
 /// round once; NCCL reduces in its own order. Every call counts in stats(),
 /// even one that fails.
+///
+/// A backend implements rank(), size() and the protected do... methods (and
+/// doSplit for sub-communicators). The public collectives are the one
+/// prologue that every backend shares: they count the call in stats(),
+/// reject a null buffer with a nonzero count and a broadcast root outside
+/// [0, size()) with std::invalid_argument, describe the call as a
+/// CollectiveCall, and only then hand it to the backend. The backend checks
+/// what only it can (its count limits, the memory the pointers are in),
+/// exchanges the packed call across ranks and reports a difference with
+/// collectiveMismatch(), and moves the data.
 class Communicator {
 public:
   virtual ~Communicator();
@@ -109,31 +127,29 @@ public:
 
   /// Writes every rank's \p count elements of \p in to \p out (size()*count
   /// elements) in rank order. \p in may point at this rank's block of \p out.
-  virtual void allGather(const void *in, size_t count, void *out,
-                         DType dtype) = 0;
+  void allGather(const void *in, size_t count, void *out, DType dtype);
 
   /// Reduces \p count elements element-wise across ranks into \p out on
   /// every rank. \p in may equal \p out. Results are bitwise identical on all
   /// ranks.
-  virtual void allReduce(const void *in, void *out, size_t count, DType dtype,
-                         ReduceOp op) = 0;
+  void allReduce(const void *in, void *out, size_t count, DType dtype,
+                 ReduceOp op);
 
   /// \p in holds size() blocks of \p countPerRank elements; rank r receives
   /// the element-wise reduction over ranks of block r in \p out.
-  virtual void reduceScatter(const void *in, void *out, size_t countPerRank,
-                             DType dtype, ReduceOp op) = 0;
+  void reduceScatter(const void *in, void *out, size_t countPerRank,
+                     DType dtype, ReduceOp op);
 
   /// \p in and \p out hold size() blocks of \p countPerRank elements; block j
   /// of rank i's input becomes block i of rank j's output.
-  virtual void allToAll(const void *in, void *out, size_t countPerRank,
-                        DType dtype) = 0;
+  void allToAll(const void *in, void *out, size_t countPerRank, DType dtype);
 
   /// Copies \p count elements of \p buf on rank \p root into \p buf
   /// everywhere.
-  virtual void broadcast(void *buf, size_t count, DType dtype, int root) = 0;
+  void broadcast(void *buf, size_t count, DType dtype, int root);
 
   /// Returns once every rank has called barrier().
-  virtual void barrier() = 0;
+  void barrier();
 
   /// The f32 forms of the collectives above.
   void allGather(const float *in, size_t count, float *out) {
@@ -155,9 +171,9 @@ public:
 
   /// Collectively splits the group, like MPI_Comm_split: ranks passing the
   /// same \p color form a new communicator, ordered by (\p key, rank). A
-  /// negative color yields nullptr. The default implementation throws
-  /// CommError (backend without sub-communicators).
-  virtual std::unique_ptr<Communicator> split(int color, int key);
+  /// negative color yields nullptr. Backends without sub-communicators throw
+  /// CommError.
+  std::unique_ptr<Communicator> split(int color, int key);
 
   /// Calls made on this rank since construction or resetStats().
   const CollectiveStats &stats() const { return stats_; }
@@ -165,11 +181,28 @@ public:
   void resetStats() { stats_ = CollectiveStats(); }
 
 protected:
-  /// Counts one call of \p kind whose input buffer has \p inputBytes bytes;
-  /// backends call it at the start of every collective.
-  void recordCall(CollectiveKind kind, size_t inputBytes);
+  /// The collectives of a backend, called by the public methods above once
+  /// they have counted and validated the call. \p call is the call as the
+  /// ranks must agree on it (kind, count or countPerRank, dtype, reduction,
+  /// root); the buffers are the caller's.
+  virtual void doAllGather(const CollectiveCall &call, const void *in,
+                           void *out) = 0;
+  virtual void doAllReduce(const CollectiveCall &call, const void *in,
+                           void *out) = 0;
+  virtual void doReduceScatter(const CollectiveCall &call, const void *in,
+                               void *out) = 0;
+  virtual void doAllToAll(const CollectiveCall &call, const void *in,
+                          void *out) = 0;
+  virtual void doBroadcast(const CollectiveCall &call, void *buf) = 0;
+  virtual void doBarrier(const CollectiveCall &call) = 0;
+  /// The default throws CommError (backend without sub-communicators).
+  virtual std::unique_ptr<Communicator> doSplit(const CollectiveCall &call,
+                                                int color, int key);
 
 private:
+  /// Counts one call of \p kind whose input buffer has \p inputBytes bytes.
+  void recordCall(CollectiveKind kind, size_t inputBytes);
+
   CollectiveStats stats_;
 };
 

@@ -87,23 +87,6 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  using Communicator::allGather;
-  using Communicator::allReduce;
-  using Communicator::allToAll;
-  using Communicator::broadcast;
-  using Communicator::reduceScatter;
-  void allGather(const void *in, size_t count, void *out, DType dtype) override;
-  void allReduce(const void *in, void *out, size_t count, DType dtype,
-                 ReduceOp op) override;
-  void reduceScatter(const void *in, void *out, size_t countPerRank,
-                     DType dtype, ReduceOp op) override;
-  void allToAll(const void *in, void *out, size_t countPerRank,
-                DType dtype) override;
-  void broadcast(void *buf, size_t count, DType dtype, int root) override;
-  void barrier() override;
-  /// MPI_Comm_split; the result owns the new MPI communicator.
-  std::unique_ptr<Communicator> split(int color, int key) override;
-
   /// The wrapped MPI communicator.
   MPI_Comm handle() const { return comm_; }
   /// Rank in MPI_COMM_WORLD of each rank of this communicator.
@@ -117,6 +100,15 @@ public:
 
 private:
   using Call = CollectiveCall;
+  void doAllGather(const Call &call, const void *in, void *out) override;
+  void doAllReduce(const Call &call, const void *in, void *out) override;
+  void doReduceScatter(const Call &call, const void *in, void *out) override;
+  void doAllToAll(const Call &call, const void *in, void *out) override;
+  void doBroadcast(const Call &call, void *buf) override;
+  void doBarrier(const Call &call) override;
+  /// MPI_Comm_split; the result owns the new MPI communicator.
+  std::unique_ptr<Communicator> doSplit(const Call &call, int color,
+                                        int key) override;
   /// Checks (if enabled) that every rank makes the same call and arms the
   /// watchdog; the returned guard disarms it.
   class Guard;

@@ -125,23 +125,6 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  using Communicator::allGather;
-  using Communicator::allReduce;
-  using Communicator::allToAll;
-  using Communicator::broadcast;
-  using Communicator::reduceScatter;
-  void allGather(const void *in, size_t count, void *out, DType dtype) override;
-  void allReduce(const void *in, void *out, size_t count, DType dtype,
-                 ReduceOp op) override;
-  void reduceScatter(const void *in, void *out, size_t countPerRank,
-                     DType dtype, ReduceOp op) override;
-  void allToAll(const void *in, void *out, size_t countPerRank,
-                DType dtype) override;
-  void broadcast(void *buf, size_t count, DType dtype, int root) override;
-  void barrier() override;
-  /// ncclCommSplit; the new communicator shares the watchdog and options.
-  std::unique_ptr<Communicator> split(int color, int key) override;
-
   /// Whether the communicators of this rank were aborted; if so \p message
   /// (when given) receives the reason.
   bool aborted(std::string *message = nullptr) const;
@@ -155,6 +138,15 @@ private:
                    NCCLOptions options, int rank, int size);
 
   using Call = CollectiveCall;
+  void doAllGather(const Call &call, const void *in, void *out) override;
+  void doAllReduce(const Call &call, const void *in, void *out) override;
+  void doReduceScatter(const Call &call, const void *in, void *out) override;
+  void doAllToAll(const Call &call, const void *in, void *out) override;
+  void doBroadcast(const Call &call, void *buf) override;
+  void doBarrier(const Call &call) override;
+  /// ncclCommSplit; the new communicator shares the watchdog and options.
+  std::unique_ptr<Communicator> doSplit(const Call &call, int color,
+                                        int key) override;
   /// Runs one collective: validation of the call across ranks (if enabled),
   /// the watchdog deadline, \p issue (which enqueues the NCCL calls on
   /// NCCL's stream with the world lock held), and the wait for completion.

@@ -526,28 +526,20 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
                                        cudaMemcpyDeviceToHost, s.stream),
                        "cudaMemcpyAsync (device to host)");
     w.waitStream(lock, s.stream);
-    std::string diff;
-    auto describeRank = [&](int q) {
-      const int64_t *d = all.data() + descriptorSize * q;
-      return CollectiveCall::unpack(d).describe();
-    };
-    for (int q = 1; q < size_; ++q)
-      if (!std::equal(all.begin() + descriptorSize * q,
-                      all.begin() + descriptorSize * (q + 1), all.begin()))
-        diff += ", rank " + std::to_string(q) + " called " + describeRank(q);
-    if (!diff.empty())
-      throw CommError("collective mismatch: rank 0 called " + describeRank(0) +
-                      diff);
+    std::string mismatch = collectiveMismatch(all.data(), size_);
+    if (!mismatch.empty())
+      throw CommError(mismatch);
   }
 
   w.settle(lock, s.comm, issue(s), what.c_str());
   w.waitStream(lock, s.stream);
 }
 
-void NCCLCommunicator::allGather(const void *in, size_t count, void *outPtr,
-                                 DType dtype) {
+void NCCLCommunicator::doAllGather(const Call &call, const void *in,
+                                   void *outPtr) {
+  size_t count = call.count;
+  DType dtype = call.dtype;
   size_t bytes = count * dtypeSize(dtype);
-  recordCall(CollectiveKind::AllGather, bytes);
   requireDevicePointer(in, count, "all_gather", "input");
   requireDevicePointer(outPtr, count * size_, "all_gather", "output");
   char *out = bytesOf(outPtr);
@@ -555,10 +547,6 @@ void NCCLCommunicator::allGather(const void *in, size_t count, void *outPtr,
   char *staging = !inPlace && bytesOverlap(in, bytes, out, size_ * bytes)
                       ? scratch(bytes)
                       : nullptr;
-  Call call;
-  call.kind = CollectiveKind::AllGather;
-  call.count = count;
-  call.dtype = dtype;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (count == 0)
       return ncclSuccess;
@@ -573,20 +561,16 @@ void NCCLCommunicator::allGather(const void *in, size_t count, void *outPtr,
   });
 }
 
-void NCCLCommunicator::allReduce(const void *in, void *out, size_t count,
-                                 DType dtype, ReduceOp op) {
+void NCCLCommunicator::doAllReduce(const Call &call, const void *in,
+                                   void *out) {
+  size_t count = call.count;
+  DType dtype = call.dtype;
   size_t bytes = count * dtypeSize(dtype);
-  recordCall(CollectiveKind::AllReduce, bytes);
   requireDevicePointer(in, count, "all_reduce", "input");
   requireDevicePointer(out, count, "all_reduce", "output");
   char *staging = in != out && bytesOverlap(in, bytes, out, bytes)
                       ? scratch(bytes)
                       : nullptr;
-  Call call;
-  call.kind = CollectiveKind::AllReduce;
-  call.count = count;
-  call.op = op;
-  call.dtype = dtype;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (count == 0)
       return ncclSuccess;
@@ -597,17 +581,17 @@ void NCCLCommunicator::allReduce(const void *in, void *out, size_t count,
                          "cudaMemcpyAsync (device to device)");
       src = staging;
     }
-    return ncclAllReduce(src, out, count, ncclType(dtype), ncclOp(op), s.comm,
-                         s.stream);
+    return ncclAllReduce(src, out, count, ncclType(dtype), ncclOp(call.op),
+                         s.comm, s.stream);
   });
 }
 
-void NCCLCommunicator::reduceScatter(const void *inPtr, void *out,
-                                     size_t countPerRank, DType dtype,
-                                     ReduceOp op) {
+void NCCLCommunicator::doReduceScatter(const Call &call, const void *inPtr,
+                                       void *out) {
+  size_t countPerRank = call.count;
+  DType dtype = call.dtype;
   size_t total = static_cast<size_t>(size_) * countPerRank;
   size_t blockBytes = countPerRank * dtypeSize(dtype);
-  recordCall(CollectiveKind::ReduceScatter, total * dtypeSize(dtype));
   requireDevicePointer(inPtr, total, "reduce_scatter", "input");
   requireDevicePointer(out, countPerRank, "reduce_scatter", "output");
   const char *in = bytesOf(inPtr);
@@ -616,11 +600,6 @@ void NCCLCommunicator::reduceScatter(const void *inPtr, void *out,
       !inPlace && bytesOverlap(in, size_ * blockBytes, out, blockBytes)
           ? scratch(size_ * blockBytes)
           : nullptr;
-  Call call;
-  call.kind = CollectiveKind::ReduceScatter;
-  call.count = countPerRank;
-  call.op = op;
-  call.dtype = dtype;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (countPerRank == 0)
       return ncclSuccess;
@@ -632,15 +611,16 @@ void NCCLCommunicator::reduceScatter(const void *inPtr, void *out,
       src = staging;
     }
     return ncclReduceScatter(src, out, countPerRank, ncclType(dtype),
-                             ncclOp(op), s.comm, s.stream);
+                             ncclOp(call.op), s.comm, s.stream);
   });
 }
 
-void NCCLCommunicator::allToAll(const void *inPtr, void *outPtr,
-                                size_t countPerRank, DType dtype) {
+void NCCLCommunicator::doAllToAll(const Call &call, const void *inPtr,
+                                  void *outPtr) {
+  size_t countPerRank = call.count;
+  DType dtype = call.dtype;
   size_t total = static_cast<size_t>(size_) * countPerRank;
   size_t blockBytes = countPerRank * dtypeSize(dtype);
-  recordCall(CollectiveKind::AllToAll, total * dtypeSize(dtype));
   requireDevicePointer(inPtr, total, "all_to_all", "input");
   requireDevicePointer(outPtr, total, "all_to_all", "output");
   const char *in = bytesOf(inPtr);
@@ -649,10 +629,6 @@ void NCCLCommunicator::allToAll(const void *inPtr, void *outPtr,
   size_t bytes = size_ * blockBytes;
   char *staging =
       bytesOverlap(in, bytes, out, bytes) ? scratch(bytes) : nullptr;
-  Call call;
-  call.kind = CollectiveKind::AllToAll;
-  call.count = countPerRank;
-  call.dtype = dtype;
   int n = size_;
   ncclDataType_t type = ncclType(dtype);
   run(call, [&](NCCLState &s) -> ncclResult_t {
@@ -685,39 +661,25 @@ void NCCLCommunicator::allToAll(const void *inPtr, void *outPtr,
   });
 }
 
-void NCCLCommunicator::broadcast(void *buf, size_t count, DType dtype,
-                                 int root) {
-  recordCall(CollectiveKind::Broadcast, count * dtypeSize(dtype));
-  if (root < 0 || root >= size_)
-    throw std::invalid_argument("broadcast: root " + std::to_string(root) +
-                                " out of range for " + std::to_string(size_) +
-                                " ranks");
-  requireDevicePointer(buf, count, "broadcast", "buffer");
-  Call call;
-  call.kind = CollectiveKind::Broadcast;
-  call.count = count;
-  call.root = root;
-  call.dtype = dtype;
+void NCCLCommunicator::doBroadcast(const Call &call, void *buf) {
+  requireDevicePointer(buf, call.count, "broadcast", "buffer");
   run(call, [&](NCCLState &s) -> ncclResult_t {
-    if (count == 0)
+    if (call.count == 0)
       return ncclSuccess;
-    return ncclBroadcast(buf, buf, count, ncclType(dtype), root, s.comm,
-                         s.stream);
+    return ncclBroadcast(buf, buf, call.count, ncclType(call.dtype), call.root,
+                         s.comm, s.stream);
   });
 }
 
-void NCCLCommunicator::barrier() {
-  recordCall(CollectiveKind::Barrier, 0);
+void NCCLCommunicator::doBarrier(const Call &call) {
   float *one = reinterpret_cast<float *>(scratch(sizeof(float)));
-  Call call;
-  call.kind = CollectiveKind::Barrier;
   run(call, [&](NCCLState &s) -> ncclResult_t {
     return ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, s.comm, s.stream);
   });
 }
 
-std::unique_ptr<Communicator> NCCLCommunicator::split(int color, int key) {
-  recordCall(CollectiveKind::Split, 0);
+std::unique_ptr<Communicator> NCCLCommunicator::doSplit(const Call &call,
+                                                        int color, int key) {
   NCCLWorld &w = *world_;
   auto child = std::make_unique<NCCLState>(state_->device);
   bool registered = false;
@@ -727,8 +689,6 @@ std::unique_ptr<Communicator> NCCLCommunicator::split(int color, int key) {
       w.states.erase(std::find(w.states.begin(), w.states.end(), child.get()));
     registered = false;
   };
-  Call call;
-  call.kind = CollectiveKind::Split;
   try {
     run(call, [&](NCCLState &s) -> ncclResult_t {
       ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
