@@ -305,8 +305,8 @@ private:
     auto bare =
         m::LinearOp::create(b, op->getLoc(), linear.getResult().getType(),
                             linear.getFqnAttr(), x, w, Value());
+    // tp-lower-styles has taken the op's style off before lowering it.
     bare->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    TPDialect::StyleAttrHelper(ctx).removeAttr(bare);
     Value result = bare.getResult();
     linear.getResult().replaceAllUsesWith(result);
     op->erase();
