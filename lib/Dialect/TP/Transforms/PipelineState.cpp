@@ -8,7 +8,7 @@
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
-#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
 
 using namespace mlir;
 using namespace mlir::tp;

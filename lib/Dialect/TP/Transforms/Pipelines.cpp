@@ -29,7 +29,8 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   funcPM.addPass(createTPOptimizePass());
   // What is left becomes explicit collectives on local tensors.
   funcPM.addPass(createTPLowerRedistributePass());
-  // One SPMD function with local types.
+  // Each function becomes the SPMD program every rank runs: local types,
+  // composite modules inlined.
   pm.addPass(createTPPartitionPass());
   // Collectives are Pure (every rank runs this one function): identical ones
   // (same input, mesh axes, attributes and module) are computed once, and
