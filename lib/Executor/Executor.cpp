@@ -16,8 +16,6 @@
 
 #include "llvm/Support/MathExtras.h"
 
-#include <sstream>
-
 using namespace mlir;
 using namespace ::tp::exec;
 namespace exec = ::tp::exec;

@@ -1,4 +1,5 @@
 // RUN: tp-opt %s -split-input-file -tp-lower-redistribute -verify-diagnostics | FileCheck %s
+// RUN: tp-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(tp-lower-redistribute))' -verify-diagnostics | FileCheck %s
 
 // tp-lower-redistribute: each changed mesh axis becomes one collective on
 // local tensors, between tp.to_local and tp.from_local (DESIGN 4.3).

@@ -1,4 +1,5 @@
 // RUN: tp-opt %s -tp-optimize | FileCheck %s
+// RUN: tp-opt %s --pass-pipeline='builtin.module(func.func(tp-optimize))' | FileCheck %s
 
 // tp-optimize: composes chains of redistributions (so inverse pairs cancel),
 // folds identities and merges identical redistributions of one value, but

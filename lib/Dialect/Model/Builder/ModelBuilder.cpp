@@ -21,7 +21,6 @@
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
-#include <limits>
 #include <optional>
 
 using namespace mlir;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
@@ -286,11 +287,13 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc, MeshOp mesh,
                         << placementsToString(to);
 }
 
-LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
-  if (failed(checkPassPrecondition(module, TPPass::LowerRedistribute)))
+/// Lowers the redistributions under `root` (a module or one function); the
+/// meshes are only looked up, so a function pass may call it.
+static LogicalResult lowerRedistributionsIn(Operation *root) {
+  if (failed(checkPassPrecondition(root, TPPass::LowerRedistribute)))
     return failure();
   SmallVector<RedistributeOp> ops;
-  module.walk([&](RedistributeOp op) { ops.push_back(op); });
+  root->walk([&](RedistributeOp op) { ops.push_back(op); });
   for (RedistributeOp op : ops) {
     MeshOp mesh = lookupMesh(op, op.getInput().getType().getMesh());
     if (!mesh)
@@ -308,6 +311,14 @@ LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
     op.erase();
   }
   return success();
+}
+
+LogicalResult mlir::tp::lowerRedistributions(ModuleOp module) {
+  return lowerRedistributionsIn(module);
+}
+
+LogicalResult mlir::tp::lowerRedistributions(func::FuncOp func) {
+  return lowerRedistributionsIn(func);
 }
 
 namespace {

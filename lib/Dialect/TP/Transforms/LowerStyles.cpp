@@ -170,7 +170,6 @@ public:
   }
 
 private:
-  /// The module types each style lowers (as tp-apply-plan's check).
   FlatSymbolRefAttr meshSym() { return meshRef; }
 
   /// ensurePlacements, marking the op it creates (if any) with the TP axis:

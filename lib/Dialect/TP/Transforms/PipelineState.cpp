@@ -8,16 +8,16 @@
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
-#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
 
 using namespace mlir;
 using namespace mlir::tp;
 
 /// The first op (in pre-order) for which `pred` holds, or nullptr.
-static Operation *findFirst(ModuleOp module,
+static Operation *findFirst(Operation *root,
                             function_ref<bool(Operation *)> pred) {
   Operation *found = nullptr;
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (!pred(op))
       return WalkResult::advance();
     found = op;
@@ -28,27 +28,31 @@ static Operation *findFirst(ModuleOp module,
 
 static bool isDTensor(Type t) { return isa<DTensorType>(t); }
 
-Operation *mlir::tp::findPartitioned(ModuleOp module) {
-  for (auto func : module.getOps<func::FuncOp>())
-    if (func->hasAttr(TPDialect::SpmdAttrHelper::getNameStr()))
-      return func;
+Operation *mlir::tp::findPartitioned(Operation *root) {
+  StringRef spmd = TPDialect::SpmdAttrHelper::getNameStr();
+  if (isa<func::FuncOp>(root))
+    return root->hasAttr(spmd) ? root : nullptr;
+  for (Region &region : root->getRegions())
+    for (auto func : region.getOps<func::FuncOp>())
+      if (func->hasAttr(spmd))
+        return func;
   return nullptr;
 }
 
-Operation *mlir::tp::findStyled(ModuleOp module) {
-  return findFirst(module, [](Operation *op) {
+Operation *mlir::tp::findStyled(Operation *root) {
+  return findFirst(root, [](Operation *op) {
     return op->hasAttr(TPDialect::StyleAttrHelper::getNameStr());
   });
 }
 
-Operation *mlir::tp::findDistributed(ModuleOp module) {
-  return findFirst(module, [](Operation *op) {
+Operation *mlir::tp::findDistributed(Operation *root) {
+  return findFirst(root, [](Operation *op) {
     return llvm::any_of(op->getResultTypes(), isDTensor);
   });
 }
 
-Operation *mlir::tp::findUnpropagated(ModuleOp module) {
-  return findFirst(module, [](Operation *op) {
+Operation *mlir::tp::findUnpropagated(Operation *root) {
+  return findFirst(root, [](Operation *op) {
     if (op->hasAttr(TPDialect::TpAxisAttrHelper::getNameStr()))
       return true;
     // A composite module may return plain values of distributed inputs;
@@ -61,9 +65,8 @@ Operation *mlir::tp::findUnpropagated(ModuleOp module) {
   });
 }
 
-Operation *mlir::tp::findRedistribution(ModuleOp module) {
-  return findFirst(module,
-                   [](Operation *op) { return isa<RedistributeOp>(op); });
+Operation *mlir::tp::findRedistribution(Operation *root) {
+  return findFirst(root, [](Operation *op) { return isa<RedistributeOp>(op); });
 }
 
 StringRef mlir::tp::getPassFlag(TPPass pass) {
@@ -123,17 +126,17 @@ static std::string describeModule(Operation *op) {
   return ("module '" + model::getModuleFQN(op) + "'").str();
 }
 
-LogicalResult mlir::tp::checkPassPrecondition(ModuleOp module, TPPass pass) {
+LogicalResult mlir::tp::checkPassPrecondition(Operation *root, TPPass pass) {
   unsigned refused = refusedStates(pass);
   StringRef flag = getPassFlag(pass);
   if (refused & Partitioned)
-    if (Operation *op = findPartitioned(module))
+    if (Operation *op = findPartitioned(root))
       return op->emitError()
              << flag << ": the module is already partitioned (tp.spmd on @"
              << cast<func::FuncOp>(op).getSymName()
              << "); run tp-pipeline once, on the model";
   if (refused & Styled)
-    if (Operation *op = findStyled(module)) {
+    if (Operation *op = findStyled(root)) {
       if (pass == TPPass::ApplyPlan)
         return op->emitError()
                << flag << ": styles are already attached (tp.style on "
@@ -143,13 +146,13 @@ LogicalResult mlir::tp::checkPassPrecondition(ModuleOp module, TPPass pass) {
                                 "tp-lower-styles first";
     }
   if (refused & Distributed)
-    if (Operation *op = findDistributed(module))
+    if (Operation *op = findDistributed(root))
       return op->emitError()
              << flag << ": styles are already lowered ('" << op->getName()
              << "' yields a !tp.dtensor); apply the plan to the model, "
                 "before tp-lower-styles";
   if (refused & Unpropagated)
-    if (Operation *op = findUnpropagated(module)) {
+    if (Operation *op = findUnpropagated(root)) {
       InFlightDiagnostic diag = op->emitError()
                                 << flag << ": placements are not propagated ('"
                                 << op->getName() << "' ";
@@ -161,7 +164,7 @@ LogicalResult mlir::tp::checkPassPrecondition(ModuleOp module, TPPass pass) {
       return diag << "); run tp-propagate first";
     }
   if (refused & Redistributions)
-    if (Operation *op = findRedistribution(module))
+    if (Operation *op = findRedistribution(root))
       return op->emitError() << flag
                              << ": tp.redistribute is not lowered yet; run "
                                 "tp-lower-redistribute first";

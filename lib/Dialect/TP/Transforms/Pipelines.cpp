@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -21,11 +22,15 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // (the pass ends with tp-propagate's propagatePlacements, so the pipeline
   // does not run tp-propagate again).
   pm.addPass(createTPLowerStylesPass());
+  // The next two steps rewrite one function at a time (func.func passes),
+  // so they share one nested pipeline.
+  OpPassManager &funcPM = pm.nest<func::FuncOp>();
   // Cancel and merge redistributions before they cost communication.
-  pm.addPass(createTPOptimizePass());
+  funcPM.addPass(createTPOptimizePass());
   // What is left becomes explicit collectives on local tensors.
-  pm.addPass(createTPLowerRedistributePass());
-  // One SPMD function with local types.
+  funcPM.addPass(createTPLowerRedistributePass());
+  // Each function becomes the SPMD program every rank runs: local types,
+  // composite modules inlined.
   pm.addPass(createTPPartitionPass());
   // Collectives are Pure (every rank runs this one function): identical ones
   // (same input, mesh axes, attributes and module) are computed once, and

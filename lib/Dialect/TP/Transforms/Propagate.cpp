@@ -13,10 +13,6 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
-#include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "tp-propagate"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPPROPAGATEPASS

@@ -8,6 +8,7 @@
 #ifndef TP_DIALECT_TP_TRANSFORMS_PASSES_H
 #define TP_DIALECT_TP_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
@@ -117,6 +118,10 @@ LogicalResult propagatePlacements(ModuleOp module);
 
 /// Rewrites `tp.redistribute` ops into collectives.
 LogicalResult lowerRedistributions(ModuleOp module);
+
+/// Rewrites the `tp.redistribute` ops of one function into collectives
+/// (what `tp-lower-redistribute`, a function pass, runs).
+LogicalResult lowerRedistributions(func::FuncOp func);
 
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);

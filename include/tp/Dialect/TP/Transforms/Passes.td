@@ -76,14 +76,15 @@ def TPPropagatePass : Pass<"tp-propagate", "::mlir::ModuleOp"> {
   }];
 }
 
-def TPOptimizePass : Pass<"tp-optimize", "::mlir::ModuleOp"> {
+def TPOptimizePass : Pass<"tp-optimize", "::mlir::func::FuncOp"> {
   let summary = "Remove redistributions the math does not need";
   let description = [{
     Folds identity redistributions, composes chains (`A -> B -> C` becomes
     `A -> C`, so inverse pairs cancel and `Partial -> Replicate -> Shard(d)`
     becomes one reduce_scatter), distributes a full tensor straight to the
     placement it is redistributed to (no communication), and lets consumers
-    of the same redistribution share one.
+    of the same redistribution share one. A function pass: it rewrites one
+    function's body.
   }];
 }
 
@@ -91,7 +92,8 @@ def TPOptimizePass : Pass<"tp-optimize", "::mlir::ModuleOp"> {
 // Lowering to the SPMD program
 //===----------------------------------------------------------------------===//
 
-def TPLowerRedistributePass : Pass<"tp-lower-redistribute", "::mlir::ModuleOp"> {
+def TPLowerRedistributePass
+    : Pass<"tp-lower-redistribute", "::mlir::func::FuncOp"> {
   let summary = "Lower redistributions to collectives";
   let description = [{
     Rewrites each `tp.redistribute` into `tp.to_local`, the collectives of
@@ -100,7 +102,8 @@ def TPLowerRedistributePass : Pass<"tp-lower-redistribute", "::mlir::ModuleOp"> 
     Replicate -> Partial is the local `tp.partial_from_replicate`, after every
     other step; Partial(a) -> Partial(b) is all_reduce(a) and then that op.
     Shard -> Partial on an axis of more than one rank is an error (DTensor
-    does not support it): redistribute to Replicate() first.
+    does not support it): redistribute to Replicate() first. A function
+    pass: it rewrites one function's body and only looks meshes up.
   }];
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }

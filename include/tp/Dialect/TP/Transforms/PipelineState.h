@@ -15,30 +15,32 @@
 namespace mlir::tp {
 
 //===----------------------------------------------------------------------===//
-// States, each recognised by the markers the IR carries. Each query returns
-// the first op that shows the state, or nullptr.
+// States, each recognised by the markers the IR carries. Each query looks
+// under `root`, a module or one function (all a function pass may read), and
+// returns the first op that shows the state, or nullptr.
 //===----------------------------------------------------------------------===//
 
-/// Partitioned: a function with `tp.spmd` (set by tp-partition).
-Operation *findPartitioned(ModuleOp module);
+/// Partitioned: a function with `tp.spmd` (set by tp-partition): `root`
+/// itself, or a function directly in it.
+Operation *findPartitioned(Operation *root);
 
 /// Styled: an op with a `tp.style` (set by tp-apply-plan, consumed by
 /// tp-lower-styles).
-Operation *findStyled(ModuleOp module);
+Operation *findStyled(Operation *root);
 
 /// Distributed: an op yielding a `!tp.dtensor` (made by tp-lower-styles or
 /// by hand; gone after tp-partition).
-Operation *findDistributed(ModuleOp module);
+Operation *findDistributed(Operation *root);
 
 /// Unpropagated: an op that takes a `!tp.dtensor` but yields a plain tensor
 /// (other than `tp.to_local` and composite modules), or a style's
 /// `tp.tp_axis` marker; tp-propagate (which ends tp-lower-styles) leaves
 /// neither.
-Operation *findUnpropagated(ModuleOp module);
+Operation *findUnpropagated(Operation *root);
 
 /// Unlowered redistributions: a `tp.redistribute` (lowered by
 /// tp-lower-redistribute).
-Operation *findRedistribution(ModuleOp module);
+Operation *findRedistribution(Operation *root);
 
 //===----------------------------------------------------------------------===//
 // Pass preconditions
@@ -58,7 +60,8 @@ enum class TPPass {
 /// The pass's flag (`tp-apply-plan`, ...).
 StringRef getPassFlag(TPPass pass);
 
-/// Succeeds if `module` is in a state `pass` can run on. Otherwise emits an
+/// Succeeds if `root` (the module, or the function a function pass runs on)
+/// is in a state `pass` can run on. Otherwise emits an
 /// error at the op showing the state, naming the pass, the state and the
 /// pass to run instead:
 ///
@@ -75,7 +78,7 @@ StringRef getPassFlag(TPPass pass);
 ///
 /// tp-lower-styles accepts hand-placed dtensors next to its styles and
 /// propagates them; tp-comm-report also counts hand-written collectives.
-LogicalResult checkPassPrecondition(ModuleOp module, TPPass pass);
+LogicalResult checkPassPrecondition(Operation *root, TPPass pass);
 
 } // namespace mlir::tp
 

@@ -1,7 +1,7 @@
 // RUN: tp-opt %s --tp-pipeline="plan=%examples/mlp_plan.json" | FileCheck %s
 // RUN: tp-opt %s --tp-pipeline="plan=%examples/mlp_plan.json report-json=- report-table=false" | FileCheck %s --check-prefix=REPORT
 // RUN: tp-opt %s --tp-pipeline="plan=%examples/mlp_plan.json report-table=true" 2>&1 >/dev/null | FileCheck %s --check-prefix=TABLE
-// RUN: tp-opt %S/Inputs/transformer.mlir --tp-pipeline="plan=%S/Inputs/transformer_tp_plan.json report-json=- report-table=false" | FileCheck %s --check-prefix=LLAMA
+// RUN: tp-opt %S/../Inputs/transformer.mlir --tp-pipeline="plan=%S/Inputs/transformer_tp_plan.json report-json=- report-table=false" | FileCheck %s --check-prefix=LLAMA
 
 // The whole plan-to-SPMD lowering on the two-layer MLP of examples/ with its
 // plan (net1 colwise, net2 rowwise): Megatron's MLP, whose only
