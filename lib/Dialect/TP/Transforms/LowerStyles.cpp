@@ -400,12 +400,9 @@ private:
   }
 
   /// Rejects layouts PyTorch would reject or that cannot be applied: a
-  /// shard dim out of range for the tensor it applies to, and a Partial
-  /// input declared for the root module (kept out until the root's
-  /// arguments are settled; a module the input is passed to may declare
-  /// it). Partial targets are checked where they are lowered: from
-  /// Replicate or Partial they are possible, from Shard tp-lower-redistribute
-  /// says why not.
+  /// shard dim out of range for the tensor it applies to. Partial targets
+  /// are checked where they are lowered: from Replicate or Partial they are
+  /// possible, from Shard tp-lower-redistribute says why not.
   LogicalResult validateLayouts(Operation *op, Attribute style) {
     StringRef styleName =
         cast<ParallelStyleAttrInterface>(style).getStyleName();
