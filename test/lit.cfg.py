@@ -17,8 +17,12 @@ config.excludes = ["Inputs", "CMakeLists.txt", "README.txt", "lit.cfg.py"]
 # are fine in tests).
 if getattr(config, "tp_have_mpi", 0):
     config.available_features.add("mpi")
+    # Each test's own session directory (%t.ompi): lit gives all tests one
+    # TMPDIR, and two mpiexec runs creating their session directory there at
+    # once can fail ("ompi.<host>.0: File exists").
     config.substitutions.append(
-        ("%mpirun", config.tp_mpiexec + " --allow-run-as-root --oversubscribe"))
+        ("%mpirun", config.tp_mpiexec +
+         " --allow-run-as-root --oversubscribe --mca orte_tmpdir_base %t.ompi"))
 # tp-run built with the nccl backend and --device cuda (a GPU may or may
 # not be present: tests of the flags need only the build).
 if getattr(config, "tp_have_cuda", 0):
