@@ -310,6 +310,11 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
   TPDialect::PlanAttrHelper(module.getContext()).setAttr(module, plan);
   if (!ok)
     return failure();
+  // Only a pairwise style can reach the linears of other entries.
+  if (llvm::none_of(plan.getStyles(), [](Attribute style) {
+        return isa<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(style);
+      }))
+    return success();
   return checkPairwiseOverlaps(module, [&](Operation *op) {
     return ("plan key '" + styledBy.lookup(op) + "'").str();
   });

@@ -937,7 +937,13 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
              << "' is not an axis of mesh @" << mesh.getSymName();
     shardInputsOnBatch(module, mesh, dpAxis);
   }
-  if (failed(checkPairwiseOverlaps(
+  if (llvm::any_of(
+          styled,
+          [](auto &entry) {
+            return isa<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(
+                entry.second);
+          }) &&
+      failed(checkPairwiseOverlaps(
           module, [](Operation *) { return std::string("a tp.style"); })))
     return failure();
   // By FQN: lowering replaces some module ops (a Rowwise linear's bias).
@@ -955,7 +961,8 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
       return failure();
   }
   warnTiedParameters(module, mesh);
-  if (failed(propagatePlacements(module)))
+  // The styles are all lowered: nothing for propagation's check to find.
+  if (failed(propagatePlacements(module, /*checkPrecondition=*/false)))
     return failure();
   markLocalResults(module, byName);
   return success();

@@ -9,6 +9,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
+#include "llvm/ADT/bit.h"
+
+#include <array>
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -126,47 +129,82 @@ static std::string describeModule(Operation *op) {
   return ("module '" + model::getModuleFQN(op) + "'").str();
 }
 
+/// The first op (in pre-order) in each of the `states`, found in one walk:
+/// `first[i]` for state `1 << i`.
+static std::array<Operation *, 5> findStates(Operation *root, unsigned states) {
+  std::array<Operation *, 5> first{};
+  if (states & Partitioned)
+    first[0] = findPartitioned(root);
+  states &= ~Partitioned;
+  if (!states)
+    return first;
+  MLIRContext *ctx = root->getContext();
+  StringAttr style = TPDialect::StyleAttrHelper(ctx).getName();
+  StringAttr tpAxis = TPDialect::TpAxisAttrHelper(ctx).getName();
+  unsigned open = states;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto found = [&](State s) {
+      first[llvm::countr_zero(static_cast<unsigned>(s))] = op;
+      open &= ~s;
+    };
+    if ((open & Styled) && op->hasAttr(style))
+      found(Styled);
+    if ((open & Distributed) && llvm::any_of(op->getResultTypes(), isDTensor))
+      found(Distributed);
+    // A composite module may return plain values of distributed inputs;
+    // its body is checked op by op.
+    if ((open & Unpropagated) &&
+        (op->hasAttr(tpAxis) ||
+         (!isa<ToLocalOp, model::SubmoduleOp>(op) &&
+          llvm::any_of(op->getOperandTypes(), isDTensor) &&
+          llvm::any_of(op->getResultTypes(),
+                       [](Type t) { return isa<RankedTensorType>(t); }))))
+      found(Unpropagated);
+    if ((open & Redistributions) && isa<RedistributeOp>(op))
+      found(Redistributions);
+    return open ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return first;
+}
+
 LogicalResult mlir::tp::checkPassPrecondition(Operation *root, TPPass pass) {
   unsigned refused = refusedStates(pass);
   StringRef flag = getPassFlag(pass);
-  if (refused & Partitioned)
-    if (Operation *op = findPartitioned(root))
+  // One walk for every state the pass refuses; reported in the order above.
+  std::array<Operation *, 5> first = findStates(root, refused);
+  if (Operation *op = first[0])
+    return op->emitError()
+           << flag << ": the module is already partitioned (tp.spmd on @"
+           << cast<func::FuncOp>(op).getSymName()
+           << "); run tp-pipeline once, on the model";
+  if (Operation *op = first[1]) {
+    if (pass == TPPass::ApplyPlan)
       return op->emitError()
-             << flag << ": the module is already partitioned (tp.spmd on @"
-             << cast<func::FuncOp>(op).getSymName()
-             << "); run tp-pipeline once, on the model";
-  if (refused & Styled)
-    if (Operation *op = findStyled(root)) {
-      if (pass == TPPass::ApplyPlan)
-        return op->emitError()
-               << flag << ": styles are already attached (tp.style on "
-               << describeModule(op) << "); apply one plan, once, to the model";
-      return op->emitError() << flag << ": " << describeModule(op)
-                             << " still carries a tp.style; run "
-                                "tp-lower-styles first";
-    }
-  if (refused & Distributed)
-    if (Operation *op = findDistributed(root))
-      return op->emitError()
-             << flag << ": styles are already lowered ('" << op->getName()
-             << "' yields a !tp.dtensor); apply the plan to the model, "
-                "before tp-lower-styles";
-  if (refused & Unpropagated)
-    if (Operation *op = findUnpropagated(root)) {
-      InFlightDiagnostic diag = op->emitError()
-                                << flag << ": placements are not propagated ('"
-                                << op->getName() << "' ";
-      if (op->hasAttr(TPDialect::TpAxisAttrHelper::getNameStr()))
-        diag << "carries a style's "
-             << TPDialect::TpAxisAttrHelper::getNameStr() << " marker";
-      else
-        diag << "takes a !tp.dtensor but yields a plain tensor";
-      return diag << "); run tp-propagate first";
-    }
-  if (refused & Redistributions)
-    if (Operation *op = findRedistribution(root))
-      return op->emitError() << flag
-                             << ": tp.redistribute is not lowered yet; run "
-                                "tp-lower-redistribute first";
+             << flag << ": styles are already attached (tp.style on "
+             << describeModule(op) << "); apply one plan, once, to the model";
+    return op->emitError() << flag << ": " << describeModule(op)
+                           << " still carries a tp.style; run "
+                              "tp-lower-styles first";
+  }
+  if (Operation *op = first[2])
+    return op->emitError()
+           << flag << ": styles are already lowered ('" << op->getName()
+           << "' yields a !tp.dtensor); apply the plan to the model, "
+              "before tp-lower-styles";
+  if (Operation *op = first[3]) {
+    InFlightDiagnostic diag = op->emitError()
+                              << flag << ": placements are not propagated ('"
+                              << op->getName() << "' ";
+    if (op->hasAttr(TPDialect::TpAxisAttrHelper::getNameStr()))
+      diag << "carries a style's " << TPDialect::TpAxisAttrHelper::getNameStr()
+           << " marker";
+    else
+      diag << "takes a !tp.dtensor but yields a plain tensor";
+    return diag << "); run tp-propagate first";
+  }
+  if (Operation *op = first[4])
+    return op->emitError() << flag
+                           << ": tp.redistribute is not lowered yet; run "
+                              "tp-lower-redistribute first";
   return success();
 }

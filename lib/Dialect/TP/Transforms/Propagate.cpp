@@ -314,14 +314,17 @@ private:
 
 } // namespace
 
-LogicalResult mlir::tp::propagatePlacements(ModuleOp module) {
-  if (failed(checkPassPrecondition(module, TPPass::Propagate)))
+LogicalResult mlir::tp::propagatePlacements(ModuleOp module,
+                                            bool checkPrecondition) {
+  if (checkPrecondition &&
+      failed(checkPassPrecondition(module, TPPass::Propagate)))
     return failure();
+  // Meshes are symbols of the module itself.
   MeshOp mesh;
-  module.walk([&](MeshOp m) {
-    if (!mesh)
-      mesh = m;
-  });
+  for (MeshOp m : module.getOps<MeshOp>()) {
+    mesh = m;
+    break;
+  }
   if (!mesh)
     return success(); // Nothing is distributed without a mesh.
   Propagator propagator(module, mesh);

@@ -114,7 +114,10 @@ LogicalResult applyPlan(ModuleOp module, PlanAttr plan);
 LogicalResult lowerStyles(ModuleOp module);
 
 /// Propagates placements through every function of `module`.
-LogicalResult propagatePlacements(ModuleOp module);
+/// `checkPrecondition` false skips the check of the module's state (for
+/// callers that have just produced it, as tp-lower-styles).
+LogicalResult propagatePlacements(ModuleOp module,
+                                  bool checkPrecondition = true);
 
 /// Rewrites `tp.redistribute` ops into collectives.
 LogicalResult lowerRedistributions(ModuleOp module);
