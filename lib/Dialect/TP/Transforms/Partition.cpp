@@ -41,54 +41,48 @@ static void inlineSubmodules(func::FuncOp func) {
   }
 }
 
-/// A class-sharded target_logit needs to know which classes it holds.
-static void annotateClassShards(func::FuncOp func) {
-  func.walk([](m::TargetLogitOp op) {
-    auto l = dyn_cast<DTensorType>(op.getLogits().getType());
-    if (!l)
-      return;
-    SmallVector<int64_t> axes;
-    for (auto [axis, p] : llvm::enumerate(l.getPlacements()))
-      if (auto s = dyn_cast<ShardAttr>(p); s && s.getDim() == 1)
+/// The mesh axes that shard dim `dim` of `v`, if it is a dtensor.
+static SmallVector<int64_t> axesSharding(Value v, int64_t dim) {
+  SmallVector<int64_t> axes;
+  if (auto t = dyn_cast<DTensorType>(v.getType()))
+    for (auto [axis, p] : llvm::enumerate(t.getPlacements()))
+      if (auto s = dyn_cast<ShardAttr>(p); s && s.getDim() == dim)
         axes.push_back(axis);
+  return axes;
+}
+
+/// Once their operands are local, a class-sharded target_logit needs to know
+/// which classes it holds, and a vocabulary-sharded embedding which rows:
+/// record the mesh axes and the global size of the sharded dim.
+static void annotateShardedLookups(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  func.walk([&](m::TargetLogitOp op) {
+    SmallVector<int64_t> axes = axesSharding(op.getLogits(), 1);
     if (axes.empty())
       return;
-    MLIRContext *ctx = op.getContext();
-    Builder b(ctx);
     TPDialect::ClassShardAttrHelper(ctx).setAttr(op,
                                                  b.getDenseI64ArrayAttr(axes));
     TPDialect::NumClassesAttrHelper(ctx).setAttr(
-        op, b.getI64IntegerAttr(l.getShape()[1]));
+        op,
+        b.getI64IntegerAttr(getTensorLikeShape(op.getLogits().getType())[1]));
   });
-}
-
-/// A vocabulary-sharded embedding needs to know, once its weight is local,
-/// which rows it holds: record the mesh axes and the global vocabulary.
-static void annotateVocabShards(func::FuncOp func) {
-  func.walk([](m::EmbeddingOp emb) {
-    auto w = dyn_cast<DTensorType>(emb.getWeight().getType());
-    if (!w)
-      return;
-    SmallVector<int64_t> axes;
-    for (auto [axis, p] : llvm::enumerate(w.getPlacements()))
-      if (auto s = dyn_cast<ShardAttr>(p); s && s.getDim() == 0)
-        axes.push_back(axis);
+  func.walk([&](m::EmbeddingOp emb) {
+    SmallVector<int64_t> axes = axesSharding(emb.getWeight(), 0);
     if (axes.empty())
       return;
-    MLIRContext *ctx = emb.getContext();
-    Builder b(ctx);
     TPDialect::VocabShardAttrHelper(ctx).setAttr(emb,
                                                  b.getDenseI64ArrayAttr(axes));
     TPDialect::VocabSizeAttrHelper(ctx).setAttr(
-        emb, b.getI64IntegerAttr(w.getShape()[0]));
+        emb,
+        b.getI64IntegerAttr(getTensorLikeShape(emb.getWeight().getType())[0]));
   });
 }
 
 static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
-  annotateVocabShards(func);
-  annotateClassShards(func);
+  annotateShardedLookups(func);
   Block &block = func.getBody().front();
   // Arguments: each rank receives its local piece of a distributed input;
   // the global (dtensor) types stay for the runtime to cut them.
