@@ -434,14 +434,8 @@ private:
       return success();
     };
     return llvm::TypeSwitch<Attribute, LogicalResult>(style)
-        .Case<ColwiseAttr, PairwiseParallelAttr, PairwiseSequenceParallelAttr>(
-            [&](auto s) {
-              if (failed(
-                      check(s.getInputLayouts(), "input_layouts", true, false)))
-                return failure();
-              return check(s.getOutputLayouts(), "output_layouts", false, true);
-            })
-        .Case([&](RowwiseAttr s) {
+        .Case<ColwiseAttr, RowwiseAttr, PairwiseParallelAttr,
+              PairwiseSequenceParallelAttr>([&](auto s) {
           if (failed(check(s.getInputLayouts(), "input_layouts", true, false)))
             return failure();
           return check(s.getOutputLayouts(), "output_layouts", false, true);
