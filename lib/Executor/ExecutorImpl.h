@@ -378,9 +378,11 @@ private:
       if (auto t = dyn_cast<m::TargetLogitOp>(user)) {
         int64_t v =
             cast<RankedTensorType>(t.getLogits().getType()).getDimSize(1);
-        if (auto full =
-                TPDialect::NumClassesAttrHelper(t->getContext()).getAttr(t))
-          v = full.getInt();
+        vocab = vocab < 0 ? v : std::min(vocab, v);
+        continue;
+      }
+      if (auto t = dyn_cast<mlir::tp::ShardedTargetLogitOp>(user)) {
+        int64_t v = t.getNumClasses();
         vocab = vocab < 0 ? v : std::min(vocab, v);
         continue;
       }
@@ -395,9 +397,11 @@ private:
         if (auto chunk = w.getDefiningOp<mlir::tp::ChunkOp>())
           w = chunk.getInput();
         int64_t v = cast<RankedTensorType>(w.getType()).getDimSize(0);
-        if (auto full =
-                TPDialect::VocabSizeAttrHelper(emb->getContext()).getAttr(emb))
-          v = full.getInt();
+        vocab = vocab < 0 ? v : std::min(vocab, v);
+        continue;
+      }
+      if (auto emb = dyn_cast<mlir::tp::ShardedEmbeddingOp>(user)) {
+        int64_t v = emb.getVocabSize();
         vocab = vocab < 0 ? v : std::min(vocab, v);
       }
     }
@@ -545,21 +549,16 @@ private:
                           bias ? &f.at(in[2]) : nullptr);
           });
         })
-        .Case([&](m::EmbeddingOp e) {
-          auto axesAttr =
-              TPDialect::VocabShardAttrHelper(e->getContext()).getAttr(e);
-          auto vocabAttr =
-              TPDialect::VocabSizeAttrHelper(e->getContext()).getAttr(e);
-          if (!axesAttr || !vocabAttr) {
-            unary(op, in, [in](Frame<B> &f) {
-              return embedding(f.at(in[0]), f.at(in[1]));
-            });
-            return;
-          }
+        .Case([&](m::EmbeddingOp) {
+          unary(op, in, [in](Frame<B> &f) {
+            return embedding(f.at(in[0]), f.at(in[1]));
+          });
+        })
+        .Case([&](mlir::tp::ShardedEmbeddingOp e) {
           // This rank holds rows [offset, offset + local rows) of the vocab.
-          std::vector<int64_t> axes(axesAttr.asArrayRef().begin(),
-                                    axesAttr.asArrayRef().end());
-          int64_t vocab = vocabAttr.getInt();
+          std::vector<int64_t> axes(e.getMeshAxes().begin(),
+                                    e.getMeshAxes().end());
+          int64_t vocab = e.getVocabSize();
           unary(op, in, [&P, in, axes, vocab](Frame<B> &f) {
             rt::Chunk c = rt::chunkOf(vocab, P.groupSize(axes),
                                       P.groupIndex(f.coords, axes));
@@ -667,7 +666,8 @@ private:
   /// ops); false if `op` is none of them. Other backends reject them.
   bool compileHostOnlyOp(Operation *op, const std::vector<int> &in) {
     if (!isa<m::TransposeOp, m::SubOp, m::LogOp, m::ReduceMaxOp, m::ReduceSumOp,
-             m::MeanOp, m::TargetLogitOp, m::CrossEntropyOp>(op))
+             m::MeanOp, m::TargetLogitOp, mlir::tp::ShardedTargetLogitOp,
+             m::CrossEntropyOp>(op))
       return false;
     if constexpr (!B::kHostOnlyKernels) {
       throw std::runtime_error(std::string("the ") + B::kName +
@@ -704,24 +704,20 @@ private:
           .Case([&](m::MeanOp) {
             unary(op, in, [in](Frame<B> &f) { return mean(f.at(in[0])); });
           })
-          .Case([&](m::TargetLogitOp t) {
-            auto axesAttr =
-                TPDialect::ClassShardAttrHelper(t->getContext()).getAttr(t);
-            auto numAttr =
-                TPDialect::NumClassesAttrHelper(t->getContext()).getAttr(t);
-            std::vector<int64_t> axes;
-            int64_t classes = 0;
-            if (axesAttr && numAttr) {
-              axes.assign(axesAttr.asArrayRef().begin(),
-                          axesAttr.asArrayRef().end());
-              classes = numAttr.getInt();
-            }
+          .Case([&](m::TargetLogitOp) {
+            unary(op, in, [in](Frame<B> &f) {
+              return targetLogit(f.at(in[0]), f.at(in[1]), 0);
+            });
+          })
+          .Case([&](mlir::tp::ShardedTargetLogitOp t) {
+            // This rank holds classes [offset, offset + local classes).
+            std::vector<int64_t> axes(t.getMeshAxes().begin(),
+                                      t.getMeshAxes().end());
+            int64_t classes = t.getNumClasses();
             unary(op, in, [&P, in, axes, classes](Frame<B> &f) {
-              int64_t offset = 0;
-              if (!axes.empty())
-                offset = rt::chunkOf(classes, P.groupSize(axes),
-                                     P.groupIndex(f.coords, axes))
-                             .offset;
+              int64_t offset = rt::chunkOf(classes, P.groupSize(axes),
+                                           P.groupIndex(f.coords, axes))
+                                   .offset;
               return targetLogit(f.at(in[0]), f.at(in[1]), offset);
             });
           })

@@ -508,50 +508,121 @@ func.func private @local_on_function() attributes {tp.local}
 
 // -----
 
-func.func @vocab_shard_without_size(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @below {{'model.embedding' op 'tp.vocab_shard' needs 'tp.vocab_size' beside it}}
-  %y = model.embedding "emb"(%ids, %w) {tp.vocab_shard = array<i64: 0>} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+// A lookup into a split table: tp.sharded_embedding and
+// tp.sharded_target_logit.
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_float_ids(%ids: tensor<2xf32>, %w: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op ids must be integers}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
 
 // -----
 
-func.func @vocab_shard_twice(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @below {{'model.embedding' op 'tp.vocab_shard' lists mesh axis 0 twice}}
-  %y = model.embedding "emb"(%ids, %w) {tp.vocab_shard = array<i64: 0, 0>, tp.vocab_size = 16 : i64} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_weight_rank(%ids: tensor<2xi64>, %w: tensor<8xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op weight must be [rows, embedding_dim]}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2xi64>, tensor<8xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
 
 // -----
 
-func.func @vocab_size_not_positive(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @below {{'model.embedding' op 'tp.vocab_size' must be a positive i64}}
-  %y = model.embedding "emb"(%ids, %w) {tp.vocab_shard = array<i64: 0>, tp.vocab_size = 0 : i64} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_result(%ids: tensor<2xi64>, %w: tensor<2x4xf32>) -> tensor<2x5xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op expected a result of shape [2, 4], got [2, 5]}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2xi64>, tensor<2x4xf32>) -> tensor<2x5xf32>
+  return %y : tensor<2x5xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_vocab_not_positive(%ids: tensor<2xi64>, %w: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op vocab_size 0 is not positive}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 0 : (tensor<2xi64>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
 
 // -----
 
-func.func @vocab_size_on_linear(%x: tensor<2x4xf32>, %w: tensor<8x4xf32>) -> tensor<2x8xf32> {
-  // expected-error @below {{'model.linear' op 'tp.vocab_size' belongs on a model.embedding}}
-  %y = model.linear "net1"(%x, %w) {tp.vocab_size = 8 : i64} : (tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<2x8xf32>
-  return %y : tensor<2x8xf32>
-}
-
-// -----
-
-func.func @class_shard_on_embedding(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @below {{'model.embedding' op 'tp.class_shard' belongs on a model.target_logit}}
-  %y = model.embedding "emb"(%ids, %w) {tp.class_shard = array<i64: 0>} : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_more_rows(%ids: tensor<2xi64>, %w: tensor<16x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op holds 16 of 8 vocab_size entries}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2xi64>, tensor<16x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
 
 // -----
 
-func.func @num_classes_not_i64(%s: tensor<4x8xf32>, %t: tensor<4xi64>) -> tensor<4x1xf32> {
-  // expected-error @below {{'model.target_logit' op 'tp.num_classes' must be a positive i64}}
-  %tl = model.target_logit %s, %t {tp.class_shard = array<i64: 0>, tp.num_classes = 16 : i32} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x1xf32>
-  return %tl : tensor<4x1xf32>
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_not_a_share(%ids: tensor<2xi64>, %w: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op holds 3 entries on each of 4 ranks, but vocab_size is 8; an uneven split has a dynamic size}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2xi64>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_no_axes(%ids: tensor<2xi64>, %w: tensor<8x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op needs at least one mesh axis the table is split over}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [] vocab_size = 8 : (tensor<2xi64>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_axis_range(%ids: tensor<2xi64>, %w: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op mesh axis 1 is out of range for mesh mesh of rank 1}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [1] vocab_size = 8 : (tensor<2xi64>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @sharded_embedding_no_mesh(%ids: tensor<2xi64>, %w: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{'tp.sharded_embedding' op references mesh @mesh, which is not a tp.mesh in scope}}
+  %y = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2xi64>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_shapes(%l: tensor<4x8xf32>, %t: tensor<3xi64>) -> tensor<4x1xf32> {
+  // expected-error @below {{'tp.sharded_target_logit' op takes logits [N, classes] and targets [N]}}
+  %y = tp.sharded_target_logit %l, %t on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x8xf32>, tensor<3xi64>) -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_float_targets(%l: tensor<4x8xf32>, %t: tensor<4xf32>) -> tensor<4x1xf32> {
+  // expected-error @below {{'tp.sharded_target_logit' op targets must be integers}}
+  %y = tp.sharded_target_logit %l, %t on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_result(%l: tensor<4x8xf32>, %t: tensor<4xi64>) -> tensor<4x2xf32> {
+  // expected-error @below {{'tp.sharded_target_logit' op expected a result of shape [4, 1], got [4, 2]}}
+  %y = tp.sharded_target_logit %l, %t on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_not_a_share(%l: tensor<4x8xf32>, %t: tensor<4xi64>) -> tensor<4x1xf32> {
+  // expected-error @below {{'tp.sharded_target_logit' op holds 8 entries on each of 4 ranks, but num_classes is 30; an uneven split has a dynamic size}}
+  %y = tp.sharded_target_logit %l, %t on @mesh mesh_axes = [0] num_classes = 30 : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x1xf32>
+  return %y : tensor<4x1xf32>
 }
 
 // -----

@@ -203,4 +203,16 @@ func.func @collectives(%in: tensor<8x4xf32>, %full: tensor<8x16xf32>) {
   return
 }
 
+// Lookups into a table split over mesh axes, even and uneven.
+// CHECK-LABEL: func.func @sharded_lookups
+func.func @sharded_lookups(%ids: tensor<2x3xi64>, %w: tensor<8x16xf32>, %wu: tensor<?x16xf32>, %l: tensor<4x8xf32>, %t: tensor<4xi32>) {
+  // CHECK: tp.sharded_embedding %{{.*}}, %{{.*}} on @mesh mesh_axes = [0] vocab_size = 32 {module = "tok_embeddings"} : (tensor<2x3xi64>, tensor<8x16xf32>) -> tensor<2x3x16xf32>
+  %e = tp.sharded_embedding %ids, %w on @mesh mesh_axes = [0] vocab_size = 32 {module = "tok_embeddings"} : (tensor<2x3xi64>, tensor<8x16xf32>) -> tensor<2x3x16xf32>
+  // CHECK: tp.sharded_embedding %{{.*}}, %{{.*}} on @mesh2d mesh_axes = [0, 1] vocab_size = 10 : (tensor<2x3xi64>, tensor<?x16xf32>) -> tensor<2x3x16xf32>
+  %eu = tp.sharded_embedding %ids, %wu on @mesh2d mesh_axes = [0, 1] vocab_size = 10 : (tensor<2x3xi64>, tensor<?x16xf32>) -> tensor<2x3x16xf32>
+  // CHECK: tp.sharded_target_logit %{{.*}}, %{{.*}} on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x8xf32>, tensor<4xi32>) -> tensor<4x1xf32>
+  %tl = tp.sharded_target_logit %l, %t on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x8xf32>, tensor<4xi32>) -> tensor<4x1xf32>
+  return
+}
+
 }

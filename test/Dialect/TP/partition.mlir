@@ -70,10 +70,12 @@ func.func @mixed_results(%x: tensor<4x8xf32>) -> (!tp.dtensor<4x8xf32, @mesh, [#
   return %d, %x : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4x8xf32>
 }
 
-// A vocabulary-sharded embedding records which rows its local weight holds.
+// A vocabulary-sharded embedding becomes the lookup that knows which rows
+// its local weight holds: the mesh axes and the full vocabulary.
 // CHECK-LABEL: func.func @vocab_shard
 // CHECK: %[[WL:.*]] = tp.chunk %{{.*}} on @mesh mesh_axes = [0] axis = 0 : tensor<32x8xf32> -> tensor<8x8xf32>
-// CHECK-NEXT: model.embedding "tok_embeddings"(%{{.*}}, %[[WL]]) {tp.vocab_shard = array<i64: 0>, tp.vocab_size = 32 : i64} : (tensor<2x4xi64>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: tp.sharded_embedding %{{.*}}, %[[WL]] on @mesh mesh_axes = [0] vocab_size = 32 {module = "tok_embeddings"} : (tensor<2x4xi64>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NOT: model.embedding
 func.func @vocab_shard(%ids: tensor<2x4xi64>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]> {
   %w = model.param "tok_embeddings.weight" : tensor<32x8xf32>
   %dw = tp.distribute %w : tensor<32x8xf32> -> !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>

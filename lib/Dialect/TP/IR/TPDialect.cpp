@@ -24,12 +24,10 @@ void TPDialect::initialize() {
       >();
 }
 
-/// True for a `model.<name>` op. The model dialect builds on this one, so
-/// the verifier names its ops rather than linking against it.
-static bool isModelOp(Operation *op, StringRef name = "") {
-  OperationName opName = op->getName();
-  return opName.getDialectNamespace() == "model" &&
-         (name.empty() || opName.stripDialect() == name);
+/// True for a `model` op. The model dialect builds on this one, so the
+/// verifier names its dialect rather than linking against it.
+static bool isModelOp(Operation *op) {
+  return op->getName().getDialectNamespace() == "model";
 }
 
 /// True for an i64 integer attribute.
@@ -61,40 +59,6 @@ static LogicalResult verifyFunctionTypes(Operation *op, StringRef name,
                                   "got "
                                << t;
   }
-  return success();
-}
-
-/// `tp.vocab_shard` / `tp.class_shard` with their full sizes: mesh axes
-/// (distinct, non-negative) on a model op of kind `opName`, which must also
-/// carry the full size `sizeName` the executor offsets each rank's chunk in.
-static LogicalResult verifyShardAxes(Operation *op, StringRef name,
-                                     Attribute value, StringRef opName,
-                                     StringAttr sizeName) {
-  if (!isModelOp(op, opName))
-    return op->emitOpError()
-           << "'" << name << "' belongs on a model." << opName;
-  auto axes = dyn_cast<DenseI64ArrayAttr>(value);
-  if (!axes)
-    return op->emitOpError() << "'" << name << "' must be an i64 array";
-  for (auto [i, a] : llvm::enumerate(axes.asArrayRef()))
-    if (a < 0 || llvm::is_contained(axes.asArrayRef().take_front(i), a))
-      return op->emitOpError() << "'" << name << "' lists mesh axis " << a
-                               << (a < 0 ? ", which is negative" : " twice");
-  if (!op->hasAttr(sizeName))
-    return op->emitOpError() << "'" << name << "' needs '"
-                             << sizeName.getValue() << "' beside it";
-  return success();
-}
-
-/// `tp.vocab_size` / `tp.num_classes`: a positive i64 on a model op of kind
-/// `opName`.
-static LogicalResult verifyFullSize(Operation *op, StringRef name,
-                                    Attribute value, StringRef opName) {
-  if (!isModelOp(op, opName))
-    return op->emitOpError()
-           << "'" << name << "' belongs on a model." << opName;
-  if (!isI64(value) || cast<IntegerAttr>(value).getInt() <= 0)
-    return op->emitOpError() << "'" << name << "' must be a positive i64";
   return success();
 }
 
@@ -144,16 +108,6 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
     return verifyFunctionTypes(op, text, value, /*results=*/true);
   if (name == getArgTypesAttrHelper().getName())
     return verifyFunctionTypes(op, text, value, /*results=*/false);
-  if (name == getVocabShardAttrHelper().getName())
-    return verifyShardAxes(op, text, value, "embedding",
-                           getVocabSizeAttrHelper().getName());
-  if (name == getVocabSizeAttrHelper().getName())
-    return verifyFullSize(op, text, value, "embedding");
-  if (name == getClassShardAttrHelper().getName())
-    return verifyShardAxes(op, text, value, "target_logit",
-                           getNumClassesAttrHelper().getName());
-  if (name == getNumClassesAttrHelper().getName())
-    return verifyFullSize(op, text, value, "target_logit");
   if (name == getLocalAttrHelper().getName())
     return op->emitOpError() << "'" << text << "' belongs on a function result";
   return success();

@@ -439,6 +439,115 @@ PartialFromReplicateOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 //===----------------------------------------------------------------------===//
+// Sharded lookups
+//===----------------------------------------------------------------------===//
+
+/// "[2, 4, ?]" for messages.
+static std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return text;
+}
+
+/// Whether `actual` is `expected` where both are static.
+static bool compatibleShapes(ArrayRef<int64_t> actual,
+                             ArrayRef<int64_t> expected) {
+  if (actual.size() != expected.size())
+    return false;
+  for (auto [a, e] : llvm::zip(actual, expected))
+    if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(e) && a != e)
+      return false;
+  return true;
+}
+
+/// The checks both lookups share: a positive full size `fullName` of the
+/// split dim, of which this rank's `localSize` (static or not) is a part,
+/// integer `ids`, and the result's shape.
+static LogicalResult verifyLookup(Operation *op, StringRef fullName,
+                                  int64_t full, int64_t localSize,
+                                  StringRef idsName, Value ids,
+                                  ArrayRef<int64_t> resultShape) {
+  if (full <= 0)
+    return op->emitOpError() << fullName << " " << full << " is not positive";
+  if (!ShapedType::isDynamic(localSize) && localSize > full)
+    return op->emitOpError() << "holds " << localSize << " of " << full << " "
+                             << fullName << " entries";
+  if (!isa<IntegerType>(cast<RankedTensorType>(ids.getType()).getElementType()))
+    return op->emitOpError() << idsName << " must be integers";
+  ArrayRef<int64_t> actual =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  if (!compatibleShapes(actual, resultShape))
+    return op->emitOpError()
+           << "expected a result of shape " << shapeText(resultShape)
+           << ", got " << shapeText(actual);
+  return success();
+}
+
+/// The mesh side: valid axes, at least one (a lookup split over no ranks
+/// is a plain one), and a static local size that is this rank's even share
+/// of `full` (an uneven share is dynamic; see getLocalType).
+static LogicalResult verifyLookupSymbols(Operation *op, FlatSymbolRefAttr mesh,
+                                         ArrayRef<int64_t> axes,
+                                         StringRef fullName, int64_t full,
+                                         int64_t localSize,
+                                         SymbolTableCollection &tables) {
+  auto found = verifyMeshAndAxes(op, mesh, axes, tables);
+  if (failed(found))
+    return failure();
+  if (axes.empty())
+    return op->emitOpError("needs at least one mesh axis the table is split "
+                           "over");
+  int64_t n = groupSize(*found, axes);
+  if (!ShapedType::isDynamic(localSize) && localSize * n != full)
+    return op->emitOpError() << "holds " << localSize << " entries on each of "
+                             << n << " ranks, but " << fullName << " is "
+                             << full << "; an uneven split has a dynamic size";
+  return success();
+}
+
+LogicalResult ShardedEmbeddingOp::verify() {
+  auto weight = getWeight().getType();
+  if (weight.getRank() != 2)
+    return emitOpError("weight must be [rows, embedding_dim]");
+  SmallVector<int64_t> shape(getIds().getType().getShape());
+  shape.push_back(weight.getDimSize(1));
+  return verifyLookup(*this, "vocab_size", getVocabSize(), weight.getDimSize(0),
+                      "ids", getIds(), shape);
+}
+
+LogicalResult
+ShardedEmbeddingOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLookupSymbols(*this, getMeshAttr(), getMeshAxes(), "vocab_size",
+                             getVocabSize(),
+                             getWeight().getType().getDimSize(0), tables);
+}
+
+LogicalResult ShardedTargetLogitOp::verify() {
+  auto logits = getLogits().getType(), targets = getTargets().getType();
+  if (logits.getRank() != 2 || targets.getRank() != 1 ||
+      !compatibleShapes(targets.getShape(), {logits.getDimSize(0)}))
+    return emitOpError("takes logits [N, classes] and targets [N]");
+  return verifyLookup(*this, "num_classes", getNumClasses(),
+                      logits.getDimSize(1), "targets", getTargets(),
+                      {logits.getDimSize(0), 1});
+}
+
+LogicalResult
+ShardedTargetLogitOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLookupSymbols(*this, getMeshAttr(), getMeshAxes(), "num_classes",
+                             getNumClasses(),
+                             getLogits().getType().getDimSize(1), tables);
+}
+
+//===----------------------------------------------------------------------===//
 // Folders
 //===----------------------------------------------------------------------===//
 

@@ -2,9 +2,10 @@
 //
 // tp-partition: inlines composite modules, replaces each !tp.dtensor by this
 // rank's local tensor type, turns tp.distribute into local tp.chunk and
-// tp.partial_from_replicate ops and drops tp.to_local/tp.from_local. The
-// result is one function that every rank runs; its only communication is the
-// collectives already in it.
+// tp.partial_from_replicate ops and lookups into a split table into
+// tp.sharded_embedding / tp.sharded_target_logit, and drops
+// tp.to_local/tp.from_local. The result is one function that every rank
+// runs; its only communication is the collectives already in it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,38 +52,68 @@ static SmallVector<int64_t> axesSharding(Value v, int64_t dim) {
   return axes;
 }
 
-/// Once their operands are local, a class-sharded target_logit needs to know
-/// which classes it holds, and a vocabulary-sharded embedding which rows:
-/// record the mesh axes and the global size of the sharded dim.
-static void annotateShardedLookups(func::FuncOp func) {
-  MLIRContext *ctx = func.getContext();
-  Builder b(ctx);
-  func.walk([&](m::TargetLogitOp op) {
-    SmallVector<int64_t> axes = axesSharding(op.getLogits(), 1);
+namespace {
+/// A lookup into a table split over mesh axes: a model.embedding whose
+/// weight is sharded on its rows, or a model.target_logit whose logits are
+/// sharded on the classes.
+struct ShardedLookup {
+  Operation *op;
+  FlatSymbolRefAttr mesh;
+  SmallVector<int64_t> axes;
+  /// The global size of the split dim.
+  int64_t fullSize;
+};
+} // namespace
+
+/// The lookups of `func` into a split table, found while their operands
+/// still carry their placements.
+static SmallVector<ShardedLookup> findShardedLookups(func::FuncOp func) {
+  SmallVector<ShardedLookup> found;
+  auto record = [&](Operation *op, Value table, int64_t dim) {
+    SmallVector<int64_t> axes = axesSharding(table, dim);
     if (axes.empty())
       return;
-    TPDialect::ClassShardAttrHelper(ctx).setAttr(op,
-                                                 b.getDenseI64ArrayAttr(axes));
-    TPDialect::NumClassesAttrHelper(ctx).setAttr(
-        op,
-        b.getI64IntegerAttr(getTensorLikeShape(op.getLogits().getType())[1]));
+    auto type = cast<DTensorType>(table.getType());
+    found.push_back(
+        {op, type.getMesh(), std::move(axes), type.getShape()[dim]});
+  };
+  func.walk([&](Operation *op) {
+    if (auto t = dyn_cast<m::TargetLogitOp>(op))
+      record(op, t.getLogits(), 1);
+    else if (auto emb = dyn_cast<m::EmbeddingOp>(op))
+      record(op, emb.getWeight(), 0);
   });
-  func.walk([&](m::EmbeddingOp emb) {
-    SmallVector<int64_t> axes = axesSharding(emb.getWeight(), 0);
-    if (axes.empty())
-      return;
-    TPDialect::VocabShardAttrHelper(ctx).setAttr(emb,
-                                                 b.getDenseI64ArrayAttr(axes));
-    TPDialect::VocabSizeAttrHelper(ctx).setAttr(
-        emb,
-        b.getI64IntegerAttr(getTensorLikeShape(emb.getWeight().getType())[0]));
-  });
+  return found;
+}
+
+/// Once their operands are local, each lookup sees only this rank's rows or
+/// classes: it becomes the tp op that says which (tp.sharded_embedding,
+/// tp.sharded_target_logit).
+static void localizeShardedLookups(ArrayRef<ShardedLookup> lookups) {
+  for (const ShardedLookup &l : lookups) {
+    OpBuilder b(l.op);
+    auto axes = b.getDenseI64ArrayAttr(l.axes);
+    auto resultType = cast<RankedTensorType>(l.op->getResult(0).getType());
+    Value replacement;
+    if (auto emb = dyn_cast<m::EmbeddingOp>(l.op))
+      replacement = ShardedEmbeddingOp::create(
+          b, emb.getLoc(), resultType, l.mesh, axes, emb.getFqnAttr(),
+          emb.getIds(), emb.getWeight(), b.getI64IntegerAttr(l.fullSize));
+    else {
+      auto t = cast<m::TargetLogitOp>(l.op);
+      replacement = ShardedTargetLogitOp::create(
+          b, t.getLoc(), resultType, l.mesh, axes, /*module=*/nullptr,
+          t.getLogits(), t.getTargets(), b.getI64IntegerAttr(l.fullSize));
+    }
+    l.op->getResult(0).replaceAllUsesWith(replacement);
+    l.op->erase();
+  }
 }
 
 static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
-  annotateShardedLookups(func);
+  SmallVector<ShardedLookup> lookups = findShardedLookups(func);
   Block &block = func.getBody().front();
   // Arguments: each rank receives its local piece of a distributed input;
   // the global (dtensor) types stay for the runtime to cut them.
@@ -166,6 +197,8 @@ static LogicalResult partitionFunc(func::FuncOp func,
       result.setType(getLocalType(type, mesh));
     }
   }
+
+  localizeShardedLookups(lookups);
 
   // Results: local types, with their placements kept for the runtime.
   auto ret = cast<func::ReturnOp>(block.getTerminator());

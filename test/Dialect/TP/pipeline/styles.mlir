@@ -211,13 +211,12 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net2"], styles = [#
 
 // Rowwise on an embedding (input Replicate): the weight is chunked on the
 // vocabulary (dim 0), the lookup masks ids outside this rank's rows
-// (tp.vocab_shard / tp.vocab_size), and the Partial(sum) result is
-// all-reduced.
+// (tp.sharded_embedding), and the Partial(sum) result is all-reduced.
 // CHECK-LABEL: func.func @rowwise_embedding(
 // CHECK-SAME: %[[X:[a-zA-Z0-9_]+]]: tensor<2x4xi64>) -> tensor<2x4x8xf32> attributes {tp.result_types = [!tp.dtensor<2x4x8xf32, @mesh, [#tp.replicate]>], tp.spmd}
 // CHECK-NEXT: %[[P1:.*]] = model.param "tok_embeddings.weight" : tensor<32x8xf32>
 // CHECK-NEXT: %[[C1:.*]] = tp.chunk %[[P1]] on @mesh mesh_axes = [0] axis = 0 {module = "tok_embeddings"} : tensor<32x8xf32> -> tensor<8x8xf32>
-// CHECK-NEXT: %[[EMB1:.*]] = model.embedding "tok_embeddings"(%[[X]], %[[C1]]) {tp.vocab_shard = array<i64: 0>, tp.vocab_size = 32 : i64} : (tensor<2x4xi64>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[EMB1:.*]] = tp.sharded_embedding %[[X]], %[[C1]] on @mesh mesh_axes = [0] vocab_size = 32 {module = "tok_embeddings"} : (tensor<2x4xi64>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
 // CHECK-NEXT: %[[AR1:.*]] = tp.all_reduce %[[EMB1]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "tok_embeddings"} : tensor<2x4x8xf32>
 // CHECK-NEXT: return %[[AR1]] : tensor<2x4x8xf32>
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["tok_embeddings"], styles = [#tp.rowwise<input_layouts = #tp.replicate>]>} {

@@ -52,15 +52,7 @@ def TP_Dialect : Dialect {
     // per result / argument; runtimes reassemble results and cut inputs
     // with them.
     "::mlir::ArrayAttr":$result_types,
-    "::mlir::ArrayAttr":$arg_types,
-    // tp-partition: on a vocab-parallel model.embedding, the mesh axes the
-    // vocabulary is split over and its full size (i64).
-    "::mlir::DenseI64ArrayAttr":$vocab_shard,
-    "::mlir::IntegerAttr":$vocab_size,
-    // tp-partition: on a loss-parallel model.target_logit, the mesh axes
-    // the classes are split over and their full number (i64).
-    "::mlir::DenseI64ArrayAttr":$class_shard,
-    "::mlir::IntegerAttr":$num_classes
+    "::mlir::ArrayAttr":$arg_types
   );
   let hasOperationAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;

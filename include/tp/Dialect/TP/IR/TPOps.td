@@ -285,9 +285,7 @@ def TP_PartialFromReplicateOp : TP_CollectiveOp<"partial_from_replicate", [
 
     Named after the redistribution it lowers rather than after what it does
     to the data, which depends on the reduction: zeros for `sum`, nothing
-    for the others.
- Over a group of one rank it folds to its
-    input.
+    for the others. Over a group of one rank it folds to its input.
   }];
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
   let assemblyFormat = [{
@@ -295,6 +293,71 @@ def TP_PartialFromReplicateOp : TP_CollectiveOp<"partial_from_replicate", [
     attr-dict `:` type($input)
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Lookups into a sharded dim (local, made by tp-partition)
+//===----------------------------------------------------------------------===//
+
+// A lookup whose table is split over mesh axes finds only the rows (or
+// classes) this rank holds; the others give zero, so the results of the
+// ranks sum to the unsplit lookup. Which rows a rank holds follows from the
+// full size and the rank's index in the group of `mesh_axes` (torch.chunk
+// sizes), so the op carries both rather than an offset, and one program
+// serves every rank.
+class TP_ShardedLookupOp<string mnemonic>
+    : TP_MeshUserOp<mnemonic, [Pure]> {
+  let results = (outs AnyRankedTensor:$result);
+  let hasVerifier = 1;
+}
+
+def TP_ShardedEmbeddingOp : TP_ShardedLookupOp<"sharded_embedding"> {
+  let summary = "Embedding lookup in this rank's rows of the vocabulary";
+  let description = [{
+    `weight` holds this rank's chunk of the rows of an embedding table of
+    `vocab_size` rows, split over the ranks of `mesh_axes` (torch.chunk
+    sizes, in rank order). Each id gives its row when this rank holds it
+    and zeros otherwise; the result is `Partial(sum)` over `mesh_axes`.
+    The local form of `RowwiseParallel` on an `nn.Embedding`.
+
+    ```
+    vocab_size = 4, 2 ranks, ids = [0 3]:
+      rank0 (rows 0-1): [w0; 0]   rank1 (rows 2-3): [0; w3]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, TP_MeshAxesAttr:$mesh_axes,
+                       OptionalAttr<StrAttr>:$module, AnyRankedTensor:$ids,
+                       AnyRankedTensor:$weight, I64Attr:$vocab_size);
+  let assemblyFormat = [{
+    $ids `,` $weight `on` $mesh `mesh_axes` `=` $mesh_axes
+    `vocab_size` `=` $vocab_size attr-dict `:` `(` type($ids) `,`
+    type($weight) `)` `->` type($result)
+  }];
+}
+
+def TP_ShardedTargetLogitOp : TP_ShardedLookupOp<"sharded_target_logit"> {
+  let summary = "Each row's logit at its target, on this rank's classes";
+  let description = [{
+    `logits` `[N, C_local]` holds this rank's chunk of `num_classes` classes,
+    split over the ranks of `mesh_axes` (torch.chunk sizes, in rank order);
+    `targets` `[N]` are global class ids. Row `i` of the `[N, 1]` result is
+    `logits[i, targets[i] - offset]` when this rank holds class
+    `targets[i]`, zero otherwise: `Partial(sum)` over `mesh_axes`. The local
+    form of `model.target_logit` under `loss_parallel`.
+
+    ```
+    num_classes = 4, 2 ranks, targets = [1 2]:
+      rank0 (classes 0-1): [l01; 0]   rank1 (classes 2-3): [0; l12]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, TP_MeshAxesAttr:$mesh_axes,
+                       OptionalAttr<StrAttr>:$module, AnyRankedTensor:$logits,
+                       AnyRankedTensor:$targets, I64Attr:$num_classes);
+  let assemblyFormat = [{
+    $logits `,` $targets `on` $mesh `mesh_axes` `=` $mesh_axes
+    `num_classes` `=` $num_classes attr-dict `:` `(` type($logits) `,`
+    type($targets) `)` `->` type($result)
+  }];
 }
 
 #endif // TP_DIALECT_TP_IR_TPOPS_TD
