@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <unordered_set>
 
 namespace tp::json {
 
@@ -288,21 +289,24 @@ private:
       ++pos;
       return true;
     }
-    while (true) {
+    for (bool more = true; more;) {
       out.array_.emplace_back();
-      if (!parseValue(out.array_.back(), depth, ""))
+      if (!parseValue(out.array_.back(), depth, "") ||
+          !separator(']', "Expected , or ] after array element", more))
         return false;
-      skipSpace();
-      switch (next()) {
-      case ',':
-        skipSpace();
-        continue;
-      case ']':
-        return true;
-      default:
-        return syntaxError("Expected , or ] after array element");
-      }
     }
+    return true;
+  }
+
+  /// After an element: ',' (more follow) or `close` (the last), else an
+  /// error with `message`.
+  bool separator(char close, const char *message, bool &more) {
+    skipSpace();
+    char c = next();
+    more = c == ',';
+    if (more)
+      skipSpace();
+    return more || c == close || syntaxError(message);
   }
 
   bool parseObject(Value &out, unsigned depth, std::string_view name) {
@@ -313,39 +317,30 @@ private:
       ++pos;
       return true;
     }
-    while (true) {
+    std::unordered_set<std::string> keys;
+    for (bool more = true; more;) {
       size_t keyStart = pos;
       if (next() != '"')
         return syntaxError("Expected object key");
       std::string key;
       if (!parseString(key))
         return false;
-      // Objects in files are small: a linear search is cheaper than a set.
-      for (const Object::Member &m : members)
-        if (m.first == key)
-          return structureError(ParseError::DuplicateKey, keyStart,
-                                "duplicate key '" + key + "'" +
-                                    (name.empty()
-                                         ? std::string()
-                                         : " in '" + std::string(name) + "'"));
+      if (!keys.insert(key).second)
+        return structureError(ParseError::DuplicateKey, keyStart,
+                              "duplicate key '" + key + "'" +
+                                  (name.empty()
+                                       ? std::string()
+                                       : " in '" + std::string(name) + "'"));
       skipSpace();
       if (next() != ':')
         return syntaxError("Expected : after object key");
       skipSpace();
       members.emplace_back(std::move(key), Value());
-      if (!parseValue(members.back().second, depth, members.back().first))
+      if (!parseValue(members.back().second, depth, members.back().first) ||
+          !separator('}', "Expected , or } after object property", more))
         return false;
-      skipSpace();
-      switch (next()) {
-      case ',':
-        skipSpace();
-        continue;
-      case '}':
-        return true;
-      default:
-        return syntaxError("Expected , or } after object property");
-      }
     }
+    return true;
   }
 
   bool parseString(std::string &out) {
@@ -578,35 +573,25 @@ void Writer::valueBegin() {
   level.hasValue = true;
 }
 
-void Writer::arrayBegin() {
+void Writer::open(Context context, char bracket) {
   valueBegin();
-  stack.push_back({InArray, false});
+  stack.push_back({context, false});
   indent += indentSize;
-  out += '[';
+  out += bracket;
 }
 
-void Writer::arrayEnd() {
+void Writer::close(char bracket) {
   indent -= indentSize;
   if (stack.back().hasValue)
     newline();
-  out += ']';
+  out += bracket;
   stack.pop_back();
 }
 
-void Writer::objectBegin() {
-  valueBegin();
-  stack.push_back({InObject, false});
-  indent += indentSize;
-  out += '{';
-}
-
-void Writer::objectEnd() {
-  indent -= indentSize;
-  if (stack.back().hasValue)
-    newline();
-  out += '}';
-  stack.pop_back();
-}
+void Writer::arrayBegin() { open(InArray, '['); }
+void Writer::arrayEnd() { close(']'); }
+void Writer::objectBegin() { open(InObject, '{'); }
+void Writer::objectEnd() { close('}'); }
 
 void Writer::key(std::string_view k) {
   Level &level = stack.back();

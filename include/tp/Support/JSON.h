@@ -50,7 +50,8 @@ public:
   size_t size() const;
   bool empty() const;
 
-  /// The value of `key`, or null when absent.
+  /// The value of `key`, or null when absent (a linear search: the objects
+  /// read by key are small; large ones are iterated).
   const Value *get(std::string_view key) const;
   /// The value of `key` when it is an object / an array / a string.
   const Object *getObject(std::string_view key) const;
@@ -211,6 +212,8 @@ private:
     bool hasValue;
   };
   void valueBegin();
+  void open(Context context, char bracket);
+  void close(char bracket);
   void newline();
   void writeInteger(int64_t i);
   void writeUnsigned(uint64_t u);
