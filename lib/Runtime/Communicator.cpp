@@ -9,6 +9,8 @@
 #include "tp/Runtime/Communicator.h"
 #include "tp/Runtime/FloatOps.h"
 
+#include "TensorCollectives.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -241,110 +243,37 @@ void tp::runtime::reduceBuffers(void *dst, const void *const *srcs, size_t n,
 }
 
 namespace {
-/// Copies \p x, whose extent along \p dim is n*piece, into n contiguous
-/// blocks, block p holding the range [p*piece, (p+1)*piece) of \p dim.
-Tensor packBlocks(const Tensor &x, int64_t dim, int n) {
-  DimSplit s = splitAround(x.shape(), dim);
-  size_t es = dtypeSize(x.dtype());
-  int64_t run = s.extent / n * s.inner * es;
-  int64_t blockBytes = s.outer * run;
-  Tensor blocks(x.shape(), x.dtype());
-  if (run == 0)
-    return blocks;
-  auto *dst = static_cast<char *>(blocks.raw());
-  const auto *src = static_cast<const char *>(x.raw());
-  for (int p = 0; p < n; ++p)
-    for (int64_t o = 0; o < s.outer; ++o)
-      std::memcpy(dst + p * blockBytes + o * run,
-                  src + o * s.extent * s.inner * es + p * run, run);
-  return blocks;
-}
-
-/// Inverse of packBlocks: n contiguous blocks of \p blockShape in \p blocks
-/// become one tensor concatenated along \p dim.
-Tensor unpackBlocks(const Tensor &blocks, std::vector<int64_t> blockShape,
-                    int64_t dim, int n) {
-  DimSplit s = splitAround(blockShape, dim);
-  size_t es = dtypeSize(blocks.dtype());
-  int64_t run = s.extent * s.inner * es;
-  int64_t blockBytes = s.outer * run;
-  blockShape[dim] *= n;
-  Tensor out(std::move(blockShape), blocks.dtype());
-  if (run == 0)
-    return out;
-  auto *dst = static_cast<char *>(out.raw());
-  const auto *src = static_cast<const char *>(blocks.raw());
-  for (int p = 0; p < n; ++p)
-    for (int64_t o = 0; o < s.outer; ++o)
-      std::memcpy(dst + o * n * run + p * run, src + p * blockBytes + o * run,
-                  run);
-  return out;
-}
-
-void checkDivisible(const Tensor &x, int64_t dim, int n, const char *what) {
-  if (x.shape()[dim] % n != 0)
-    throw std::invalid_argument(std::string(what) + ": dimension " +
-                                std::to_string(dim) + " of shape " +
-                                x.shapeString() + " is not divisible by " +
-                                std::to_string(n) + " ranks");
-}
+/// The host side of TensorCollectives.h: tensors in memory, row copies by
+/// memcpy.
+struct HostOps {
+  static Tensor empty(std::vector<int64_t> shape, DType dtype) {
+    return Tensor(std::move(shape), dtype);
+  }
+  static void copyRows(void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width, size_t rows) {
+    if (width == 0)
+      return;
+    for (size_t r = 0; r < rows; ++r)
+      std::memcpy(static_cast<char *>(dst) + r * dpitch,
+                  static_cast<const char *>(src) + r * spitch, width);
+  }
+};
+using Host = detail::TensorCollectives<HostOps>;
 } // namespace
 
 Tensor tp::runtime::allGatherDim(Communicator &comm, const Tensor &local,
                                  int64_t dim) {
-  dim = normalizeDim(dim, local.rank());
-  int n = comm.size();
-  // Gathering along dim 0 (or on one rank) concatenates the blocks as they
-  // arrive; other dims need the blocks interleaved afterwards.
-  bool direct = dim == 0 || n == 1;
-  std::vector<int64_t> shape = local.shape();
-  shape[direct ? dim : 0] *= n;
-  Tensor gathered(std::move(shape), local.dtype());
-  comm.allGather(local.raw(), local.numel(), gathered.raw(), local.dtype());
-  if (direct)
-    return gathered;
-  return unpackBlocks(gathered, local.shape(), dim, n);
+  return Host::allGatherDim(comm, local, dim);
 }
 
 Tensor tp::runtime::reduceScatterDim(Communicator &comm, const Tensor &x,
                                      int64_t dim, ReduceOp op) {
-  dim = normalizeDim(dim, x.rank());
-  int n = comm.size();
-  checkDivisible(x, dim, n, "reduceScatterDim");
-  std::vector<int64_t> shape = x.shape();
-  shape[dim] /= n;
-  Tensor out(std::move(shape), x.dtype());
-  if (dim == 0) {
-    comm.reduceScatter(x.raw(), out.raw(), out.numel(), x.dtype(), op);
-  } else {
-    Tensor blocks = packBlocks(x, dim, n);
-    comm.reduceScatter(blocks.raw(), out.raw(), out.numel(), x.dtype(), op);
-  }
-  return out;
+  return Host::reduceScatterDim(comm, x, dim, op);
 }
 
 Tensor tp::runtime::allToAllDims(Communicator &comm, const Tensor &x,
                                  int64_t splitDim, int64_t concatDim) {
-  splitDim = normalizeDim(splitDim, x.rank());
-  concatDim = normalizeDim(concatDim, x.rank());
-  int n = comm.size();
-  checkDivisible(x, splitDim, n, "allToAllDims");
-  std::vector<int64_t> chunkShape = x.shape();
-  chunkShape[splitDim] /= n;
-  size_t countPerRank = static_cast<size_t>(shapeNumel(chunkShape));
-  bool direct = concatDim == 0 || n == 1;
-  std::vector<int64_t> receivedShape = chunkShape;
-  receivedShape[direct ? concatDim : 0] *= n;
-  Tensor received(std::move(receivedShape), x.dtype());
-  if (splitDim == 0) {
-    comm.allToAll(x.raw(), received.raw(), countPerRank, x.dtype());
-  } else {
-    Tensor blocks = packBlocks(x, splitDim, n);
-    comm.allToAll(blocks.raw(), received.raw(), countPerRank, x.dtype());
-  }
-  if (direct)
-    return received;
-  return unpackBlocks(received, std::move(chunkShape), concatDim, n);
+  return Host::allToAllDims(comm, x, splitDim, concatDim);
 }
 
 void tp::runtime::allReduceInPlace(Communicator &comm, Tensor &x, ReduceOp op) {

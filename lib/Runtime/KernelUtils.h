@@ -1,6 +1,11 @@
-//===- KernelUtils.h - Helpers shared by the CPU kernels --------*- C++ -*-===//
+//===- KernelUtils.h - Helpers shared by the CPU and GPU kernels -*- C++
+//-*-===//
 //
-// Private to lib/Runtime: the checked GEMM entry point and id validation.
+// Private to lib/Runtime (lib/Runtime/cuda includes it too): the checked
+// GEMM entry point and id validation of the CPU kernels, and the operand
+// shape checks of every kernel that has a CPU and a GPU version. The checks
+// take shapes, so that a Tensor and a DeviceTensor get the same check and
+// the same message from one place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,11 +13,15 @@
 #define TP_LIB_RUNTIME_KERNELUTILS_H
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tp {
 namespace runtime {
 namespace detail {
+
+using Shape = std::vector<int64_t>;
 
 /// Row-major C[m, n] = alpha * A[m, k] @ op(B) + beta * C with leading
 /// dimensions lda, ldb, ldc; op(B) is B[k, n], or B[n, k] transposed when
@@ -25,6 +34,62 @@ void gemm(bool transB, int64_t m, int64_t n, int64_t k, float alpha,
 /// Converts the f32-encoded integer \p value to an int64; throws
 /// std::invalid_argument mentioning \p what if it is not integral.
 int64_t integralId(float value, const char *what);
+
+//===----------------------------------------------------------------------===//
+// Operand checks
+//===----------------------------------------------------------------------===//
+
+/// "op: message", the form of every kernel's operand error.
+std::invalid_argument shapeError(const std::string &op,
+                                 const std::string &message);
+
+/// The broadcast of \p a and \p b (NumPy rules); throws naming \p op.
+Shape broadcastOrThrow(const char *op, const Shape &a, const Shape &b);
+
+/// Row-major strides (in elements) of \p shape right-aligned to \p out, 0
+/// on the dimensions where it broadcasts.
+Shape broadcastStrides(const Shape &shape, const Shape &out);
+
+/// linear(x [..., in], w [out, in], bias [out]).
+struct LinearDims {
+  int64_t rows, in, out;
+  Shape shape; ///< The result's: x's with the last extent `out`.
+};
+LinearDims checkLinear(const Shape &x, const Shape &w, const Shape *bias);
+
+/// matmul(a [..., m, k], b [..., k, n]) with broadcast batch dimensions.
+struct MatmulDims {
+  int64_t m, k, n;
+  Shape batchA, batchB, batch;
+  Shape shape; ///< batch + [m, n].
+};
+MatmulDims checkMatmul(const Shape &a, const Shape &b);
+
+/// Rows of the last dimension that a norm normalizes.
+struct RowDims {
+  int64_t rows, d;
+};
+/// layerNorm / rmsNorm: x of rank >= 1, weight and bias (each optional)
+/// vectors of x's last extent.
+RowDims checkNorm(const char *op, const Shape &x, const Shape *weight,
+                  const Shape *bias);
+
+/// An embedding table: [rows, dim].
+RowDims checkEmbeddingWeight(const char *op, const Shape &weight);
+
+/// The error for an id outside [offset, offset + rows).
+std::invalid_argument idOutOfRange(const char *op, int64_t id, int64_t offset,
+                                   int64_t rows);
+
+/// rotary(x [batch, seq, heads, dim]) with an even dim.
+void checkRotary(const Shape &x);
+
+/// attention(q [b, s, hq, d], k [b, t, hkv, d], v [b, t, hkv, dv]).
+struct AttentionDims {
+  int64_t b, s, t, hq, hkv, d, dv;
+};
+AttentionDims checkAttention(const Shape &q, const Shape &k, const Shape &v,
+                             bool causal);
 
 } // namespace detail
 } // namespace runtime

@@ -25,10 +25,7 @@ extern "C" int openblas_get_num_threads(void);
 
 using namespace tp::runtime;
 
-static std::invalid_argument shapeError(const std::string &op,
-                                        const std::string &message) {
-  return std::invalid_argument(op + ": " + message);
-}
+using detail::shapeError;
 
 void tp::runtime::setBlasThreads(int n) {
   openblas_set_num_threads(std::max(1, n));
@@ -72,23 +69,10 @@ int64_t tp::runtime::detail::integralId(float value, const char *what) {
 // Broadcast iteration
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Strides (in elements) of \p shape laid out row-major, right-aligned to
-/// \p rank dimensions, with 0 on dimensions that broadcast against \p out.
-std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
-                                      const std::vector<int64_t> &out) {
-  size_t rank = out.size();
-  std::vector<int64_t> strides(rank, 0);
-  int64_t stride = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    size_t d = shape.size() - 1 - i;
-    size_t o = rank - 1 - i;
-    strides[o] = shape[d] == 1 && out[o] != 1 ? 0 : stride;
-    stride *= shape[d];
-  }
-  return strides;
-}
+using detail::broadcastOrThrow;
+using detail::broadcastStrides;
 
+namespace {
 /// Calls fn(offsetA, offsetB, outIndex) for every element of \p out in
 /// row-major order.
 template <typename Fn>
@@ -113,22 +97,6 @@ void forEachBroadcast(const std::vector<int64_t> &out,
       idx[d] = 0;
     }
   }
-}
-
-std::vector<int64_t> broadcastOrThrow(const char *op,
-                                      const std::vector<int64_t> &a,
-                                      const std::vector<int64_t> &b) {
-  size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t ea = i < a.size() ? a[a.size() - 1 - i] : 1;
-    int64_t eb = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (ea != eb && ea != 1 && eb != 1)
-      throw shapeError(op, "shapes " + shapeToString(a) + " and " +
-                               shapeToString(b) + " do not broadcast");
-    out[rank - 1 - i] = ea == 1 ? eb : ea;
-  }
-  return out;
 }
 
 template <typename F>
@@ -213,51 +181,32 @@ tp::runtime::broadcastShapes(const std::vector<int64_t> &a,
 
 Tensor tp::runtime::linear(const Tensor &x, const Tensor &w,
                            const Tensor *bias) {
-  if (x.rank() < 1 || w.rank() != 2 || x.dim(-1) != w.dim(1))
-    throw shapeError("linear", "input " + x.shapeString() +
-                                   " does not match weight " + w.shapeString() +
-                                   " (expected [..., in] and [out, in])");
-  int64_t in = w.dim(1), outF = w.dim(0);
-  if (bias && (bias->rank() != 1 || bias->dim(0) != outF))
-    throw shapeError("linear", "bias " + bias->shapeString() +
-                                   " does not match weight " + w.shapeString());
-  std::vector<int64_t> shape = x.shape();
-  shape.back() = outF;
-  Tensor out(shape);
-  int64_t rows =
-      shapeNumel(std::vector<int64_t>(x.shape().begin(), x.shape().end() - 1));
-  detail::gemm(/*transB=*/true, rows, outF, in, 1.0f, x.data(), in, w.data(),
-               in, 0.0f, out.data(), outF);
+  detail::LinearDims l = detail::checkLinear(x.shape(), w.shape(),
+                                             bias ? &bias->shape() : nullptr);
+  Tensor out(l.shape);
+  detail::gemm(/*transB=*/true, l.rows, l.out, l.in, 1.0f, x.data(), l.in,
+               w.data(), l.in, 0.0f, out.data(), l.out);
   if (bias)
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < outF; ++j)
-        out.data()[r * outF + j] += bias->data()[j];
+    for (int64_t r = 0; r < l.rows; ++r)
+      for (int64_t j = 0; j < l.out; ++j)
+        out.data()[r * l.out + j] += bias->data()[j];
   return out;
 }
 
 Tensor tp::runtime::matmul(const Tensor &a, const Tensor &b) {
-  if (a.rank() < 2 || b.rank() < 2 || a.dim(-1) != b.dim(-2))
-    throw shapeError("matmul", "shapes " + a.shapeString() + " and " +
-                                   b.shapeString() +
-                                   " do not fit [..., m, k] @ [..., k, n]");
-  int64_t m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
-  std::vector<int64_t> batchA(a.shape().begin(), a.shape().end() - 2);
-  std::vector<int64_t> batchB(b.shape().begin(), b.shape().end() - 2);
-  std::vector<int64_t> batch = broadcastOrThrow("matmul", batchA, batchB);
-  std::vector<int64_t> shape = batch;
-  shape.push_back(m);
-  shape.push_back(n);
-  Tensor out(shape);
-  if (batchB.empty()) {
+  detail::MatmulDims d = detail::checkMatmul(a.shape(), b.shape());
+  int64_t m = d.m, k = d.k, n = d.n;
+  Tensor out(d.shape);
+  if (d.batchB.empty()) {
     // Every batch of a shares b: one GEMM over all rows.
-    detail::gemm(false, shapeNumel(batchA) * m, n, k, 1.0f, a.data(), k,
+    detail::gemm(false, shapeNumel(d.batchA) * m, n, k, 1.0f, a.data(), k,
                  b.data(), n, 0.0f, out.data(), n);
     return out;
   }
   const float *pa = a.data(), *pb = b.data();
   float *po = out.data();
-  forEachBroadcast(batch, broadcastStrides(batchA, batch),
-                   broadcastStrides(batchB, batch),
+  forEachBroadcast(d.batch, broadcastStrides(d.batchA, d.batch),
+                   broadcastStrides(d.batchB, d.batch),
                    [&](int64_t ia, int64_t ib, int64_t io) {
                      detail::gemm(false, m, n, k, 1.0f, pa + ia * m * k, k,
                                   pb + ib * k * n, n, 0.0f, po + io * m * n, n);
@@ -326,12 +275,8 @@ Tensor tp::runtime::scale(const Tensor &x, float factor) {
 //===----------------------------------------------------------------------===//
 
 Tensor tp::runtime::softmax(const Tensor &x, int64_t dim) {
-  dim = normalizeDim(dim, x.rank());
-  int64_t outer = 1, inner = 1, extent = x.shape()[dim];
-  for (int64_t i = 0; i < dim; ++i)
-    outer *= x.shape()[i];
-  for (int64_t i = dim + 1; i < x.rank(); ++i)
-    inner *= x.shape()[i];
+  auto [outer, extent, inner] =
+      splitAround(x.shape(), normalizeDim(dim, x.rank()));
   Tensor out(x.shape());
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t in = 0; in < inner; ++in) {
@@ -356,26 +301,28 @@ Tensor tp::runtime::softmax(const Tensor &x, int64_t dim) {
   return out;
 }
 
-static void checkVector(const char *op, const char *what, const Tensor *t,
-                        const Tensor &x) {
-  if (t && (t->rank() != 1 || t->dim(0) != x.dim(-1)))
-    throw shapeError(op, std::string(what) + " " + t->shapeString() +
-                             " does not match the last dimension of input " +
-                             x.shapeString());
+/// The optional operand's shape, for the checks.
+static const std::vector<int64_t> *shapeOf(const Tensor *t) {
+  return t ? &t->shape() : nullptr;
+}
+
+/// A tensor of x's shape whose `rows` rows of `d` elements are
+/// fn(row of x, row of the result).
+template <typename Fn>
+static Tensor mapRows(const Tensor &x, int64_t rows, int64_t d, Fn fn) {
+  Tensor out(x.shape());
+  for (int64_t r = 0; r < rows; ++r)
+    fn(x.data() + r * d, out.data() + r * d);
+  return out;
 }
 
 Tensor tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
                               const Tensor *bias, float eps) {
-  if (x.rank() < 1)
-    throw shapeError("layerNorm", "input must have rank >= 1");
-  checkVector("layerNorm", "weight", weight, x);
-  checkVector("layerNorm", "bias", bias, x);
-  int64_t d = x.dim(-1);
-  int64_t rows = d ? x.numel() / d : 0;
-  Tensor out(x.shape());
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *src = x.data() + r * d;
-    float *dst = out.data() + r * d;
+  // (Named, not a structured binding: the lambda captures d.)
+  detail::RowDims rowDims =
+      detail::checkNorm("layerNorm", x.shape(), shapeOf(weight), shapeOf(bias));
+  int64_t d = rowDims.d;
+  return mapRows(x, rowDims.rows, d, [&](const float *src, float *dst) {
     double mean = 0.0;
     for (int64_t j = 0; j < d; ++j)
       mean += src[j];
@@ -394,28 +341,21 @@ Tensor tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
         v += bias->data()[j];
       dst[j] = v;
     }
-  }
-  return out;
+  });
 }
 
 Tensor tp::runtime::rmsNorm(const Tensor &x, const Tensor *weight, float eps) {
-  if (x.rank() < 1)
-    throw shapeError("rmsNorm", "input must have rank >= 1");
-  checkVector("rmsNorm", "weight", weight, x);
-  int64_t d = x.dim(-1);
-  int64_t rows = d ? x.numel() / d : 0;
-  Tensor out(x.shape());
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *src = x.data() + r * d;
-    float *dst = out.data() + r * d;
+  detail::RowDims rowDims =
+      detail::checkNorm("rmsNorm", x.shape(), shapeOf(weight), nullptr);
+  int64_t d = rowDims.d;
+  return mapRows(x, rowDims.rows, d, [&](const float *src, float *dst) {
     double sumSq = 0.0;
     for (int64_t j = 0; j < d; ++j)
       sumSq += static_cast<double>(src[j]) * src[j];
     float inv = static_cast<float>(1.0 / std::sqrt(sumSq / d + eps));
     for (int64_t j = 0; j < d; ++j)
       dst[j] = src[j] * inv * (weight ? weight->data()[j] : 1.0f);
-  }
-  return out;
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -424,10 +364,7 @@ Tensor tp::runtime::rmsNorm(const Tensor &x, const Tensor *weight, float eps) {
 
 static Tensor gatherRows(const char *op, const Tensor &ids,
                          const Tensor &weight, int64_t offset, bool mask) {
-  if (weight.rank() != 2)
-    throw shapeError(op,
-                     "weight " + weight.shapeString() + " must be [rows, dim]");
-  int64_t rows = weight.dim(0), d = weight.dim(1);
+  auto [rows, d] = detail::checkEmbeddingWeight(op, weight.shape());
   std::vector<int64_t> shape = ids.shape();
   shape.push_back(d);
   Tensor out(shape);
@@ -437,9 +374,7 @@ static Tensor gatherRows(const char *op, const Tensor &ids,
     if (row < 0 || row >= rows) {
       if (mask && id >= 0)
         continue;
-      throw std::invalid_argument(
-          std::string(op) + ": id " + std::to_string(id) + " out of range [" +
-          std::to_string(offset) + ", " + std::to_string(offset + rows) + ")");
+      throw detail::idOutOfRange(op, id, offset, rows);
     }
     std::copy_n(weight.data() + row * d, d, out.data() + i * d);
   }

@@ -7,7 +7,7 @@
 
 #include "tp/Runtime/Safetensors.h"
 
-#include "Json.h"
+#include "tp/Support/JSON.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -28,7 +29,7 @@
 #endif
 
 using namespace tp::runtime;
-using detail::JsonValue;
+namespace json = tp::json;
 
 namespace {
 std::runtime_error fileError(const std::string &path,
@@ -72,16 +73,15 @@ void tp::runtime::writeSafetensors(
     const std::vector<std::pair<std::string, const Tensor *>> &tensors,
     const std::map<std::string, std::string> &metadata) {
   std::set<std::string> seen;
-  std::string header = "{";
+  std::string header;
+  json::Writer w(header);
+  w.objectBegin();
   if (!metadata.empty()) {
-    header += "\"__metadata__\":{";
-    bool first = true;
-    for (const auto &kv : metadata) {
-      header += (first ? "" : ",") + detail::quoteJson(kv.first) + ":" +
-                detail::quoteJson(kv.second);
-      first = false;
-    }
-    header += "}";
+    w.key("__metadata__");
+    w.objectBegin();
+    for (const auto &kv : metadata)
+      w.member(kv.first, kv.second);
+    w.objectEnd();
   }
   uint64_t offset = 0;
   for (const auto &named : tensors) {
@@ -94,18 +94,23 @@ void tp::runtime::writeSafetensors(
       throw std::invalid_argument("writeSafetensors '" + path +
                                   "': duplicate tensor name '" + name + "'");
     const Tensor &t = *named.second;
-    std::string shape;
+    w.key(name);
+    w.objectBegin();
+    w.member("dtype", dtypeName(t.dtype()));
+    w.key("shape");
+    w.arrayBegin();
     for (int64_t i = 0; i < t.rank(); ++i)
-      shape += (i ? "," : "") + std::to_string(t.shape()[i]);
-    if (header.size() > 1)
-      header += ",";
-    header += detail::quoteJson(name) + ":{\"dtype\":\"" +
-              dtypeName(t.dtype()) + "\",\"shape\":[" + shape +
-              "],\"data_offsets\":[" + std::to_string(offset) + "," +
-              std::to_string(offset + t.bytes()) + "]}";
+      w.value(t.shape()[i]);
+    w.arrayEnd();
+    w.key("data_offsets");
+    w.arrayBegin();
+    w.value(offset);
+    w.value(offset + t.bytes());
+    w.arrayEnd();
+    w.objectEnd();
     offset += t.bytes();
   }
-  header += "}";
+  w.objectEnd();
   // Pad with spaces so that the data starts 8-byte aligned, as the reference
   // implementation does.
   header.append((8 - header.size() % 8) % 8, ' ');
@@ -173,65 +178,79 @@ SafetensorsFile SafetensorsFile::open(const std::string &path) {
   f.data_ = bytes + 8 + headerSize;
   f.dataSize_ = fileSize - 8 - headerSize;
 
-  JsonValue header;
-  try {
-    header = detail::parseJson(reinterpret_cast<const char *>(bytes + 8),
-                               headerSize);
-  } catch (const std::runtime_error &e) {
-    throw fileError(path, std::string("header: ") + e.what());
-  }
-  if (header.kind != JsonValue::Kind::Object)
+  json::ParseResult parsed = json::parse(
+      std::string_view(reinterpret_cast<const char *>(bytes + 8), headerSize));
+  if (!parsed)
+    throw fileError(path,
+                    std::string(parsed.error->kind == json::ParseError::TooDeep
+                                    ? "header: invalid JSON (nesting too "
+                                      "deep): "
+                                    : "header: invalid JSON: ") +
+                        parsed.error->message);
+  const json::Object *header = parsed.value.getAsObject();
+  if (!header)
     throw fileError(path, "header is not a JSON object");
 
-  for (const auto &member : header.object) {
+  for (const auto &member : *header) {
     const std::string &name = member.first;
-    const JsonValue &v = member.second;
+    const json::Value &v = member.second;
     if (name == "__metadata__") {
-      if (v.kind != JsonValue::Kind::Object)
+      const json::Object *metadata = v.getAsObject();
+      if (!metadata)
         throw fileError(path, "__metadata__ is not an object");
-      for (const auto &kv : v.object) {
-        if (kv.second.kind != JsonValue::Kind::String)
+      for (const auto &kv : *metadata) {
+        const std::string *value = kv.second.getAsString();
+        if (!value)
           throw fileError(path, "__metadata__ entry '" + kv.first +
                                     "' is not a string");
-        f.metadata_[kv.first] = kv.second.string;
+        f.metadata_[kv.first] = *value;
       }
       continue;
     }
-    if (v.kind != JsonValue::Kind::Object)
+    const json::Object *entry = v.getAsObject();
+    if (!entry)
       throw tensorError(path, name, "entry is not an object");
-    const JsonValue *dtype = v.find("dtype");
-    const JsonValue *shape = v.find("shape");
-    const JsonValue *offsets = v.find("data_offsets");
-    if (!dtype || dtype->kind != JsonValue::Kind::String)
+    const std::string *dtype = entry->getString("dtype");
+    const json::Array *shape = entry->getArray("shape");
+    const json::Array *offsets = entry->getArray("data_offsets");
+    if (!dtype)
       throw tensorError(path, name, "missing or non-string dtype");
-    if (!shape || shape->kind != JsonValue::Kind::Array)
+    if (!shape)
       throw tensorError(path, name, "missing or non-array shape");
-    if (!offsets || offsets->kind != JsonValue::Kind::Array ||
-        offsets->array.size() != 2)
+    if (!offsets || offsets->size() != 2)
       throw tensorError(path, name, "data_offsets must be [begin, end]");
-    size_t elemSize = dtypeBytes(dtype->string);
+    size_t elemSize = dtypeBytes(*dtype);
     if (elemSize == 0)
-      throw tensorError(path, name, "unknown dtype '" + dtype->string + "'");
+      throw tensorError(path, name, "unknown dtype '" + *dtype + "'");
 
+    // Sizes and offsets must be written as integers: 2.0 is not one here.
+    auto nonNegative = [](const json::Value &x) -> std::optional<int64_t> {
+      std::optional<int64_t> i = x.getAsInteger();
+      if (!x.isIntegerLiteral() || *i < 0)
+        return std::nullopt;
+      return i;
+    };
     Entry e;
-    e.dtype = dtype->string;
+    e.dtype = *dtype;
     uint64_t numel = 1;
-    for (const JsonValue &extent : shape->array) {
-      if (!extent.isInteger || extent.integer < 0)
+    for (const json::Value &extent : *shape) {
+      std::optional<int64_t> size = nonNegative(extent);
+      if (!size)
         throw tensorError(path, name,
                           "shape entries must be non-negative integers");
-      uint64_t x = static_cast<uint64_t>(extent.integer);
+      uint64_t x = static_cast<uint64_t>(*size);
       if (x != 0 && numel > (std::numeric_limits<uint64_t>::max() / 8) / x)
         throw tensorError(path, name, "element count overflows");
       numel *= x;
-      e.shape.push_back(extent.integer);
+      e.shape.push_back(*size);
     }
-    for (const JsonValue &o : offsets->array)
-      if (!o.isInteger || o.integer < 0)
-        throw tensorError(path, name,
-                          "data_offsets must be non-negative integers");
-    e.begin = static_cast<uint64_t>(offsets->array[0].integer);
-    e.end = static_cast<uint64_t>(offsets->array[1].integer);
+    std::optional<int64_t> begin = nonNegative((*offsets)[0]);
+    std::optional<int64_t> end = nonNegative((*offsets)[1]);
+    if (!begin || !end)
+      throw tensorError(path, name,
+                        "data_offsets must be non-negative integers");
+    e.begin = static_cast<uint64_t>(*begin);
+    e.end = static_cast<uint64_t>(*end);
     if (e.begin > e.end || e.end > f.dataSize_)
       throw tensorError(path, name,
                         "data_offsets [" + std::to_string(e.begin) + ", " +

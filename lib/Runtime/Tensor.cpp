@@ -116,41 +116,32 @@ float tp::runtime::f16ToFloat(uint16_t h) {
   return floatOf(sign | ((exp + 112u) << 23) | (mant << 13));
 }
 
-void tp::runtime::toFloat(const void *src, DType dtype, float *dst, size_t n) {
-  const auto *h = static_cast<const uint16_t *>(src);
-  switch (dtype) {
-  case DType::F32:
+/// `dst[i] = convert(src[i])` with the dtype's conversion, a plain copy for
+/// f32: toFloat and fromFloat, which differ only in direction.
+template <typename From, typename To, To (*FromBF16)(From), To (*FromF16)(From)>
+static void convertElements(const void *src, DType dtype, void *dst, size_t n) {
+  if (dtype == DType::F32) {
     if (n)
       std::memmove(dst, src, n * sizeof(float));
     return;
-  case DType::BF16:
-    for (size_t i = 0; i < n; ++i)
-      dst[i] = bf16ToFloat(h[i]);
-    return;
-  case DType::F16:
-    for (size_t i = 0; i < n; ++i)
-      dst[i] = f16ToFloat(h[i]);
-    return;
   }
+  const auto *in = static_cast<const From *>(src);
+  auto *out = static_cast<To *>(dst);
+  if (dtype == DType::BF16)
+    for (size_t i = 0; i < n; ++i)
+      out[i] = FromBF16(in[i]);
+  else
+    for (size_t i = 0; i < n; ++i)
+      out[i] = FromF16(in[i]);
+}
+
+void tp::runtime::toFloat(const void *src, DType dtype, float *dst, size_t n) {
+  convertElements<uint16_t, float, bf16ToFloat, f16ToFloat>(src, dtype, dst, n);
 }
 
 void tp::runtime::fromFloat(const float *src, DType dtype, void *dst,
                             size_t n) {
-  auto *h = static_cast<uint16_t *>(dst);
-  switch (dtype) {
-  case DType::F32:
-    if (n)
-      std::memmove(dst, src, n * sizeof(float));
-    return;
-  case DType::BF16:
-    for (size_t i = 0; i < n; ++i)
-      h[i] = floatToBF16(src[i]);
-    return;
-  case DType::F16:
-    for (size_t i = 0; i < n; ++i)
-      h[i] = floatToF16(src[i]);
-    return;
-  }
+  convertElements<float, uint16_t, floatToBF16, floatToF16>(src, dtype, dst, n);
 }
 
 int64_t tp::runtime::shapeNumel(const std::vector<int64_t> &shape) {

@@ -19,10 +19,7 @@ using namespace tp::runtime;
 
 Tensor tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
                            float theta) {
-  if (x.rank() != 4 || x.dim(3) % 2 != 0)
-    throw std::invalid_argument("rotary: input " + x.shapeString() +
-                                " must be [batch, seq, heads, dim] with an "
-                                "even dim");
+  detail::checkRotary(x.shape());
   int64_t b = x.dim(0), s = x.dim(1), h = x.dim(2), d = x.dim(3);
   int64_t half = d / 2;
   // Angles in f32 exactly as Meta's precompute_freqs_cis, so long positions
@@ -56,26 +53,8 @@ Tensor tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
 
 Tensor tp::runtime::attention(const Tensor &q, const Tensor &k, const Tensor &v,
                               bool causal) {
-  auto fail = [&](const std::string &why) {
-    return std::invalid_argument("attention: " + why + " (q " +
-                                 q.shapeString() + ", k " + k.shapeString() +
-                                 ", v " + v.shapeString() + ")");
-  };
-  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
-    throw fail("q, k and v must be [batch, seq, heads, dim]");
-  int64_t b = q.dim(0), s = q.dim(1), hq = q.dim(2), d = q.dim(3);
-  int64_t t = k.dim(1), hkv = k.dim(2), dv = v.dim(3);
-  if (k.dim(0) != b || v.dim(0) != b)
-    throw fail("batch sizes differ");
-  if (k.dim(3) != d)
-    throw fail("q and k head dims differ");
-  if (v.dim(1) != t || v.dim(2) != hkv)
-    throw fail("k and v disagree on sequence length or heads");
-  if (hkv == 0 || hq % hkv != 0)
-    throw fail("query heads are not a multiple of kv heads");
-  if (causal && t != s)
-    throw fail("causal attention needs equal query and key lengths");
-
+  auto [b, s, t, hq, hkv, d, dv] =
+      detail::checkAttention(q.shape(), k.shape(), v.shape(), causal);
   Tensor out({b, s, hq, dv});
   if (t == 0)
     return out;

@@ -1,7 +1,6 @@
 //===- InputLimits.cpp - bounded reading of user input files ----*- C++ -*-===//
 //
-// Reading with a size cap, a non-recursive scan of JSON nesting and keys,
-// and checked output streams (see InputLimits.h).
+// Reading with a size cap and checked output streams (see InputLimits.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,13 +8,9 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/JSON.h"
 
-#include <optional>
 #include <string>
-#include <vector>
 
 using namespace llvm;
 
@@ -74,88 +69,6 @@ mlir::tp::readFileBounded(StringRef path, uint64_t maxBytes) {
   }
   return MemoryBuffer::getMemBufferCopy(StringRef(data.data(), data.size()),
                                         isStdin ? "<stdin>" : path);
-}
-
-namespace {
-/// One array or object being scanned.
-struct Level {
-  bool isObject;
-  /// The next string of an object is a key.
-  bool expectKey;
-  /// The key whose value this object is ("" at the top or in an array).
-  std::string name;
-  StringSet<> keys;
-};
-} // namespace
-
-/// The value of the JSON string literal `literal` (quotes included), decoded
-/// by llvm::json (one string: no recursion); as written when it is invalid
-/// (the parser reports it later).
-static std::string decodeString(StringRef literal) {
-  Expected<json::Value> value = json::parse(literal);
-  if (!value) {
-    consumeError(value.takeError());
-    return literal.str();
-  }
-  std::optional<StringRef> string = value->getAsString();
-  return string ? string->str() : literal.str();
-}
-
-Error mlir::tp::checkJSONStructure(StringRef text, bool rejectDuplicateKeys,
-                                   unsigned maxDepth) {
-  auto fail = [&](size_t pos, const Twine &message) {
-    StringRef before = text.take_front(pos);
-    size_t line = before.count('\n') + 1;
-    size_t lineStart = before.rfind('\n');
-    size_t column = lineStart == StringRef::npos ? pos + 1 : pos - lineStart;
-    return createStringError(inconvertibleErrorCode(),
-                             message + " at line " + Twine(line) + ", column " +
-                                 Twine(column));
-  };
-  std::vector<Level> stack;
-  std::string lastKey;
-  for (size_t pos = 0; pos < text.size(); ++pos) {
-    char c = text[pos];
-    switch (c) {
-    case '"': {
-      size_t start = pos++;
-      while (pos < text.size() && text[pos] != '"')
-        pos += text[pos] == '\\' ? 2 : 1;
-      if (stack.empty() || !stack.back().isObject || !stack.back().expectKey)
-        break;
-      Level &level = stack.back();
-      level.expectKey = false;
-      lastKey = decodeString(text.slice(start, std::min(pos + 1, text.size())));
-      if (rejectDuplicateKeys && !level.keys.insert(lastKey).second)
-        return fail(
-            start,
-            "duplicate key '" + lastKey + "'" +
-                (level.name.empty() ? Twine() : " in '" + level.name + "'"));
-      break;
-    }
-    case '{':
-    case '[': {
-      if (stack.size() >= maxDepth)
-        return fail(pos,
-                    "JSON nests deeper than " + Twine(maxDepth) + " levels");
-      bool inObject = !stack.empty() && stack.back().isObject;
-      stack.push_back({c == '{', c == '{', inObject ? lastKey : "", {}});
-      break;
-    }
-    case '}':
-    case ']':
-      if (!stack.empty())
-        stack.pop_back();
-      break;
-    case ',':
-      if (!stack.empty() && stack.back().isObject)
-        stack.back().expectKey = true;
-      break;
-    default:
-      break;
-    }
-  }
-  return Error::success();
 }
 
 Error mlir::tp::finishOutput(raw_fd_ostream &os, StringRef name) {

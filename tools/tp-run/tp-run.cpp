@@ -16,6 +16,7 @@
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/ThreadCommunicator.h"
 #include "tp/Support/InputLimits.h"
+#include "tp/Support/JSON.h"
 #if TP_HAVE_CUDA
 #include "tp/Executor/DeviceExecutor.h"
 #include "tp/Runtime/CUDA.h"
@@ -37,7 +38,6 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -54,6 +54,7 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::tp::runtime;
+namespace json = ::tp::json;
 namespace exec = ::tp::exec;
 using rt::Tensor;
 using ::tp::exec::DataSource;
@@ -575,16 +576,21 @@ struct NonFinite {
            (source.empty() ? "every input and weight is finite" : source);
   }
 
-  llvm::json::Object toJSON() const {
-    return llvm::json::Object{{"count", count},
-                              {"matches_reference", !mismatch},
-                              {"output", (int64_t)output},
-                              {"index", index},
-                              {"parallel", rt::valueString(parallel)},
-                              {"reference", rt::valueString(reference)},
-                              {"source", source.empty()
-                                             ? llvm::json::Value(nullptr)
-                                             : llvm::json::Value(source)}};
+  /// The keys in sorted order, as in the rest of --json's output.
+  void writeJSON(json::Writer &w) const {
+    w.objectBegin();
+    w.member("count", count);
+    w.member("index", index);
+    w.member("matches_reference", !mismatch);
+    w.member("output", (int64_t)output);
+    w.member("parallel", rt::valueString(parallel));
+    w.member("reference", rt::valueString(reference));
+    w.key("source");
+    if (source.empty())
+      w.value(nullptr);
+    else
+      w.value(source);
+    w.objectEnd();
   }
 };
 
@@ -1019,29 +1025,33 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < program.meshShape().size(); ++i)
       meshStr += (i ? "x" : "") + std::to_string(program.meshShape()[i]);
     if (jsonOutput) {
-      llvm::json::Object coll;
-      for (const char *k : {"all_reduce", "all_gather", "reduce_scatter",
-                            "all_to_all", "broadcast"})
-        coll[k] = run.collectives.count(k) ? run.collectives[k] : 0;
-      llvm::json::Object o{{"np", n},
-                           {"mesh", meshStr},
-                           {"backend", backend},
-                           {"dtype", rt::dtypeName(modelDtype)},
-                           {"verified", verified},
-                           {"collectives", std::move(coll)},
-                           {"peak_bytes_per_rank", run.peakBytes},
-                           {"time_ms", run.ms}};
-      if (verify) {
-        o["max_abs_error"] = maxAbs;
-        o["max_rel_error"] = maxRel;
-        if (nonFinite.count)
-          o["non_finite"] = nonFinite.toJSON();
-      } else {
-        o["max_abs_error"] = nullptr;
-        o["max_rel_error"] = nullptr;
+      // Keys in sorted order: the layout llvm::json gave this output.
+      std::string text;
+      json::Writer w(text, /*indent=*/2);
+      w.objectBegin();
+      w.member("backend", std::string(backend));
+      w.key("collectives");
+      w.objectBegin();
+      for (const char *k : {"all_gather", "all_reduce", "all_to_all",
+                            "broadcast", "reduce_scatter"})
+        w.member(k, run.collectives.count(k) ? run.collectives[k] : 0);
+      w.objectEnd();
+      w.member("dtype", rt::dtypeName(modelDtype));
+      w.key("max_abs_error");
+      verify ? w.value(maxAbs) : w.value(nullptr);
+      w.key("max_rel_error");
+      verify ? w.value(maxRel) : w.value(nullptr);
+      w.member("mesh", meshStr);
+      if (verify && nonFinite.count) {
+        w.key("non_finite");
+        nonFinite.writeJSON(w);
       }
-      llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(o)))
-                   << "\n";
+      w.member("np", n);
+      w.member("peak_bytes_per_rank", run.peakBytes);
+      w.member("time_ms", run.ms);
+      w.member("verified", verified);
+      w.objectEnd();
+      llvm::outs() << text << "\n";
     } else {
       llvm::outs() << "tp-run: " << n << " rank(s), mesh " << meshStr
                    << ", backend " << backend << ", "

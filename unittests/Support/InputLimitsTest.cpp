@@ -1,8 +1,8 @@
-//===- InputLimitsTest.cpp - bounded file reading and JSON checks ---------===//
+//===- InputLimitsTest.cpp - bounded file reading and checked output ------===//
 //
 // readFileBounded stops at its limit on regular files, devices and pipes;
-// checkJSONStructure bounds nesting and finds duplicate keys (also spelled
-// with escapes) without recursing; finishOutput reports write errors.
+// finishOutput reports write errors. (The JSON nesting and duplicate-key
+// checks are tp::json's: JSONTest.cpp.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,33 +59,6 @@ TEST(ReadFileBoundedTest, NamesWhatIsWrong) {
   auto dir = readFileBounded("/", 100);
   ASSERT_FALSE(!!dir);
   EXPECT_EQ(llvm::toString(dir.takeError()), "is a directory");
-}
-
-TEST(CheckJSONStructureTest, BoundsNesting) {
-  EXPECT_EQ(errorOf(checkJSONStructure(
-                std::string(64, '[') + std::string(64, ']'), true)),
-            "");
-  EXPECT_EQ(errorOf(checkJSONStructure(std::string(100000, '['), true)),
-            "JSON nests deeper than 64 levels at line 1, column 65");
-  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\":\n  {\"b\": [[1]]}}", false, 3)),
-            "JSON nests deeper than 3 levels at line 2, column 10");
-  // Brackets inside strings do not count.
-  EXPECT_EQ(errorOf(checkJSONStructure("[\"[[[[\\\"[[\"]", true, 1)), "");
-}
-
-TEST(CheckJSONStructureTest, FindsDuplicateKeys) {
-  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\": 1, \"b\": {\"a\": 2}}", true)),
-            "");
-  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\": 1,\n \"a\": 2}", true)),
-            "duplicate key 'a' at line 2, column 2");
-  EXPECT_EQ(errorOf(checkJSONStructure("{\"a\": 1, \"a\": 2}", false)), "");
-  // Values are not keys; escapes spell the same key.
-  EXPECT_EQ(errorOf(checkJSONStructure("{\"k\": \"a\", \"a\": [\"a\", \"a\"]}",
-                                       true)),
-            "");
-  EXPECT_EQ(errorOf(checkJSONStructure(
-                "{\"plan\": {\"net1\": {}, \"n\\u0065t1\": {}}}", true)),
-            "duplicate key 'net1' in 'plan' at line 1, column 23");
 }
 
 TEST(FinishOutputTest, ReportsWriteErrors) {

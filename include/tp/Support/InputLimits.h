@@ -3,10 +3,9 @@
 // The files tp's tools take from users (model IR, tp-model configs, plan
 // files) are read through these helpers, so that a file above its documented
 // size limit, or an endless one (/dev/zero, a pipe that never closes), fails
-// before it fills memory; JSON is checked for nesting depth (llvm::json::parse
-// recurses once per level) and duplicate keys (llvm::json keeps one of them)
-// before it is parsed; and a write error on an output stream becomes an
-// error message instead of LLVM's fatal "IO failure on output stream".
+// before it fills memory (tp/Support/JSON.h then bounds the nesting of the
+// JSON ones); and a write error on an output stream becomes an error message
+// instead of LLVM's fatal "IO failure on output stream".
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,23 +27,12 @@ inline constexpr uint64_t kMaxJSONFileBytes = uint64_t(16) << 20;
 /// The largest model IR file tp-run and tp-opt read: 256 MiB (parameters
 /// are not in the IR, so a model is far smaller).
 inline constexpr uint64_t kMaxModelFileBytes = uint64_t(256) << 20;
-/// The deepest nesting of JSON arrays and objects accepted: 64 levels, as in
-/// the runtime's safetensors header parser.
-inline constexpr unsigned kMaxJSONDepth = 64;
 
 /// Reads `path` ("-": stdin) whole, reading at most `maxBytes` + 1 bytes.
 /// The error says why (the system's message, "is a directory", or that the
 /// file holds more than `maxBytes` bytes); callers name the file.
 llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
 readFileBounded(llvm::StringRef path, uint64_t maxBytes);
-
-/// Checks the structure of JSON `text` without recursion, before
-/// llvm::json::parse: fails when arrays and objects nest deeper than
-/// `maxDepth`, or, with `rejectDuplicateKeys`, when an object has a key
-/// twice. Errors give the line and column (and the key). Other syntax errors
-/// are left to the parser.
-llvm::Error checkJSONStructure(llvm::StringRef text, bool rejectDuplicateKeys,
-                               unsigned maxDepth = kMaxJSONDepth);
 
 /// Flushes `os` (an output file or stdout) and turns a write error into an
 /// error naming `name` ("cannot write 'NAME': No space left on device"). The

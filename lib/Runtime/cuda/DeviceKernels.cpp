@@ -1,15 +1,16 @@
 //===- DeviceKernels.cpp - Shape checks, cuBLAS GEMMs, launches -*- C++ -*-===//
 //
-// The host side of the device kernels: the same operand checks (and error
-// messages) as the CPU kernels, the dtype checks, output allocation, cuBLAS
-// for the GEMMs (row-major operands handled by computing C^T = op(B)^T A^T in
-// cuBLAS's column-major convention; cublasGemmEx with f32 accumulation for
-// bf16/f16), and the launches of the kernels in the .cu files.
+// The host side of the device kernels: the CPU kernels' operand checks
+// (KernelUtils.h, shared with them), the dtype checks, output allocation,
+// cuBLAS for the GEMMs (row-major operands handled by computing C^T = op(B)^T
+// A^T in cuBLAS's column-major convention; cublasGemmEx with f32 accumulation
+// for bf16/f16), and the launches of the kernels in the .cu files.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/CUDA.h"
 
+#include "../KernelUtils.h"
 #include "Launch.h"
 
 #include <cublas_v2.h>
@@ -24,11 +25,12 @@ using namespace tp::runtime;
 using namespace tp::runtime::gpu;
 using namespace tp::runtime::gpu::detail;
 
+using tp::runtime::detail::broadcastOrThrow;
+using tp::runtime::detail::broadcastStrides;
+using tp::runtime::detail::shapeError;
+namespace checks = tp::runtime::detail;
+
 namespace {
-std::invalid_argument shapeError(const std::string &op,
-                                 const std::string &message) {
-  return std::invalid_argument(op + ": " + message);
-}
 
 /// Operands of one kernel must share a dtype: nothing converts implicitly.
 void requireSameDType(const char *op, const char *nameA, const DeviceTensor &a,
@@ -213,38 +215,6 @@ void *offset(void *p, int64_t elements, DType dtype) {
 // Broadcasting
 //===----------------------------------------------------------------------===//
 
-std::vector<int64_t> broadcastOrThrow(const char *op,
-                                      const std::vector<int64_t> &a,
-                                      const std::vector<int64_t> &b) {
-  size_t rank = std::max(a.size(), b.size());
-  std::vector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t ea = i < a.size() ? a[a.size() - 1 - i] : 1;
-    int64_t eb = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (ea != eb && ea != 1 && eb != 1)
-      throw shapeError(op, "shapes " + shapeToString(a) + " and " +
-                               shapeToString(b) + " do not broadcast");
-    out[rank - 1 - i] = ea == 1 ? eb : ea;
-  }
-  return out;
-}
-
-/// Row-major strides of \p shape right-aligned to \p out, 0 where it
-/// broadcasts.
-std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
-                                      const std::vector<int64_t> &out) {
-  size_t rank = out.size();
-  std::vector<int64_t> strides(rank, 0);
-  int64_t stride = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    size_t d = shape.size() - 1 - i;
-    size_t o = rank - 1 - i;
-    strides[o] = shape[d] == 1 && out[o] != 1 ? 0 : stride;
-    stride *= shape[d];
-  }
-  return strides;
-}
-
 DeviceTensor binary(const char *name, BinaryOp op, const DeviceTensor &a,
                     const DeviceTensor &b, cudaStream_t stream) {
   requireSameDType(name, "lhs", a, "rhs", b);
@@ -282,12 +252,9 @@ DeviceTensor unary(UnaryOp op, const DeviceTensor &x, float param,
   return out;
 }
 
-void checkVector(const char *op, const char *what, const DeviceTensor *t,
-                 const DeviceTensor &x) {
-  if (t && (t->rank() != 1 || t->dim(0) != x.dim(-1)))
-    throw shapeError(op, std::string(what) + " " + t->shapeString() +
-                             " does not match the last dimension of input " +
-                             x.shapeString());
+/// The optional operand's shape, for the checks.
+const std::vector<int64_t> *shapeOf(const DeviceTensor *t) {
+  return t ? &t->shape() : nullptr;
 }
 
 /// Frees a cudaMallocAsync'ed block on scope exit.
@@ -305,10 +272,7 @@ DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
                         cudaStream_t stream) {
   requireF32(op, "ids", &ids);
   requireF32(op, "weight", &weight);
-  if (weight.rank() != 2)
-    throw shapeError(op,
-                     "weight " + weight.shapeString() + " must be [rows, dim]");
-  int64_t rows = weight.dim(0), d = weight.dim(1);
+  auto [rows, d] = checks::checkEmbeddingWeight(op, weight.shape());
   std::vector<int64_t> shape = ids.shape();
   shape.push_back(d);
   DeviceTensor out = DeviceTensor::empty(shape);
@@ -332,14 +296,8 @@ DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
   check(cudaMemcpy(&value, ids.data() + bad, sizeof(float),
                    cudaMemcpyDeviceToHost),
         "cudaMemcpy (device to host)");
-  if (!(std::floor(value) == value) || std::fabs(value) > 1.0e18f)
-    throw std::invalid_argument(std::string(op) + ": id " +
-                                std::to_string(value) +
-                                " is not an integer id");
-  int64_t id = static_cast<int64_t>(value);
-  throw std::invalid_argument(std::string(op) + ": id " + std::to_string(id) +
-                              " out of range [" + std::to_string(offset) +
-                              ", " + std::to_string(offset + rows) + ")");
+  (void)checks::integralId(value, op);
+  throw checks::idOutOfRange(op, static_cast<int64_t>(value), offset, rows);
 }
 } // namespace
 
@@ -351,23 +309,14 @@ DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
                                       const DeviceTensor &w,
                                       const DeviceTensor *bias,
                                       cudaStream_t stream) {
-  if (x.rank() < 1 || w.rank() != 2 || x.dim(-1) != w.dim(1))
-    throw shapeError("linear", "input " + x.shapeString() +
-                                   " does not match weight " + w.shapeString() +
-                                   " (expected [..., in] and [out, in])");
-  int64_t in = w.dim(1), outF = w.dim(0);
-  if (bias && (bias->rank() != 1 || bias->dim(0) != outF))
-    throw shapeError("linear", "bias " + bias->shapeString() +
-                                   " does not match weight " + w.shapeString());
+  checks::LinearDims l =
+      checks::checkLinear(x.shape(), w.shape(), shapeOf(bias));
+  int64_t in = l.in, outF = l.out, rows = l.rows;
   requireSameDType("linear", "input", x, "weight", w);
   if (bias)
     requireSameDType("linear", "input", x, "bias", *bias);
   DType dtype = x.dtype();
-  std::vector<int64_t> shape = x.shape();
-  shape.back() = outF;
-  DeviceTensor out = DeviceTensor::empty(shape, dtype);
-  int64_t rows =
-      shapeNumel(std::vector<int64_t>(x.shape().begin(), x.shape().end() - 1));
+  DeviceTensor out = DeviceTensor::empty(l.shape, dtype);
   if (dtype == DType::F32) {
     gemm(dtype, /*transB=*/true, rows, outF, in, x.raw(), w.raw(), out.raw(), 1,
          0, 0, 0, /*accumulate=*/false, stream);
@@ -387,20 +336,13 @@ DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
 DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
                                       const DeviceTensor &b,
                                       cudaStream_t stream) {
-  if (a.rank() < 2 || b.rank() < 2 || a.dim(-1) != b.dim(-2))
-    throw shapeError("matmul", "shapes " + a.shapeString() + " and " +
-                                   b.shapeString() +
-                                   " do not fit [..., m, k] @ [..., k, n]");
+  checks::MatmulDims dims = checks::checkMatmul(a.shape(), b.shape());
   requireSameDType("matmul", "lhs", a, "rhs", b);
   DType dtype = a.dtype();
-  int64_t m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
-  std::vector<int64_t> batchA(a.shape().begin(), a.shape().end() - 2);
-  std::vector<int64_t> batchB(b.shape().begin(), b.shape().end() - 2);
-  std::vector<int64_t> batch = broadcastOrThrow("matmul", batchA, batchB);
-  std::vector<int64_t> shape = batch;
-  shape.push_back(m);
-  shape.push_back(n);
-  DeviceTensor out = DeviceTensor::empty(shape, dtype);
+  int64_t m = dims.m, k = dims.k, n = dims.n;
+  const std::vector<int64_t> &batchA = dims.batchA, &batchB = dims.batchB,
+                             &batch = dims.batch;
+  DeviceTensor out = DeviceTensor::empty(dims.shape, dtype);
   int64_t numA = shapeNumel(batchA), numB = shapeNumel(batchB);
   int64_t numOut = shapeNumel(batch);
   if (batchB.empty()) {
@@ -438,53 +380,30 @@ DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
 // Element-wise
 //===----------------------------------------------------------------------===//
 
-DeviceTensor tp::runtime::gpu::add(const DeviceTensor &a, const DeviceTensor &b,
-                                   cudaStream_t stream) {
-  return binary("add", BinaryOp::Add, a, b, stream);
-}
-
-DeviceTensor tp::runtime::gpu::sub(const DeviceTensor &a, const DeviceTensor &b,
-                                   cudaStream_t stream) {
-  return binary("sub", BinaryOp::Sub, a, b, stream);
-}
-
-DeviceTensor tp::runtime::gpu::mul(const DeviceTensor &a, const DeviceTensor &b,
-                                   cudaStream_t stream) {
-  return binary("mul", BinaryOp::Mul, a, b, stream);
-}
-
-DeviceTensor tp::runtime::gpu::div(const DeviceTensor &a, const DeviceTensor &b,
-                                   cudaStream_t stream) {
-  return binary("div", BinaryOp::Div, a, b, stream);
-}
-
-DeviceTensor tp::runtime::gpu::relu(const DeviceTensor &x,
-                                    cudaStream_t stream) {
-  return unary(UnaryOp::Relu, x, 0.0f, stream);
-}
-
-DeviceTensor tp::runtime::gpu::gelu(const DeviceTensor &x,
-                                    cudaStream_t stream) {
-  return unary(UnaryOp::Gelu, x, 0.0f, stream);
-}
-
-DeviceTensor tp::runtime::gpu::geluTanh(const DeviceTensor &x,
-                                        cudaStream_t stream) {
-  return unary(UnaryOp::GeluTanh, x, 0.0f, stream);
-}
-
-DeviceTensor tp::runtime::gpu::silu(const DeviceTensor &x,
-                                    cudaStream_t stream) {
-  return unary(UnaryOp::Silu, x, 0.0f, stream);
-}
-
-DeviceTensor tp::runtime::gpu::neg(const DeviceTensor &x, cudaStream_t stream) {
-  return unary(UnaryOp::Neg, x, 0.0f, stream);
-}
-
-DeviceTensor tp::runtime::gpu::exp(const DeviceTensor &x, cudaStream_t stream) {
-  return unary(UnaryOp::Exp, x, 0.0f, stream);
-}
+// The element-wise kernels are one launch each; the macros spell out their
+// definitions, which differ only in the name and the operation.
+#define TP_GPU_BINARY(NAME, OP)                                                \
+  DeviceTensor tp::runtime::gpu::NAME(                                         \
+      const DeviceTensor &a, const DeviceTensor &b, cudaStream_t stream) {     \
+    return binary(#NAME, BinaryOp::OP, a, b, stream);                          \
+  }
+#define TP_GPU_UNARY(NAME, OP)                                                 \
+  DeviceTensor tp::runtime::gpu::NAME(const DeviceTensor &x,                   \
+                                      cudaStream_t stream) {                   \
+    return unary(UnaryOp::OP, x, 0.0f, stream);                                \
+  }
+TP_GPU_BINARY(add, Add)
+TP_GPU_BINARY(sub, Sub)
+TP_GPU_BINARY(mul, Mul)
+TP_GPU_BINARY(div, Div)
+TP_GPU_UNARY(relu, Relu)
+TP_GPU_UNARY(gelu, Gelu)
+TP_GPU_UNARY(geluTanh, GeluTanh)
+TP_GPU_UNARY(silu, Silu)
+TP_GPU_UNARY(neg, Neg)
+TP_GPU_UNARY(exp, Exp)
+#undef TP_GPU_BINARY
+#undef TP_GPU_UNARY
 
 DeviceTensor tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
                                      cudaStream_t stream) {
@@ -498,12 +417,8 @@ DeviceTensor tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
 DeviceTensor tp::runtime::gpu::softmax(const DeviceTensor &x, int64_t dim,
                                        cudaStream_t stream) {
   requireF32("softmax", "input", &x);
-  dim = normalizeDim(dim, x.rank());
-  int64_t outer = 1, inner = 1, extent = x.shape()[dim];
-  for (int64_t i = 0; i < dim; ++i)
-    outer *= x.shape()[i];
-  for (int64_t i = dim + 1; i < x.rank(); ++i)
-    inner *= x.shape()[i];
+  auto [outer, extent, inner] =
+      splitAround(x.shape(), normalizeDim(dim, x.rank()));
   DeviceTensor out = DeviceTensor::empty(x.shape());
   launchSoftmax(x.data(), out.data(), outer, extent, inner, stream);
   return out;
@@ -516,12 +431,8 @@ DeviceTensor tp::runtime::gpu::layerNorm(const DeviceTensor &x,
   requireF32("layerNorm", "input", &x);
   requireF32("layerNorm", "weight", weight);
   requireF32("layerNorm", "bias", bias);
-  if (x.rank() < 1)
-    throw shapeError("layerNorm", "input must have rank >= 1");
-  checkVector("layerNorm", "weight", weight, x);
-  checkVector("layerNorm", "bias", bias, x);
-  int64_t d = x.dim(-1);
-  int64_t rows = d ? x.numel() / d : 0;
+  auto [rows, d] =
+      checks::checkNorm("layerNorm", x.shape(), shapeOf(weight), shapeOf(bias));
   DeviceTensor out = DeviceTensor::empty(x.shape());
   launchLayerNorm(x.data(), weight ? weight->data() : nullptr,
                   bias ? bias->data() : nullptr, out.data(), rows, d, eps,
@@ -534,11 +445,8 @@ DeviceTensor tp::runtime::gpu::rmsNorm(const DeviceTensor &x,
                                        cudaStream_t stream) {
   requireF32("rmsNorm", "input", &x);
   requireF32("rmsNorm", "weight", weight);
-  if (x.rank() < 1)
-    throw shapeError("rmsNorm", "input must have rank >= 1");
-  checkVector("rmsNorm", "weight", weight, x);
-  int64_t d = x.dim(-1);
-  int64_t rows = d ? x.numel() / d : 0;
+  auto [rows, d] =
+      checks::checkNorm("rmsNorm", x.shape(), shapeOf(weight), nullptr);
   DeviceTensor out = DeviceTensor::empty(x.shape());
   launchRmsNorm(x.data(), weight ? weight->data() : nullptr, out.data(), rows,
                 d, eps, stream);
@@ -571,10 +479,7 @@ DeviceTensor tp::runtime::gpu::rotary(const DeviceTensor &x,
                                       int64_t positionOffset, float theta,
                                       cudaStream_t stream) {
   requireF32("rotary", "input", &x);
-  if (x.rank() != 4 || x.dim(3) % 2 != 0)
-    throw std::invalid_argument("rotary: input " + x.shapeString() +
-                                " must be [batch, seq, heads, dim] with an "
-                                "even dim");
+  checks::checkRotary(x.shape());
   // The frequencies exactly as the CPU kernel computes them (f32 pow).
   int64_t d = x.dim(3);
   std::vector<float> freqs;
@@ -594,28 +499,11 @@ DeviceTensor tp::runtime::gpu::attention(const DeviceTensor &q,
                                          const DeviceTensor &k,
                                          const DeviceTensor &v, bool causal,
                                          cudaStream_t stream) {
-  auto fail = [&](const std::string &why) {
-    return std::invalid_argument("attention: " + why + " (q " +
-                                 q.shapeString() + ", k " + k.shapeString() +
-                                 ", v " + v.shapeString() + ")");
-  };
   requireF32("attention", "q", &q);
   requireF32("attention", "k", &k);
   requireF32("attention", "v", &v);
-  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
-    throw fail("q, k and v must be [batch, seq, heads, dim]");
-  int64_t b = q.dim(0), s = q.dim(1), hq = q.dim(2), d = q.dim(3);
-  int64_t t = k.dim(1), hkv = k.dim(2), dv = v.dim(3);
-  if (k.dim(0) != b || v.dim(0) != b)
-    throw fail("batch sizes differ");
-  if (k.dim(3) != d)
-    throw fail("q and k head dims differ");
-  if (v.dim(1) != t || v.dim(2) != hkv)
-    throw fail("k and v disagree on sequence length or heads");
-  if (hkv == 0 || hq % hkv != 0)
-    throw fail("query heads are not a multiple of kv heads");
-  if (causal && t != s)
-    throw fail("causal attention needs equal query and key lengths");
+  auto [b, s, t, hq, hkv, d, dv] =
+      checks::checkAttention(q.shape(), k.shape(), v.shape(), causal);
   if (t == 0)
     return DeviceTensor({b, s, hq, dv}, stream);
   DeviceTensor out = DeviceTensor::empty({b, s, hq, dv});

@@ -1,13 +1,15 @@
 //===- DeviceLayout.cpp - Layout helpers and tensor collectives -*- C++ -*-===//
 //
 // Slicing, concatenation and the dimension-aware collectives on device
-// tensors: strided copies with cudaMemcpy2DAsync around the raw collectives
+// tensors: strided copies with cudaMemcpy2DAsync; the collectives' layout
+// logic is the host's (../TensorCollectives.h), around the raw collectives
 // of a communicator whose buffers are device memory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tp/Runtime/CUDA.h"
 
+#include "../TensorCollectives.h"
 #include "Launch.h"
 
 #include <cuda_runtime.h>
@@ -36,44 +38,18 @@ const char *bytes(const DeviceTensor &t) {
   return static_cast<const char *>(t.raw());
 }
 
-/// Copies \p x, whose extent along \p dim is n*piece, into n contiguous
-/// blocks, block p holding the range [p*piece, (p+1)*piece) of \p dim.
-DeviceTensor packBlocks(const DeviceTensor &x, int64_t dim, int n,
-                        cudaStream_t stream) {
-  DimSplit s = splitAround(x.shape(), dim);
-  size_t es = dtypeSize(x.dtype());
-  size_t run = static_cast<size_t>(s.extent / n * s.inner) * es;
-  DeviceTensor blocks = DeviceTensor::empty(x.shape(), x.dtype());
-  for (int p = 0; p < n; ++p)
-    copyRows(bytes(blocks) + p * s.outer * run, run, bytes(x) + p * run,
-             s.extent * s.inner * es, run, s.outer, stream);
-  return blocks;
-}
-
-/// Inverse of packBlocks: n contiguous blocks of \p blockShape in \p blocks
-/// become one tensor concatenated along \p dim.
-DeviceTensor unpackBlocks(const DeviceTensor &blocks,
-                          std::vector<int64_t> blockShape, int64_t dim, int n,
-                          cudaStream_t stream) {
-  DimSplit s = splitAround(blockShape, dim);
-  size_t es = dtypeSize(blocks.dtype());
-  size_t run = static_cast<size_t>(s.extent * s.inner) * es;
-  blockShape[dim] *= n;
-  DeviceTensor out = DeviceTensor::empty(std::move(blockShape), blocks.dtype());
-  for (int p = 0; p < n; ++p)
-    copyRows(bytes(out) + p * run, n * run, bytes(blocks) + p * s.outer * run,
-             run, run, s.outer, stream);
-  return out;
-}
-
-void checkDivisible(const DeviceTensor &x, int64_t dim, int n,
-                    const char *what) {
-  if (x.shape()[dim] % n != 0)
-    throw std::invalid_argument(std::string(what) + ": dimension " +
-                                std::to_string(dim) + " of shape " +
-                                x.shapeString() + " is not divisible by " +
-                                std::to_string(n) + " ranks");
-}
+/// The device side of TensorCollectives.h: device tensors, row copies by
+/// cudaMemcpy2DAsync on the default stream.
+struct DeviceOps {
+  static DeviceTensor empty(std::vector<int64_t> shape, DType dtype) {
+    return DeviceTensor::empty(std::move(shape), dtype);
+  }
+  static void copyRows(void *dst, size_t dpitch, const void *src, size_t spitch,
+                       size_t width, size_t rows) {
+    ::copyRows(dst, dpitch, src, spitch, width, rows, defaultStream());
+  }
+};
+using Device = tp::runtime::detail::TensorCollectives<DeviceOps>;
 } // namespace
 
 DeviceTensor tp::runtime::gpu::reshape(const DeviceTensor &x,
@@ -129,62 +105,20 @@ DeviceTensor tp::runtime::gpu::concatDim(const std::vector<DeviceTensor> &parts,
 DeviceTensor tp::runtime::gpu::allGatherDim(Communicator &comm,
                                             const DeviceTensor &local,
                                             int64_t dim) {
-  dim = normalizeDim(dim, local.rank());
-  int n = comm.size();
-  bool direct = dim == 0 || n == 1;
-  std::vector<int64_t> shape = local.shape();
-  shape[direct ? dim : 0] *= n;
-  DeviceTensor gathered = DeviceTensor::empty(std::move(shape), local.dtype());
-  comm.allGather(local.raw(), local.numel(), gathered.raw(), local.dtype());
-  if (direct)
-    return gathered;
-  return unpackBlocks(gathered, local.shape(), dim, n, defaultStream());
+  return Device::allGatherDim(comm, local, dim);
 }
 
 DeviceTensor tp::runtime::gpu::reduceScatterDim(Communicator &comm,
                                                 const DeviceTensor &x,
                                                 int64_t dim, ReduceOp op) {
-  dim = normalizeDim(dim, x.rank());
-  int n = comm.size();
-  checkDivisible(x, dim, n, "reduceScatterDim");
-  std::vector<int64_t> shape = x.shape();
-  shape[dim] /= n;
-  DeviceTensor out = DeviceTensor::empty(std::move(shape), x.dtype());
-  if (dim == 0) {
-    comm.reduceScatter(x.raw(), out.raw(), out.numel(), x.dtype(), op);
-  } else {
-    DeviceTensor blocks = packBlocks(x, dim, n, defaultStream());
-    comm.reduceScatter(blocks.raw(), out.raw(), out.numel(), x.dtype(), op);
-  }
-  return out;
+  return Device::reduceScatterDim(comm, x, dim, op);
 }
 
 DeviceTensor tp::runtime::gpu::allToAllDims(Communicator &comm,
                                             const DeviceTensor &x,
                                             int64_t splitDim,
                                             int64_t concatDim) {
-  splitDim = normalizeDim(splitDim, x.rank());
-  concatDim = normalizeDim(concatDim, x.rank());
-  int n = comm.size();
-  checkDivisible(x, splitDim, n, "allToAllDims");
-  std::vector<int64_t> chunkShape = x.shape();
-  chunkShape[splitDim] /= n;
-  size_t countPerRank = static_cast<size_t>(shapeNumel(chunkShape));
-  bool direct = concatDim == 0 || n == 1;
-  std::vector<int64_t> receivedShape = chunkShape;
-  receivedShape[direct ? concatDim : 0] *= n;
-  DeviceTensor received =
-      DeviceTensor::empty(std::move(receivedShape), x.dtype());
-  if (splitDim == 0) {
-    comm.allToAll(x.raw(), received.raw(), countPerRank, x.dtype());
-  } else {
-    DeviceTensor blocks = packBlocks(x, splitDim, n, defaultStream());
-    comm.allToAll(blocks.raw(), received.raw(), countPerRank, x.dtype());
-  }
-  if (direct)
-    return received;
-  return unpackBlocks(received, std::move(chunkShape), concatDim, n,
-                      defaultStream());
+  return Device::allToAllDims(comm, x, splitDim, concatDim);
 }
 
 void tp::runtime::gpu::allReduceInPlace(Communicator &comm, DeviceTensor &x,

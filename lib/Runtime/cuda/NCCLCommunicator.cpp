@@ -535,6 +535,19 @@ void NCCLCommunicator::run(const Call &call, Issue issue) {
   w.waitStream(lock, s.stream);
 }
 
+/// What a collective reads: \p in, or its copy in \p staging (enqueued on
+/// NCCL's stream) when \p staging is set because the output overlaps the
+/// input other than exactly in place.
+static const char *stagedInput(detail::NCCLState &s, const void *in,
+                               char *staging, size_t bytes) {
+  if (!staging)
+    return static_cast<const char *>(in);
+  gpu::detail::check(
+      cudaMemcpyAsync(staging, in, bytes, cudaMemcpyDeviceToDevice, s.stream),
+      "cudaMemcpyAsync (device to device)");
+  return staging;
+}
+
 void NCCLCommunicator::doAllGather(const Call &call, const void *in,
                                    void *outPtr) {
   size_t count = call.count;
@@ -550,14 +563,8 @@ void NCCLCommunicator::doAllGather(const Call &call, const void *in,
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (count == 0)
       return ncclSuccess;
-    const void *src = in;
-    if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, bytes,
-                                         cudaMemcpyDeviceToDevice, s.stream),
-                         "cudaMemcpyAsync (device to device)");
-      src = staging;
-    }
-    return ncclAllGather(src, out, count, ncclType(dtype), s.comm, s.stream);
+    return ncclAllGather(stagedInput(s, in, staging, bytes), out, count,
+                         ncclType(dtype), s.comm, s.stream);
   });
 }
 
@@ -574,15 +581,8 @@ void NCCLCommunicator::doAllReduce(const Call &call, const void *in,
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (count == 0)
       return ncclSuccess;
-    const void *src = in;
-    if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, bytes,
-                                         cudaMemcpyDeviceToDevice, s.stream),
-                         "cudaMemcpyAsync (device to device)");
-      src = staging;
-    }
-    return ncclAllReduce(src, out, count, ncclType(dtype), ncclOp(call.op),
-                         s.comm, s.stream);
+    return ncclAllReduce(stagedInput(s, in, staging, bytes), out, count,
+                         ncclType(dtype), ncclOp(call.op), s.comm, s.stream);
   });
 }
 
@@ -603,13 +603,7 @@ void NCCLCommunicator::doReduceScatter(const Call &call, const void *inPtr,
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (countPerRank == 0)
       return ncclSuccess;
-    const void *src = in;
-    if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, size_ * blockBytes,
-                                         cudaMemcpyDeviceToDevice, s.stream),
-                         "cudaMemcpyAsync (device to device)");
-      src = staging;
-    }
+    const void *src = stagedInput(s, in, staging, size_ * blockBytes);
     return ncclReduceScatter(src, out, countPerRank, ncclType(dtype),
                              ncclOp(call.op), s.comm, s.stream);
   });
@@ -634,13 +628,7 @@ void NCCLCommunicator::doAllToAll(const Call &call, const void *inPtr,
   run(call, [&](NCCLState &s) -> ncclResult_t {
     if (countPerRank == 0)
       return ncclSuccess;
-    const char *src = in;
-    if (staging) {
-      gpu::detail::check(cudaMemcpyAsync(staging, in, bytes,
-                                         cudaMemcpyDeviceToDevice, s.stream),
-                         "cudaMemcpyAsync (device to device)");
-      src = staging;
-    }
+    const char *src = stagedInput(s, in, staging, bytes);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
     if (runtimeNcclVersion() >= NCCL_VERSION(2, 28, 0))
       return ncclAlltoAll(src, out, countPerRank, type, s.comm, s.stream);

@@ -417,8 +417,8 @@ TEST_F(TPDialectTest, ParsePlanKeyOrderWithEscapesAndNesting) {
 }
 
 TEST_F(TPDialectTest, ParsePlanDuplicateKeysAreErrors) {
-  // A plan key twice, or an argument twice in one entry: llvm::json would
-  // keep one of them silently.
+  // A plan key twice, or an argument twice in one entry: an error, not
+  // "the later one wins".
   for (const char *text : {
            R"json({"mesh": {"shape": [2]},
      "plan": {"net2": {"style": "RowwiseParallel"},

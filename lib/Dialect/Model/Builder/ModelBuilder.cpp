@@ -14,18 +14,17 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
-#include "tp/Support/InputLimits.h"
+#include "tp/Support/JSON.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 
 #include <cmath>
 #include <optional>
 
 using namespace mlir;
 using namespace mlir::tp;
-namespace json = llvm::json;
+namespace json = ::tp::json;
 
 /// Upper bounds of the config keys (docs/guide.md lists them): sizes are
 /// tensor dims, so a bound keeps every element count far from overflowing;
@@ -56,7 +55,7 @@ public:
   void checkKeys(StringRef arch, ArrayRef<StringRef> known) {
     std::vector<std::string> keys;
     for (const auto &kv : obj)
-      keys.push_back(kv.first.str());
+      keys.push_back(kv.first);
     llvm::sort(keys);
     for (const std::string &key : keys)
       if (!llvm::is_contained(known, key))
@@ -72,7 +71,8 @@ public:
       return def ? *def : 1;
     std::optional<int64_t> i = v->getAsInteger();
     if (!i) {
-      fail(llvm::formatv("key '{0}' must be an integer, got {1}", key, *v));
+      fail(llvm::formatv("key '{0}' must be an integer, got {1}", key,
+                         json::toString(*v)));
       return 1;
     }
     if (*i <= 0 || *i > max) {
@@ -91,7 +91,8 @@ public:
       return def;
     if (std::optional<bool> flag = v->getAsBoolean())
       return *flag;
-    fail(llvm::formatv("key '{0}' must be true or false, got {1}", key, *v));
+    fail(llvm::formatv("key '{0}' must be true or false, got {1}", key,
+                       json::toString(*v)));
     return def;
   }
 
@@ -104,7 +105,7 @@ public:
     if (!d || !std::isfinite(*d) || *d <= 0 || *d > max) {
       fail(llvm::formatv("key '{0}' must be a positive number of at most "
                          "{1}, got {2}",
-                         key, llvm::format("%g", max), *v));
+                         key, llvm::format("%g", max), json::toString(*v)));
       return def;
     }
     return *d;
@@ -116,9 +117,10 @@ public:
     const json::Value *v = lookup(key, !def);
     if (!v)
       return def ? def->str() : "";
-    if (std::optional<StringRef> s = v->getAsString())
-      return s->str();
-    fail(llvm::formatv("key '{0}' must be a string, got {1}", key, *v));
+    if (const std::string *s = v->getAsString())
+      return *s;
+    fail(llvm::formatv("key '{0}' must be a string, got {1}", key,
+                       json::toString(*v)));
     return "";
   }
 
@@ -542,14 +544,11 @@ static void buildTransformer(ModelBuilder &m, ModuleOp module,
 /// message on failure.
 static std::optional<std::string>
 buildFromConfig(ModelBuilder &m, ModuleOp module, StringRef text) {
-  // llvm::json::parse recurses per nesting level and keeps one of two equal
-  // keys: check both first.
-  if (llvm::Error e = checkJSONStructure(text, /*rejectDuplicateKeys=*/true))
-    return "invalid JSON: " + llvm::toString(std::move(e));
-  llvm::Expected<json::Value> parsed = json::parse(text);
+  // A key twice is an error (the later value would silently win).
+  json::ParseResult parsed = json::parse(std::string_view(text));
   if (!parsed)
-    return "invalid JSON: " + llvm::toString(parsed.takeError());
-  const json::Object *obj = parsed->getAsObject();
+    return "invalid JSON: " + parsed.error->message;
+  const json::Object *obj = parsed.value.getAsObject();
   if (!obj)
     return std::string("the config must be a JSON object");
 

@@ -9,10 +9,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
+#include "tp/Support/JSON.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace mlir::tp {
@@ -69,21 +69,42 @@ struct Report {
     c.bytes += bytes;
   }
 
-  llvm::json::Object toJSON() const {
-    llvm::json::Object collectives;
-    for (const char *k : kKinds)
-      collectives[k] = total.count.count(k) ? total.count.at(k) : 0;
-    llvm::json::Object mods;
-    for (auto &[name, c] : modules) {
-      llvm::json::Object entry;
-      for (auto &[k, n] : c.count)
-        entry[k] = n;
-      entry["bytes_per_rank"] = c.bytes;
-      mods[name] = std::move(entry);
+  /// The report as JSON, indented by 2. Keys are written in sorted order
+  /// (the layout llvm::json gave it, which scripts may rely on).
+  std::string toJSON() const {
+    std::string text;
+    ::tp::json::Writer w(text, /*indent=*/2);
+    w.objectBegin();
+    w.member("bytes_per_rank", total.bytes);
+    w.key("collectives");
+    w.objectBegin();
+    std::vector<StringRef> kinds(std::begin(kKinds), std::end(kKinds));
+    llvm::sort(kinds);
+    for (StringRef k : kinds) {
+      auto it = total.count.find(k.str());
+      w.member(k, it == total.count.end() ? int64_t(0) : it->second);
     }
-    return llvm::json::Object{{"collectives", std::move(collectives)},
-                              {"bytes_per_rank", total.bytes},
-                              {"modules", std::move(mods)}};
+    w.objectEnd();
+    w.key("modules");
+    w.objectBegin();
+    std::vector<const std::pair<StringRef, Counts> *> sorted;
+    for (const auto &entry : modules)
+      sorted.push_back(&entry);
+    llvm::sort(sorted, [](auto *a, auto *b) { return a->first < b->first; });
+    for (const auto *entry : sorted) {
+      const Counts &c = entry->second;
+      // "bytes_per_rank" sorts among the collective names.
+      std::map<std::string, int64_t> fields(c.count.begin(), c.count.end());
+      fields["bytes_per_rank"] = c.bytes;
+      w.key(entry->first);
+      w.objectBegin();
+      for (const auto &[k, n] : fields)
+        w.member(k, n);
+      w.objectEnd();
+    }
+    w.objectEnd();
+    w.objectEnd();
+    return text;
   }
 
   void printTable(llvm::raw_ostream &os) const {
@@ -101,7 +122,8 @@ struct Report {
   }
 };
 
-struct CommReportPass : public tp::impl::TPCommReportPassBase<CommReportPass> {
+struct CommReportPass
+    : public mlir::tp::impl::TPCommReportPassBase<CommReportPass> {
   using Base::Base;
   void runOnOperation() override {
     if (failed(checkPassPrecondition(getOperation(), TPPass::CommReport)))
@@ -116,9 +138,7 @@ struct CommReportPass : public tp::impl::TPCommReportPassBase<CommReportPass> {
       report.printTable(llvm::errs());
     if (jsonFile.empty())
       return;
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::formatv("{0:2}", llvm::json::Value(report.toJSON())) << "\n";
+    std::string text = report.toJSON() + "\n";
     if (jsonFile == "-") {
       llvm::outs() << text;
       llvm::outs().flush();

@@ -2,8 +2,8 @@
 //
 // Reads plan files written like PyTorch plans: a mesh, an optional TP axis,
 // and an ordered map from FQN patterns to styles with PyTorch's argument
-// names. The order of the plan's keys is kept (llvm::json objects are
-// unordered, so the key order is recovered from the text).
+// names. The order of the plan's keys is kept (JSON objects keep their
+// members in document order).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,133 +12,30 @@
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Support/InputLimits.h"
-#include "llvm/Support/JSON.h"
+#include "tp/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 using namespace mlir;
 using namespace mlir::tp;
+namespace json = ::tp::json;
 
 namespace {
 
-/// Skims JSON text to list the keys of an object in the order written.
-class KeyOrderScanner {
-public:
-  explicit KeyOrderScanner(StringRef text) : text(text) {}
-
-  /// Keys of the object value of top-level key `name`, in order.
-  std::vector<std::string> keysOf(StringRef name) {
-    pos = 0;
-    std::vector<std::string> result;
-    skipSpace();
-    if (!consume('{'))
-      return result;
-    while (true) {
-      skipSpace();
-      if (consume('}'))
-        return result;
-      std::string key;
-      if (!readString(key))
-        return result;
-      skipSpace();
-      consume(':');
-      skipSpace();
-      if (key == name && peek() == '{') {
-        ++pos;
-        while (true) {
-          skipSpace();
-          if (consume('}'))
-            return result;
-          std::string inner;
-          if (!readString(inner))
-            return result;
-          result.push_back(inner);
-          skipSpace();
-          consume(':');
-          skipValue();
-          skipSpace();
-          consume(',');
-        }
-      }
-      skipValue();
-      skipSpace();
-      consume(',');
-    }
-  }
-
-private:
-  char peek() { return pos < text.size() ? text[pos] : '\0'; }
-  bool consume(char c) {
-    if (peek() != c)
-      return false;
-    ++pos;
-    return true;
-  }
-  void skipSpace() {
-    while (pos < text.size() && isspace((unsigned char)text[pos]))
-      ++pos;
-  }
-  /// Reads a string literal, decoding its escapes (`\u0041` included) the
-  /// way llvm::json does, so the keys it returns are the parsed object's.
-  bool readString(std::string &out) {
-    size_t begin = pos;
-    if (!consume('"'))
-      return false;
-    while (pos < text.size() && text[pos] != '"')
-      pos += text[pos] == '\\' && pos + 1 < text.size() ? 2 : 1;
-    if (!consume('"'))
-      return false;
-    llvm::Expected<llvm::json::Value> literal =
-        llvm::json::parse(text.slice(begin, pos));
-    if (!literal) {
-      llvm::consumeError(literal.takeError());
-      return false;
-    }
-    out = literal->getAsString().value_or("").str();
-    return true;
-  }
-  void skipValue() {
-    skipSpace();
-    int depth = 0;
-    while (pos < text.size()) {
-      char c = text[pos];
-      if (c == '"') {
-        std::string ignored;
-        readString(ignored);
-      } else {
-        if (c == '{' || c == '[')
-          ++depth;
-        else if (c == '}' || c == ']') {
-          if (depth == 0)
-            return;
-          --depth;
-        } else if (c == ',' && depth == 0)
-          return;
-        ++pos;
-      }
-      if (depth == 0 && (peek() == ',' || peek() == '}' || peek() == ']'))
-        return;
-    }
-  }
-
-  StringRef text;
-  size_t pos = 0;
-};
-
 /// "a number", "a list", ... for messages about a JSON value of the wrong
 /// kind.
-static StringRef jsonKindName(const llvm::json::Value &v) {
+static StringRef jsonKindName(const json::Value &v) {
   switch (v.kind()) {
-  case llvm::json::Value::Null:
+  case json::Value::Null:
     return "null";
-  case llvm::json::Value::Boolean:
+  case json::Value::Boolean:
     return "a boolean";
-  case llvm::json::Value::Number:
+  case json::Value::Number:
     return "a number";
-  case llvm::json::Value::String:
+  case json::Value::String:
     return "a string";
-  case llvm::json::Value::Array:
+  case json::Value::Array:
     return "a list";
-  case llvm::json::Value::Object:
+  case json::Value::Object:
     return "an object";
   }
   return "a value";
@@ -197,15 +94,15 @@ public:
   }
 
   /// A layout: null (absent), a placement string, or a list (tuple).
-  FailureOr<Attribute> layout(const llvm::json::Value &v, StringRef arg,
+  FailureOr<Attribute> layout(const json::Value &v, StringRef arg,
                               bool noneAsUnit) {
-    if (v.kind() == llvm::json::Value::Null)
+    if (v.kind() == json::Value::Null)
       return noneAsUnit ? Attribute(UnitAttr::get(ctx)) : Attribute();
     if (auto s = v.getAsString())
       return placement(*s, arg);
     if (auto arr = v.getAsArray()) {
       SmallVector<Attribute> items;
-      for (const llvm::json::Value &item : *arr) {
+      for (const json::Value &item : *arr) {
         auto a = layout(item, arg, /*noneAsUnit=*/true);
         if (failed(a))
           return failure();
@@ -217,9 +114,8 @@ public:
     return failure();
   }
 
-  FailureOr<DictionaryAttr> kwargLayouts(const llvm::json::Value &v,
-                                         StringRef arg) {
-    if (v.kind() == llvm::json::Value::Null)
+  FailureOr<DictionaryAttr> kwargLayouts(const json::Value &v, StringRef arg) {
+    if (v.kind() == json::Value::Null)
       return DictionaryAttr();
     auto obj = v.getAsObject();
     if (!obj) {
@@ -231,19 +127,19 @@ public:
       auto a = layout(kv.second, arg, /*noneAsUnit=*/true);
       if (failed(a))
         return failure();
-      entries.emplace_back(StringAttr::get(ctx, kv.first.str()), *a);
+      entries.emplace_back(StringAttr::get(ctx, kv.first), *a);
     }
     return DictionaryAttr::get(ctx, entries);
   }
 
-  FailureOr<bool> boolean(const llvm::json::Value &v, StringRef arg) {
+  FailureOr<bool> boolean(const json::Value &v, StringRef arg) {
     if (auto b = v.getAsBoolean())
       return *b;
     error() << arg << " must be true or false";
     return failure();
   }
 
-  FailureOr<int64_t> integer(const llvm::json::Value &v, StringRef arg) {
+  FailureOr<int64_t> integer(const json::Value &v, StringRef arg) {
     if (auto i = v.getAsInteger())
       return *i;
     error() << arg << " must be an integer";
@@ -335,18 +231,18 @@ public:
   /// Converts a JSON argument of a registered C++ style to an attribute:
   /// placement strings become placements, lists arrays, objects
   /// dictionaries, null a unit.
-  FailureOr<Attribute> argument(const llvm::json::Value &v, StringRef arg) {
+  FailureOr<Attribute> argument(const json::Value &v, StringRef arg) {
     Builder b(ctx);
     switch (v.kind()) {
-    case llvm::json::Value::Null:
+    case json::Value::Null:
       return Attribute(UnitAttr::get(ctx));
-    case llvm::json::Value::Boolean:
+    case json::Value::Boolean:
       return Attribute(b.getBoolAttr(*v.getAsBoolean()));
-    case llvm::json::Value::Number:
+    case json::Value::Number:
       if (auto i = v.getAsInteger())
         return Attribute(b.getI64IntegerAttr(*i));
       return Attribute(b.getF64FloatAttr(*v.getAsNumber()));
-    case llvm::json::Value::String: {
+    case json::Value::String: {
       StringRef text = *v.getAsString();
       if (text.contains('(')) {
         auto p = placement(text, arg);
@@ -356,9 +252,9 @@ public:
       }
       return Attribute(b.getStringAttr(text));
     }
-    case llvm::json::Value::Array: {
+    case json::Value::Array: {
       SmallVector<Attribute> items;
-      for (const llvm::json::Value &item : *v.getAsArray()) {
+      for (const json::Value &item : *v.getAsArray()) {
         auto a = argument(item, arg);
         if (failed(a))
           return failure();
@@ -366,7 +262,7 @@ public:
       }
       return Attribute(b.getArrayAttr(items));
     }
-    case llvm::json::Value::Object: {
+    case json::Value::Object: {
       SmallVector<NamedAttribute> entries;
       for (auto &kv : *v.getAsObject()) {
         auto a = argument(kv.second, arg);
@@ -385,7 +281,7 @@ public:
   /// "output_layouts": [...]}`, or `{"style": <registered C++ style>, ...}`
   /// whose other keys become the style's `args`.
   FailureOr<Attribute> customStyle(StringRef styleName,
-                                   const llvm::json::Object &obj) {
+                                   const json::Object &obj) {
     auto emit = [&]() { return error(); };
     if (styleName != "CustomStyle") {
       SmallVector<NamedAttribute> args;
@@ -461,7 +357,7 @@ public:
   /// an entry with neither takes the seed's (the modern one would be a no-op
   /// or an error there) and says so.
   FailureOr<bool> takesSeedSignature(StringRef styleName,
-                                     const llvm::json::Object &obj) {
+                                     const json::Object &obj) {
     bool input = styleName == "PrepareModuleInput";
     std::vector<StringRef> modernOnly =
         input ? std::vector<StringRef>{"desired_input_layouts",
@@ -496,13 +392,13 @@ public:
   }
 
   /// Builds the style of one entry.
-  FailureOr<Attribute> style(const llvm::json::Object &obj) {
-    const llvm::json::Value *nameValue = obj.get("style");
+  FailureOr<Attribute> style(const json::Object &obj) {
+    const json::Value *nameValue = obj.get("style");
     if (!nameValue) {
       error() << "missing \"style\" (e.g. \"ColwiseParallel\")";
       return failure();
     }
-    std::optional<StringRef> name = nameValue->getAsString();
+    const std::string *name = nameValue->getAsString();
     if (!name) {
       error() << "\"style\" must be a string naming a style (e.g. "
                  "\"ColwiseParallel\"), got "
@@ -587,7 +483,7 @@ public:
     std::optional<LegacyLayouts> prepareInput, prepareOutput;
     for (auto &kv : obj) {
       StringRef arg = kv.first;
-      const llvm::json::Value &v = kv.second;
+      const json::Value &v = kv.second;
       if (arg == "style")
         continue;
       FailureOr<Attribute> l = Attribute();
@@ -612,7 +508,7 @@ public:
         (arg == "use_local_output" ? useLocalOutput : useLocalInput) = *b;
       } else if (arg == "_prepare_input" || arg == "_prepare_output") {
         // None: the style's own preparation, as in the seed.
-        if (v.kind() == llvm::json::Value::Null)
+        if (v.kind() == json::Value::Null)
           continue;
         auto fn = v.getAsString();
         if (!fn) {
@@ -694,18 +590,13 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   Location loc = FileLineColLoc::get(ctx, source, 1, 1);
   auto fail = [&]() { return emitError(loc) << "plan " << source << ": "; };
 
-  // llvm::json::parse recurses per nesting level and keeps one of two equal
-  // keys (the later style would silently win): check both first.
-  if (llvm::Error e = checkJSONStructure(text, /*rejectDuplicateKeys=*/true)) {
-    fail() << "malformed JSON: " << llvm::toString(std::move(e));
-    return failure();
-  }
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  // A key twice is an error: the later style would silently win.
+  json::ParseResult parsed = json::parse(std::string_view(text));
   if (!parsed) {
-    fail() << "malformed JSON: " << llvm::toString(parsed.takeError());
+    fail() << "malformed JSON: " << parsed.error->message;
     return failure();
   }
-  const llvm::json::Object *root = parsed->getAsObject();
+  const json::Object *root = parsed.value.getAsObject();
   if (!root) {
     fail() << "the top level must be an object with \"mesh\" and \"plan\"";
     return failure();
@@ -719,18 +610,18 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     }
 
   // Mesh.
-  const llvm::json::Object *meshObj = root->getObject("mesh");
+  const json::Object *meshObj = root->getObject("mesh");
   if (!meshObj) {
     fail() << "missing \"mesh\": {\"shape\": [N], \"axis_names\": [...]}";
     return failure();
   }
   SmallVector<int64_t> shape;
-  const llvm::json::Array *shapeArr = meshObj->getArray("shape");
+  const json::Array *shapeArr = meshObj->getArray("shape");
   if (!shapeArr || shapeArr->empty()) {
     fail() << "mesh.shape must be a non-empty list of positive integers";
     return failure();
   }
-  for (const llvm::json::Value &v : *shapeArr) {
+  for (const json::Value &v : *shapeArr) {
     auto i = v.getAsInteger();
     if (!i || *i <= 0) {
       fail() << "mesh.shape must be a non-empty list of positive integers";
@@ -739,8 +630,8 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     shape.push_back(*i);
   }
   SmallVector<StringRef> names;
-  if (const llvm::json::Array *namesArr = meshObj->getArray("axis_names")) {
-    for (const llvm::json::Value &v : *namesArr) {
+  if (const json::Array *namesArr = meshObj->getArray("axis_names")) {
+    for (const json::Value &v : *namesArr) {
       auto s = v.getAsString();
       if (!s) {
         fail() << "mesh.axis_names must be a list of strings";
@@ -763,7 +654,7 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
 
   // TP axis.
   StringAttr tpAxis;
-  if (const llvm::json::Value *axis = root->get("tp_axis")) {
+  if (const json::Value *axis = root->get("tp_axis")) {
     auto s = axis->getAsString();
     if (!s) {
       fail() << "tp_axis must be a mesh axis name";
@@ -782,7 +673,7 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
 
   // Data-parallel axis: model inputs are sharded on their batch dim over it.
   StringAttr dpAxis;
-  if (const llvm::json::Value *axis = root->get("dp_axis")) {
+  if (const json::Value *axis = root->get("dp_axis")) {
     auto s = axis->getAsString();
     if (!s || llvm::find(names, *s) == names.end()) {
       fail() << "dp_axis must name an axis of the mesh";
@@ -796,7 +687,7 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
 
   bool lossParallel = false;
-  if (const llvm::json::Value *v = root->get("loss_parallel")) {
+  if (const json::Value *v = root->get("loss_parallel")) {
     auto b = v->getAsBoolean();
     if (!b) {
       fail() << "loss_parallel must be true or false";
@@ -821,23 +712,15 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
 
   // Entries, in file order.
-  const llvm::json::Object *planObj = root->getObject("plan");
+  const json::Object *planObj = root->getObject("plan");
   if (!planObj) {
     fail() << "missing \"plan\": an object from FQN patterns to styles";
     return failure();
   }
-  std::vector<std::string> order = KeyOrderScanner(text).keysOf("plan");
-  if (order.size() != planObj->size()) {
-    // Order decides which style wins: never guess it.
-    fail() << "could not recover the order of the " << planObj->size()
-           << " plan keys from the text (found " << order.size() << ")";
-    return failure();
-  }
   SmallVector<Attribute> keys, styles;
-  for (const std::string &key : order) {
-    const llvm::json::Value *v = planObj->get(key);
+  for (const auto &[key, v] : *planObj) {
     EntryParser entry(ctx, loc, key);
-    const llvm::json::Object *obj = v ? v->getAsObject() : nullptr;
+    const json::Object *obj = v.getAsObject();
     if (!obj) {
       entry.error()
           << "must be an object like {\"style\": \"ColwiseParallel\"}";
