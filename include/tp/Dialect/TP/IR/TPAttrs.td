@@ -50,19 +50,23 @@ def TP_PartialAttr : TP_Attr<"Partial", "partial",
 // Parallel styles (modern PyTorch API)
 //===----------------------------------------------------------------------===//
 
+// A style attribute carries its PyTorch arguments and says its PyTorch name;
+// the rest of what a style is (its plan-file arguments, the modules it
+// applies to, its layout checks and lowering) is its StyleDefinition in
+// lib/Dialect/TP/Transforms/BuiltinStyles.cpp, attached as the
+// ParallelStyleAttrInterface model.
 class TP_StyleAttr<string name, string mnemonic, string torchName,
                    string replacement = "">
-    : TP_Attr<name, mnemonic, [TP_ParallelStyleAttrInterface]> {
+    : TP_Attr<name, mnemonic, [TP_ParallelStyleAttrTrait]> {
   let genVerifyDecl = 1;
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
-    llvm::StringRef getStyleName() { return "}] # torchName # [{"; }
-  }] # !if(!empty(replacement), "", [{
-    bool isDeprecated(std::string &replacement) {
-      replacement = "}] # replacement # [{";
-      return true;
+    llvm::StringRef getStyleName() const { return "}] # torchName # [{"; }
+    bool isDeprecated(std::string &replacement) const {
+  }] # !if(!empty(replacement), "return false;",
+           "replacement = \"" # replacement # "\"; return true;") # [{
     }
-  }]);
+  }];
 }
 
 def TP_ColwiseAttr : TP_StyleAttr<"Colwise", "colwise", "ColwiseParallel"> {
@@ -228,7 +232,7 @@ def TP_LegacyPrepareModuleOutputAttr : TP_StyleAttr<
 //===----------------------------------------------------------------------===//
 
 def TP_CustomStyleAttr : TP_Attr<"CustomStyle", "custom",
-    [TP_ParallelStyleAttrInterface]> {
+    [TP_ParallelStyleAttrTrait]> {
   let summary = "A user-defined style: explicit layouts, or a C++ style";
   let description = [{
     The extension point of the seed's `ParallelStyle`. Without a registered
@@ -257,7 +261,8 @@ def TP_CustomStyleAttr : TP_Attr<"CustomStyle", "custom",
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    llvm::StringRef getStyleName() { return getName().getValue(); }
+    llvm::StringRef getStyleName() const { return getName().getValue(); }
+    bool isDeprecated(std::string &) const { return false; }
   }];
 }
 
