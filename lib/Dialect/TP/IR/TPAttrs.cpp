@@ -220,12 +220,6 @@ LogicalResult RowwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             outputLayouts);
 }
 
-LogicalResult
-SequenceParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                             int64_t, bool) {
-  return success();
-}
-
 LogicalResult PrepareModuleInputAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, Attribute inputLayouts,
     Attribute desiredInputLayouts, DictionaryAttr inputKwargLayouts,

@@ -1,4 +1,5 @@
-//===- BuiltinStyles.cpp - the definitions of the built-in styles -*- C++ -*-===//
+//===- BuiltinStyles.cpp - the definitions of the built-in styles -*- C++
+//-*-===//
 //
 // One function per style attribute of TPAttrs.td, `defineStyle<Attr>()`,
 // says all tp does with the style (StyleDefinition): its plan-file name and
@@ -21,16 +22,14 @@ namespace m = mlir::tp::model;
 namespace {
 
 /// The definition of style attribute `A`; each style specializes it below.
-template <typename A>
-StyleDefinition defineStyle() {
+template <typename A> StyleDefinition defineStyle() {
   static_assert(sizeof(A) == 0, "a style attribute (ParallelStyleAttrTrait) "
                                 "needs a defineStyle<> in BuiltinStyles.cpp");
   return {};
 }
 
 /// Adapts a function of the style's own attribute class to a definition's.
-template <typename A, typename F>
-auto typed(F f) {
+template <typename A, typename F> auto typed(F f) {
   return [f](Attribute style, auto &&...rest) -> decltype(auto) {
     return f(cast<A>(style), std::forward<decltype(rest)>(rest)...);
   };
@@ -96,8 +95,7 @@ LogicalResult checkSingleLayouts(A style, StyleBuilder &b) {
 /// ColwiseParallel: the input from its layout to Replicate; linear weight
 /// and bias Shard(0), an embedding weight Shard(1); the natural output
 /// Shard(-1) redistributed to output_layouts.
-template <>
-StyleDefinition defineStyle<ColwiseAttr>() {
+template <> StyleDefinition defineStyle<ColwiseAttr>() {
   StyleDefinition s;
   s.name = "ColwiseParallel";
   s.arguments = singleLayoutArguments();
@@ -131,8 +129,7 @@ StyleDefinition defineStyle<ColwiseAttr>() {
 /// Shard(1) and adds its bias once, after the reduction; an embedding takes
 /// its ids replicated with its weight rows sharded (ids outside a rank's
 /// rows give zeros). Either way the natural output is Partial(sum).
-template <>
-StyleDefinition defineStyle<RowwiseAttr>() {
+template <> StyleDefinition defineStyle<RowwiseAttr>() {
   StyleDefinition s;
   s.name = "RowwiseParallel";
   s.arguments = singleLayoutArguments();
@@ -149,8 +146,8 @@ StyleDefinition defineStyle<RowwiseAttr>() {
     Attribute partial = PartialAttr::get(ctx, ReductionKind::Sum);
     Attribute output = orDefault(style.getOutputLayouts(), rep);
     if (isa<m::EmbeddingOp>(b.getModule())) {
-      if (failed(b.takeInput(0, orDefault(style.getInputLayouts(), rep),
-                             rep)) ||
+      if (failed(
+              b.takeInput(0, orDefault(style.getInputLayouts(), rep), rep)) ||
           failed(b.placeWeight(ShardAttr::get(ctx, 0))))
         return failure();
       return b.declareOutput(0, partial, output);
@@ -171,18 +168,18 @@ StyleDefinition defineStyle<RowwiseAttr>() {
 
 /// SequenceParallel: parameters replicated, input and output sharded on
 /// the sequence dim.
-template <>
-StyleDefinition defineStyle<SequenceParallelAttr>() {
+template <> StyleDefinition defineStyle<SequenceParallelAttr>() {
   StyleDefinition s;
   s.name = "SequenceParallel";
   // The modern signature unless an argument only the seed's has is given.
   s.isDefault = true;
   s.arguments = {{"sequence_dim", StyleArgKind::Int, 1},
                  {"use_local_output", StyleArgKind::Bool, false}};
-  s.build = [](const StyleArguments &a, auto emitError) {
-    return Attribute(SequenceParallelAttr::getChecked(
-        emitError, a.getContext(), a.getInt("sequence_dim"),
-        a.getBool("use_local_output")));
+  // Nothing to reject: the attribute has no verifier.
+  s.build = [](const StyleArguments &a, auto) {
+    return Attribute(SequenceParallelAttr::get(a.getContext(),
+                                               a.getInt("sequence_dim"),
+                                               a.getBool("use_local_output")));
   };
   s.supports = [](Attribute, Operation *op) {
     return isa<m::LayerNormOp, m::RMSNormOp, m::DropoutOp>(op);
@@ -229,8 +226,7 @@ SmallVector<StyleArgument> modernInputArguments() {
           {"desired_input_kwarg_layouts", StyleArgKind::KwargLayouts}};
 }
 
-template <>
-StyleDefinition defineStyle<PrepareModuleInputAttr>() {
+template <> StyleDefinition defineStyle<PrepareModuleInputAttr>() {
   StyleDefinition s;
   s.name = "PrepareModuleInput";
   // Against the seed's signature (LegacyPrepareModuleInputAttr).
@@ -248,8 +244,8 @@ StyleDefinition defineStyle<PrepareModuleInputAttr>() {
   };
   s.verifyLayouts = typed<PrepareModuleInputAttr>(
       [](PrepareModuleInputAttr style, StyleBuilder &b) {
-        if (failed(b.checkLayouts("input_layouts", style.getInputLayouts(),
-                                  true)))
+        if (failed(
+                b.checkLayouts("input_layouts", style.getInputLayouts(), true)))
           return failure();
         return b.checkLayouts("desired_input_layouts",
                               style.getDesiredInputLayouts(), true);
@@ -267,8 +263,7 @@ StyleDefinition defineStyle<PrepareModuleInputAttr>() {
   return s;
 }
 
-template <>
-StyleDefinition defineStyle<PrepareModuleOutputAttr>() {
+template <> StyleDefinition defineStyle<PrepareModuleOutputAttr>() {
   StyleDefinition s;
   s.name = "PrepareModuleOutput";
   // Against the seed's signature (LegacyPrepareModuleOutputAttr).
@@ -303,8 +298,7 @@ StyleDefinition defineStyle<PrepareModuleOutputAttr>() {
   return s;
 }
 
-template <>
-StyleDefinition defineStyle<PrepareModuleInputOutputAttr>() {
+template <> StyleDefinition defineStyle<PrepareModuleInputOutputAttr>() {
   StyleDefinition s;
   s.name = "PrepareModuleInputOutput";
   s.arguments = modernInputArguments();
@@ -346,8 +340,8 @@ StyleDefinition defineStyle<PrepareModuleInputOutputAttr>() {
       });
   s.locality = typed<PrepareModuleInputOutputAttr>(
       [](PrepareModuleInputOutputAttr style) {
-        StyleLocality l = inputsLocal(style.getUseLocalInput(),
-                                      "use_local_input");
+        StyleLocality l =
+            inputsLocal(style.getUseLocalInput(), "use_local_input");
         l.outputsLocal = style.getUseLocalOutput();
         l.outputsDefault = true;
         return l;
@@ -381,13 +375,13 @@ LogicalResult lowerPairwise(Attribute style, StyleBuilder &b,
     size_t n = group.linears.size();
     for (size_t i = 0; i < n; ++i) {
       Attribute pairStyle =
-          i % 2 == 0 ? Attribute(ColwiseAttr::get(
-                           ctx, i == 0 ? inputLayout : Attribute(),
-                           Attribute(), /*use_local_output=*/true))
-                     : Attribute(RowwiseAttr::get(
-                           ctx, ShardAttr::get(ctx, -1),
-                           i + 1 == n ? outputLayout : rep,
-                           /*use_local_output=*/true));
+          i % 2 == 0
+              ? Attribute(
+                    ColwiseAttr::get(ctx, i == 0 ? inputLayout : Attribute(),
+                                     Attribute(), /*use_local_output=*/true))
+              : Attribute(RowwiseAttr::get(ctx, ShardAttr::get(ctx, -1),
+                                           i + 1 == n ? outputLayout : rep,
+                                           /*use_local_output=*/true));
       if (failed(b.applyStyle(group.linears[i], pairStyle)))
         return failure();
     }
@@ -395,8 +389,7 @@ LogicalResult lowerPairwise(Attribute style, StyleBuilder &b,
   return success();
 }
 
-template <>
-StyleDefinition defineStyle<PairwiseParallelAttr>() {
+template <> StyleDefinition defineStyle<PairwiseParallelAttr>() {
   StyleDefinition s;
   s.name = "PairwiseParallel";
   s.arguments = singleLayoutArguments();
@@ -422,8 +415,7 @@ StyleDefinition defineStyle<PairwiseParallelAttr>() {
   return s;
 }
 
-template <>
-StyleDefinition defineStyle<PairwiseSequenceParallelAttr>() {
+template <> StyleDefinition defineStyle<PairwiseSequenceParallelAttr>() {
   StyleDefinition s;
   s.name = "SequenceParallel";
   s.title = "the seed's SequenceParallel (the PairwiseParallel variant)";
@@ -458,8 +450,7 @@ StyleDefinition defineStyle<PairwiseSequenceParallelAttr>() {
 /// The seed's PrepareModuleInput signature (`input_layouts` ->
 /// `output_layouts`): what an entry with neither signature's own argument
 /// takes, saying so.
-template <>
-StyleDefinition defineStyle<LegacyPrepareModuleInputAttr>() {
+template <> StyleDefinition defineStyle<LegacyPrepareModuleInputAttr>() {
   StyleDefinition s;
   s.name = "PrepareModuleInput";
   s.signature = "2.1";
@@ -480,11 +471,10 @@ StyleDefinition defineStyle<LegacyPrepareModuleInputAttr>() {
   };
   s.verifyLayouts = typed<LegacyPrepareModuleInputAttr>(
       [](LegacyPrepareModuleInputAttr style, StyleBuilder &b) {
-        if (failed(b.checkLayouts("input_layouts", style.getInputLayouts(),
-                                  true)))
+        if (failed(
+                b.checkLayouts("input_layouts", style.getInputLayouts(), true)))
           return failure();
-        return b.checkLayouts("output_layouts", style.getOutputLayouts(),
-                              true);
+        return b.checkLayouts("output_layouts", style.getOutputLayouts(), true);
       });
   s.lower = typed<LegacyPrepareModuleInputAttr>(
       [](LegacyPrepareModuleInputAttr style, StyleBuilder &b) {
@@ -496,8 +486,8 @@ StyleDefinition defineStyle<LegacyPrepareModuleInputAttr>() {
             orDefault(style.getOutputLayouts(), ReplicateAttr::get(ctx)), {},
             {}, /*sameLength=*/false);
       });
-  s.locality =
-      typed<LegacyPrepareModuleInputAttr>([](LegacyPrepareModuleInputAttr style) {
+  s.locality = typed<LegacyPrepareModuleInputAttr>(
+      [](LegacyPrepareModuleInputAttr style) {
         return inputsLocal(style.getUseLocalOutput(), "use_local_output");
       });
   return s;
@@ -505,8 +495,7 @@ StyleDefinition defineStyle<LegacyPrepareModuleInputAttr>() {
 
 /// The seed's PrepareModuleOutput signature (`input_layouts` ->
 /// `output_layouts`, one output only).
-template <>
-StyleDefinition defineStyle<LegacyPrepareModuleOutputAttr>() {
+template <> StyleDefinition defineStyle<LegacyPrepareModuleOutputAttr>() {
   StyleDefinition s;
   s.name = "PrepareModuleOutput";
   s.signature = "2.1";
@@ -537,7 +526,8 @@ StyleDefinition defineStyle<LegacyPrepareModuleOutputAttr>() {
       [](LegacyPrepareModuleOutputAttr style,
          StyleBuilder &b) -> LogicalResult {
         MLIRContext *ctx = style.getContext();
-        Attribute to = orDefault(style.getOutputLayouts(), ShardAttr::get(ctx, 0));
+        Attribute to =
+            orDefault(style.getOutputLayouts(), ShardAttr::get(ctx, 0));
         if (auto array = dyn_cast<ArrayAttr>(to))
           to = array[0];
         size_t outputs = b.getOutputRanks().size();
@@ -584,8 +574,7 @@ void warnReplicatedBias(Operation *op, CustomStyleAttr style) {
 /// `{"style": "CustomStyle", ...}` / `#tp.custom` without a style
 /// registered under its name: the layouts are applied as written. (A name
 /// registered from C++ has the registered style's definition instead.)
-template <>
-StyleDefinition defineStyle<CustomStyleAttr>() {
+template <> StyleDefinition defineStyle<CustomStyleAttr>() {
   StyleDefinition s;
   s.name = "CustomStyle";
   s.arguments = {{"name", StyleArgKind::Name},
@@ -607,8 +596,7 @@ StyleDefinition defineStyle<CustomStyleAttr>() {
                           cast<CustomStyleAttr>(style).getInputLayouts(),
                           /*inputs=*/true);
   };
-  s.lower = typed<CustomStyleAttr>([](CustomStyleAttr style,
-                                      StyleBuilder &b) {
+  s.lower = typed<CustomStyleAttr>([](CustomStyleAttr style, StyleBuilder &b) {
     if (DictionaryAttr params = style.getParams()) {
       for (NamedAttribute p : params)
         if (failed(b.placeParam(p.getName().getValue(), p.getValue())))
