@@ -11,11 +11,13 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 
 void mlir::tp::registerAllDialects(DialectRegistry &registry) {
   registry.insert<TPDialect, model::ModelDialect, func::FuncDialect,
                   arith::ArithDialect, tensor::TensorDialect>();
   registerModelShardingRules(registry);
+  registerParallelStyleModels(registry);
 }
 
 void mlir::tp::registerAllPasses() {

@@ -19,11 +19,29 @@ using namespace mlir::tp;
 #define GET_ATTRDEF_CLASSES
 #include "tp/Dialect/TP/IR/TPAttrs.cpp.inc"
 
+/// Promises ParallelStyleAttrInterface for each style among `Attrs`: its
+/// models need the model dialect and come from TPTransforms
+/// (registerParallelStyleModels), and a use before they are attached fails
+/// saying so instead of finding no interface.
+template <typename... Attrs>
+static void declareStylePromises(TPDialect &dialect) {
+  (
+      [&] {
+        if constexpr (std::is_base_of_v<ParallelStyleAttrTrait<Attrs>, Attrs>)
+          dialect.declarePromisedInterface<ParallelStyleAttrInterface, Attrs>();
+      }(),
+      ...);
+}
+
 void TPDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "tp/Dialect/TP/IR/TPAttrs.cpp.inc"
       >();
+  declareStylePromises<
+#define GET_ATTRDEF_LIST
+#include "tp/Dialect/TP/IR/TPAttrs.cpp.inc"
+      >(*this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -40,6 +58,10 @@ std::string PartialAttr::toTorchString() const {
   if (getKind() == ReductionKind::Sum)
     return "Partial()";
   return ("Partial(" + stringifyReductionKind(getKind()) + ")").str();
+}
+
+bool mlir::tp::isParallelStyle(Attribute attr) {
+  return attr && attr.hasTrait<ParallelStyleAttrTrait>();
 }
 
 bool mlir::tp::isPlacement(Attribute attr) {
@@ -198,12 +220,6 @@ LogicalResult RowwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             outputLayouts);
 }
 
-LogicalResult
-SequenceParallelAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                             int64_t, bool) {
-  return success();
-}
-
 LogicalResult PrepareModuleInputAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, Attribute inputLayouts,
     Attribute desiredInputLayouts, DictionaryAttr inputKwargLayouts,
@@ -353,7 +369,7 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!isa<StringAttr>(key))
       return emitError() << "plan keys must be strings, got " << key;
   for (Attribute style : styles)
-    if (!isa<ParallelStyleAttrInterface>(style))
+    if (!isParallelStyle(style))
       return emitError() << "plan styles must be parallel-style attributes, "
                             "got "
                          << style;

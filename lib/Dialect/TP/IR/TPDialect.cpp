@@ -74,7 +74,7 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
     if (!isModelOp(op) && !isa<FunctionOpInterface>(op))
       return op->emitOpError()
              << "'" << text << "' belongs on a model module op or a function";
-    if (!isa<ParallelStyleAttrInterface>(value))
+    if (!isParallelStyle(value))
       return op->emitOpError()
              << "'" << text << "' must be a parallel style, got " << value;
     return success();

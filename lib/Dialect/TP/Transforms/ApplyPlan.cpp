@@ -8,9 +8,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
-#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
+#include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/GlobPattern.h"
@@ -34,21 +34,8 @@ bool mlir::tp::fnmatchToken(StringRef pattern, StringRef name) {
 }
 
 bool mlir::tp::styleSupportsModule(Attribute style, Operation *op) {
-  if (auto custom = dyn_cast<CustomStyleAttr>(style)) {
-    const CustomStyle *registered =
-        lookupParallelStyle(custom.getName().getValue());
-    return !registered || !registered->supports || registered->supports(op);
-  }
-  if (isa<ColwiseAttr, RowwiseAttr>(style))
-    return isa<model::LinearOp, model::EmbeddingOp>(op);
-  if (isa<SequenceParallelAttr>(style))
-    return isa<model::LayerNormOp, model::RMSNormOp, model::DropoutOp>(op);
-  // The seed applies PairwiseParallel to any module with children,
-  // the root included.
-  if (isa<PairwiseParallelAttr, PairwiseSequenceParallelAttr>(style))
-    return isa<model::SubmoduleOp, func::FuncOp>(op);
-  // PrepareModuleInput/Output apply to any module.
-  return true;
+  auto iface = dyn_cast<ParallelStyleAttrInterface>(style);
+  return iface && iface.supportsModule(op);
 }
 
 static SmallVector<StringRef> splitFQN(StringRef fqn) {
@@ -197,6 +184,7 @@ static std::string describeDifference(Attribute a, Attribute b) {
 LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
   if (failed(checkPassPrecondition(module, TPPass::ApplyPlan)))
     return failure();
+  ensureParallelStyleModels(module.getContext());
   // Every module op with an FQN, in program order. The root key "" names
   // the model function itself.
   SmallVector<std::pair<Operation *, StringRef>> modules;
@@ -227,13 +215,13 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
       }
       patterns.push_back(std::move(*glob));
     }
+    const StyleDefinition *definition = getStyleDefinition(style);
     std::string deprecatedBy;
     if (cast<ParallelStyleAttrInterface>(style).isDeprecated(deprecatedBy))
       emitWarning(module.getLoc())
           << "plan entry '" << key << "': "
-          << (isa<PairwiseSequenceParallelAttr>(style)
-                  ? StringRef("the seed's SequenceParallel (the "
-                              "PairwiseParallel variant)")
+          << (definition && !definition->title.empty()
+                  ? StringRef(definition->title)
                   : cast<ParallelStyleAttrInterface>(style).getStyleName())
           << " is deprecated; use " << deprecatedBy << " instead";
     bool matched = false;
@@ -249,12 +237,9 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
             << cast<ParallelStyleAttrInterface>(style).getStyleName()
             << " does not support module '" << fqn << "' of type "
             << model::getModuleTypeName(op) << " (plan key '" << key << "')";
-        if (isa<SequenceParallelAttr>(style) && isa<model::SubmoduleOp>(op))
-          diag << "; the modern SequenceParallel applies to LayerNorm, "
-                  "RMSNorm and Dropout, while the seed's SequenceParallel "
-                  "(the PairwiseParallel variant for a module of linears) "
-                  "is chosen by giving one of its arguments: input_layouts, "
-                  "output_layouts, _prepare_input or _prepare_output";
+        if (definition && definition->unsupportedNote)
+          if (std::string note = definition->unsupportedNote(op); !note.empty())
+            diag << "; " << note;
         ok = false;
         continue;
       }

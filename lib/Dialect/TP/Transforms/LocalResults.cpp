@@ -14,43 +14,18 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tp;
 namespace m = mlir::tp::model;
 
 StyleLocality mlir::tp::getStyleLocality(Attribute style) {
-  StyleLocality l;
-  llvm::TypeSwitch<Attribute>(style)
-      .Case<ColwiseAttr, RowwiseAttr, PrepareModuleOutputAttr,
-            LegacyPrepareModuleOutputAttr>([&](auto s) {
-        l.outputsLocal = s.getUseLocalOutput();
-        l.outputsDefault = true;
-      })
-      // The seed's pairwise styles end in make_output_tensor (to_local).
-      .Case<PairwiseParallelAttr, PairwiseSequenceParallelAttr>([&](auto s) {
-        l.outputsLocal = s.getUseLocalOutput();
-        l.outputsDefault = true;
-      })
-      .Case([&](SequenceParallelAttr s) {
-        l.outputsLocal = s.getUseLocalOutput();
-        l.outputsDefault = false;
-      })
-      .Case<PrepareModuleInputAttr, LegacyPrepareModuleInputAttr>([&](auto s) {
-        l.inputsLocal = s.getUseLocalOutput();
-        l.inputsDefault = false;
-        l.inputsFlag = "use_local_output";
-      })
-      .Case([&](PrepareModuleInputOutputAttr s) {
-        l.inputsLocal = s.getUseLocalInput();
-        l.inputsDefault = false;
-        l.inputsFlag = "use_local_input";
-        l.outputsLocal = s.getUseLocalOutput();
-        l.outputsDefault = true;
-      });
-  return l;
+  const StyleDefinition *definition = getStyleDefinition(style);
+  if (!definition || !definition->locality)
+    return StyleLocality();
+  return definition->locality(style);
 }
 
 namespace {

@@ -11,11 +11,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
-#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
+#include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include <limits>
 
 namespace mlir::tp {
@@ -81,92 +80,19 @@ public:
       : mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())),
         tpAxis(tpAxis) {}
 
+  /// Applies `style` to `op` through ParallelStyleAttrInterface: the
+  /// built-in styles and those registered from C++ alike.
   LogicalResult lower(Operation *op, Attribute style) {
+    auto iface = cast<ParallelStyleAttrInterface>(style);
     // tp-apply-plan checks this too, but tp.style may be written by hand.
-    if (!styleSupportsModule(style, op))
+    if (!iface.supportsModule(op))
       return op->emitError()
-             << cast<ParallelStyleAttrInterface>(style).getStyleName()
-             << " does not support module '" << m::getModuleFQN(op)
-             << "' of type " << m::getModuleTypeName(op);
-    if (failed(validateLayouts(op, style)))
+             << iface.getStyleName() << " does not support module '"
+             << m::getModuleFQN(op) << "' of type " << m::getModuleTypeName(op);
+    Builder builder(*this, op, iface);
+    if (failed(iface.verifyLayouts(builder)) || failed(iface.lower(builder)))
       return failure();
-    return llvm::TypeSwitch<Attribute, LogicalResult>(style)
-        .Case([&](ColwiseAttr s) {
-          return lowerColwise(op, s.getInputLayouts(), s.getOutputLayouts());
-        })
-        .Case([&](RowwiseAttr s) {
-          return lowerRowwise(op, s.getInputLayouts(), s.getOutputLayouts());
-        })
-        .Case([&](PrepareModuleInputAttr s) {
-          return prepareInputs(
-              op, s.getInputLayouts(), s.getDesiredInputLayouts(),
-              s.getInputKwargLayouts(), s.getDesiredInputKwargLayouts(),
-              /*sameLength=*/true);
-        })
-        .Case([&](PrepareModuleOutputAttr s) {
-          return prepareOutputs(op, s.getOutputLayouts(),
-                                s.getDesiredOutputLayouts(),
-                                /*sameLength=*/true);
-        })
-        .Case([&](PrepareModuleInputOutputAttr s) {
-          if (failed(prepareInputs(
-                  op, s.getInputLayouts(), s.getDesiredInputLayouts(),
-                  s.getInputKwargLayouts(), s.getDesiredInputKwargLayouts(),
-                  /*sameLength=*/true)))
-            return failure();
-          return prepareOutputs(op, s.getOutputLayouts(),
-                                s.getDesiredOutputLayouts(),
-                                /*sameLength=*/true);
-        })
-        .Case([&](LegacyPrepareModuleInputAttr s) {
-          // The seed zips the layouts with the inputs: inputs past the
-          // last layout pass through.
-          MLIRContext *ctx = op->getContext();
-          return prepareInputs(
-              op, orDefault(s.getInputLayouts(), ShardAttr::get(ctx, 0)),
-              orDefault(s.getOutputLayouts(), ReplicateAttr::get(ctx)), {}, {},
-              /*sameLength=*/false);
-        })
-        .Case([&](LegacyPrepareModuleOutputAttr s) -> LogicalResult {
-          MLIRContext *ctx = op->getContext();
-          Attribute to =
-              orDefault(s.getOutputLayouts(), ShardAttr::get(ctx, 0));
-          if (auto array = dyn_cast<ArrayAttr>(to))
-            to = array[0];
-          if (ioRanks(op, /*inputs=*/false).size() != 1)
-            return op->emitError()
-                   << "PrepareModuleOutput (the 2.1 signature) on '"
-                   << m::getModuleFQN(op) << "' supports a single output, "
-                   << "but the module has " << ioRanks(op, false).size()
-                   << "; use output_layouts with desired_output_layouts";
-          return prepareOutputs(
-              op, orDefault(s.getInputLayouts(), ReplicateAttr::get(ctx)), to,
-              /*sameLength=*/true);
-        })
-        .Case([&](SequenceParallelAttr s) {
-          return lowerSequenceParallel(op, s.getSequenceDim());
-        })
-        .Case([&](PairwiseParallelAttr s) {
-          // The seed's default: input replicated, output replicated.
-          Attribute rep = ReplicateAttr::get(op->getContext());
-          return lowerPairwise(op, s, s.getInputLayouts(),
-                               orDefault(s.getOutputLayouts(), rep));
-        })
-        .Case([&](PairwiseSequenceParallelAttr s) {
-          // The seed's variant: input resharded Shard(0) -> Replicate,
-          // output Shard(0).
-          Attribute shard0 = ShardAttr::get(op->getContext(), 0);
-          return lowerPairwise(op, s, orDefault(s.getInputLayouts(), shard0),
-                               orDefault(s.getOutputLayouts(), shard0));
-        })
-        .Case([&](CustomStyleAttr s) { return lowerCustom(op, s); })
-        .Default([&](Attribute) {
-          return op->emitError()
-                 << cast<ParallelStyleAttrInterface>(style).getStyleName()
-                 << " on module '" << m::getModuleFQN(op) << "' of type "
-                 << m::getModuleTypeName(op)
-                 << " is not lowered by this version of tp-lower-styles";
-        });
+    return builder.finish();
   }
 
 private:
@@ -203,10 +129,6 @@ private:
                                   ReplicateAttr::get(mesh.getContext()));
     result[tpAxis] = p;
     return result;
-  }
-
-  Attribute orDefault(Attribute layout, Attribute def) {
-    return layout ? layout : def;
   }
 
   /// Points every current use of `v` at the value `make` builds from it.
@@ -253,130 +175,6 @@ private:
     });
   }
 
-  LogicalResult lowerColwise(Operation *op, Attribute inputLayout,
-                             Attribute outputLayout) {
-    MLIRContext *ctx = op->getContext();
-    StringRef fqn = m::getModuleFQN(op);
-    OpBuilder b(op);
-    Attribute rep = ReplicateAttr::get(ctx);
-    Value x = prepare(b, op->getLoc(), op->getOperand(0),
-                      orDefault(inputLayout, rep), rep, fqn);
-    op->setOperand(0, x);
-    // Linear: weight [out, in] and bias on dim 0; embedding: weight dim 1.
-    int64_t weightDim = isa<m::EmbeddingOp>(op) ? 1 : 0;
-    for (unsigned i = 1; i < op->getNumOperands(); ++i)
-      op->setOperand(
-          i, place(b, op->getLoc(), op->getOperand(i),
-                   onTPAxis(ShardAttr::get(ctx, i == 1 ? weightDim : 0)), fqn));
-    finishOutput(op->getResult(0), ShardAttr::get(ctx, -1),
-                 orDefault(outputLayout, ShardAttr::get(ctx, -1)), fqn);
-    return success();
-  }
-
-  LogicalResult lowerRowwise(Operation *op, Attribute inputLayout,
-                             Attribute outputLayout) {
-    MLIRContext *ctx = op->getContext();
-    StringRef fqn = m::getModuleFQN(op);
-    if (auto emb = dyn_cast<m::EmbeddingOp>(op)) {
-      // Vocabulary-sharded embedding: ids replicated, weight rows sharded;
-      // ids outside this rank's rows give zeros, so the sum over ranks is
-      // the lookup (Partial(sum)).
-      OpBuilder b(op);
-      Attribute rep = ReplicateAttr::get(ctx);
-      emb.getIdsMutable().set(prepare(b, op->getLoc(), emb.getIds(),
-                                      orDefault(inputLayout, rep), rep, fqn));
-      emb.getWeightMutable().set(place(b, op->getLoc(), emb.getWeight(),
-                                       onTPAxis(ShardAttr::get(ctx, 0)), fqn));
-      finishOutput(emb.getResult(), PartialAttr::get(ctx, ReductionKind::Sum),
-                   orDefault(outputLayout, rep), fqn);
-      return success();
-    }
-    auto linear = cast<m::LinearOp>(op);
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Attribute shardLast = ShardAttr::get(ctx, -1);
-    Value x = prepare(b, op->getLoc(), linear.getInput(),
-                      orDefault(inputLayout, shardLast), shardLast, fqn);
-    Value w = place(b, op->getLoc(), linear.getWeight(),
-                    onTPAxis(ShardAttr::get(ctx, 1)), fqn);
-    // The bias is added once, after the reduction: split it off.
-    Value bias = linear.getBias();
-    auto bare =
-        m::LinearOp::create(b, op->getLoc(), linear.getResult().getType(),
-                            linear.getFqnAttr(), x, w, Value());
-    // tp-lower-styles has taken the op's style off before lowering it.
-    bare->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    Value result = bare.getResult();
-    linear.getResult().replaceAllUsesWith(result);
-    op->erase();
-    Value out =
-        finishOutput(result, PartialAttr::get(ctx, ReductionKind::Sum),
-                     orDefault(outputLayout, ReplicateAttr::get(ctx)), fqn);
-    if (!bias)
-      return success();
-    // Add the bias once, after the output redistribution.
-    OpBuilder after(ctx);
-    after.setInsertionPointAfterValue(out);
-    replaceUses(out, [&]() -> Value {
-      return m::AddOp::create(after, loc, out.getType(), out, bias);
-    });
-    return success();
-  }
-
-  /// SequenceParallel: parameters replicated, input and output sharded on
-  /// the sequence dim.
-  LogicalResult lowerSequenceParallel(Operation *op, int64_t sequenceDim) {
-    MLIRContext *ctx = op->getContext();
-    StringRef fqn = m::getModuleFQN(op);
-    int64_t rank = getTensorLikeShape(op->getOperand(0).getType()).size();
-    int64_t dim = sequenceDim < 0 ? sequenceDim + rank : sequenceDim;
-    if (dim < 0 || dim >= rank - (isa<m::DropoutOp>(op) ? 0 : 1))
-      return op->emitError() << "SequenceParallel on '" << fqn
-                             << "': sequence_dim " << sequenceDim
-                             << " is out of range (or the normalized dim) "
-                                "for an input of rank "
-                             << rank;
-    OpBuilder b(op);
-    Attribute seq = ShardAttr::get(ctx, dim);
-    op->setOperand(0,
-                   prepare(b, op->getLoc(), op->getOperand(0), seq, seq, fqn));
-    finishOutput(op->getResult(0), seq, seq, fqn);
-    return success();
-  }
-
-  /// The seed's PairwiseParallel: in each module getPairwiseGroups finds,
-  /// the paired linears alternate colwise and rowwise; the first takes the
-  /// style's input layout (the seed's _prepare_input), the last rowwise one
-  /// its output layout (_prepare_output); the rowwise linears in between
-  /// make their output whole for the next pair.
-  LogicalResult lowerPairwise(Operation *op, Attribute style,
-                              Attribute inputLayout, Attribute outputLayout) {
-    MLIRContext *ctx = op->getContext();
-    SmallVector<PairwiseGroup> groups = getPairwiseGroups(op);
-    if (groups.empty())
-      emitWarning(op->getLoc())
-          << cast<ParallelStyleAttrInterface>(style).getStyleName() << " on '"
-          << m::getModuleFQN(op)
-          << "' parallelizes nothing: neither it nor any module under it "
-             "has two direct Linear children";
-    Attribute rep = ReplicateAttr::get(ctx);
-    for (const PairwiseGroup &group : groups) {
-      size_t n = group.linears.size();
-      for (size_t i = 0; i < n; ++i) {
-        Operation *linear = group.linears[i];
-        LogicalResult lowered =
-            i % 2 == 0
-                ? lowerColwise(linear, i == 0 ? inputLayout : Attribute(),
-                               Attribute())
-                : lowerRowwise(linear, ShardAttr::get(ctx, -1),
-                               i + 1 == n ? outputLayout : rep);
-        if (failed(lowered))
-          return failure();
-      }
-    }
-    return success();
-  }
-
   /// Ranks of a module's inputs and outputs (a function's arguments and
   /// results for the root module; a leaf's first operand and its result).
   static SmallVector<int64_t> ioRanks(Operation *op, bool inputs) {
@@ -400,85 +198,30 @@ private:
   }
 
   /// Rejects layouts PyTorch would reject or that cannot be applied: a
-  /// shard dim out of range for the tensor it applies to. Partial targets
-  /// are checked where they are lowered: from Replicate or Partial they are
-  /// possible, from Shard tp-lower-redistribute says why not.
-  LogicalResult validateLayouts(Operation *op, Attribute style) {
-    StringRef styleName =
-        cast<ParallelStyleAttrInterface>(style).getStyleName();
-    StringRef fqn = m::getModuleFQN(op);
-    SmallVector<int64_t> inRanks = ioRanks(op, true);
-    SmallVector<int64_t> outRanks = ioRanks(op, false);
-    auto check = [&](Attribute layouts, StringRef arg, bool isInput,
-                     bool target) -> LogicalResult {
-      if (!layouts)
-        return success();
-      SmallVector<Attribute> entries;
-      if (auto array = dyn_cast<ArrayAttr>(layouts))
-        entries.append(array.begin(), array.end());
-      else
-        entries.push_back(layouts);
-      ArrayRef<int64_t> ranks = isInput ? inRanks : outRanks;
-      for (auto [i, p] : llvm::enumerate(entries)) {
-        if (i >= ranks.size())
-          break; // Count mismatches are reported by the lowering.
-        if (auto shard = dyn_cast<ShardAttr>(p)) {
-          int64_t r = ranks[i];
-          if (shard.getDim() < -r || shard.getDim() >= r)
-            return op->emitError()
-                   << styleName << " on '" << fqn << "': " << arg << " "
-                   << shard.toTorchString() << " is out of range for "
-                   << (isInput ? "input " : "output ") << i << " of rank " << r;
-        }
-      }
+  /// shard dim out of range for the input (`isInput`) or output it
+  /// describes. Partial targets are checked where they are lowered: from
+  /// Replicate or Partial they are possible, from Shard
+  /// tp-lower-redistribute says why not.
+  static LogicalResult checkLayouts(Operation *op, StringRef styleName,
+                                    StringRef arg, Attribute layouts,
+                                    bool isInput) {
+    if (!layouts)
       return success();
-    };
-    return llvm::TypeSwitch<Attribute, LogicalResult>(style)
-        .Case<ColwiseAttr, RowwiseAttr, PairwiseParallelAttr,
-              PairwiseSequenceParallelAttr>([&](auto s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false)))
-            return failure();
-          return check(s.getOutputLayouts(), "output_layouts", false, true);
-        })
-        .Case([&](SequenceParallelAttr) { return success(); })
-        .Case([&](PrepareModuleInputAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false)))
-            return failure();
-          return check(s.getDesiredInputLayouts(), "desired_input_layouts",
-                       true, true);
-        })
-        .Case([&](PrepareModuleOutputAttr s) {
-          if (failed(
-                  check(s.getOutputLayouts(), "output_layouts", false, false)))
-            return failure();
-          return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
-                       false, true);
-        })
-        .Case([&](LegacyPrepareModuleInputAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", true, false)))
-            return failure();
-          return check(s.getOutputLayouts(), "output_layouts", true, true);
-        })
-        .Case([&](LegacyPrepareModuleOutputAttr s) {
-          if (failed(check(s.getInputLayouts(), "input_layouts", false, false)))
-            return failure();
-          return check(s.getOutputLayouts(), "output_layouts", false, true);
-        })
-        .Case([&](PrepareModuleInputOutputAttr s) {
-          if (failed(
-                  check(s.getInputLayouts(), "input_layouts", true, false)) ||
-              failed(check(s.getDesiredInputLayouts(), "desired_input_layouts",
-                           true, true)) ||
-              failed(
-                  check(s.getOutputLayouts(), "output_layouts", false, false)))
-            return failure();
-          return check(s.getDesiredOutputLayouts(), "desired_output_layouts",
-                       false, true);
-        })
-        .Case([&](CustomStyleAttr s) {
-          return check(s.getInputLayouts(), "input_layouts", true, false);
-        })
-        .Default([](Attribute) { return success(); });
+    SmallVector<int64_t> ranks = ioRanks(op, isInput);
+    for (size_t i = 0, e = std::min(layoutCount(layouts), ranks.size()); i < e;
+         ++i) {
+      // Count mismatches are reported by the lowering.
+      auto shard = dyn_cast<ShardAttr>(layoutAt(layouts, i));
+      if (!shard)
+        continue;
+      int64_t r = ranks[i];
+      if (shard.getDim() < -r || shard.getDim() >= r)
+        return op->emitError()
+               << styleName << " on '" << m::getModuleFQN(op) << "': " << arg
+               << " " << shard.toTorchString() << " is out of range for "
+               << (isInput ? "input " : "output ") << i << " of rank " << r;
+    }
+    return success();
   }
 
   /// The inputs of a module op: a composite's operands, a leaf's first one.
@@ -596,8 +339,11 @@ private:
     return success();
   }
 
+  /// PrepareModuleOutput's semantics; on a leaf module, `leafOutput` (if
+  /// given) receives the prepared output.
   LogicalResult prepareOutputs(Operation *op, Attribute layouts,
-                               Attribute desired, bool sameLength) {
+                               Attribute desired, bool sameLength,
+                               Value *leafOutput = nullptr) {
     StringRef fqn = m::getModuleFQN(op);
     size_t count = layoutCount(layouts);
     if (!layouts)
@@ -629,22 +375,25 @@ private:
     Value result = op->getResult(0);
     OpBuilder b(op->getContext());
     b.setInsertionPointAfter(op);
-    replaceUses(result, [&] {
+    Value out = replaceUses(result, [&] {
       return prepare(b, op->getLoc(), result, layoutAt(layouts, 0),
                      layoutAt(desired, 0), fqn, /*explicitDesired=*/true);
     });
+    if (leafOutput)
+      *leafOutput = out;
     return success();
   }
 
   //===--------------------------------------------------------------------===//
-  // Custom styles
+  // StyleBuilder
   //===--------------------------------------------------------------------===//
 
-  /// The StyleBuilder a custom style lowers one module with.
+  /// The StyleBuilder every style lowers one module with.
   class Builder : public StyleBuilder {
   public:
-    Builder(StyleLowering &lowering, Operation *op)
-        : lowering(lowering), op(op) {}
+    Builder(StyleLowering &lowering, Operation *op,
+            ParallelStyleAttrInterface style)
+        : lowering(lowering), op(op), style(style) {}
 
     Operation *getModule() override { return op; }
 
@@ -721,63 +470,174 @@ private:
       out[index] = placement;
       // Declared and desired alike: propagation supplies the real placement
       // and redistributes from it.
-      return lowering.prepareOutputs(op, ArrayAttr::get(ctx, out),
-                                     ArrayAttr::get(ctx, out),
-                                     /*sameLength=*/false);
+      Value leafOutput;
+      if (failed(lowering.prepareOutputs(op, ArrayAttr::get(ctx, out),
+                                         ArrayAttr::get(ctx, out),
+                                         /*sameLength=*/false, &leafOutput)))
+        return failure();
+      addSeparatedBias(leafOutput);
+      return success();
+    }
+
+    SmallVector<int64_t> getInputRanks() override {
+      return ioRanks(op, /*inputs=*/true);
+    }
+
+    SmallVector<int64_t> getOutputRanks() override {
+      return ioRanks(op, /*inputs=*/false);
+    }
+
+    LogicalResult checkLayouts(StringRef arg, Attribute layouts,
+                               bool inputs) override {
+      return StyleLowering::checkLayouts(op, style.getStyleName(), arg, layouts,
+                                         inputs);
+    }
+
+    LogicalResult placeWeight(Attribute placement) override {
+      return placeOperand("weight", 1, placement);
+    }
+
+    LogicalResult placeBias(Attribute placement) override {
+      if (m::isLeafModule(op) && op->getNumOperands() < 3)
+        return success();
+      return placeOperand("bias", 2, placement);
+    }
+
+    LogicalResult separateBias() override {
+      auto linear = dyn_cast<m::LinearOp>(op);
+      if (!linear)
+        return op->emitError()
+               << style.getStyleName() << " on '" << m::getModuleFQN(op)
+               << "': only a linear's bias can be separated, not a "
+               << m::getModuleTypeName(op) << "'s";
+      if (!linear.getBias())
+        return success();
+      bias = linear.getBias();
+      OpBuilder b(op);
+      auto bare = m::LinearOp::create(
+          b, op->getLoc(), linear.getResult().getType(), linear.getFqnAttr(),
+          linear.getInput(), linear.getWeight(), Value());
+      // tp-lower-styles has taken the op's style off before lowering it.
+      bare->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+      linear.getResult().replaceAllUsesWith(bare.getResult());
+      op->erase();
+      op = bare;
+      return success();
+    }
+
+    LogicalResult takeInput(unsigned index, Attribute declared,
+                            Attribute wanted) override {
+      StringRef fqn = m::getModuleFQN(op);
+      if (auto func = dyn_cast<func::FuncOp>(op)) {
+        if (index >= func.getNumArguments())
+          return noSuchInput(index, func.getNumArguments());
+        OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+        Value arg = func.getArgument(index);
+        replaceUses(arg, [&] {
+          return lowering.prepare(b, func.getLoc(), arg, declared, wanted,
+                                  StringRef());
+        });
+        return success();
+      }
+      SmallVector<OpOperand *> inputs = moduleInputs(op);
+      if (index >= inputs.size())
+        return noSuchInput(index, inputs.size());
+      OpBuilder b(op);
+      inputs[index]->set(lowering.prepare(b, op->getLoc(), inputs[index]->get(),
+                                          declared, wanted, fqn));
+      return success();
+    }
+
+    LogicalResult prepareInputs(Attribute layouts, Attribute desired,
+                                DictionaryAttr kwargLayouts,
+                                DictionaryAttr kwargDesired,
+                                bool sameLength) override {
+      return lowering.prepareInputs(op, layouts, desired, kwargLayouts,
+                                    kwargDesired, sameLength);
+    }
+
+    LogicalResult prepareOutputs(Attribute layouts, Attribute desired,
+                                 bool sameLength) override {
+      Value leafOutput;
+      if (failed(lowering.prepareOutputs(op, layouts, desired, sameLength,
+                                         &leafOutput)))
+        return failure();
+      addSeparatedBias(leafOutput);
+      return success();
+    }
+
+    LogicalResult declareOutput(unsigned index, Attribute natural,
+                                Attribute desired) override {
+      if (!m::isLeafModule(op) || index >= op->getNumResults())
+        return op->emitError()
+               << style.getStyleName() << " on '" << m::getModuleFQN(op)
+               << "': declareOutput needs a leaf module's output, not output "
+               << index << " of a " << m::getModuleTypeName(op);
+      addSeparatedBias(lowering.finishOutput(op->getResult(index), natural,
+                                             desired, m::getModuleFQN(op)));
+      return success();
+    }
+
+    LogicalResult applyStyle(Operation *module, Attribute nested) override {
+      if (!isParallelStyle(nested))
+        return op->emitError()
+               << style.getStyleName() << " on '" << m::getModuleFQN(op)
+               << "': applyStyle needs a parallel style, got " << nested;
+      return lowering.lower(module, nested);
+    }
+
+    /// After the style's lowering: a separated bias no output took is
+    /// added to the module's result where it is.
+    LogicalResult finish() {
+      if (bias)
+        addSeparatedBias(op->getResult(0));
+      return success();
     }
 
   private:
+    LogicalResult noSuchInput(unsigned index, size_t count) {
+      return op->emitError()
+             << style.getStyleName() << " on '" << m::getModuleFQN(op)
+             << "': the module has no input " << index << " (it has " << count
+             << ")";
+    }
+
+    /// Places the leaf module's operand `index`, its parameter `role`.
+    LogicalResult placeOperand(StringRef role, unsigned index,
+                               Attribute placement) {
+      if (!m::isLeafModule(op) || op->getNumOperands() <= index)
+        return op->emitError()
+               << style.getStyleName() << " on '" << m::getModuleFQN(op)
+               << "': a " << m::getModuleTypeName(op) << " has no " << role;
+      OpBuilder b(op);
+      op->setOperand(index,
+                     lowering.place(b, op->getLoc(), op->getOperand(index),
+                                    lowering.onTPAxis(placement),
+                                    m::getModuleFQN(op)));
+      return success();
+    }
+
+    /// Adds the bias separateBias took out to `out`, once, for every later
+    /// user of `out`.
+    void addSeparatedBias(Value out) {
+      if (!bias || !out)
+        return;
+      OpBuilder after(out.getContext());
+      after.setInsertionPointAfterValue(out);
+      Location loc = op->getLoc();
+      Value b = bias;
+      bias = Value();
+      replaceUses(out, [&]() -> Value {
+        return m::AddOp::create(after, loc, out.getType(), out, b);
+      });
+    }
+
     StyleLowering &lowering;
     Operation *op;
+    ParallelStyleAttrInterface style;
+    /// The bias separateBias took out, until an output takes it.
+    Value bias;
   };
-
-  /// A custom style that shards a linear's weight on its output dim but
-  /// leaves its bias out keeps the whole bias on every rank, where only a
-  /// chunk is used: worth a warning.
-  static void warnReplicatedBias(Operation *op, CustomStyleAttr style) {
-    auto linear = dyn_cast<m::LinearOp>(op);
-    DictionaryAttr params = style.getParams();
-    if (!linear || !linear.getBias() || params.get("bias"))
-      return;
-    auto weight = dyn_cast_or_null<ShardAttr>(params.get("weight"));
-    if (!weight || (weight.getDim() != 0 && weight.getDim() != -2))
-      return;
-    emitWarning(op->getLoc())
-        << style.getStyleName() << " on '" << linear.getFqn()
-        << "': the weight is " << weight.toTorchString()
-        << " but the bias stays replicated, so every rank holds the whole "
-           "bias and uses one chunk of it; give params \"bias\": \"Shard(0)\"";
-  }
-
-  /// A registered C++ style lowers the module itself; otherwise the
-  /// attribute's explicit layouts are applied.
-  LogicalResult lowerCustom(Operation *op, CustomStyleAttr style) {
-    Builder builder(*this, op);
-    if (const CustomStyle *registered =
-            lookupParallelStyle(style.getName().getValue()))
-      return registered->lower(style, builder);
-    if (DictionaryAttr params = style.getParams()) {
-      for (NamedAttribute p : params)
-        if (failed(builder.placeParam(p.getName().getValue(), p.getValue())))
-          return failure();
-      warnReplicatedBias(op, style);
-    }
-    if (ArrayAttr in = style.getInputLayouts()) {
-      ArrayAttr desired = style.getDesiredInputLayouts();
-      for (auto [i, from] : llvm::enumerate(in)) {
-        if (isa<UnitAttr>(from))
-          continue;
-        Attribute to = desired ? desired[i] : from;
-        if (failed(builder.prepareInput(i, from, to)))
-          return failure();
-      }
-    }
-    if (ArrayAttr out = style.getOutputLayouts())
-      for (auto [i, p] : llvm::enumerate(out))
-        if (!isa<UnitAttr>(p) && failed(builder.placeOutput(i, p)))
-          return failure();
-    return success();
-  }
 
   MeshOp mesh;
   FlatSymbolRefAttr meshRef;
@@ -889,6 +749,7 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   if (failed(checkPassPrecondition(module, TPPass::LowerStyles)))
     return failure();
   MLIRContext *ctx = module.getContext();
+  ensureParallelStyleModels(ctx);
   PlanAttr plan = TPDialect::PlanAttrHelper(ctx).getAttr(module);
   TPDialect::StyleAttrHelper styleAttr(ctx);
   SmallVector<std::pair<Operation *, Attribute>> styled;

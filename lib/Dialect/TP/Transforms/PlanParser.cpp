@@ -9,8 +9,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
-#include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 #include "tp/Support/InputLimits.h"
 #include "tp/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -276,122 +276,124 @@ public:
     return failure();
   }
 
-  /// `{"style": "CustomStyle", "name": ..., "params": {...},
-  /// "input_layouts": [...], "desired_input_layouts": [...],
-  /// "output_layouts": [...]}`, or `{"style": <registered C++ style>, ...}`
-  /// whose other keys become the style's `args`.
-  FailureOr<Attribute> customStyle(StringRef styleName,
-                                   const json::Object &obj) {
-    auto emit = [&]() { return error(); };
-    if (styleName != "CustomStyle") {
-      SmallVector<NamedAttribute> args;
-      for (auto &kv : obj) {
-        if (kv.first == "style")
-          continue;
-        auto a = argument(kv.second, StringRef(kv.first));
-        if (failed(a))
-          return failure();
-        args.emplace_back(StringAttr::get(ctx, StringRef(kv.first)), *a);
-      }
-      Attribute style = CustomStyleAttr::getChecked(
-          emit, ctx, StringAttr::get(ctx, styleName), DictionaryAttr(),
-          ArrayAttr(), ArrayAttr(), ArrayAttr(),
-          DictionaryAttr::get(ctx, args));
-      if (!style)
+  /// Which of the definitions sharing a style name an entry takes (the
+  /// seed's 2.1 signatures beside the modern ones, StyleDefinition): the one
+  /// whose selecting arguments it gives, else the default one, which may
+  /// warn that it was chosen that way.
+  FailureOr<const StyleDefinition *>
+  signature(StringRef styleName, ArrayRef<const StyleDefinition *> candidates,
+            const json::Object &obj) {
+    if (candidates.size() == 1)
+      return candidates.front();
+    const StyleDefinition *chosen = nullptr;
+    StringRef chosenBy;
+    for (const StyleDefinition *d : candidates) {
+      auto given = llvm::find_if(
+          d->selectors, [&](StringRef k) { return obj.get(k) != nullptr; });
+      if (given == d->selectors.end())
+        continue;
+      if (chosen) {
+        // Name the seed's signature first.
+        bool seedFirst = !chosen->signature.empty();
+        const StyleDefinition *seed = seedFirst ? chosen : d;
+        error() << styleName << " mixes the " << seed->signature
+                << " signature (" << (seedFirst ? chosenBy : *given)
+                << ") with the modern one (" << (seedFirst ? *given : chosenBy)
+                << ")";
         return failure();
-      return style;
+      }
+      chosen = d;
+      chosenBy = *given;
     }
-    StringAttr name = StringAttr::get(ctx, "CustomStyle");
-    DictionaryAttr params;
-    ArrayAttr layouts[3];
-    const char *layoutKeys[3] = {"input_layouts", "desired_input_layouts",
-                                 "output_layouts"};
-    for (auto &kv : obj) {
-      StringRef arg = kv.first;
-      if (arg == "style")
-        continue;
-      if (arg == "name") {
-        auto s = kv.second.getAsString();
-        if (!s || s->empty()) {
-          error() << "name must be a non-empty string";
-          return failure();
-        }
-        name = StringAttr::get(ctx, *s);
-        continue;
+    if (chosen)
+      return chosen;
+    for (const StyleDefinition *d : candidates)
+      if (d->isDefault) {
+        if (!d->defaultWarning.empty())
+          emitWarning(loc) << "plan entry '" << key
+                           << "': " << d->defaultWarning;
+        return d;
       }
-      if (arg == "params") {
-        auto d = kwargLayouts(kv.second, arg);
-        if (failed(d))
-          return failure();
-        params = *d;
-        continue;
-      }
-      auto slot =
-          llvm::find_if(layoutKeys, [&](const char *k) { return arg == k; });
-      if (slot == std::end(layoutKeys)) {
-        error() << "unknown argument '" << arg
-                << "' for CustomStyle (accepted: name, params, input_layouts, "
-                   "desired_input_layouts, output_layouts)";
-        return failure();
-      }
-      auto l = layout(kv.second, arg, /*noneAsUnit=*/true);
+    return candidates.front();
+  }
+
+  /// Reads argument `arg` of kind `kind` into `args`. The seed's prepare
+  /// functions go to `prepareInput` / `prepareOutput`, applied after every
+  /// other argument since they take precedence over the layouts.
+  LogicalResult readArgument(const StyleArgument &arg, const json::Value &v,
+                             StyleArguments &args,
+                             std::optional<LegacyLayouts> &prepareInput,
+                             std::optional<LegacyLayouts> &prepareOutput) {
+    StringRef name = arg.name;
+    switch (arg.kind) {
+    case StyleArgKind::Layout:
+    case StyleArgKind::LayoutOrNone:
+    case StyleArgKind::LayoutList: {
+      auto l = layout(v, name, arg.kind != StyleArgKind::Layout);
       if (failed(l))
         return failure();
-      ArrayAttr list = dyn_cast<ArrayAttr>(*l);
-      if (!list)
-        list = ArrayAttr::get(ctx, {*l});
-      layouts[slot - std::begin(layoutKeys)] = list;
+      Attribute value = *l;
+      if (arg.kind == StyleArgKind::LayoutList && !isa<ArrayAttr>(value))
+        value = ArrayAttr::get(ctx, {value});
+      args.set(name, value);
+      return success();
     }
-    Attribute style =
-        CustomStyleAttr::getChecked(emit, ctx, name, params, layouts[0],
-                                    layouts[1], layouts[2], DictionaryAttr());
-    if (!style)
-      return failure();
-    return style;
+    case StyleArgKind::KwargLayouts: {
+      auto d = kwargLayouts(v, name);
+      if (failed(d))
+        return failure();
+      args.set(name, *d);
+      return success();
+    }
+    case StyleArgKind::Bool: {
+      auto b = boolean(v, name);
+      if (failed(b))
+        return failure();
+      args.set(name, BoolAttr::get(ctx, *b));
+      return success();
+    }
+    case StyleArgKind::Int: {
+      auto i = integer(v, name);
+      if (failed(i))
+        return failure();
+      args.set(name, Builder(ctx).getI64IntegerAttr(*i));
+      return success();
+    }
+    case StyleArgKind::Name: {
+      auto s = v.getAsString();
+      if (!s || s->empty()) {
+        error() << name << " must be a non-empty string";
+        return failure();
+      }
+      args.set(name, StringAttr::get(ctx, *s));
+      return success();
+    }
+    case StyleArgKind::PrepareInput:
+    case StyleArgKind::PrepareOutput: {
+      // None: the style's own preparation, as in the seed.
+      if (v.kind() == json::Value::Null)
+        return success();
+      auto fn = v.getAsString();
+      if (!fn) {
+        error() << name
+                << " must name one of the seed's make_input_* / "
+                   "make_output_* functions, or be null";
+        return failure();
+      }
+      bool input = arg.kind == StyleArgKind::PrepareInput;
+      auto layouts = legacyFunction(*fn, input);
+      if (failed(layouts))
+        return failure();
+      (input ? prepareInput : prepareOutput) = *layouts;
+      return success();
+    }
+    }
+    return failure();
   }
 
-  /// PrepareModuleInput and PrepareModuleOutput have two signatures: PyTorch
-  /// 2.1's (`input_layouts` -> `output_layouts`) and the modern one
-  /// (`input_layouts` -> `desired_input_layouts`, `output_layouts` ->
-  /// `desired_output_layouts`). An argument only one of them has picks it;
-  /// an entry with neither takes the seed's (the modern one would be a no-op
-  /// or an error there) and says so.
-  FailureOr<bool> takesSeedSignature(StringRef styleName,
-                                     const json::Object &obj) {
-    bool input = styleName == "PrepareModuleInput";
-    std::vector<StringRef> modernOnly =
-        input ? std::vector<StringRef>{"desired_input_layouts",
-                                       "input_kwarg_layouts",
-                                       "desired_input_kwarg_layouts"}
-              : std::vector<StringRef>{"desired_output_layouts"};
-    StringRef seedOnly = input ? "output_layouts" : "input_layouts";
-    auto modern = llvm::find_if(
-        modernOnly, [&](StringRef k) { return obj.get(k) != nullptr; });
-    bool seed = obj.get(seedOnly) != nullptr;
-    if (seed && modern != modernOnly.end()) {
-      error() << styleName << " mixes the 2.1 signature (" << seedOnly
-              << ") with the modern one (" << *modern << ")";
-      return failure();
-    }
-    if (seed)
-      return true;
-    if (modern != modernOnly.end())
-      return false;
-    auto diag = emitWarning(loc) << "plan entry '" << key << "': ";
-    if (input)
-      diag << "PrepareModuleInput without desired_input_layouts takes the "
-              "2.1 signature: inputs laid out as input_layouts (default "
-              "Shard(0)) are redistributed to output_layouts (default "
-              "Replicate()); give desired_input_layouts for the modern one";
-    else
-      diag << "PrepareModuleOutput without desired_output_layouts takes the "
-              "2.1 signature: the output is redistributed to output_layouts "
-              "(default Shard(0)) from input_layouts (default Replicate()); "
-              "give desired_output_layouts for the modern one";
-    return true;
-  }
-
-  /// Builds the style of one entry.
+  /// Builds the style of one entry, as the definitions of its style name
+  /// say (StyleDefinition.h): the built-in styles, CustomStyle and the
+  /// styles registered from C++ alike.
   FailureOr<Attribute> style(const json::Object &obj) {
     const json::Value *nameValue = obj.get("style");
     if (!nameValue) {
@@ -406,170 +408,74 @@ public:
       return failure();
     }
     StringRef styleName = *name;
-    if (styleName == "CustomStyle" || lookupParallelStyle(styleName))
-      return customStyle(styleName, obj);
-    // The seed's SequenceParallel is a PairwiseParallel variant with the
-    // seed's arguments; the modern one takes sequence_dim. Only an argument
-    // the modern style lacks selects the seed's.
-    bool legacySequence =
-        styleName == "SequenceParallel" &&
-        (obj.get("input_layouts") || obj.get("output_layouts") ||
-         obj.get("_prepare_input") || obj.get("_prepare_output"));
-    bool seedPrepare = false;
-    if (styleName == "PrepareModuleInput" ||
-        styleName == "PrepareModuleOutput") {
-      FailureOr<bool> seed = takesSeedSignature(styleName, obj);
-      if (failed(seed))
-        return failure();
-      seedPrepare = *seed;
-    }
-    // Arguments each style accepts.
-    std::vector<StringRef> allowed;
-    if (styleName == "ColwiseParallel" || styleName == "RowwiseParallel" ||
-        styleName == "PairwiseParallel" || legacySequence)
-      allowed = {"input_layouts", "output_layouts", "use_local_output",
-                 "_prepare_input", "_prepare_output"};
-    else if (styleName == "SequenceParallel")
-      allowed = {"sequence_dim", "use_local_output"};
-    else if (seedPrepare)
-      allowed = {"input_layouts", "output_layouts", "use_local_output"};
-    else if (styleName == "PrepareModuleInput")
-      allowed = {"input_layouts", "desired_input_layouts",
-                 "input_kwarg_layouts", "desired_input_kwarg_layouts",
-                 "use_local_output"};
-    else if (styleName == "PrepareModuleOutput")
-      allowed = {"output_layouts", "desired_output_layouts",
-                 "use_local_output"};
-    else if (styleName == "PrepareModuleInputOutput")
-      allowed = {"input_layouts",          "desired_input_layouts",
-                 "input_kwarg_layouts",    "desired_input_kwarg_layouts",
-                 "use_local_input",        "output_layouts",
-                 "desired_output_layouts", "use_local_output"};
-    else {
-      error() << "unknown style '" << styleName
-              << "' (expected ColwiseParallel, RowwiseParallel, "
-                 "SequenceParallel, PrepareModuleInput, PrepareModuleOutput, "
-                 "PrepareModuleInputOutput, PairwiseParallel, CustomStyle or a "
-                 "style registered from C++: --load-style-plugin)";
+    ArrayRef<const StyleDefinition *> candidates =
+        lookupStyleDefinitions(styleName);
+    if (candidates.empty()) {
+      auto diag = error() << "unknown style '" << styleName << "' (expected ";
+      llvm::interleaveComma(getBuiltinStyleNames(), diag);
+      diag << " or a style registered from C++: --load-style-plugin)";
       return failure();
     }
-    for (auto &kv : obj) {
-      StringRef arg = kv.first;
-      if (arg == "style")
-        continue;
-      if (llvm::find(allowed, arg) == allowed.end()) {
+    FailureOr<const StyleDefinition *> chosen =
+        signature(styleName, candidates, obj);
+    if (failed(chosen))
+      return failure();
+    const StyleDefinition &def = **chosen;
+    auto find = [&](StringRef arg) {
+      return llvm::find_if(
+          def.arguments, [&](const StyleArgument &a) { return a.name == arg; });
+    };
+    if (!def.openArguments)
+      for (auto &kv : obj) {
+        StringRef arg = kv.first;
+        if (arg == "style" || find(arg) != def.arguments.end())
+          continue;
         auto diag = error()
                     << "unknown argument '" << arg << "' for " << styleName;
-        if (seedPrepare)
-          diag << " (2.1 signature)";
+        if (!def.signature.empty())
+          diag << " (" << def.signature << " signature)";
         diag << " (accepted: ";
-        llvm::interleaveComma(allowed, diag);
+        llvm::interleaveComma(
+            llvm::map_range(def.arguments,
+                            [](const StyleArgument &a) { return a.name; }),
+            diag);
         diag << ")";
         return failure();
       }
-    }
 
-    // Prepare styles take None as "pass this input through".
-    bool isPrepare = styleName.starts_with("Prepare");
-    Attribute inL, outL, desiredIn, desiredOut;
-    DictionaryAttr kwIn, desiredKwIn;
-    bool useLocalOutput = styleName == "PrepareModuleInput" ? false : true;
-    bool useLocalInput = false;
-    int64_t sequenceDim = 1;
-    if (styleName == "SequenceParallel" && !legacySequence)
-      useLocalOutput = false;
-    // The seed's prepare functions, applied after every other argument
-    // since they take precedence over the layouts.
+    StyleArguments args(ctx);
+    Builder b(ctx);
+    for (const StyleArgument &arg : def.arguments) {
+      if (arg.kind == StyleArgKind::Bool)
+        args.set(arg.name, b.getBoolAttr(arg.defaultValue != 0));
+      else if (arg.kind == StyleArgKind::Int)
+        args.set(arg.name, b.getI64IntegerAttr(arg.defaultValue));
+    }
     std::optional<LegacyLayouts> prepareInput, prepareOutput;
     for (auto &kv : obj) {
       StringRef arg = kv.first;
-      const json::Value &v = kv.second;
       if (arg == "style")
         continue;
-      FailureOr<Attribute> l = Attribute();
-      if (arg == "input_layouts")
-        l = layout(v, arg, isPrepare), inL = succeeded(l) ? *l : nullptr;
-      else if (arg == "output_layouts")
-        l = layout(v, arg, isPrepare), outL = succeeded(l) ? *l : nullptr;
-      else if (arg == "desired_input_layouts")
-        l = layout(v, arg, true), desiredIn = succeeded(l) ? *l : nullptr;
-      else if (arg == "desired_output_layouts")
-        l = layout(v, arg, true), desiredOut = succeeded(l) ? *l : nullptr;
-      else if (arg == "input_kwarg_layouts" ||
-               arg == "desired_input_kwarg_layouts") {
-        auto d = kwargLayouts(v, arg);
-        if (failed(d))
+      if (auto known = find(arg); known != def.arguments.end()) {
+        if (failed(readArgument(*known, kv.second, args, prepareInput,
+                                prepareOutput)))
           return failure();
-        (arg == "input_kwarg_layouts" ? kwIn : desiredKwIn) = *d;
-      } else if (arg == "use_local_output" || arg == "use_local_input") {
-        auto b = boolean(v, arg);
-        if (failed(b))
-          return failure();
-        (arg == "use_local_output" ? useLocalOutput : useLocalInput) = *b;
-      } else if (arg == "_prepare_input" || arg == "_prepare_output") {
-        // None: the style's own preparation, as in the seed.
-        if (v.kind() == json::Value::Null)
-          continue;
-        auto fn = v.getAsString();
-        if (!fn) {
-          error() << arg
-                  << " must name one of the seed's make_input_* / "
-                     "make_output_* functions, or be null";
-          return failure();
-        }
-        auto layouts = legacyFunction(*fn, arg == "_prepare_input");
-        if (failed(layouts))
-          return failure();
-        (arg == "_prepare_input" ? prepareInput : prepareOutput) = *layouts;
-      } else if (arg == "sequence_dim") {
-        auto i = integer(v, arg);
-        if (failed(i))
-          return failure();
-        sequenceDim = *i;
+        continue;
       }
-      if (failed(l))
+      auto a = argument(kv.second, arg);
+      if (failed(a))
         return failure();
+      args.getOpen().emplace_back(StringAttr::get(ctx, arg), *a);
     }
     if (prepareInput) {
-      inL = prepareInput->first;
-      desiredIn = prepareInput->second;
+      args.set("input_layouts", prepareInput->first);
+      args.set("desired_input_layouts", prepareInput->second);
     }
     if (prepareOutput) {
-      outL = prepareOutput->first;
-      useLocalOutput = prepareOutput->useLocal;
+      args.set("output_layouts", prepareOutput->first);
+      args.set("use_local_output", b.getBoolAttr(prepareOutput->useLocal));
     }
-
-    auto emit = [&]() { return error(); };
-    Attribute result;
-    if (legacySequence)
-      result = PairwiseSequenceParallelAttr::getChecked(emit, ctx, inL, outL,
-                                                        useLocalOutput);
-    else if (styleName == "ColwiseParallel")
-      result = ColwiseAttr::getChecked(emit, ctx, inL, outL, useLocalOutput);
-    else if (styleName == "RowwiseParallel")
-      result = RowwiseAttr::getChecked(emit, ctx, inL, outL, useLocalOutput);
-    else if (styleName == "PairwiseParallel")
-      result = PairwiseParallelAttr::getChecked(emit, ctx, inL, outL,
-                                                useLocalOutput);
-    else if (styleName == "SequenceParallel")
-      result = SequenceParallelAttr::getChecked(emit, ctx, sequenceDim,
-                                                useLocalOutput);
-    else if (seedPrepare && styleName == "PrepareModuleInput")
-      result = LegacyPrepareModuleInputAttr::getChecked(emit, ctx, inL, outL,
-                                                        useLocalOutput);
-    else if (seedPrepare)
-      result = LegacyPrepareModuleOutputAttr::getChecked(emit, ctx, inL, outL,
-                                                         useLocalOutput);
-    else if (styleName == "PrepareModuleInput")
-      result = PrepareModuleInputAttr::getChecked(
-          emit, ctx, inL, desiredIn, kwIn, desiredKwIn, useLocalOutput);
-    else if (styleName == "PrepareModuleOutput")
-      result = PrepareModuleOutputAttr::getChecked(emit, ctx, outL, desiredOut,
-                                                   useLocalOutput);
-    else
-      result = PrepareModuleInputOutputAttr::getChecked(
-          emit, ctx, inL, desiredIn, kwIn, desiredKwIn, useLocalInput, outL,
-          desiredOut, useLocalOutput);
+    Attribute result = def.build(args, [&]() { return error(); });
     if (!result)
       return failure();
     return result;
@@ -586,6 +492,7 @@ private:
 FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
                                         StringRef source) {
   MLIRContext *ctx = module.getContext();
+  ensureParallelStyleModels(ctx);
   ctx->getOrLoadDialect<TPDialect>();
   Location loc = FileLineColLoc::get(ctx, source, 1, 1);
   auto fail = [&]() { return emitError(loc) << "plan " << source << ": "; };

@@ -18,6 +18,11 @@ namespace mlir::tp {
 /// True for `#tp.shard`, `#tp.replicate` and `#tp.partial`.
 bool isPlacement(Attribute attr);
 
+/// True for a parallel-style attribute (one with ParallelStyleAttrTrait).
+/// What a style does to modules (ParallelStyleAttrInterface) is attached by
+/// TPTransforms; this needs nothing of it.
+bool isParallelStyle(Attribute attr);
+
 /// Returns `placement` with a negative shard dim normalized against `rank`.
 Attribute normalizePlacement(Attribute placement, int64_t rank);
 

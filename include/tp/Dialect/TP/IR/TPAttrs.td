@@ -50,19 +50,24 @@ def TP_PartialAttr : TP_Attr<"Partial", "partial",
 // Parallel styles (modern PyTorch API)
 //===----------------------------------------------------------------------===//
 
+// A style attribute carries its PyTorch arguments and says its PyTorch name;
+// the rest of what a style is (its plan-file arguments, the modules it
+// applies to, its layout checks and lowering) is its StyleDefinition in
+// lib/Dialect/TP/Transforms/BuiltinStyles.cpp, attached as the
+// ParallelStyleAttrInterface model. A style whose arguments have constraints
+// the attribute itself must reject (PyTorch's constructor errors) sets
+// genVerifyDecl and verifies them in TPAttrs.cpp.
 class TP_StyleAttr<string name, string mnemonic, string torchName,
                    string replacement = "">
-    : TP_Attr<name, mnemonic, [TP_ParallelStyleAttrInterface]> {
-  let genVerifyDecl = 1;
+    : TP_Attr<name, mnemonic, [TP_ParallelStyleAttrTrait]> {
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
-    llvm::StringRef getStyleName() { return "}] # torchName # [{"; }
-  }] # !if(!empty(replacement), "", [{
-    bool isDeprecated(std::string &replacement) {
-      replacement = "}] # replacement # [{";
-      return true;
+    llvm::StringRef getStyleName() const { return "}] # torchName # [{"; }
+    bool isDeprecated(std::string &replacement) const {
+  }] # !if(!empty(replacement), "return false;",
+           "replacement = \"" # replacement # "\"; return true;") # [{
     }
-  }]);
+  }];
 }
 
 def TP_ColwiseAttr : TP_StyleAttr<"Colwise", "colwise", "ColwiseParallel"> {
@@ -75,6 +80,7 @@ def TP_ColwiseAttr : TP_StyleAttr<"Colwise", "colwise", "ColwiseParallel"> {
     `Shard(-1)` is redistributed to `output_layouts`. An absent layout takes
     the PyTorch default.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
@@ -91,6 +97,7 @@ def TP_RowwiseAttr : TP_StyleAttr<"Rowwise", "rowwise", "RowwiseParallel"> {
     `Partial(sum)`: to `Replicate` it costs an all_reduce, to `Shard(d)` a
     reduce_scatter.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
@@ -119,6 +126,7 @@ def TP_PrepareModuleInputAttr : TP_StyleAttr<"PrepareModuleInput",
     are arrays whose entries are placements or `unit` (Python's `None`:
     the input passes through); keyword layouts are dictionaries.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$desired_input_layouts,
@@ -134,6 +142,7 @@ def TP_PrepareModuleOutputAttr : TP_StyleAttr<"PrepareModuleOutput",
     PyTorch's `PrepareModuleOutput(output_layouts, desired_output_layouts,
     use_local_output=True)`.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
     OptionalParameter<"::mlir::Attribute">:$desired_output_layouts,
@@ -143,6 +152,7 @@ def TP_PrepareModuleOutputAttr : TP_StyleAttr<"PrepareModuleOutput",
 def TP_PrepareModuleInputOutputAttr : TP_StyleAttr<"PrepareModuleInputOutput",
     "prepare_module_input_output", "PrepareModuleInputOutput"> {
   let summary = "PrepareModuleInputOutput: both of the above";
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$desired_input_layouts,
@@ -167,6 +177,7 @@ def TP_PairwiseParallelAttr : TP_StyleAttr<"PairwiseParallel",
     colwise and the second rowwise, with replicated input and output.
     Deprecated: use `ColwiseParallel` and `RowwiseParallel`.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
@@ -182,6 +193,7 @@ def TP_PairwiseSequenceParallelAttr : TP_StyleAttr<"PairwiseSequenceParallel",
     `Shard(0) -> Replicate`, output `Shard(0)`. Deprecated: use
     `ColwiseParallel` and `RowwiseParallel`.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
@@ -200,6 +212,7 @@ def TP_LegacyPrepareModuleInputAttr : TP_StyleAttr<"LegacyPrepareModuleInput",
     inputs, so inputs past the last layout pass through; `unit` (None)
     passes an input through. An absent list takes the seed's default.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
@@ -217,6 +230,7 @@ def TP_LegacyPrepareModuleOutputAttr : TP_StyleAttr<
     redistributed to `output_layouts` (the modern
     `desired_output_layouts`). Only one output, as in the seed.
   }];
+  let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
@@ -228,7 +242,7 @@ def TP_LegacyPrepareModuleOutputAttr : TP_StyleAttr<
 //===----------------------------------------------------------------------===//
 
 def TP_CustomStyleAttr : TP_Attr<"CustomStyle", "custom",
-    [TP_ParallelStyleAttrInterface]> {
+    [TP_ParallelStyleAttrTrait]> {
   let summary = "A user-defined style: explicit layouts, or a C++ style";
   let description = [{
     The extension point of the seed's `ParallelStyle`. Without a registered
@@ -257,7 +271,8 @@ def TP_CustomStyleAttr : TP_Attr<"CustomStyle", "custom",
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    llvm::StringRef getStyleName() { return getName().getValue(); }
+    llvm::StringRef getStyleName() const { return getName().getValue(); }
+    bool isDeprecated(std::string &) const { return false; }
   }];
 }
 

@@ -14,6 +14,18 @@
 
 #include "tp/Dialect/TP/IR/TPEnums.h.inc"
 
+namespace mlir::tp {
+/// Lowers a style on one module (TPTransforms, CustomStyles.h); the style
+/// interface only passes it on.
+class StyleBuilder;
+
+/// Marks the parallel-style attributes (`ParallelStyleAttrTrait` in
+/// TPInterfaces.td).
+template <typename ConcreteType>
+class ParallelStyleAttrTrait
+    : public AttributeTrait::TraitBase<ConcreteType, ParallelStyleAttrTrait> {};
+} // namespace mlir::tp
+
 #include "tp/Dialect/TP/IR/TPAttrInterfaces.h.inc"
 
 // Before the dialect: its discardable-attribute helpers name the attribute

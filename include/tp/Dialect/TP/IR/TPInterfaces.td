@@ -21,10 +21,28 @@ def TP_PlacementAttrInterface : AttrInterface<"PlacementAttrInterface"> {
   ];
 }
 
+// Marks the parallel-style attributes. The dialect checks styles with it
+// (a plan's entries, `tp.style`), so that it needs nothing of what the
+// interface below does with modules.
+def TP_ParallelStyleAttrTrait : NativeAttrTrait<"ParallelStyleAttrTrait"> {
+  let cppNamespace = "::mlir::tp";
+}
+
 def TP_ParallelStyleAttrInterface : AttrInterface<"ParallelStyleAttrInterface"> {
   let cppNamespace = "::mlir::tp";
   let description = [{
-    A tensor-parallel style attached to a module (PyTorch's `ParallelStyle`).
+    A tensor-parallel style attached to a module (PyTorch's `ParallelStyle`):
+    its name, which modules it applies to, how it checks its layouts against
+    a module and how it lowers one, the last two through a `StyleBuilder`
+    (`tp/Dialect/TP/Transforms/CustomStyles.h`), the same one a style
+    registered from C++ lowers with.
+
+    What a style does to modules needs the model dialect, which builds on
+    this one, so the dialect only promises the interface to every attribute
+    with `ParallelStyleAttrTrait`; `registerParallelStyleModels`
+    (TPTransforms, called by `registerAllDialects`) attaches it as an
+    external model that reads each style's definition
+    (`tp/Dialect/TP/Transforms/StyleDefinition.h`).
   }];
   let methods = [
     InterfaceMethod<"Returns the PyTorch class name, e.g. `ColwiseParallel`.",
@@ -33,6 +51,19 @@ def TP_ParallelStyleAttrInterface : AttrInterface<"ParallelStyleAttrInterface"> 
       legacy API), and sets `replacement` to what to use instead.}],
       "bool", "isDeprecated", (ins "std::string &":$replacement),
       /*methodBody=*/"", /*defaultImplementation=*/"return false;">,
+    InterfaceMethod<[{Returns true if the style can be applied to the module
+      op `module` (a model leaf or composite module, or the model function
+      for the root key).}],
+      "bool", "supportsModule", (ins "::mlir::Operation *":$module)>,
+    InterfaceMethod<[{Checks the style's layouts against the module
+      `builder` lowers (shard dims in range for the inputs and outputs they
+      describe); fails with a diagnostic naming the style and the module.}],
+      "::llvm::LogicalResult", "verifyLayouts",
+      (ins "::mlir::tp::StyleBuilder &":$builder)>,
+    InterfaceMethod<[{Lowers the style on the module `builder` lowers:
+      places its parameters, prepares its inputs and places its outputs.}],
+      "::llvm::LogicalResult", "lower",
+      (ins "::mlir::tp::StyleBuilder &":$builder)>,
   ];
 }
 
