@@ -1,18 +1,20 @@
 //===- DeviceExecutor.cpp - the executor on CUDA devices --------*- C++ -*-===//
 //
-// The device instantiation of the executor (ExecutorImpl.h): buffers are
-// gpu::DeviceTensor, kernels and tensor collectives those of
+// The device backend and its instance of the interpreter (Interpreter.h):
+// buffers are gpu::DeviceTensor, kernels and tensor collectives those of
 // tp/Runtime/CUDA.h (found by argument-dependent lookup in
 // tp::runtime::gpu), everything ordered on the calling thread's default
-// stream.
+// stream. The program is the host Program's, shared, not compiled again.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tp/Executor/DeviceExecutor.h"
 
-#include "ExecutorImpl.h"
+#include "Interpreter.h"
 
 #include "tp/Runtime/CUDA.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace ::tp::exec;
 namespace exec = ::tp::exec;
@@ -25,7 +27,6 @@ struct DeviceBackend {
   static constexpr const char *kName = "device";
   static constexpr bool kHostOnlyKernels = false;
   static Buffer fromHost(Tensor t) { return Buffer::upload(t); }
-  static Tensor toHost(const Buffer &b) { return b.download(); }
   static Buffer clone(const Buffer &b) { return b.clone(); }
   static Buffer convert(const Buffer &b, rt::DType dtype) {
     return gpu::convert(b, dtype);
@@ -39,17 +40,18 @@ struct DeviceBackend {
 };
 } // namespace
 
-struct DeviceProgram::Impl : exec::detail::Impl<DeviceBackend> {};
-
-DeviceProgram::DeviceProgram(std::unique_ptr<Impl> impl)
-    : impl(std::move(impl)) {}
+DeviceProgram::DeviceProgram(const Program &program) : data(program.data) {
+  for (const Instruction &instr : data->instrs)
+    if (isHostOnly(instr.op))
+      throw std::runtime_error(std::string("the ") + DeviceBackend::kName +
+                               " backend has no kernel for " + instr.origin);
+}
 DeviceProgram::~DeviceProgram() = default;
 DeviceProgram::DeviceProgram(DeviceProgram &&) noexcept = default;
+DeviceProgram &DeviceProgram::operator=(DeviceProgram &&) noexcept = default;
 
 DeviceProgram DeviceProgram::compile(mlir::func::FuncOp func) {
-  auto impl = std::make_unique<Impl>();
-  exec::detail::Compiler<DeviceBackend>(*impl).compile(func);
-  return DeviceProgram(std::move(impl));
+  return DeviceProgram(Program::compile(func));
 }
 
 std::vector<Tensor> DeviceProgram::run(rt::Communicator &comm,
@@ -59,7 +61,7 @@ std::vector<Tensor> DeviceProgram::run(rt::Communicator &comm,
                                        RankState *state) const {
   std::vector<gpu::DeviceTensor> results =
       exec::detail::runProgram<DeviceBackend>(
-          *impl, comm, data, state ? state->impl.get() : nullptr,
+          *this->data, comm, data, state ? state->impl.get() : nullptr,
           measuredPeakBytes, stats);
   std::vector<Tensor> host;
   host.reserve(results.size());
@@ -69,6 +71,6 @@ std::vector<Tensor> DeviceProgram::run(rt::Communicator &comm,
 }
 
 const std::vector<int64_t> &DeviceProgram::meshShape() const {
-  return impl->meshShape;
+  return data->meshShape;
 }
-size_t DeviceProgram::size() const { return impl->instrs.size(); }
+size_t DeviceProgram::size() const { return data->instrs.size(); }

@@ -1,245 +1,24 @@
-//===- Executor.cpp - run a partitioned tp program on N ranks ---*- C++ -*-===//
+//===- Executor.cpp - Program on the host --------------------------------===//
 //
-// The host instantiation of the executor (ExecutorImpl.h): buffers are
-// runtime::Tensor, model ops call the CPU kernels, tp collectives call the
-// rank's communicators (one per set of mesh axes), parameters are loaded as
-// this rank's shard only. Also the backend-independent helpers: data
-// loading, type mapping, and reassembly of global results.
+// Program's public side: compile (the one compiler, Compiler.h), the host
+// backend and its instance of the interpreter (Interpreter.h): buffers are
+// runtime::Tensor, model ops call the CPU kernels, tp collectives the rank's
+// communicators (one per set of mesh axes). Also the global values of
+// parameters and inputs and the reassembly of global results.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ExecutorImpl.h"
+#include "Compiler.h"
+#include "Interpreter.h"
 
 #include "tp/Runtime/FloatOps.h"
-#include "tp/Runtime/Init.h"
 #include "tp/Runtime/Kernels.h"
+#include "tp/Runtime/Safetensors.h"
+#include "tp/Runtime/UnevenCollectives.h"
 
-#include "llvm/Support/MathExtras.h"
-
-using namespace mlir;
 using namespace ::tp::exec;
 namespace exec = ::tp::exec;
 namespace rt = ::tp::runtime;
-
-//===----------------------------------------------------------------------===//
-// Helpers shared by every backend
-//===----------------------------------------------------------------------===//
-
-std::string exec::detail::describe(Operation *op) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << op->getName();
-  if (auto fqn = op->getAttrOfType<StringAttr>("fqn"))
-    os << " '" << fqn.getValue() << "'";
-  os << " at " << op->getLoc();
-  return s;
-}
-
-std::string exec::detail::typeString(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-void exec::detail::checkFits(Type t, const std::string &what) {
-  auto ranked = dyn_cast<RankedTensorType>(t);
-  if (!ranked)
-    return;
-  int64_t numel = 1, bytes = 0;
-  bool overflow = false;
-  for (int64_t d : ranked.getShape())
-    if (!ShapedType::isDynamic(d))
-      overflow |= llvm::MulOverflow(numel, d, numel);
-  overflow |= llvm::MulOverflow(numel, elementBytes(t), bytes);
-  if (overflow)
-    throw std::runtime_error(what + " has type " + typeString(t) +
-                             ": its size in bytes overflows int64_t");
-  int64_t memory = rt::hostMemoryBytes();
-  if (bytes > memory)
-    throw std::runtime_error(what + " has type " + typeString(t) + ": " +
-                             std::to_string(numel) + " elements (" +
-                             std::to_string(bytes) +
-                             " bytes), more than this host's " +
-                             std::to_string(memory) + " bytes of memory hold");
-}
-
-std::vector<int64_t> exec::detail::staticShapeOf(Type t,
-                                                 const std::string &what) {
-  auto ranked = dyn_cast<RankedTensorType>(t);
-  if (!ranked)
-    throw std::runtime_error(what + " has type " + typeString(t) +
-                             ": only ranked tensors are supported");
-  if (!ranked.hasStaticShape())
-    throw std::runtime_error(what + " has type " + typeString(t) +
-                             ": dynamic dims are not supported");
-  checkFits(t, what);
-  return shapeOf(t);
-}
-
-std::vector<int64_t> exec::detail::shapeOf(Type t) {
-  auto r = cast<RankedTensorType>(t);
-  return std::vector<int64_t>(r.getShape().begin(), r.getShape().end());
-}
-
-/// The runtime element type of a value of type \p t: its float type, with
-/// integer ids held as f32. Other element types are rejected.
-rt::DType exec::detail::dtypeOf(Type t, Operation *where) {
-  auto shaped = dyn_cast<ShapedType>(t);
-  if (!shaped)
-    return rt::DType::F32;
-  Type e = shaped.getElementType();
-  if (e.isF32() || isa<IntegerType>(e))
-    return rt::DType::F32;
-  if (e.isBF16())
-    return rt::DType::BF16;
-  if (e.isF16())
-    return rt::DType::F16;
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << e;
-  throw std::runtime_error("tp executor supports f32, bf16 and f16 tensors "
-                           "(and integer ids), not " +
-                           s + ": " + describe(where));
-}
-
-/// Bytes per element of a value of type \p t (tensor elements are held in
-/// their float type; ids as f32).
-int64_t exec::detail::elementBytes(Type t) {
-  auto shaped = dyn_cast<ShapedType>(t);
-  if (!shaped)
-    return 4;
-  Type e = shaped.getElementType();
-  return e.isBF16() || e.isF16() ? 2 : 4;
-}
-
-rt::ReduceOp exec::detail::reduceOp(mlir::tp::ReductionKind k) {
-  switch (k) {
-  case mlir::tp::ReductionKind::Sum:
-    return rt::ReduceOp::Sum;
-  case mlir::tp::ReductionKind::Avg:
-    return rt::ReduceOp::Avg;
-  case mlir::tp::ReductionKind::Max:
-    return rt::ReduceOp::Max;
-  case mlir::tp::ReductionKind::Min:
-    return rt::ReduceOp::Min;
-  }
-  return rt::ReduceOp::Sum;
-}
-
-static void checkShape(const rt::SafetensorsFile &file, const std::string &name,
-                       const std::vector<int64_t> &expected) {
-  if (!file.contains(name))
-    throw std::runtime_error(file.path() + ": missing tensor '" + name + "'");
-  if (file.shape(name) != expected) {
-    Tensor probe(file.shape(name));
-    Tensor want(expected);
-    throw std::runtime_error(file.path() + ": tensor '" + name +
-                             "' has shape [" + probe.shapeString() +
-                             "] but the model expects [" + want.shapeString() +
-                             "]");
-  }
-}
-
-Tensor exec::detail::loadParam(const ParamInfo &p, const DataSource &data,
-                               rt::SafetensorsFile *file, const Slice *slice) {
-  if (file) {
-    checkShape(*file, p.name, p.globalShape);
-    return (slice ? file->readSlice(p.name, slice->dim, slice->offset,
-                                    slice->size)
-                  : file->read(p.name))
-        .to(p.dtype);
-  }
-  Tensor t = slice ? rt::initShard(data.seed, p.name, p.globalShape, slice->dim,
-                                   slice->offset, slice->size, p.scale)
-                   : rt::initTensor(data.seed, p.name, p.globalShape, p.scale);
-  if (p.onesCentred)
-    for (int64_t i = 0; i < t.numel(); ++i)
-      t.data()[i] += 1.0f;
-  return t.to(p.dtype);
-}
-
-Tensor Program::globalParam(const ParamInfo &p, const DataSource &data) {
-  std::unique_ptr<rt::SafetensorsFile> file;
-  if (!data.weightsFile.empty())
-    file = std::make_unique<rt::SafetensorsFile>(
-        rt::SafetensorsFile::open(data.weightsFile));
-  return exec::detail::loadParam(p, data, file.get(), nullptr);
-}
-
-Tensor exec::detail::loadInput(const InputInfo &in, const DataSource &data,
-                               rt::SafetensorsFile *file) {
-  if (file) {
-    checkShape(*file, in.name, in.shape);
-    Tensor t = file->read(in.name);
-    if (!in.isTokens)
-      return t.to(in.dtype);
-    t = t.to(rt::DType::F32);
-    if (in.isTokens)
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        float v = t.data()[i];
-        if (v != std::floor(v) || v < 0 || v >= in.vocab)
-          throw std::runtime_error(file->path() + ": input '" + in.name +
-                                   "' holds id " + std::to_string(v) +
-                                   " outside [0, " + std::to_string(in.vocab) +
-                                   ")");
-      }
-    return t;
-  }
-  if (in.isTokens)
-    return rt::initTokens(data.seed, in.name, in.shape, in.vocab);
-  return rt::initTensor(data.seed, in.name, in.shape, 1.0f).to(in.dtype);
-}
-
-Tensor exec::detail::localInput(const InputInfo &in, Tensor global,
-                                const std::vector<int64_t> &meshShape,
-                                const std::vector<int64_t> &coords) {
-  for (size_t a = 0; a < in.placements.size() && a < meshShape.size(); ++a) {
-    const std::string &p = in.placements[a];
-    if (p[0] == 'S') {
-      // Nested in mesh order, as the partitioner chunks.
-      global = rt::chunkDim(global, std::stoll(p.substr(1)), meshShape[a],
-                            coords[a]);
-    } else if (p == "Psum" && coords[a] != 0) {
-      global = Tensor(global.shape(), global.dtype());
-    }
-  }
-  return global;
-}
-
-void exec::detail::describeLayout(Type global, size_t meshRank,
-                                  const std::string &what,
-                                  std::vector<int64_t> &shape,
-                                  std::vector<std::string> &placements) {
-  placements.clear();
-  auto d = dyn_cast<mlir::tp::DTensorType>(global);
-  shape = staticShapeOf(d ? d.getGlobalType() : global, what);
-  if (!d) {
-    placements.assign(meshRank, "R");
-    return;
-  }
-  for (Attribute p : d.getPlacements()) {
-    if (auto s = dyn_cast<mlir::tp::ShardAttr>(p))
-      placements.push_back("S" + std::to_string(s.getDim()));
-    else if (auto pa = dyn_cast<mlir::tp::PartialAttr>(p))
-      placements.push_back(
-          "P" + mlir::tp::stringifyReductionKind(pa.getKind()).str());
-    else
-      placements.push_back("R");
-  }
-}
-
-Tensor Program::globalInput(const InputInfo &in, const DataSource &data) {
-  std::unique_ptr<rt::SafetensorsFile> file;
-  if (!data.inputsFile.empty())
-    file = std::make_unique<rt::SafetensorsFile>(
-        rt::SafetensorsFile::open(data.inputsFile));
-  return exec::detail::loadInput(in, data, file.get());
-}
-
-//===----------------------------------------------------------------------===//
-// The host backend
-//===----------------------------------------------------------------------===//
 
 namespace {
 /// Host tensors and the CPU kernels (found by argument-dependent lookup in
@@ -249,7 +28,6 @@ struct HostBackend {
   static constexpr const char *kName = "host";
   static constexpr bool kHostOnlyKernels = true;
   static Buffer fromHost(Tensor t) { return t; }
-  static Tensor toHost(const Buffer &b) { return b; }
   static Buffer clone(const Buffer &b) { return b; }
   static Buffer convert(const Buffer &b, rt::DType dtype) {
     return b.to(dtype);
@@ -263,27 +41,34 @@ struct HostBackend {
 };
 } // namespace
 
-struct Program::Impl : exec::detail::Impl<HostBackend> {};
-
-Program::Program(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Program::Program(std::shared_ptr<const exec::detail::ProgramData> data)
+    : data(std::move(data)) {}
 Program::~Program() = default;
 Program::Program(Program &&) noexcept = default;
+Program &Program::operator=(Program &&) noexcept = default;
+
+Program Program::compile(mlir::func::FuncOp func) {
+  return Program(std::make_shared<const exec::detail::ProgramData>(
+      exec::detail::compileProgram(func)));
+}
 
 const std::vector<int64_t> &Program::meshShape() const {
-  return impl->meshShape;
+  return data->meshShape;
 }
-const std::vector<ParamInfo> &Program::params() const { return impl->params; }
-const std::vector<InputInfo> &Program::inputs() const { return impl->inputs; }
+const std::vector<ParamInfo> &Program::params() const { return data->params; }
+const std::vector<InputInfo> &Program::inputs() const { return data->inputs; }
 const std::vector<ResultLayout> &Program::results() const {
-  return impl->results;
+  return data->results;
 }
-int64_t Program::peakBytes() const { return impl->peak; }
-size_t Program::size() const { return impl->instrs.size(); }
-
-Program Program::compile(func::FuncOp func) {
-  auto impl = std::make_unique<Impl>();
-  exec::detail::Compiler<HostBackend>(*impl).compile(func);
-  return Program(std::move(impl));
+int64_t Program::peakBytes() const { return data->peak; }
+size_t Program::size() const { return data->instrs.size(); }
+const std::vector<Instruction> &Program::instructions() const {
+  return data->instrs;
+}
+const std::vector<SlotType> &Program::slotTypes() const { return data->slots; }
+const std::vector<int> &Program::inputSlots() const { return data->inputSlots; }
+const std::vector<int> &Program::resultSlots() const {
+  return data->resultSlots;
 }
 
 std::vector<Tensor> Program::run(rt::Communicator &comm, const DataSource &data,
@@ -291,8 +76,8 @@ std::vector<Tensor> Program::run(rt::Communicator &comm, const DataSource &data,
                                  rt::CollectiveStats *stats,
                                  RankState *state) const {
   return exec::detail::runProgram<HostBackend>(
-      *impl, comm, data, state ? state->impl.get() : nullptr, measuredPeakBytes,
-      stats);
+      *this->data, comm, data, state ? state->impl.get() : nullptr,
+      measuredPeakBytes, stats);
 }
 
 RankState::RankState()
@@ -302,10 +87,26 @@ RankState::RankState(RankState &&) noexcept = default;
 RankState &RankState::operator=(RankState &&) noexcept = default;
 int64_t RankState::paramBytes() const { return impl->paramBytes; }
 
+Tensor Program::globalParam(const ParamInfo &p, const DataSource &data) {
+  std::unique_ptr<rt::SafetensorsFile> file;
+  if (!data.weightsFile.empty())
+    file = std::make_unique<rt::SafetensorsFile>(
+        rt::SafetensorsFile::open(data.weightsFile));
+  return data.param(p, file.get());
+}
+
+Tensor Program::globalInput(const InputInfo &in, const DataSource &data) {
+  std::unique_ptr<rt::SafetensorsFile> file;
+  if (!data.inputsFile.empty())
+    file = std::make_unique<rt::SafetensorsFile>(
+        rt::SafetensorsFile::open(data.inputsFile));
+  return data.input(in, file.get());
+}
+
 Tensor Program::assembleResult(size_t i,
                                const std::vector<Tensor> &perRank) const {
-  const ResultLayout &layout = impl->results.at(i);
-  const std::vector<int64_t> &mesh = impl->meshShape;
+  const ResultLayout &layout = data->results.at(i);
+  const std::vector<int64_t> &mesh = data->meshShape;
   rt::DType dtype = perRank.empty() ? rt::DType::F32 : perRank[0].dtype();
   Tensor global(layout.globalShape);
   std::vector<bool> touched(global.numel(), false);

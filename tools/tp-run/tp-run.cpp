@@ -92,6 +92,12 @@ static cl::opt<std::string>
     dumpOutputs("dump-outputs",
                 cl::desc("Write the gathered outputs (safetensors)"),
                 cl::cat(category));
+static cl::opt<bool> dumpProgram(
+    "dump-program",
+    cl::desc("Print the compiled program (its instructions, slots and "
+             "frees; one program serves every rank) and exit without "
+             "running it"),
+    cl::cat(category));
 static cl::opt<bool>
     verify("verify",
            cl::desc("Also run the unparallelized model on one rank and "
@@ -920,6 +926,12 @@ int main(int argc, char **argv) {
     if (partitioned && numRanks > 0 && numRanks != n)
       fail(ranksText() + " does not match the " + "program's mesh of " +
            std::to_string(n) + " ranks");
+    if (dumpProgram) {
+      // SPMD: every rank runs this list, so the root prints it once.
+      if (isRoot)
+        program.print(llvm::outs());
+      return shareExitCode(0);
+    }
     bool onThreads = backend == "threads";
     if (onThreads)
       checkRankThreads(n, program.peakBytes(),
@@ -951,7 +963,8 @@ int main(int argc, char **argv) {
     RunResult run;
 #if TP_HAVE_CUDA
     if (device == "cuda") {
-      exec::DeviceProgram onDevice = exec::DeviceProgram::compile(entry);
+      // The same instructions, run by the device interpreter.
+      exec::DeviceProgram onDevice(program);
       if (backend == "nccl") {
         if (n != ncclRanks)
           fail("the program's mesh has " + std::to_string(n) + " ranks but " +

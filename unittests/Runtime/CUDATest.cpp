@@ -13,6 +13,7 @@
 #include "tp/Runtime/Init.h"
 #include "tp/Runtime/Kernels.h"
 #include "tp/Runtime/NCCLCommunicator.h"
+#include "tp/Runtime/UnevenCollectives.h"
 
 #include "LowPrecisionChecks.h"
 
@@ -913,6 +914,27 @@ TEST_P(DeviceRanksTest, TensorParallelMlpMatchesOneRank) {
     expectClose(results[r], expected, 1e-5f);
   for (int r = 1; r < n; ++r)
     EXPECT_EQ(results[r], results[0]) << "ranks must agree bitwise";
+}
+
+TEST_P(DeviceRanksTest, UnevenCollectivesMatchHost) {
+  // 5 rows over 2, 3 and 4 ranks: 3,2 / 2,2,1 / 2,2,1,0 (an empty piece).
+  int n = GetParam();
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    Tensor global = rand({5, 3}, "uneven").to(dtype);
+    gpu::runDeviceRanks(n, [&](Communicator &comm) {
+      int r = comm.rank();
+      Tensor piece = chunkDim(global, 0, n, r);
+      DeviceTensor mine = up(piece);
+      check(gpu::allGatherUneven(comm, mine, 0, 5).download() == global,
+            "allGatherUneven");
+      // Max of equal values is the value: each rank keeps its rows.
+      check(gpu::reduceScatterUneven(comm, up(global), 0, ReduceOp::Max)
+                    .download() == piece,
+            "reduceScatterUneven");
+      check(gpu::padDim(mine, 1, 4).download() == padDim(piece, 1, 4),
+            "padDim");
+    });
+  }
 }
 
 TEST_P(DeviceRanksTest, LowPrecisionCollectivesMatchHostReduction) {

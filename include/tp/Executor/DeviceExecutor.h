@@ -1,10 +1,11 @@
 //===- DeviceExecutor.h - run a tp program on CUDA devices ------*- C++ -*-===//
 //
 // The device flavour of the executor (library TPExecutorCUDA, built when the
-// CUDA runtime library is, i.e. TP_HAVE_CUDA): the same compiled program as
-// Program, with every value in device memory, model ops on the CUDA kernels
-// of tp/Runtime/CUDA.h and collectives on a communicator over device memory
-// (the nccl backend, or gpu::runDeviceRanks for several ranks on one GPU).
+// CUDA runtime library is, i.e. TP_HAVE_CUDA): the instruction list of a
+// Program, not compiled again, run by the device interpreter, with every
+// value in device memory, model ops on the CUDA kernels of tp/Runtime/CUDA.h
+// and collectives on a communicator over device memory (the nccl backend,
+// or gpu::runDeviceRanks for several ranks on one GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,20 +16,25 @@
 
 namespace tp::exec {
 
-/// A program compiled for device buffers. Thread-safe to run on several
-/// ranks at once (each on its own thread and current device).
+/// A program run on device buffers. Thread-safe to run on several ranks at
+/// once (each on its own thread and current device).
 ///
 /// Kernels compute in f32 like the host's: 16-bit values are widened on the
 /// device for each kernel and the result rounded once. Transpose and the
 /// loss ops (cross entropy and its parts) have no device kernels yet:
-/// compile() rejects programs that use them, naming the op.
+/// programs that use them are refused, naming the op.
 class DeviceProgram {
 public:
   ~DeviceProgram();
   DeviceProgram(DeviceProgram &&) noexcept;
+  DeviceProgram &operator=(DeviceProgram &&) noexcept;
 
-  /// Compiles `func`. Throws std::runtime_error naming the op that cannot
-  /// run on the device.
+  /// The device form of \p program, sharing its instructions (it may
+  /// outlive \p program). Throws std::runtime_error naming the first op
+  /// that has no device kernel.
+  explicit DeviceProgram(const Program &program);
+
+  /// Program::compile(func), for the device.
   static DeviceProgram compile(mlir::func::FuncOp func);
 
   /// Runs the program as rank `comm.rank()` on the calling thread's current
@@ -44,11 +50,8 @@ public:
   const std::vector<int64_t> &meshShape() const;
   size_t size() const;
 
-  struct Impl;
-
 private:
-  explicit DeviceProgram(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl;
+  std::shared_ptr<const detail::ProgramData> data;
 };
 
 } // namespace tp::exec

@@ -1,19 +1,21 @@
 //===- Executor.h - run a partitioned tp program on N ranks -----*- C++ -*-===//
 //
 // The bridge between MLIR and the runtime: compiles a partitioned SPMD
-// function (or an unparallelized model function) into a flat instruction
-// list once, then runs it on any rank with a Communicator.
+// function (or an unparallelized model function) once into a flat
+// instruction list with a liveness plan (tp/Executor/Instruction.h), which
+// the host interpreter runs on any rank with a Communicator (and the device
+// one, DeviceExecutor.h, on GPUs).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TP_EXECUTOR_EXECUTOR_H
 #define TP_EXECUTOR_EXECUTOR_H
 
+#include "tp/Executor/DataSource.h"
+#include "tp/Executor/Instruction.h"
 #include "tp/Runtime/Communicator.h"
 #include "tp/Runtime/Tensor.h"
 
-#include <functional>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,56 +27,11 @@ class FuncOp;
 } // namespace func
 } // namespace mlir
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace tp::exec {
-
-using runtime::Tensor;
-
-/// Where parameters and inputs come from. The default is the seeded
-/// generator, whose values depend only on (seed, name, global index), so a
-/// rank can produce its shard without the whole tensor.
-struct DataSource {
-  uint64_t seed = 0;
-  /// Optional safetensors files with global tensors under their FQNs
-  /// (parameters) and function argument names (inputs).
-  std::string weightsFile;
-  std::string inputsFile;
-};
-
-/// A slice of a global tensor along one dim (torch.chunk piece).
-struct Slice {
-  int64_t dim = 0, offset = 0, size = 0;
-};
-
-/// Description of one parameter of a program.
-struct ParamInfo {
-  std::string name;
-  std::vector<int64_t> globalShape;
-  /// The init scale of the seeded generator, and whether the value is
-  /// centred on one (norm weights) instead of zero.
-  float scale = 1.0f;
-  bool onesCentred = false;
-  /// The element type the program holds the parameter in (the model's
-  /// dtype); generated and loaded values are rounded to it.
-  runtime::DType dtype = runtime::DType::F32;
-};
-
-/// Description of one input (function argument).
-struct InputInfo {
-  std::string name;
-  /// The global shape: files and the generator hold the whole input, and
-  /// each rank receives its piece of it (see `placements`).
-  std::vector<int64_t> shape;
-  /// How the input arrives, one entry per mesh axis as in ResultLayout: "R"
-  /// (every rank gets it whole), "S<d>" (this rank's torch.chunk of dim d)
-  /// or "P<kind>" (a partial value: for sum the axis' first rank holds it
-  /// and the others zeros; avg, max and min hold it everywhere).
-  std::vector<std::string> placements;
-  /// For integer token inputs: ids are uniform in [0, vocab).
-  bool isTokens = false;
-  int64_t vocab = 0;
-  /// The element type the program holds the input in (token ids: F32).
-  runtime::DType dtype = runtime::DType::F32;
-};
 
 /// How a function result is laid out across the mesh.
 struct ResultLayout {
@@ -88,6 +45,7 @@ struct ResultLayout {
 };
 
 namespace detail {
+struct ProgramData;
 struct RankStateImpl;
 } // namespace detail
 
@@ -112,11 +70,14 @@ private:
   std::unique_ptr<detail::RankStateImpl> impl;
 };
 
-/// A compiled program. Thread-safe to run on several ranks at once.
+/// A compiled program: the instruction list, the types of its slots, the
+/// liveness plan and what it needs from a DataSource. Thread-safe to run on
+/// several ranks at once.
 class Program {
 public:
   ~Program();
   Program(Program &&) noexcept;
+  Program &operator=(Program &&) noexcept;
 
   /// Compiles `func`. Throws std::runtime_error naming the op that cannot
   /// be executed.
@@ -144,6 +105,20 @@ public:
   int64_t peakBytes() const;
   /// Number of instructions.
   size_t size() const;
+  const std::vector<Instruction> &instructions() const;
+  /// The type of each value slot, indexed by slot.
+  const std::vector<SlotType> &slotTypes() const;
+  /// The slots of the inputs and of the results, in argument and result
+  /// order.
+  const std::vector<int> &inputSlots() const;
+  const std::vector<int> &resultSlots() const;
+
+  /// Prints the program, one instruction per line, in a stable text form:
+  /// a header line (function, mesh, slots, static peak bytes), the inputs
+  /// (`%0 = input 'x' : f32[4x8] {placements = [R]}`), the instructions
+  /// (`%3 = linear 'net1' %0, %1, %2 : f32[4x8] // frees %0, %1`, static
+  /// arguments in braces) and `return %5`.
+  void print(llvm::raw_ostream &os) const;
 
   /// The full (global) value of a parameter or input, from `data`, in the
   /// program's dtype for it.
@@ -155,12 +130,11 @@ public:
   /// results are added in f32 and rounded once).
   Tensor assembleResult(size_t i, const std::vector<Tensor> &perRank) const;
 
-  /// Implementation details (shared with the compiler in Executor.cpp).
-  struct Impl;
-
 private:
-  explicit Program(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl;
+  friend class DeviceProgram;
+  explicit Program(std::shared_ptr<const detail::ProgramData> data);
+  /// Shared with the DevicePrograms made from this program.
+  std::shared_ptr<const detail::ProgramData> data;
 };
 
 } // namespace tp::exec

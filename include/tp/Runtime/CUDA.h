@@ -256,6 +256,13 @@ void allReduceInPlace(Communicator &comm, DeviceTensor &x, ReduceOp op);
 /// Rank \p root's \p x on every rank.
 DeviceTensor broadcastTensor(Communicator &comm, const DeviceTensor &x,
                              int root);
+/// The uneven (torch.chunk) collectives of tp/Runtime/UnevenCollectives.h
+/// on device tensors: same arguments, checks and results.
+DeviceTensor padDim(const DeviceTensor &x, int64_t dim, int64_t size);
+DeviceTensor allGatherUneven(Communicator &comm, const DeviceTensor &x,
+                             int64_t dim, int64_t total);
+DeviceTensor reduceScatterUneven(Communicator &comm, const DeviceTensor &x,
+                                 int64_t dim, ReduceOp op);
 
 //===----------------------------------------------------------------------===//
 // Several ranks on one GPU: the threads backend over device memory

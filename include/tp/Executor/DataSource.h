@@ -1,0 +1,108 @@
+//===- DataSource.h - where a program's parameters and inputs come from --===//
+//
+// The data side of the executor, kept apart from the compiler: what a
+// program needs (ParamInfo, InputInfo: names, shapes, dtypes, the id range
+// of token inputs) and where the values come from (DataSource: safetensors
+// files, or a seeded generator whose init policy lives here). No MLIR in
+// this header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_EXECUTOR_DATASOURCE_H
+#define TP_EXECUTOR_DATASOURCE_H
+
+#include "tp/Runtime/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tp::runtime {
+class SafetensorsFile;
+} // namespace tp::runtime
+
+namespace tp::exec {
+
+using runtime::Tensor;
+
+/// How the runtime holds integer token ids: as f32 values (exact up to
+/// 2^24). Every place that maps an integer tensor to a runtime dtype uses
+/// this, so giving the runtime integer dtypes changes it here.
+inline constexpr runtime::DType kTokenDType = runtime::DType::F32;
+
+/// A slice of a global tensor along one dim (torch.chunk piece).
+struct Slice {
+  int64_t dim = 0, offset = 0, size = 0;
+};
+
+/// Description of one parameter of a program.
+struct ParamInfo {
+  std::string name;
+  std::vector<int64_t> globalShape;
+  /// The element type the program holds the parameter in (the model's
+  /// dtype); generated and loaded values are rounded to it.
+  runtime::DType dtype = runtime::DType::F32;
+};
+
+/// Description of one input (function argument).
+struct InputInfo {
+  std::string name;
+  /// The global shape: files and the generator hold the whole input, and
+  /// each rank receives its piece of it (see `placements`).
+  std::vector<int64_t> shape;
+  /// How the input arrives, one entry per mesh axis as in ResultLayout: "R"
+  /// (every rank gets it whole), "S<d>" (this rank's torch.chunk of dim d)
+  /// or "P<kind>" (a partial value: for sum the axis' first rank holds it
+  /// and the others zeros; avg, max and min hold it everywhere).
+  std::vector<std::string> placements;
+  /// For integer token inputs: valid ids are in [0, vocab) (see
+  /// tokenRange in lib/Executor/DataSource.cpp for how it is found).
+  bool isTokens = false;
+  int64_t vocab = 0;
+  /// The element type the program holds the input in (token ids:
+  /// kTokenDType).
+  runtime::DType dtype = runtime::DType::F32;
+};
+
+/// The seeded generator's distribution for one parameter: uniform in
+/// [-scale, scale), plus one when `onesCentred`.
+struct ParamInit {
+  float scale = 1.0f;
+  bool onesCentred = false;
+};
+
+/// Where parameters and inputs come from. The default is the seeded
+/// generator, whose values depend only on (seed, name, global index), so a
+/// rank can produce its shard without the whole tensor.
+struct DataSource {
+  uint64_t seed = 0;
+  /// Optional safetensors files with global tensors under their FQNs
+  /// (parameters) and function argument names (inputs).
+  std::string weightsFile;
+  std::string inputsFile;
+
+  /// The generator's init for a parameter. It depends only on the name and
+  /// the global shape, so every plan sees the same values: 2-D and larger
+  /// weights use 1/sqrt(fan_in), 1-D `...weight`s (norms) are centred on
+  /// one, other 1-D parameters (biases) are small.
+  static ParamInit paramInit(const std::string &name,
+                             const std::vector<int64_t> &globalShape);
+
+  /// Parameter \p p (or its \p slice) from \p weights (this source's
+  /// weights file, opened) or the generator, in p.dtype. Throws naming the
+  /// file and tensor when it is missing or has another shape.
+  Tensor param(const ParamInfo &p, runtime::SafetensorsFile *weights,
+               const Slice *slice = nullptr) const;
+  /// Input \p in from \p inputs (this source's inputs file, opened) or the
+  /// generator, in in.dtype; token ids outside [0, vocab) in a file throw.
+  Tensor input(const InputInfo &in, runtime::SafetensorsFile *inputs) const;
+  /// The piece of the global input \p global that the rank at \p coords of
+  /// \p meshShape receives (in.placements).
+  static Tensor localInput(const InputInfo &in, Tensor global,
+                           const std::vector<int64_t> &meshShape,
+                           const std::vector<int64_t> &coords);
+};
+
+} // namespace tp::exec
+
+#endif // TP_EXECUTOR_DATASOURCE_H

@@ -1,0 +1,133 @@
+//===- Instruction.h - the executor's instruction list ----------*- C++ -*-===//
+//
+// A compiled program is plain data: a list of instructions over numbered
+// value slots, each naming an opcode, the slots it reads, the slot it
+// defines, its static arguments and the slots that die after it. One
+// compiler (Program::compile) produces it from a partitioned function, the
+// printer (Program::print) shows it, and every backend's interpreter runs
+// the same list. No MLIR in this header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_EXECUTOR_INSTRUCTION_H
+#define TP_EXECUTOR_INSTRUCTION_H
+
+#include "tp/Runtime/Communicator.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tp::exec {
+
+/// What an instruction does. The comment after each names the static
+/// arguments it reads (fields of Instruction); all take their inputs from
+/// `operands` and define `result`.
+enum class Opcode : uint8_t {
+  // Values that come from the data source or from nothing.
+  Param,      // param: the whole parameter
+  ParamChunk, // param, dim, axes: only this rank's torch.chunk of it
+  Arange,     // size: [0, 1, ..., size - 1]
+  // Layout changes on one rank.
+  Chunk,                // dim, axes: this rank's torch.chunk piece
+  PartialFromReplicate, // axes, reduce: sum keeps the value on coordinate 0
+  Reshape,              // shape (-1: the uneven dim, whatever is left)
+  Transpose,            // shape: the permutation
+  Copy,                 // (dropout at inference)
+  // Collectives over the group of ranks that differ only on `axes`.
+  AllGather,           // dim, axes
+  AllGatherUneven,     // dim, size, outerAxes, axes: torch.chunk pieces
+  AllReduce,           // reduce, axes
+  ReduceScatter,       // dim, reduce, axes
+  ReduceScatterUneven, // dim, reduce, axes: into torch.chunk pieces
+  AllToAll,            // dim (split), concatDim, axes
+  Broadcast,           // root, axes
+  // Kernels: they compute in f32 (16-bit operands are widened for the call)
+  // and round the result to its slot's dtype once.
+  Linear,          // operands x, weight[, bias]
+  Embedding,       // operands ids, table
+  EmbeddingMasked, // size (the vocabulary), axes: rows of a sharded table
+  LayerNorm,       // value (eps)
+  RMSNorm,         // value (eps)
+  Relu,
+  Gelu,
+  Silu,
+  Exp,
+  Log,
+  Add,
+  Sub,
+  Mul,
+  Matmul,
+  Softmax,     // dim
+  Rotary,      // value (theta)
+  Attention,   // causal
+  ReduceMax,   // dim
+  ReduceSum,   // dim
+  Mean,        //
+  TargetLogit, // size (classes), axes: empty unless the classes are sharded
+  CrossEntropy,
+};
+
+/// The opcode's name in the printed program ("all_gather").
+const char *opcodeName(Opcode op);
+/// Whether \p op is a kernel (computes in f32, see Opcode).
+bool isKernel(Opcode op);
+/// Whether \p op has a kernel on the host only (transpose and the loss ops);
+/// the device backend refuses programs that use one.
+bool isHostOnly(Opcode op);
+
+/// One instruction. Fields an opcode does not read (see Opcode) keep their
+/// defaults, so the printer shows only what matters.
+struct Instruction {
+  Opcode op = Opcode::Copy;
+  /// The slots it reads, in the order of the op's operands.
+  std::vector<int> operands;
+  /// The slot it defines (each instruction defines a new one).
+  int result = -1;
+
+  /// Mesh axes of the group it works on (collectives, chunks, sharded
+  /// embeddings and targets).
+  std::vector<int64_t> axes;
+  /// AllGatherUneven: earlier mesh axes that split the same dim, so this
+  /// group's full size is the nested torch.chunk of `size`.
+  std::vector<int64_t> outerAxes;
+  /// Reshape's target shape, Transpose's permutation.
+  std::vector<int64_t> shape;
+  int64_t dim = 0;
+  int64_t concatDim = 0;
+  /// A full (unsharded) extent: the gathered dim, the vocabulary, the number
+  /// of classes, the arange length.
+  int64_t size = 0;
+  int64_t root = 0;
+  /// eps of the norms, theta of rotary.
+  float value = 0;
+  runtime::ReduceOp reduce = runtime::ReduceOp::Sum;
+  bool causal = false;
+  /// Param, ParamChunk: the index into Program::params().
+  int param = -1;
+
+  /// The op's FQN (or the parameter's name) when it has one, for the
+  /// printer; `origin` describes the op with its location, for errors.
+  std::string name;
+  std::string origin;
+
+  /// Kernels: the 16-bit operand slots widened to f32 for the call (each
+  /// once), derived from the slot types.
+  std::vector<int> widen;
+  /// The liveness plan: slots whose last reader this is (results excepted).
+  std::vector<int> frees;
+};
+
+/// The type of a value slot: its local shape on one rank (-1 for a dim
+/// whose size depends on the rank, an uneven shard) and element type.
+struct SlotType {
+  std::vector<int64_t> shape;
+  runtime::DType dtype = runtime::DType::F32;
+  /// Bytes when every dim is static, else 0 (uneven dims are measured when
+  /// the program runs).
+  int64_t staticBytes = 0;
+};
+
+} // namespace tp::exec
+
+#endif // TP_EXECUTOR_INSTRUCTION_H

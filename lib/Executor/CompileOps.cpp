@@ -1,0 +1,212 @@
+//===- CompileOps.cpp - one instruction per op ------------------*- C++ -*-===//
+//
+// The per-op half of the compiler (Compiler.h): each op of the partitioned
+// function becomes one Instruction, its attributes becoming static
+// arguments. What an op means at run time is the interpreter's
+// (Interpreter.h); here only what it reads and how.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compiler.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <stdexcept>
+
+using namespace mlir;
+using namespace ::tp::exec;
+using namespace ::tp::exec::detail;
+namespace m = mlir::tp::model;
+using mlir::tp::TPDialect;
+
+/// The ops whose instruction is the opcode and operands alone.
+static std::optional<Opcode> plainOpcode(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<Opcode>>(op)
+      .Case([](m::LinearOp) { return Opcode::Linear; })
+      .Case([](m::DropoutOp) { return Opcode::Copy; })
+      .Case([](m::ReluOp) { return Opcode::Relu; })
+      .Case([](m::GeluOp) { return Opcode::Gelu; })
+      .Case([](m::SiluOp) { return Opcode::Silu; })
+      .Case([](m::ExpOp) { return Opcode::Exp; })
+      .Case([](m::LogOp) { return Opcode::Log; })
+      .Case([](m::AddOp) { return Opcode::Add; })
+      .Case([](m::SubOp) { return Opcode::Sub; })
+      .Case([](m::MulOp) { return Opcode::Mul; })
+      .Case([](m::MatmulOp) { return Opcode::Matmul; })
+      .Case([](m::MeanOp) { return Opcode::Mean; })
+      .Case([](m::CrossEntropyOp) { return Opcode::CrossEntropy; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+void Compiler::compileOp(Operation *op) {
+  if (fusedChunks.count(op))
+    return;
+  Instruction instr;
+  for (Value v : op->getOperands()) {
+    auto it = slots.find(v);
+    if (it == slots.end())
+      throw std::runtime_error("operand of " + describe(op) +
+                               " is not defined before it");
+    instr.operands.push_back(it->second);
+  }
+  if (std::optional<Opcode> code = plainOpcode(op)) {
+    instr.op = *code;
+    emit(op, std::move(instr));
+    return;
+  }
+  auto axesOf = [](auto collective) {
+    return std::vector<int64_t>(collective.getMeshAxes().begin(),
+                                collective.getMeshAxes().end());
+  };
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](m::ParamOp p) { compileParam(p); })
+      .Case([&](mlir::tp::ChunkOp c) {
+        instr.op = Opcode::Chunk;
+        instr.axes = axesOf(c);
+        instr.dim = c.getAxis();
+        emit(op, std::move(instr));
+      })
+      .Case([&](mlir::tp::PartialFromReplicateOp c) {
+        instr.op = Opcode::PartialFromReplicate;
+        instr.axes = axesOf(c);
+        instr.reduce = reduceOp(c.getReduction());
+        emit(op, std::move(instr));
+      })
+      .Case([&](mlir::tp::AllGatherOp c) {
+        int64_t dim = c.getGatherAxis();
+        if (!c.getInput().getType().isDynamicDim(dim)) {
+          emitCollective(op, Opcode::AllGather, axesOf(c)).dim = dim;
+          return;
+        }
+        int64_t total = c.getType().getDimSize(dim);
+        std::vector<int64_t> outer;
+        if (ShapedType::isDynamic(total)) {
+          // The dim is also split on earlier mesh axes: this group's full
+          // size is the nested torch.chunk of the global size.
+          IntegerAttr global = c.getGlobalSizeAttr();
+          std::optional<ArrayRef<int64_t>> outerAxes = c.getOuterAxes();
+          if (!global || !outerAxes)
+            throw std::runtime_error("tp executor cannot gather an uneven "
+                                     "dim of unknown full size: " +
+                                     describe(op));
+          total = global.getInt();
+          outer.assign(outerAxes->begin(), outerAxes->end());
+        }
+        Instruction &i = emitCollective(op, Opcode::AllGatherUneven, axesOf(c));
+        i.dim = dim;
+        i.size = total;
+        i.outerAxes = std::move(outer);
+      })
+      .Case([&](mlir::tp::AllReduceOp c) {
+        emitCollective(op, Opcode::AllReduce, axesOf(c)).reduce =
+            reduceOp(c.getReduction());
+      })
+      .Case([&](mlir::tp::ReduceScatterOp c) {
+        int64_t dim = c.getScatterAxis();
+        Instruction &i = emitCollective(op,
+                                        c.getType().isDynamicDim(dim)
+                                            ? Opcode::ReduceScatterUneven
+                                            : Opcode::ReduceScatter,
+                                        axesOf(c));
+        i.dim = dim;
+        i.reduce = reduceOp(c.getReduction());
+      })
+      .Case([&](mlir::tp::AllToAllOp c) {
+        Instruction &i = emitCollective(op, Opcode::AllToAll, axesOf(c));
+        i.dim = c.getSplitAxis();
+        i.concatDim = c.getConcatAxis();
+      })
+      .Case([&](mlir::tp::BroadcastOp c) {
+        emitCollective(op, Opcode::Broadcast, axesOf(c)).root = c.getRoot();
+      })
+      .Case([&](m::EmbeddingOp) {
+        instr.op = Opcode::Embedding;
+        emit(op, std::move(instr));
+      })
+      .Case([&](mlir::tp::ShardedEmbeddingOp e) {
+        // This rank holds rows [offset, offset + local rows) of the vocab.
+        instr.op = Opcode::EmbeddingMasked;
+        // The module the lookup came from (a model op's fqn).
+        if (std::optional<StringRef> module = e.getModule())
+          instr.name = module->str();
+        instr.axes = axesOf(e);
+        instr.size = e.getVocabSize();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::LayerNormOp n) {
+        instr.op = Opcode::LayerNorm;
+        instr.value = n.getEps().convertToDouble();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::RMSNormOp n) {
+        instr.op = Opcode::RMSNorm;
+        instr.value = n.getEps().convertToDouble();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::SoftmaxOp s) {
+        instr.op = Opcode::Softmax;
+        instr.dim = s.getDim();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::ReshapeOp r) {
+        instr.op = Opcode::Reshape;
+        instr.shape = shapeOf(r.getType());
+        if (llvm::count(instr.shape, -1) > 1)
+          throw std::runtime_error("tp executor cannot reshape to more "
+                                   "than one uneven dim: " +
+                                   describe(op));
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::RotaryOp r) {
+        instr.op = Opcode::Rotary;
+        instr.value = r.getTheta().convertToDouble();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::AttentionOp a) {
+        instr.op = Opcode::Attention;
+        instr.causal = a.getCausal();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::ArangeOp a) {
+        instr.op = Opcode::Arange;
+        instr.size = a.getType().getDimSize(0);
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::TransposeOp t) {
+        instr.op = Opcode::Transpose;
+        instr.shape.assign(t.getPermutation().begin(),
+                           t.getPermutation().end());
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::ReduceMaxOp r) {
+        instr.op = Opcode::ReduceMax;
+        instr.dim = r.getDim();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::ReduceSumOp r) {
+        instr.op = Opcode::ReduceSum;
+        instr.dim = r.getDim();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::TargetLogitOp) {
+        instr.op = Opcode::TargetLogit;
+        emit(op, std::move(instr));
+      })
+      .Case([&](mlir::tp::ShardedTargetLogitOp t) {
+        // Class-sharded logits: this rank's classes start at its chunk's
+        // offset.
+        instr.op = Opcode::TargetLogit;
+        instr.axes = axesOf(t);
+        instr.size = t.getNumClasses();
+        emit(op, std::move(instr));
+      })
+      .Default([&](Operation *) {
+        throw std::runtime_error(
+            "tp executor cannot run " + describe(op) +
+            (isa<mlir::tp::DTensorType>(op->getResultTypes().empty()
+                                            ? Type()
+                                            : op->getResult(0).getType())
+                 ? " (the program is not partitioned; run tp-pipeline)"
+                 : ""));
+      });
+}

@@ -1,0 +1,185 @@
+//===- Compiler.cpp - a function's inputs, results, slots, params ---------===//
+//
+// The function-level half of the compiler (Compiler.h): the mesh, the
+// inputs and results with their layouts, slot numbering, parameters (a
+// parameter read only by its chunk is loaded as that chunk), then the
+// liveness plan and the memory check. The per-op half is CompileOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <stdexcept>
+
+using namespace mlir;
+using namespace ::tp::exec;
+using namespace ::tp::exec::detail;
+namespace m = mlir::tp::model;
+using mlir::tp::TPDialect;
+
+namespace tp::exec::detail {
+ProgramData compileProgram(func::FuncOp func) {
+  ProgramData program;
+  Compiler(program).compile(func);
+  return program;
+}
+} // namespace tp::exec::detail
+
+void Compiler::compile(func::FuncOp func) {
+  program.name = func.getName().str();
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  std::string meshNames;
+  int meshes = 0;
+  if (module)
+    module.walk([&](mlir::tp::MeshOp mesh) {
+      meshNames += (meshes++ ? " and @" : "@") + mesh.getSymName().str();
+      if (program.meshShape.size() == 1 && program.meshShape[0] == 1)
+        program.meshShape.assign(mesh.getShape().begin(),
+                                 mesh.getShape().end());
+    });
+  if (meshes > 1)
+    throw std::runtime_error("the program has " + std::to_string(meshes) +
+                             " meshes (" + meshNames +
+                             "); the executor runs a program on one mesh");
+  if (func.getBody().empty())
+    throw std::runtime_error("function @" + func.getName().str() +
+                             " has no body");
+  Block &block = func.getBody().front();
+  auto argTypes =
+      TPDialect::ArgTypesAttrHelper(func->getContext()).getAttr(func);
+  for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
+    InputInfo in;
+    auto name = func.getArgAttrOfType<StringAttr>(i, "model.name");
+    in.name = name ? name.getValue().str() : "arg" + std::to_string(i);
+    describeLayout(argTypes ? cast<TypeAttr>(argTypes[i]).getValue()
+                            : arg.getType(),
+                   program.meshShape.size(),
+                   "input '" + in.name + "' (argument " + std::to_string(i) +
+                       " of @" + func.getName().str() + ")",
+                   in.shape, in.placements);
+    in.dtype = dtypeOf(arg.getType(), func);
+    auto elt = cast<RankedTensorType>(arg.getType()).getElementType();
+    if (isa<IntegerType>(elt)) {
+      in.isTokens = true;
+      in.vocab = tokenRange(arg);
+      if (in.vocab <= 0)
+        throw std::runtime_error("integer input '" + in.name +
+                                 "' feeds no embedding, so its id range "
+                                 "is unknown");
+    }
+    program.inputSlots.push_back(slotOf(arg));
+    program.inputs.push_back(in);
+  }
+  for (Operation &op : block.without_terminator())
+    compileOp(&op);
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  auto resultTypes =
+      TPDialect::ResultTypesAttrHelper(func->getContext()).getAttr(func);
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    program.resultSlots.push_back(slotOf(v));
+    ResultLayout layout;
+    describeLayout(
+        resultTypes ? cast<TypeAttr>(resultTypes[i]).getValue() : v.getType(),
+        program.meshShape.size(),
+        "result " + std::to_string(i) + " of @" + func.getName().str(),
+        layout.globalShape, layout.placements);
+    layout.local = static_cast<bool>(func.getResultAttr(
+        i, TPDialect::LocalAttrHelper(func->getContext()).getName()));
+    program.results.push_back(layout);
+  }
+  planLiveness(program);
+  int64_t memory = rt::hostMemoryBytes();
+  if (program.peak > memory)
+    throw std::runtime_error(
+        "@" + func.getName().str() + " needs " + std::to_string(program.peak) +
+        " bytes per rank at its peak, more than this host's " +
+        std::to_string(memory) + " bytes of memory hold");
+}
+
+int Compiler::slotOf(Value v) {
+  auto it = slots.find(v);
+  if (it != slots.end())
+    return it->second;
+  int s = static_cast<int>(program.slots.size());
+  slots[v] = s;
+  Operation *where = v.getDefiningOp();
+  if (!where)
+    where = v.getParentBlock()->getParentOp();
+  SlotType type;
+  type.dtype = dtypeOf(v.getType(), where);
+  checkFits(v.getType(), "the value of " + describe(where));
+  if (auto t = dyn_cast<RankedTensorType>(v.getType())) {
+    type.shape = shapeOf(t);
+    if (t.hasStaticShape())
+      type.staticBytes =
+          t.getNumElements() * static_cast<int64_t>(rt::dtypeSize(type.dtype));
+  }
+  program.slots.push_back(std::move(type));
+  return s;
+}
+
+Instruction &Compiler::emit(Operation *op, Instruction instr) {
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    throw std::runtime_error("tp executor needs tensor results: " +
+                             describe(op));
+  instr.result = slotOf(op->getResult(0));
+  if (instr.name.empty())
+    if (auto fqn = op->getAttrOfType<StringAttr>("fqn"))
+      instr.name = fqn.getValue().str();
+  instr.origin = describe(op);
+  if (isKernel(instr.op))
+    for (int s : instr.operands)
+      if (program.slots[s].dtype != rt::DType::F32 &&
+          !llvm::is_contained(instr.widen, s))
+        instr.widen.push_back(s);
+  program.instrs.push_back(std::move(instr));
+  return program.instrs.back();
+}
+
+Instruction &Compiler::emitCollective(Operation *op, Opcode code,
+                                      llvm::ArrayRef<int64_t> axes) {
+  Instruction instr;
+  instr.op = code;
+  instr.operands.push_back(slots.at(op->getOperand(0)));
+  instr.axes.assign(axes.begin(), axes.end());
+  program.axisGroups.insert(instr.axes);
+  return emit(op, std::move(instr));
+}
+
+void Compiler::compileParam(m::ParamOp p) {
+  ParamInfo info;
+  info.name = p.getName().str();
+  info.globalShape =
+      staticShapeOf(p.getType(), "parameter '" + info.name + "'");
+  info.dtype = dtypeOf(p.getType(), p);
+  // One FQN names one tensor (in a weights file too): a tied parameter is
+  // one op, or ops of the same shape.
+  auto [first, inserted] = paramOps.try_emplace(info.name, p);
+  if (!inserted && first->second.getType() != p.getType())
+    throw std::runtime_error(
+        "parameter '" + info.name + "' is declared with two types: " +
+        typeString(first->second.getType()) + " (" + describe(first->second) +
+        ") and " + typeString(p.getType()) + " (" + describe(p) + ")");
+  Instruction instr;
+  instr.param = static_cast<int>(program.params.size());
+  instr.name = info.name;
+  program.params.push_back(std::move(info));
+  // A parameter used only by one single-axis chunk is loaded as that
+  // chunk: the rank never holds the whole tensor.
+  if (p->hasOneUse())
+    if (auto chunk = dyn_cast<mlir::tp::ChunkOp>(*p->getUsers().begin()))
+      if (chunk.getMeshAxes().size() == 1) {
+        fusedChunks.insert(chunk);
+        instr.op = Opcode::ParamChunk;
+        instr.axes.assign(chunk.getMeshAxes().begin(),
+                          chunk.getMeshAxes().end());
+        instr.dim = chunk.getAxis();
+        emit(chunk, std::move(instr));
+        return;
+      }
+  instr.op = Opcode::Param;
+  emit(p, std::move(instr));
+}

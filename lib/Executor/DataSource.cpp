@@ -1,0 +1,158 @@
+//===- DataSource.cpp - parameters and inputs from files or the seed -----===//
+//
+// Where a program's data comes from (tp/Executor/DataSource.h) and the
+// policy of generated data: the init distribution of each parameter (by
+// name and shape) and the id range of token inputs (from the tables the ids
+// index, the one question only the IR answers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compiler.h"
+
+#include "tp/Runtime/Init.h"
+#include "tp/Runtime/Kernels.h"
+#include "tp/Runtime/Safetensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+using namespace ::tp::exec;
+namespace rt = ::tp::runtime;
+
+ParamInit DataSource::paramInit(const std::string &name,
+                                const std::vector<int64_t> &globalShape) {
+  ParamInit init;
+  if (globalShape.size() >= 2) {
+    init.scale =
+        1.0f /
+        std::sqrt(static_cast<float>(std::max<int64_t>(1, globalShape.back())));
+  } else {
+    const std::string suffix = "weight";
+    init.onesCentred =
+        name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    init.scale = 0.1f;
+  }
+  return init;
+}
+
+static void checkShape(const rt::SafetensorsFile &file, const std::string &name,
+                       const std::vector<int64_t> &expected) {
+  if (!file.contains(name))
+    throw std::runtime_error(file.path() + ": missing tensor '" + name + "'");
+  if (file.shape(name) != expected) {
+    Tensor probe(file.shape(name));
+    Tensor want(expected);
+    throw std::runtime_error(file.path() + ": tensor '" + name +
+                             "' has shape [" + probe.shapeString() +
+                             "] but the model expects [" + want.shapeString() +
+                             "]");
+  }
+}
+
+Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
+                         const Slice *slice) const {
+  if (weights) {
+    checkShape(*weights, p.name, p.globalShape);
+    return (slice ? weights->readSlice(p.name, slice->dim, slice->offset,
+                                       slice->size)
+                  : weights->read(p.name))
+        .to(p.dtype);
+  }
+  ParamInit init = paramInit(p.name, p.globalShape);
+  Tensor t = slice ? rt::initShard(seed, p.name, p.globalShape, slice->dim,
+                                   slice->offset, slice->size, init.scale)
+                   : rt::initTensor(seed, p.name, p.globalShape, init.scale);
+  if (init.onesCentred)
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.data()[i] += 1.0f;
+  return t.to(p.dtype);
+}
+
+Tensor DataSource::input(const InputInfo &in,
+                         rt::SafetensorsFile *inputs) const {
+  if (inputs) {
+    checkShape(*inputs, in.name, in.shape);
+    Tensor t = inputs->read(in.name);
+    if (!in.isTokens)
+      return t.to(in.dtype);
+    // Checked as f32, which holds every id a file can name exactly.
+    t = t.to(rt::DType::F32);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      float v = t.data()[i];
+      if (v != std::floor(v) || v < 0 || v >= in.vocab)
+        throw std::runtime_error(inputs->path() + ": input '" + in.name +
+                                 "' holds id " + std::to_string(v) +
+                                 " outside [0, " + std::to_string(in.vocab) +
+                                 ")");
+    }
+    return t.to(kTokenDType);
+  }
+  if (in.isTokens)
+    return rt::initTokens(seed, in.name, in.shape, in.vocab).to(kTokenDType);
+  return rt::initTensor(seed, in.name, in.shape, 1.0f).to(in.dtype);
+}
+
+Tensor DataSource::localInput(const InputInfo &in, Tensor global,
+                              const std::vector<int64_t> &meshShape,
+                              const std::vector<int64_t> &coords) {
+  for (size_t a = 0; a < in.placements.size() && a < meshShape.size(); ++a) {
+    const std::string &p = in.placements[a];
+    if (p[0] == 'S') {
+      // Nested in mesh order, as the partitioner chunks.
+      global = rt::chunkDim(global, std::stoll(p.substr(1)), meshShape[a],
+                            coords[a]);
+    } else if (p == "Psum" && coords[a] != 0) {
+      global = Tensor(global.shape(), global.dtype());
+    }
+  }
+  return global;
+}
+
+//===----------------------------------------------------------------------===//
+// The id range of token inputs
+//===----------------------------------------------------------------------===//
+
+int64_t tp::exec::detail::tokenRange(mlir::Value ids) {
+  namespace m = mlir::tp::model;
+  using mlir::tp::TPDialect;
+  // Ids must be valid for every table they index: the smallest one.
+  int64_t range = -1;
+  auto narrow = [&](int64_t v) { range = range < 0 ? v : std::min(range, v); };
+  for (mlir::Operation *user : ids.getUsers()) {
+    // Through local chunks (a batch-sharded input) to the embeddings.
+    if (auto chunk = mlir::dyn_cast<mlir::tp::ChunkOp>(user)) {
+      if (int64_t v = tokenRange(chunk.getResult()); v > 0)
+        narrow(v);
+      continue;
+    }
+    // Loss targets: ids range over the classes (all of them when the
+    // logits are class-sharded).
+    if (auto t = mlir::dyn_cast<m::TargetLogitOp>(user)) {
+      narrow(mlir::cast<mlir::RankedTensorType>(t.getLogits().getType())
+                 .getDimSize(1));
+      continue;
+    }
+    if (auto t = mlir::dyn_cast<mlir::tp::ShardedTargetLogitOp>(user)) {
+      narrow(t.getNumClasses());
+      continue;
+    }
+    if (auto ce = mlir::dyn_cast<m::CrossEntropyOp>(user)) {
+      narrow(mlir::cast<mlir::RankedTensorType>(ce.getLogits().getType())
+                 .getDimSize(1));
+      continue;
+    }
+    // Embeddings: the whole vocabulary, also when this rank holds a chunk.
+    if (auto emb = mlir::dyn_cast<m::EmbeddingOp>(user)) {
+      mlir::Value w = emb.getWeight();
+      if (auto chunk = w.getDefiningOp<mlir::tp::ChunkOp>())
+        w = chunk.getInput();
+      narrow(mlir::cast<mlir::RankedTensorType>(w.getType()).getDimSize(0));
+      continue;
+    }
+    if (auto emb = mlir::dyn_cast<mlir::tp::ShardedEmbeddingOp>(user))
+      narrow(emb.getVocabSize());
+  }
+  return range;
+}

@@ -1,0 +1,385 @@
+//===- Interpreter.h - one loop over the instruction list -------*- C++ -*-===//
+//
+// Runs a compiled program (ProgramData) as one rank, on a backend B that
+// owns the buffers: HostBackend (Executor.cpp: runtime::Tensor and the CPU
+// kernels) and DeviceBackend (DeviceExecutor.cpp: gpu::DeviceTensor and the
+// CUDA kernels). The loop, the liveness frees, parameter residency, widening
+// for kernels and statistics are written once here; a backend only supplies
+// buffers and kernels. Private to lib/Executor; no MLIR.
+//
+// A backend provides
+//   using Buffer;                       // movable, with shape(), dim(),
+//                                       // numel(), bytes(), dtype()
+//   static constexpr const char *kName; // "host", "device"
+//   static constexpr bool kHostOnlyKernels; // transpose and the loss ops
+//   static Buffer fromHost(Tensor);     // parameters, inputs, constants
+//   static Buffer clone(const Buffer &);
+//   static Buffer convert(const Buffer &, runtime::DType);
+//   static Buffer convert(Buffer &&, runtime::DType); // moves when equal
+//   static Buffer zeros(std::vector<int64_t>, runtime::DType);
+// and the kernels and tensor collectives, found by argument-dependent lookup
+// on Buffer (runtime:: for Tensor, runtime::gpu:: for DeviceTensor) under the
+// names of tp/Runtime/Kernels.h, Communicator.h and UnevenCollectives.h:
+// linear(x, w, bias*), allGatherDim(comm, x, dim), allGatherUneven, ...
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_EXECUTOR_INTERPRETER_H
+#define TP_LIB_EXECUTOR_INTERPRETER_H
+
+#include "ProgramData.h"
+
+#include "tp/Runtime/Safetensors.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace tp::exec::detail {
+
+using Groups =
+    std::map<std::vector<int64_t>, std::unique_ptr<rt::Communicator>>;
+
+/// Per-rank state while a program runs.
+template <class B> struct Frame {
+  using Buffer = typename B::Buffer;
+
+  /// Value slots; a slot may share its buffer with the RankState (a
+  /// resident parameter). Buffers are never written after they are set.
+  std::vector<std::shared_ptr<Buffer>> slots;
+  /// Whether the slot's buffer is a resident parameter (kept after the run).
+  std::vector<bool> resident;
+  const ProgramData *program = nullptr;
+  rt::Communicator *world = nullptr;
+  Groups ownGroups;
+  const Groups *groups = nullptr;
+  std::vector<int64_t> coords;
+  const DataSource *data = nullptr;
+  std::unique_ptr<rt::SafetensorsFile> weights, inputs;
+  RankStateImpl *state = nullptr;
+
+  const Buffer &at(int s) const { return *slots[s]; }
+  void set(int s, Buffer b) {
+    slots[s] = std::make_shared<Buffer>(std::move(b));
+  }
+  /// Slot \p s's buffer, moved out if nothing else holds it.
+  Buffer take(int s) {
+    if (slots[s].use_count() == 1)
+      return std::move(*slots[s]);
+    return B::clone(*slots[s]);
+  }
+  /// The communicator of the group of ranks that differ only on \p axes.
+  rt::Communicator &comm(const std::vector<int64_t> &axes) const {
+    if (axes.size() == program->meshShape.size())
+      return *world;
+    return *groups->at(axes);
+  }
+  /// This rank's torch.chunk of \p n over the group of \p axes.
+  rt::Chunk chunkOf(int64_t n, const std::vector<int64_t> &axes) const {
+    return rt::chunkOf(n, program->groupSize(axes),
+                       program->groupIndex(coords, axes));
+  }
+
+  /// Sets parameter \p index's value into slot \p out: the resident one if
+  /// the RankState has it, else `load()` (kept resident when there is a
+  /// RankState).
+  template <class Fn> void loadParam(int out, size_t index, Fn load) {
+    if (state && index < state->params.size() && state->params[index]) {
+      slots[out] = std::static_pointer_cast<Buffer>(state->params[index]);
+      resident[out] = true;
+      return;
+    }
+    set(out, B::fromHost(load()));
+    if (state) {
+      if (state->params.size() <= index)
+        state->params.resize(index + 1);
+      state->params[index] = slots[out];
+      state->paramBytes += static_cast<int64_t>(slots[out]->bytes());
+      resident[out] = true;
+    }
+  }
+};
+
+/// The value of kernel instruction \p in (operands already in f32).
+template <class B>
+typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
+  auto arg = [&](size_t i) -> const typename B::Buffer & {
+    return f.at(in.operands[i]);
+  };
+  switch (in.op) {
+  case Opcode::Linear:
+    return linear(arg(0), arg(1), in.operands.size() > 2 ? &arg(2) : nullptr);
+  case Opcode::Embedding:
+    return embedding(arg(0), arg(1));
+  case Opcode::EmbeddingMasked:
+    // This rank holds rows [offset, offset + local rows) of the vocab.
+    return embeddingMasked(arg(0), arg(1), f.chunkOf(in.size, in.axes).offset);
+  case Opcode::LayerNorm:
+    return layerNorm(arg(0), &arg(1), &arg(2), in.value);
+  case Opcode::RMSNorm:
+    return rmsNorm(arg(0), &arg(1), in.value);
+  case Opcode::Copy:
+    return B::clone(arg(0));
+  case Opcode::Relu:
+    return relu(arg(0));
+  case Opcode::Gelu:
+    return gelu(arg(0));
+  case Opcode::Silu:
+    return silu(arg(0));
+  case Opcode::Exp:
+    return exp(arg(0));
+  case Opcode::Add:
+    return add(arg(0), arg(1));
+  case Opcode::Mul:
+    return mul(arg(0), arg(1));
+  case Opcode::Matmul:
+    return matmul(arg(0), arg(1));
+  case Opcode::Softmax:
+    return softmax(arg(0), in.dim);
+  case Opcode::Rotary:
+    return rotary(arg(0), 0, in.value);
+  case Opcode::Attention:
+    return attention(arg(0), arg(1), arg(2), in.causal);
+  case Opcode::Reshape: {
+    // An uneven (dynamic) dim takes what the others leave.
+    std::vector<int64_t> s = in.shape;
+    int64_t known = 1;
+    for (int64_t d : s)
+      if (d >= 0)
+        known *= d;
+    for (int64_t &d : s)
+      if (d < 0)
+        d = known ? arg(0).numel() / known : 0;
+    return reshape(arg(0), s);
+  }
+  case Opcode::Arange: {
+    std::vector<float> v(in.size);
+    for (int64_t i = 0; i < in.size; ++i)
+      v[i] = static_cast<float>(i);
+    return B::fromHost(Tensor::fromData({in.size}, std::move(v)));
+  }
+  default:
+    break;
+  }
+  if constexpr (B::kHostOnlyKernels) {
+    switch (in.op) {
+    case Opcode::Transpose:
+      return permute(arg(0), in.shape);
+    case Opcode::Sub:
+      return sub(arg(0), arg(1));
+    case Opcode::Log:
+      return log(arg(0));
+    case Opcode::ReduceMax:
+      return reduceMax(arg(0), in.dim);
+    case Opcode::ReduceSum:
+      return reduceSum(arg(0), in.dim);
+    case Opcode::Mean:
+      return mean(arg(0));
+    case Opcode::TargetLogit:
+      return targetLogit(arg(0), arg(1),
+                         in.axes.empty() ? 0
+                                         : f.chunkOf(in.size, in.axes).offset);
+    case Opcode::CrossEntropy:
+      return crossEntropy(arg(0), arg(1));
+    default:
+      break;
+    }
+  }
+  throw std::runtime_error(std::string("the ") + B::kName +
+                           " backend has no kernel for " + in.origin);
+}
+
+/// Executes \p in: sets its result slot.
+template <class B> void execute(const Instruction &in, Frame<B> &f) {
+  using Buffer = typename B::Buffer;
+  const ProgramData &P = *f.program;
+  auto arg = [&](size_t i) -> const Buffer & { return f.at(in.operands[i]); };
+  switch (in.op) {
+  case Opcode::Param:
+    f.loadParam(in.result, in.param, [&] {
+      return f.data->param(P.params[in.param], f.weights.get());
+    });
+    return;
+  case Opcode::ParamChunk: {
+    const ParamInfo &info = P.params[in.param];
+    rt::Chunk c = f.chunkOf(info.globalShape[in.dim], in.axes);
+    Slice s{in.dim, c.offset, c.size};
+    f.loadParam(in.result, in.param,
+                [&] { return f.data->param(info, f.weights.get(), &s); });
+    return;
+  }
+  case Opcode::Chunk:
+    f.set(in.result, chunkDim(arg(0), in.dim, P.groupSize(in.axes),
+                              P.groupIndex(f.coords, in.axes)));
+    return;
+  case Opcode::PartialFromReplicate: {
+    // sum: the value on coordinate 0 of the axes, zeros elsewhere; the other
+    // reductions of equal values are the value.
+    const Buffer &x = arg(0);
+    bool keep =
+        in.reduce != rt::ReduceOp::Sum || P.groupIndex(f.coords, in.axes) == 0;
+    f.set(in.result, keep ? B::clone(x) : B::zeros(x.shape(), x.dtype()));
+    return;
+  }
+  case Opcode::AllGather:
+    f.set(in.result, allGatherDim(f.comm(in.axes), arg(0), in.dim));
+    return;
+  case Opcode::AllGatherUneven: {
+    int64_t size = in.size;
+    for (int64_t a : in.outerAxes)
+      size = rt::chunkOf(size, P.meshShape[a], f.coords[a]).size;
+    f.set(in.result, allGatherUneven(f.comm(in.axes), arg(0), in.dim, size));
+    return;
+  }
+  case Opcode::AllReduce: {
+    Buffer y = B::clone(arg(0));
+    allReduceInPlace(f.comm(in.axes), y, in.reduce);
+    f.set(in.result, std::move(y));
+    return;
+  }
+  case Opcode::ReduceScatter:
+    f.set(in.result,
+          reduceScatterDim(f.comm(in.axes), arg(0), in.dim, in.reduce));
+    return;
+  case Opcode::ReduceScatterUneven:
+    f.set(in.result,
+          reduceScatterUneven(f.comm(in.axes), arg(0), in.dim, in.reduce));
+    return;
+  case Opcode::AllToAll:
+    f.set(in.result,
+          allToAllDims(f.comm(in.axes), arg(0), in.dim, in.concatDim));
+    return;
+  case Opcode::Broadcast:
+    f.set(in.result,
+          broadcastTensor(f.comm(in.axes), arg(0), static_cast<int>(in.root)));
+    return;
+  default:
+    break;
+  }
+  // A kernel: 16-bit operands are widened for the call (the frame holds
+  // them in their dtype again afterwards) and a 16-bit result is rounded
+  // once, as PyTorch's CPU kernels for bf16 and f16 do.
+  rt::DType outType = P.slots[in.result].dtype;
+  if (in.widen.empty()) {
+    f.set(in.result, B::convert(runKernel(in, f), outType));
+    return;
+  }
+  std::vector<std::shared_ptr<Buffer>> held;
+  held.reserve(in.widen.size());
+  for (int s : in.widen) {
+    held.push_back(std::move(f.slots[s]));
+    f.set(s, B::convert(*held.back(), rt::DType::F32));
+  }
+  Buffer result = runKernel(in, f);
+  for (size_t i = 0; i < in.widen.size(); ++i)
+    f.slots[in.widen[i]] = std::move(held[i]);
+  f.set(in.result, B::convert(std::move(result), outType));
+}
+
+/// Runs \p program as rank comm.rank(); see Program::run.
+template <class B>
+std::vector<typename B::Buffer>
+runProgram(const ProgramData &program, rt::Communicator &comm,
+           const DataSource &data, RankStateImpl *state,
+           int64_t *measuredPeakBytes, rt::CollectiveStats *stats) {
+  if (comm.size() != program.numRanks())
+    throw std::runtime_error(
+        "the program's mesh has " + std::to_string(program.numRanks()) +
+        " ranks but the communicator has " + std::to_string(comm.size()));
+  if (state && state->program &&
+      (state->program != &program || state->world != &comm ||
+       std::strcmp(state->backend, B::kName) != 0))
+    throw std::runtime_error("a RankState belongs to one program, one "
+                             "communicator and one backend");
+  Frame<B> f;
+  f.program = &program;
+  f.world = &comm;
+  f.data = &data;
+  f.state = state;
+  f.slots.resize(program.slots.size());
+  f.resident.assign(program.slots.size(), false);
+  f.coords = program.coordsOf(comm.rank());
+  // Sub-communicators, created in the same order on every rank (once per
+  // RankState).
+  Groups &groups = state ? state->groups : f.ownGroups;
+  if (!state || !state->program) {
+    for (const std::vector<int64_t> &axes : program.axisGroups) {
+      if (axes.size() == program.meshShape.size())
+        continue;
+      std::vector<int64_t> others;
+      for (int64_t a = 0; a < (int64_t)program.meshShape.size(); ++a)
+        if (std::find(axes.begin(), axes.end(), a) == axes.end())
+          others.push_back(a);
+      int color = static_cast<int>(program.groupIndex(f.coords, others));
+      int key = static_cast<int>(program.groupIndex(f.coords, axes));
+      groups[axes] = comm.split(color, key);
+    }
+    if (state) {
+      state->program = &program;
+      state->backend = B::kName;
+      state->world = &comm;
+    }
+  }
+  f.groups = &groups;
+  rt::CollectiveStats worldBefore = comm.stats();
+  std::map<std::vector<int64_t>, rt::CollectiveStats> statsBefore;
+  for (auto &[axes, group] : groups)
+    statsBefore[axes] = group->stats();
+  if (!data.weightsFile.empty() &&
+      !(state && state->params.size() == program.params.size()))
+    f.weights = std::make_unique<rt::SafetensorsFile>(
+        rt::SafetensorsFile::open(data.weightsFile));
+  if (!data.inputsFile.empty())
+    f.inputs = std::make_unique<rt::SafetensorsFile>(
+        rt::SafetensorsFile::open(data.inputsFile));
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    const InputInfo &in = program.inputs[i];
+    f.set(program.inputSlots[i],
+          B::fromHost(DataSource::localInput(in, data.input(in, f.inputs.get()),
+                                             program.meshShape, f.coords)));
+  }
+  // Live bytes: resident parameters count from the start, others from their
+  // definition to their last use.
+  int64_t live = state ? state->paramBytes : 0, peak = 0;
+  for (int s : program.inputSlots)
+    live += f.at(s).bytes();
+  peak = live;
+  for (const Instruction &instr : program.instrs) {
+    int64_t before = state ? state->paramBytes : 0;
+    execute(instr, f);
+    if (!f.resident[instr.result])
+      live += f.at(instr.result).bytes();
+    else if (state)
+      live += state->paramBytes - before; // loaded by this run
+    peak = std::max(peak, live);
+    for (int s : instr.frees) {
+      if (!f.resident[s])
+        live -= f.at(s).bytes();
+      f.slots[s].reset();
+    }
+  }
+  if (measuredPeakBytes)
+    *measuredPeakBytes = peak;
+  if (stats) {
+    // This run's calls: the communicators may have been used before.
+    auto add = [&](const rt::CollectiveStats &now,
+                   const rt::CollectiveStats &then) {
+      for (auto &[k, v] : now.counts)
+        if (k != "split") {
+          auto it = then.counts.find(k);
+          stats->counts[k] += v - (it == then.counts.end() ? 0 : it->second);
+        }
+      stats->bytes += now.bytes - then.bytes;
+    };
+    add(comm.stats(), worldBefore);
+    for (auto &[axes, group] : groups)
+      add(group->stats(), statsBefore[axes]);
+  }
+  std::vector<typename B::Buffer> results;
+  for (int s : program.resultSlots)
+    results.push_back(f.take(s));
+  return results;
+}
+
+} // namespace tp::exec::detail
+
+#endif // TP_LIB_EXECUTOR_INTERPRETER_H

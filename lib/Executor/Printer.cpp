@@ -1,0 +1,221 @@
+//===- Printer.cpp - the instruction list as text ---------------*- C++ -*-===//
+//
+// The opcode table (names, which static arguments each one reads) and
+// Program::print, the stable text form that `tp-run --dump-program` shows
+// and the tests check:
+//
+//   program @forward on mesh [2]: 9 slots, peak 1536 bytes per rank
+//     %0 = input 'x' {placements = [R]} : f32[4x16]
+//     %1 = param_chunk 'fc1.weight' {dim = 0, axes = [0]} : f32[16x16]
+//     %3 = linear 'fc1' %0, %1, %2 : f32[4x16]  // frees %0, %1, %2
+//     %6 = all_reduce %5 {reduce = sum, axes = [0]} : f32[4x16]  // frees %5
+//     return %8
+//
+//===----------------------------------------------------------------------===//
+
+#include "ProgramData.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace ::tp::exec;
+namespace rt = ::tp::runtime;
+
+namespace {
+/// The static arguments an opcode reads, in the order they print.
+enum Arg : unsigned {
+  kDim = 1 << 0,
+  kConcatDim = 1 << 1,
+  kSize = 1 << 2,
+  kRoot = 1 << 3,
+  kShape = 1 << 4,
+  kPerm = 1 << 5, // `shape` holds a permutation
+  kEps = 1 << 6,
+  kTheta = 1 << 7,
+  kReduce = 1 << 8,
+  kCausal = 1 << 9,
+  kOuterAxes = 1 << 10,
+  kAxes = 1 << 11,
+};
+
+struct OpcodeInfo {
+  const char *name;
+  unsigned args;
+  bool kernel;
+  bool hostOnly;
+};
+
+/// Indexed by Opcode, in its order.
+const OpcodeInfo kOpcodes[] = {
+    {"param", 0, false, false},
+    {"param_chunk", kDim | kAxes, false, false},
+    {"arange", kSize, true, false},
+    {"chunk", kDim | kAxes, false, false},
+    {"partial_from_replicate", kReduce | kAxes, false, false},
+    {"reshape", kShape, true, false},
+    {"transpose", kPerm, true, true},
+    {"copy", 0, true, false},
+    {"all_gather", kDim | kAxes, false, false},
+    {"all_gather_uneven", kDim | kSize | kOuterAxes | kAxes, false, false},
+    {"all_reduce", kReduce | kAxes, false, false},
+    {"reduce_scatter", kDim | kReduce | kAxes, false, false},
+    {"reduce_scatter_uneven", kDim | kReduce | kAxes, false, false},
+    {"all_to_all", kDim | kConcatDim | kAxes, false, false},
+    {"broadcast", kRoot | kAxes, false, false},
+    {"linear", 0, true, false},
+    {"embedding", 0, true, false},
+    {"embedding_masked", kSize | kAxes, true, false},
+    {"layer_norm", kEps, true, false},
+    {"rms_norm", kEps, true, false},
+    {"relu", 0, true, false},
+    {"gelu", 0, true, false},
+    {"silu", 0, true, false},
+    {"exp", 0, true, false},
+    {"log", 0, true, true},
+    {"add", 0, true, false},
+    {"sub", 0, true, true},
+    {"mul", 0, true, false},
+    {"matmul", 0, true, false},
+    {"softmax", kDim, true, false},
+    {"rotary", kTheta, true, false},
+    {"attention", kCausal, true, false},
+    {"reduce_max", kDim, true, true},
+    {"reduce_sum", kDim, true, true},
+    {"mean", 0, true, true},
+    {"target_logit", kSize | kAxes, true, true},
+    {"cross_entropy", 0, true, true},
+};
+static_assert(sizeof(kOpcodes) / sizeof(kOpcodes[0]) ==
+                  static_cast<size_t>(Opcode::CrossEntropy) + 1,
+              "one table entry per opcode");
+
+const OpcodeInfo &info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
+
+const char *reduceName(rt::ReduceOp op) {
+  switch (op) {
+  case rt::ReduceOp::Sum:
+    return "sum";
+  case rt::ReduceOp::Avg:
+    return "avg";
+  case rt::ReduceOp::Max:
+    return "max";
+  case rt::ReduceOp::Min:
+    return "min";
+  }
+  return "?";
+}
+
+void printList(llvm::raw_ostream &os, const std::vector<int64_t> &v) {
+  os << '[';
+  llvm::interleaveComma(v, os, [&](int64_t x) {
+    if (x < 0)
+      os << '?';
+    else
+      os << x;
+  });
+  os << ']';
+}
+
+void printType(llvm::raw_ostream &os, const SlotType &t) {
+  os << llvm::StringRef(rt::dtypeName(t.dtype)).lower() << '[';
+  llvm::interleave(
+      t.shape, os,
+      [&](int64_t d) {
+        if (d < 0)
+          os << '?';
+        else
+          os << d;
+      },
+      "x");
+  os << ']';
+}
+
+void printSlots(llvm::raw_ostream &os, const std::vector<int> &slots) {
+  llvm::interleaveComma(slots, os, [&](int s) { os << '%' << s; });
+}
+
+/// " {dim = 1, axes = [0]}", or nothing without static arguments.
+void printArgs(llvm::raw_ostream &os, const Instruction &in) {
+  unsigned args = info(in.op).args;
+  if (in.op == Opcode::TargetLogit && in.axes.empty())
+    args = 0; // classes not sharded: nothing to say
+  if (!args)
+    return;
+  const char *sep = " {";
+  auto key = [&](const char *name) -> llvm::raw_ostream & {
+    os << sep << name << " = ";
+    sep = ", ";
+    return os;
+  };
+  if (args & kDim)
+    key("dim") << in.dim;
+  if (args & kConcatDim)
+    key("concat_dim") << in.concatDim;
+  if (args & kSize)
+    key("size") << in.size;
+  if (args & kRoot)
+    key("root") << in.root;
+  if (args & kShape)
+    printList(key("shape"), in.shape);
+  if (args & kPerm)
+    printList(key("perm"), in.shape);
+  if (args & kEps)
+    key("eps") << llvm::format("%g", in.value);
+  if (args & kTheta)
+    key("theta") << llvm::format("%g", in.value);
+  if (args & kReduce)
+    key("reduce") << reduceName(in.reduce);
+  if (args & kCausal)
+    key("causal") << (in.causal ? "true" : "false");
+  if ((args & kOuterAxes) && !in.outerAxes.empty())
+    printList(key("outer_axes"), in.outerAxes);
+  if (args & kAxes)
+    printList(key("axes"), in.axes);
+  os << '}';
+}
+} // namespace
+
+const char *tp::exec::opcodeName(Opcode op) { return info(op).name; }
+bool tp::exec::isKernel(Opcode op) { return info(op).kernel; }
+bool tp::exec::isHostOnly(Opcode op) { return info(op).hostOnly; }
+
+void Program::print(llvm::raw_ostream &os) const {
+  const detail::ProgramData &p = *data;
+  os << "program @" << p.name << " on mesh ";
+  printList(os, p.meshShape);
+  os << ": " << p.slots.size() << " slots, peak " << p.peak
+     << " bytes per rank\n";
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    const InputInfo &in = p.inputs[i];
+    int slot = p.inputSlots[i];
+    os << "  %" << slot << " = input '" << in.name << "' {placements = [";
+    llvm::interleaveComma(in.placements, os);
+    os << ']';
+    if (in.isTokens)
+      os << ", tokens = " << in.vocab;
+    os << "} : ";
+    printType(os, p.slots[slot]);
+    os << '\n';
+  }
+  for (const Instruction &in : p.instrs) {
+    os << "  %" << in.result << " = " << opcodeName(in.op);
+    if (!in.name.empty())
+      os << " '" << in.name << "'";
+    if (!in.operands.empty()) {
+      os << ' ';
+      printSlots(os, in.operands);
+    }
+    printArgs(os, in);
+    os << " : ";
+    printType(os, p.slots[in.result]);
+    if (!in.frees.empty()) {
+      os << "  // frees ";
+      printSlots(os, in.frees);
+    }
+    os << '\n';
+  }
+  os << "  return ";
+  printSlots(os, p.resultSlots);
+  os << '\n';
+}

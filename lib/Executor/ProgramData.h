@@ -1,0 +1,90 @@
+//===- ProgramData.h - what a compiled program holds ------------*- C++ -*-===//
+//
+// The compiled program as the compiler leaves it and every interpreter reads
+// it, and what a RankState keeps between runs. Private to lib/Executor; no
+// MLIR here (the interpreters include it).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_EXECUTOR_PROGRAMDATA_H
+#define TP_LIB_EXECUTOR_PROGRAMDATA_H
+
+#include "tp/Executor/Executor.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tp::exec::detail {
+
+namespace rt = ::tp::runtime;
+
+struct ProgramData {
+  /// The function's name, for the printer.
+  std::string name;
+  std::vector<int64_t> meshShape{1};
+  std::vector<SlotType> slots;
+  std::vector<Instruction> instrs;
+  std::vector<int> inputSlots;
+  std::vector<int> resultSlots;
+  std::vector<ParamInfo> params;
+  std::vector<InputInfo> inputs;
+  std::vector<ResultLayout> results;
+  /// The mesh axes of every group a collective runs on; each rank splits one
+  /// sub-communicator per entry (except the whole mesh) before running.
+  std::set<std::vector<int64_t>> axisGroups;
+  /// Static peak bytes per rank (see Program::peakBytes).
+  int64_t peak = 0;
+
+  /// The rank's index in the group of \p axes (row-major over those axes).
+  int64_t groupIndex(const std::vector<int64_t> &coords,
+                     const std::vector<int64_t> &axes) const {
+    int64_t idx = 0;
+    for (int64_t a : axes)
+      idx = idx * meshShape[a] + coords[a];
+    return idx;
+  }
+  int64_t groupSize(const std::vector<int64_t> &axes) const {
+    int64_t n = 1;
+    for (int64_t a : axes)
+      n *= meshShape[a];
+    return n;
+  }
+  int64_t numRanks() const {
+    int64_t n = 1;
+    for (int64_t d : meshShape)
+      n *= d;
+    return n;
+  }
+  /// This rank's mesh coordinates (row-major rank numbering).
+  std::vector<int64_t> coordsOf(int64_t rank) const {
+    std::vector<int64_t> coords(meshShape.size(), 0);
+    for (int64_t a = static_cast<int64_t>(meshShape.size()) - 1; a >= 0; --a) {
+      coords[a] = rank % meshShape[a];
+      rank /= meshShape[a];
+    }
+    return coords;
+  }
+};
+
+/// What one rank keeps between runs when it is given a RankState: the
+/// communicators of its mesh axis groups and its loaded parameters.
+struct RankStateImpl {
+  /// The program and the backend ("host", "device") of the first run: the
+  /// kept buffers are of that backend.
+  const ProgramData *program = nullptr;
+  const char *backend = nullptr;
+  rt::Communicator *world = nullptr;
+  std::map<std::vector<int64_t>, std::unique_ptr<rt::Communicator>> groups;
+  /// One entry per parameter (a Buffer of the backend), indexed like
+  /// ProgramData::params.
+  std::vector<std::shared_ptr<void>> params;
+  int64_t paramBytes = 0;
+};
+
+} // namespace tp::exec::detail
+
+#endif // TP_LIB_EXECUTOR_PROGRAMDATA_H

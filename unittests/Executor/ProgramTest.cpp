@@ -1,0 +1,319 @@
+//===- ProgramTest.cpp - the compiled program as data -----------*- C++ -*-===//
+//
+// Compiles small partitioned modules from strings and checks the
+// instruction list itself (its printed form, the liveness plan, the static
+// peak), that running it gives the numbers computed from the global values,
+// and the data policy of the DataSource (init scales, token ranges).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Executor/Executor.h"
+
+#include "tp/InitAll.h"
+#include "tp/Runtime/Kernels.h"
+#include "tp/Runtime/ThreadCommunicator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <mutex>
+
+using namespace mlir;
+namespace rt = ::tp::runtime;
+using ::tp::exec::DataSource;
+using ::tp::exec::Instruction;
+using ::tp::exec::Opcode;
+using ::tp::exec::Program;
+
+namespace {
+
+/// The example MLP as tp-opt partitions it for 4 ranks (colwise net1,
+/// rowwise net2).
+const char *kMlp = R"(
+tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}) -> tensor<4x8xf32> attributes {tp.spmd} {
+  %0 = model.param "net1.weight" : tensor<32x8xf32>
+  %1 = model.param "net1.bias" : tensor<32xf32>
+  %2 = tp.chunk %0 on @mesh mesh_axes = [0] axis = 0 : tensor<32x8xf32> -> tensor<8x8xf32>
+  %3 = tp.chunk %1 on @mesh mesh_axes = [0] axis = 0 : tensor<32xf32> -> tensor<8xf32>
+  %4 = model.linear "net1"(%x, %2, %3) : (tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %5 = model.relu %4 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %6 = model.param "net2.weight" : tensor<8x32xf32>
+  %7 = model.param "net2.bias" : tensor<8xf32>
+  %8 = tp.chunk %6 on @mesh mesh_axes = [0] axis = 1 : tensor<8x32xf32> -> tensor<8x8xf32>
+  %9 = model.linear "net2"(%5, %8) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %10 = tp.all_reduce %9 on @mesh mesh_axes = [0] reduction = sum : tensor<4x8xf32>
+  %11 = model.add %10, %7 : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %11 : tensor<4x8xf32>
+}
+)";
+
+class ProgramTest : public ::testing::Test {
+protected:
+  ProgramTest() {
+    DialectRegistry registry;
+    mlir::tp::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  Program compile(const char *text) {
+    module = parseSourceString<ModuleOp>(text, &context);
+    if (!module)
+      throw std::runtime_error("the test module does not parse");
+    func::FuncOp entry;
+    module->walk([&](func::FuncOp f) { entry = f; });
+    return Program::compile(entry);
+  }
+
+  static std::string print(const Program &program) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    program.print(os);
+    return s;
+  }
+
+  /// Every rank's results of running \p program on its mesh.
+  static std::vector<std::vector<rt::Tensor>> runAll(const Program &program,
+                                                     const DataSource &data) {
+    int n = 1;
+    for (int64_t d : program.meshShape())
+      n *= static_cast<int>(d);
+    std::vector<std::vector<rt::Tensor>> out(n);
+    std::mutex mu;
+    rt::runRanks(n, [&](rt::Communicator &comm) {
+      auto r = program.run(comm, data);
+      std::lock_guard<std::mutex> lock(mu);
+      out[comm.rank()] = std::move(r);
+    });
+    return out;
+  }
+
+  /// Result \p i assembled from every rank's piece.
+  static rt::Tensor assembled(const Program &program,
+                              const std::vector<std::vector<rt::Tensor>> &out,
+                              size_t i) {
+    std::vector<rt::Tensor> perRank;
+    for (const auto &r : out)
+      perRank.push_back(r.at(i));
+    return program.assembleResult(i, perRank);
+  }
+
+  static void expectNear(const rt::Tensor &a, const rt::Tensor &b) {
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t i = 0; i < a.numel(); ++i)
+      EXPECT_NEAR(a.data()[i], b.data()[i],
+                  1e-5f * (1.0f + std::fabs(b.data()[i])))
+          << "element " << i;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(ProgramTest, PrintsOneInstructionPerLineWithFrees) {
+  Program program = compile(kMlp);
+  // A parameter read only by its chunk is loaded as the chunk; each slot is
+  // freed after its last reader, the result never.
+  EXPECT_EQ(print(program),
+            "program @forward on mesh [4]: 10 slots, peak 544 bytes per rank\n"
+            "  %0 = input 'x' {placements = [R]} : f32[4x8]\n"
+            "  %1 = param_chunk 'net1.weight' {dim = 0, axes = [0]} : "
+            "f32[8x8]\n"
+            "  %2 = param_chunk 'net1.bias' {dim = 0, axes = [0]} : f32[8]\n"
+            "  %3 = linear 'net1' %0, %1, %2 : f32[4x8]  // frees %0, %1, %2\n"
+            "  %4 = relu %3 : f32[4x8]  // frees %3\n"
+            "  %5 = param_chunk 'net2.weight' {dim = 1, axes = [0]} : "
+            "f32[8x8]\n"
+            "  %6 = param 'net2.bias' : f32[8]\n"
+            "  %7 = linear 'net2' %4, %5 : f32[4x8]  // frees %4, %5\n"
+            "  %8 = all_reduce %7 {reduce = sum, axes = [0]} : f32[4x8]  "
+            "// frees %7\n"
+            "  %9 = add %8, %6 : f32[4x8]  // frees %6, %8\n"
+            "  return %9\n");
+}
+
+TEST_F(ProgramTest, InstructionsAreData) {
+  Program program = compile(kMlp);
+  const std::vector<Instruction> &instrs = program.instructions();
+  ASSERT_EQ(instrs.size(), 9u);
+  EXPECT_EQ(program.size(), instrs.size());
+  const Instruction &reduce = instrs[7];
+  EXPECT_EQ(reduce.op, Opcode::AllReduce);
+  EXPECT_EQ(reduce.operands, (std::vector<int>{7}));
+  EXPECT_EQ(reduce.result, 8);
+  EXPECT_EQ(reduce.axes, (std::vector<int64_t>{0}));
+  EXPECT_EQ(reduce.reduce, rt::ReduceOp::Sum);
+  EXPECT_EQ(reduce.frees, (std::vector<int>{7}));
+  EXPECT_EQ(instrs[0].op, Opcode::ParamChunk);
+  EXPECT_EQ(program.params()[instrs[0].param].name, "net1.weight");
+  EXPECT_EQ(program.inputSlots(), (std::vector<int>{0}));
+  EXPECT_EQ(program.resultSlots(), (std::vector<int>{9}));
+  EXPECT_EQ(program.slotTypes()[1].shape, (std::vector<int64_t>{8, 8}));
+  EXPECT_EQ(program.slotTypes()[1].staticBytes, 8 * 8 * 4);
+  // The most bytes live at once: the input, net1's weight and bias chunks
+  // and net1's output, before linear's operands are freed.
+  EXPECT_EQ(program.peakBytes(), (32 + 64 + 8 + 32) * 4);
+}
+
+TEST_F(ProgramTest, RunsToTheUnpartitionedValue) {
+  Program program = compile(kMlp);
+  DataSource data;
+  data.seed = 11;
+  auto out = runAll(program, data);
+  auto param = [&](const char *name) {
+    for (const auto &p : program.params())
+      if (p.name == name)
+        return Program::globalParam(p, data);
+    throw std::runtime_error(std::string("no parameter ") + name);
+  };
+  rt::Tensor x = Program::globalInput(program.inputs()[0], data);
+  rt::Tensor w1 = param("net1.weight"), b1 = param("net1.bias");
+  rt::Tensor w2 = param("net2.weight"), b2 = param("net2.bias");
+  rt::Tensor want =
+      rt::linear(rt::relu(rt::linear(x, w1, &b1)), w2, &b2); // one rank
+  for (const auto &r : out)
+    expectNear(r.at(0), want); // replicated: every rank has all of it
+}
+
+TEST_F(ProgramTest, UnevenCollectivesGatherAndScatterTorchChunks) {
+  // 5 rows over 3 ranks: torch.chunk gives 2, 2, 1.
+  Program program = compile(R"(
+tp.mesh @mesh(shape = 3) {axis_names = ["tp"]}
+func.func @forward(%x: tensor<2x4xf32>) -> (tensor<2x5xf32>, tensor<?x4xf32>) attributes {tp.spmd, tp.result_types = [!tp.dtensor<2x5xf32, @mesh, [#tp.replicate]>, !tp.dtensor<5x4xf32, @mesh, [#tp.shard<0>]>]} {
+  %w = model.param "fc.weight" : tensor<5x4xf32>
+  %c = tp.chunk %w on @mesh mesh_axes = [0] axis = 0 : tensor<5x4xf32> -> tensor<?x4xf32>
+  %h = model.linear "fc"(%x, %c) : (tensor<2x4xf32>, tensor<?x4xf32>) -> tensor<2x?xf32>
+  %g = tp.all_gather %h on @mesh mesh_axes = [0] gather_axis = 1 : tensor<2x?xf32> -> tensor<2x5xf32>
+  %p = model.param "p" : tensor<5x4xf32>
+  %s = tp.reduce_scatter %p on @mesh mesh_axes = [0] reduction = sum scatter_axis = 0 : tensor<5x4xf32> -> tensor<?x4xf32>
+  return %g, %s : tensor<2x5xf32>, tensor<?x4xf32>
+}
+)");
+  std::string text = print(program);
+  EXPECT_NE(text.find("  %2 = linear 'fc' %0, %1 : f32[2x?]  // frees %0, %1\n"
+                      "  %3 = all_gather_uneven %2 {dim = 1, size = 5, axes = "
+                      "[0]} : f32[2x5]  // frees %2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  %5 = reduce_scatter_uneven %4 {dim = 0, reduce = "
+                      "sum, axes = [0]} : f32[?x4]  // frees %4\n"),
+            std::string::npos)
+      << text;
+  DataSource data;
+  data.seed = 5;
+  auto out = runAll(program, data);
+  rt::Tensor x = Program::globalInput(program.inputs()[0], data);
+  rt::Tensor w = Program::globalParam(program.params()[0], data);
+  rt::Tensor p = Program::globalParam(program.params()[1], data);
+  rt::Tensor want = rt::linear(x, w, nullptr);
+  const int64_t rows[] = {2, 2, 1};
+  for (int r = 0; r < 3; ++r) {
+    expectNear(out[r][0], want);
+    EXPECT_EQ(out[r][1].shape(), (std::vector<int64_t>{rows[r], 4}));
+  }
+  // Every rank holds p: the sum over the 3 ranks is 3p, split by rows.
+  rt::Tensor tripled = p;
+  for (int64_t i = 0; i < tripled.numel(); ++i)
+    tripled.data()[i] *= 3;
+  expectNear(assembled(program, out, 1), tripled);
+}
+
+TEST_F(ProgramTest, DataSourceChoosesTheInitByNameAndShape) {
+  // Matrices: 1/sqrt(fan_in); 1-D weights (norms) centred on one; biases
+  // small and centred on zero.
+  auto matrix = DataSource::paramInit("fc.weight", {32, 16});
+  EXPECT_FLOAT_EQ(matrix.scale, 0.25f);
+  EXPECT_FALSE(matrix.onesCentred);
+  auto norm = DataSource::paramInit("norm.weight", {16});
+  EXPECT_FLOAT_EQ(norm.scale, 0.1f);
+  EXPECT_TRUE(norm.onesCentred);
+  auto bias = DataSource::paramInit("fc.bias", {16});
+  EXPECT_FLOAT_EQ(bias.scale, 0.1f);
+  EXPECT_FALSE(bias.onesCentred);
+
+  ::tp::exec::ParamInfo p;
+  p.name = "norm.weight";
+  p.globalShape = {64};
+  rt::Tensor t = DataSource().param(p, nullptr);
+  ASSERT_EQ(t.numel(), 64);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    EXPECT_GE(t.data()[i], 0.9f) << i;
+    EXPECT_LT(t.data()[i], 1.1f) << i;
+  }
+  // A slice of the generator is the same slice of the whole tensor.
+  ::tp::exec::Slice slice{0, 10, 5};
+  rt::Tensor piece = DataSource().param(p, nullptr, &slice);
+  EXPECT_EQ(piece, rt::sliceDim(t, 0, 10, 5));
+}
+
+TEST_F(ProgramTest, TokenInputsRangeOverTheSmallestTableTheyIndex) {
+  Program program = compile(R"(
+func.func @forward(%ids: tensor<2x6xi64> {model.name = "tokens"}) -> (tensor<2x6x4xf32>, tensor<2x6x4xf32>) {
+  %big = model.param "big.weight" : tensor<50x4xf32>
+  %small = model.param "small.weight" : tensor<7x4xf32>
+  %a = model.embedding "big"(%ids, %big) : (tensor<2x6xi64>, tensor<50x4xf32>) -> tensor<2x6x4xf32>
+  %b = model.embedding "small"(%ids, %small) : (tensor<2x6xi64>, tensor<7x4xf32>) -> tensor<2x6x4xf32>
+  return %a, %b : tensor<2x6x4xf32>, tensor<2x6x4xf32>
+}
+)");
+  ASSERT_EQ(program.inputs().size(), 1u);
+  const auto &in = program.inputs()[0];
+  EXPECT_TRUE(in.isTokens);
+  EXPECT_EQ(in.vocab, 7);
+  // Ids are held as floats, the one representation of tokens.
+  EXPECT_EQ(in.dtype, ::tp::exec::kTokenDType);
+  EXPECT_NE(
+      print(program).find(
+          "%0 = input 'tokens' {placements = [R], tokens = 7} : f32[2x6]"),
+      std::string::npos);
+  DataSource data;
+  data.seed = 2;
+  rt::Tensor ids = Program::globalInput(in, data);
+  bool aboveZero = false;
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    float v = ids.data()[i];
+    EXPECT_EQ(v, std::floor(v));
+    EXPECT_GE(v, 0);
+    EXPECT_LT(v, 7);
+    aboveZero |= v > 0;
+  }
+  EXPECT_TRUE(aboveZero);
+}
+
+TEST_F(ProgramTest, IntegerInputsThatIndexNothingAreRejected) {
+  try {
+    compile(R"(
+func.func @forward(%ids: tensor<4xi64>) -> tensor<4xi64> {
+  return %ids : tensor<4xi64>
+}
+)");
+    FAIL() << "compile did not throw";
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "integer input 'arg0' feeds no embedding, so its id range "
+                  "is unknown"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(OpcodeTest, TableKnowsNamesKernelsAndHostOnlyOps) {
+  EXPECT_STREQ(::tp::exec::opcodeName(Opcode::AllGatherUneven),
+               "all_gather_uneven");
+  EXPECT_STREQ(::tp::exec::opcodeName(Opcode::CrossEntropy), "cross_entropy");
+  EXPECT_TRUE(::tp::exec::isKernel(Opcode::Linear));
+  EXPECT_FALSE(::tp::exec::isKernel(Opcode::AllReduce));
+  EXPECT_FALSE(::tp::exec::isKernel(Opcode::ParamChunk));
+  EXPECT_TRUE(::tp::exec::isHostOnly(Opcode::Transpose));
+  EXPECT_TRUE(::tp::exec::isHostOnly(Opcode::TargetLogit));
+  EXPECT_FALSE(::tp::exec::isHostOnly(Opcode::Attention));
+}
+
+} // namespace
