@@ -55,6 +55,12 @@ Program Program::compile(mlir::func::FuncOp func) {
 const std::vector<int64_t> &Program::meshShape() const {
   return data->meshShape;
 }
+int64_t Program::numRanks() const {
+  int64_t n = 1;
+  for (int64_t d : data->meshShape)
+    n *= d;
+  return n;
+}
 const std::vector<ParamInfo> &Program::params() const { return data->params; }
 const std::vector<InputInfo> &Program::inputs() const { return data->inputs; }
 const std::vector<ResultLayout> &Program::results() const {

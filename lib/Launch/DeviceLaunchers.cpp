@@ -32,9 +32,7 @@ public:
 
   RunResult run(const Program &program, const DataSource &data) override {
     DeviceProgram onDevice(program);
-    int64_t n = 1;
-    for (int64_t d : program.meshShape())
-      n *= d;
+    int64_t n = program.numRanks();
     checkRankThreads(n, program.peakBytes(),
                      "the program's mesh of " + std::to_string(n) + " ranks");
     int dev = options_.deviceId.value_or(0);
@@ -45,8 +43,7 @@ public:
                        const std::function<void(rt::Communicator &)> &fn) {
           gpu::runDeviceRanks(ranks, fn, dev, timeout);
         },
-        [&](rt::Communicator &comm, int64_t *peak,
-            rt::CollectiveStats *stats) {
+        [&](rt::Communicator &comm, int64_t *peak, rt::CollectiveStats *stats) {
           return onDevice.run(comm, data, peak, stats);
         });
   }
@@ -68,7 +65,8 @@ public:
 #else
       throw LaunchError("--backend nccl needs --nccl-id-file or "
                         "--rendezvous (this " +
-                        options_.toolName + " has no MPI to share the NCCL id)");
+                        options_.toolName +
+                        " has no MPI to share the NCCL id)");
 #endif
     } else {
       rank = *options_.processRank;
@@ -90,25 +88,14 @@ public:
 
   RunResult run(const Program &program, const DataSource &data) override {
     DeviceProgram onDevice(program);
-    int64_t n = 1;
-    for (int64_t d : program.meshShape())
-      n *= d;
+    int64_t n = program.numRanks();
     if (n != nranks)
       throw LaunchError("the program's mesh has " + std::to_string(n) +
                         " ranks but " + std::to_string(nranks) +
                         " processes run it");
     std::unique_ptr<rt::NCCLCommunicator> comm = createCommunicator();
-    comm->barrier();
-    comm->resetStats();
-    auto start = std::chrono::steady_clock::now();
-    int64_t peak = 0;
-    rt::CollectiveStats stats;
-    std::vector<Tensor> out = onDevice.run(*comm, data, &peak, &stats);
-    double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
-    return detail::gatherRun(
-        nranks, rank,
+    return detail::runProcessRank(
+        *comm,
         [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
           // NCCL moves device memory: stage through it.
           auto len = static_cast<int64_t>(count);
@@ -122,7 +109,10 @@ public:
           std::copy_n(static_cast<const char *>(all.raw()), all.bytes(),
                       static_cast<char *>(gathered));
         },
-        ms, peak, stats, out);
+        nullptr,
+        [&](rt::Communicator &c, int64_t *peak, rt::CollectiveStats *stats) {
+          return onDevice.run(c, data, peak, stats);
+        });
   }
 
   [[noreturn]] void fail(const std::string &message) override {
@@ -154,8 +144,8 @@ private:
     nccl.timeout = options_.timeout;
     nccl.checkCollectives = options_.checkCollectives;
     if (!options_.ncclIdFile.empty())
-      return rt::NCCLCommunicator::fromIdFile(options_.ncclIdFile, nranks,
-                                              rank, nccl);
+      return rt::NCCLCommunicator::fromIdFile(options_.ncclIdFile, nranks, rank,
+                                              nccl);
     rt::NCCLId id;
     if (bootstrap) {
 #if TP_HAVE_MPI
@@ -189,8 +179,8 @@ private:
 
 namespace detail {
 
-std::unique_ptr<Launcher> createDeviceLauncher(LaunchOptions options,
-                                               int *argc, char ***argv) {
+std::unique_ptr<Launcher> createDeviceLauncher(LaunchOptions options, int *argc,
+                                               char ***argv) {
   if (options.backend == "nccl")
     return std::make_unique<NCCLLauncher>(std::move(options), argc, argv);
   return std::make_unique<DeviceThreadLauncher>(std::move(options));

@@ -56,9 +56,7 @@ public:
       : Launcher(std::move(options)) {}
 
   RunResult run(const Program &program, const DataSource &data) override {
-    int64_t n = 1;
-    for (int64_t d : program.meshShape())
-      n *= d;
+    int64_t n = program.numRanks();
     checkRankThreads(n, program.peakBytes(),
                      "the program's mesh of " + std::to_string(n) + " ranks");
     auto timeout = options_.timeout;
@@ -68,8 +66,7 @@ public:
                   const std::function<void(rt::Communicator &)> &fn) {
           rt::runRanks(ranks, fn, timeout);
         },
-        [&](rt::Communicator &comm, int64_t *peak,
-            rt::CollectiveStats *stats) {
+        [&](rt::Communicator &comm, int64_t *peak, rt::CollectiveStats *stats) {
           return program.run(comm, data, peak, stats);
         });
   }
@@ -124,11 +121,10 @@ void LaunchOptions::check() const {
     throw LaunchError("--backend mpi runs on the CPU; use --backend nccl for "
                       "GPUs");
   if (resolvedDevice() == "cuda" && !kHaveCUDA)
-    throw LaunchError(
-        "--device cuda: this " + toolName +
-        " was built without CUDA and NCCL");
-  bool idFlags = !ncclIdFile.empty() || !rendezvous.empty() || processRank ||
-                 processCount;
+    throw LaunchError("--device cuda: this " + toolName +
+                      " was built without CUDA and NCCL");
+  bool idFlags =
+      !ncclIdFile.empty() || !rendezvous.empty() || processRank || processCount;
   if (idFlags && backend != "nccl")
     throw LaunchError("--nccl-id-file, --rendezvous, --rank and --nranks "
                       "belong to --backend nccl");
@@ -151,9 +147,8 @@ void LaunchOptions::check() const {
 #if TP_HAVE_CUDA
   std::string why;
   if (resolvedDevice() == "cuda" && !rt::cudaAvailable(&why))
-    throw LaunchError(
-        (backend == "nccl" ? "--backend nccl" : "--device cuda") +
-        std::string(" needs a CUDA device: ") + why);
+    throw LaunchError((backend == "nccl" ? "--backend nccl" : "--device cuda") +
+                      std::string(" needs a CUDA device: ") + why);
 #endif
   if (numRanks && *numRanks <= 0)
     throw LaunchError("--np must be positive, got " +
@@ -238,10 +233,9 @@ namespace detail {
 
 RunResult runOnRankThreads(
     int n,
-    const std::function<void(
-        int, const std::function<void(rt::Communicator &)> &)> &launch,
-    const std::function<std::vector<Tensor>(rt::Communicator &, int64_t *,
-                                            rt::CollectiveStats *)> &fn) {
+    const std::function<
+        void(int, const std::function<void(rt::Communicator &)> &)> &launch,
+    const RankRun &run) {
   RunResult result;
   result.perRank.resize(n);
   std::mutex mutex;
@@ -249,7 +243,7 @@ RunResult runOnRankThreads(
   launch(n, [&](rt::Communicator &comm) {
     int64_t peak = 0;
     rt::CollectiveStats stats;
-    std::vector<Tensor> out = fn(comm, &peak, &stats);
+    std::vector<Tensor> out = run(comm, &peak, &stats);
     std::lock_guard<std::mutex> lock(mutex);
     result.peakBytes = std::max(result.peakBytes, peak);
     result.perRank[comm.rank()] = std::move(out);
@@ -262,9 +256,21 @@ RunResult runOnRankThreads(
   return result;
 }
 
-RunResult gatherRun(int n, int me, const HostAllGather &allGather, double ms,
-                    int64_t peak, const rt::CollectiveStats &stats,
-                    const std::vector<Tensor> &out) {
+RunResult runProcessRank(rt::Communicator &comm, const HostAllGather &allGather,
+                         const std::function<void(int)> &beforeRun,
+                         const RankRun &run) {
+  int n = comm.size(), me = comm.rank();
+  comm.barrier();
+  comm.resetStats();
+  if (beforeRun)
+    beforeRun(me);
+  auto start = std::chrono::steady_clock::now();
+  int64_t peak = 0;
+  rt::CollectiveStats stats;
+  std::vector<Tensor> out = run(comm, &peak, &stats);
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
   RunResult result;
   result.collectives = stats.counts;
 

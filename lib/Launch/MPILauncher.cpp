@@ -33,11 +33,10 @@ public:
       fail(e.what());
     }
     if (requestedRanks_ > 0 && requestedRanks_ != world->size())
-      fail("--np " + std::to_string(requestedRanks_) +
-                         " does not match the " +
-                         std::to_string(world->size()) +
-                         " MPI processes (leave --np out with --backend " +
-                         options_.backend + ")");
+      fail("--np " + std::to_string(requestedRanks_) + " does not match the " +
+           std::to_string(world->size()) +
+           " MPI processes (leave --np out with --backend " + options_.backend +
+           ")");
     requestedRanks_ = world->size();
   }
 
@@ -61,43 +60,33 @@ public:
           "the mesh has " +
           std::to_string(meshRanks) + " ranks: launch it with `mpirun -np " +
           std::to_string(meshRanks) + " " + options_.toolName +
-          " ... --backend " +
-          options_.backend + "`, or give --np 1 to run it on one rank");
+          " ... --backend " + options_.backend +
+          "`, or give --np 1 to run it on one rank");
   }
 
   RunResult run(const Program &program, const DataSource &data) override {
-    int64_t n = 1;
-    for (int64_t d : program.meshShape())
-      n *= d;
+    int64_t n = program.numRanks();
     if (n != world->size())
       throw LaunchError("the program's mesh has " + std::to_string(n) +
                         " ranks but " + std::to_string(world->size()) +
                         " MPI processes run it");
-    int me = world->rank();
-    world->barrier();
-    world->resetStats();
-    if (options_.beforeRun)
-      options_.beforeRun(me);
-    auto start = std::chrono::steady_clock::now();
-    int64_t peak = 0;
-    rt::CollectiveStats stats;
-    std::vector<Tensor> out = program.run(*world, data, &peak, &stats);
-    double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
-    return detail::gatherRun(
-        static_cast<int>(n), me,
+    return detail::runProcessRank(
+        *world,
         [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
           world->allGather(in, count, gathered, dtype);
         },
-        ms, peak, stats, out);
+        options_.beforeRun,
+        [&](rt::Communicator &comm, int64_t *peak, rt::CollectiveStats *stats) {
+          return program.run(comm, data, peak, stats);
+        });
   }
 
   [[noreturn]] void fail(const std::string &message) override {
     if (!active)
       Launcher::fail(message);
     // One write, so that lines of several ranks do not interleave.
-    std::cerr << options_.toolName + ": rank " + std::to_string(rt::MPIEnvironment::worldRank()) +
+    std::cerr << options_.toolName + ": rank " +
+                     std::to_string(rt::MPIEnvironment::worldRank()) +
                      " failed: " + message + "\n"
               << std::flush;
     rt::MPIEnvironment::abort(1);

@@ -113,9 +113,8 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                       " is already partitioned (@" + entry.getName().str() +
                       " has tp.spmd) and runs on its own mesh; leave --plan "
                       "out");
-  if (!model.partitioned &&
-      failed(mlir::tp::checkPassPrecondition(module,
-                                             mlir::tp::TPPass::ApplyPlan)))
+  if (!model.partitioned && failed(mlir::tp::checkPassPrecondition(
+                                module, mlir::tp::TPPass::ApplyPlan)))
     throw LaunchError(file + " is partly lowered: give the model or the "
                              "program tp-pipeline partitioned");
   if (options.reference) {
@@ -154,10 +153,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
 
 void checkProgramRanks(const Program &program, const Launcher &launcher,
                        bool partitioned) {
-  // The mesh verifier keeps the product within int64_t.
-  int64_t n = 1;
-  for (int64_t d : program.meshShape())
-    n *= d;
+  int64_t n = program.numRanks();
   launcher.checkMeshRanks(n);
   int64_t requested = launcher.requestedRanks();
   if (partitioned && requested > 0 && requested != n)

@@ -22,13 +22,6 @@ std::string meshString(const Program &program) {
   return text;
 }
 
-int64_t meshRanks(const Program &program) {
-  int64_t n = 1;
-  for (int64_t d : program.meshShape())
-    n *= d;
-  return n;
-}
-
 /// One line per distributed result: what each rank returns, as PyTorch
 /// would hand it out (use_local_output).
 void printDistributedResults(llvm::raw_ostream &os, const Program &program) {
@@ -63,7 +56,7 @@ void writeNamed(const std::string &path, const std::vector<std::string> &names,
 
 void RunReport::print(llvm::raw_ostream &os) const {
   rt::DType dtype = programDType(*program);
-  os << "tp-run: " << meshRanks(*program) << " rank(s), mesh "
+  os << "tp-run: " << program->numRanks() << " rank(s), mesh "
      << meshString(*program) << ", backend " << backend << ", "
      << rt::dtypeName(dtype) << ", " << program->size()
      << " instructions, peak " << run->peakBytes << " bytes/rank, "
@@ -91,8 +84,8 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   w.member("backend", backend);
   w.key("collectives");
   w.objectBegin();
-  for (const char *k :
-       {"all_gather", "all_reduce", "all_to_all", "broadcast", "reduce_scatter"})
+  for (const char *k : {"all_gather", "all_reduce", "all_to_all", "broadcast",
+                        "reduce_scatter"})
     w.member(k, run->collectives.count(k) ? run->collectives.at(k) : 0);
   w.objectEnd();
   w.member("dtype", rt::dtypeName(programDType(*program)));
@@ -105,7 +98,7 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
     w.key("non_finite");
     v->nonFinite.writeJSON(w);
   }
-  w.member("np", meshRanks(*program));
+  w.member("np", program->numRanks());
   w.member("peak_bytes_per_rank", run->peakBytes);
   w.member("time_ms", run->ms);
   w.member("verified", v && v->passed);

@@ -37,9 +37,8 @@ std::string NonFinite::describe() const {
              : "the parallel run has " + rt::valueString(parallel) +
                    " where the reference has " + rt::valueString(reference);
   else
-    s += rt::valueString(parallel) + " in both runs (" +
-         std::to_string(count) + " non-finite element" +
-         (count == 1 ? "" : "s") +
+    s += rt::valueString(parallel) + " in both runs (" + std::to_string(count) +
+         " non-finite element" + (count == 1 ? "" : "s") +
          ", all where the reference has them: compared as equal)";
   return s + "; " +
          (source.empty() ? "every input and weight is finite" : source);

@@ -64,6 +64,7 @@ protected:
 TEST_F(ExecutorTest, RankStateKeepsParametersBetweenRuns) {
   Program program = lowerExampleMlp();
   ASSERT_EQ(program.meshShape(), (std::vector<int64_t>{4}));
+  EXPECT_EQ(program.numRanks(), 4);
   // Parameters from a file that disappears after the first run: later runs
   // must not read it again.
   std::string weights = ::testing::TempDir() + "/tp-executor-weights.st";

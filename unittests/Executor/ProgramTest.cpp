@@ -82,9 +82,7 @@ protected:
   /// Every rank's results of running \p program on its mesh.
   static std::vector<std::vector<rt::Tensor>> runAll(const Program &program,
                                                      const DataSource &data) {
-    int n = 1;
-    for (int64_t d : program.meshShape())
-      n *= static_cast<int>(d);
+    int n = static_cast<int>(program.numRanks());
     std::vector<std::vector<rt::Tensor>> out(n);
     std::mutex mu;
     rt::runRanks(n, [&](rt::Communicator &comm) {

@@ -66,8 +66,9 @@ TEST(LaunchOptionsTest, RefusesWhatCannotRun) {
   o.numRanks = 0;
   EXPECT_EQ(launchError([&] { o.check(); }), "--np must be positive, got 0");
   o.numRanks = 100000;
-  EXPECT_NE(launchError([&] { o.check(); })
-                .find("--np 100000 asks for 100000 rank threads"),
+  EXPECT_NE(launchError([&] {
+              o.check();
+            }).find("--np 100000 asks for 100000 rank threads"),
             std::string::npos);
   o = LaunchOptions();
   o.timeout = std::chrono::milliseconds(0);
@@ -199,8 +200,8 @@ TEST_F(LaunchTest, RunsTheMLPOnRankThreadsAndVerifiesIt) {
 
 TEST_F(LaunchTest, SizesA1DMeshForTheRequestedRanks) {
   auto launcher = threads(2);
-  exec::PreparedModel model = prepare(*launcher, kExamples + "/mlp.mlir",
-                                      kExamples + "/mlp_plan.json");
+  exec::PreparedModel model =
+      prepare(*launcher, kExamples + "/mlp.mlir", kExamples + "/mlp_plan.json");
   exec::Program program =
       exec::Program::compile(exec::entryFunction(*model.module, "mlp"));
   EXPECT_EQ(program.meshShape(), std::vector<int64_t>{2});
@@ -211,17 +212,16 @@ TEST_F(LaunchTest, SizesA1DMeshForTheRequestedRanks) {
 TEST_F(LaunchTest, RefusesWhatTheJobCannotRun) {
   // Several ranks need a plan.
   auto two = threads(2);
-  EXPECT_EQ(launchError([&] {
-              prepare(*two, kExamples + "/mlp.mlir", std::nullopt);
-            }),
+  EXPECT_EQ(launchError(
+                [&] { prepare(*two, kExamples + "/mlp.mlir", std::nullopt); }),
             "no plan: give --plan PLAN.json (or a tp.plan attribute in the "
             "model) to run on 2 ranks");
   // A missing file names itself.
-  EXPECT_EQ(launchError([&] {
-              prepare(*two, kExamples + "/missing.mlir", std::nullopt);
-            }).rfind("cannot read model file '" + kExamples + "/missing.mlir'",
-                     0),
-            0u);
+  EXPECT_EQ(
+      launchError([&] {
+        prepare(*two, kExamples + "/missing.mlir", std::nullopt);
+      }).rfind("cannot read model file '" + kExamples + "/missing.mlir'", 0),
+      0u);
 
   // A partitioned program runs on its own mesh.
   std::string path = ::testing::TempDir() + "/launch-partitioned.mlir";

@@ -96,6 +96,9 @@ public:
                           RankState *state = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
+  /// The number of ranks of the mesh (the product of meshShape(), which
+  /// the mesh verifier keeps within int64_t).
+  int64_t numRanks() const;
   const std::vector<ParamInfo> &params() const;
   const std::vector<InputInfo> &inputs() const;
   const std::vector<ResultLayout> &results() const;

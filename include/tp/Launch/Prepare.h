@@ -54,7 +54,8 @@ mlir::func::FuncOp entryFunction(mlir::ModuleOp module,
 
 /// Reads and parses the model file into \p context (its buffer becomes the
 /// main buffer of \p sourceMgr, which must hold no other, so that the
-/// caller's diagnostic handler shows its lines), sizes a 1-D mesh for the job's ranks
+/// caller's diagnostic handler shows its lines), sizes a 1-D mesh for the job's
+/// ranks
 /// (\p launcher's requestedRanks; N-D meshes must match), lowers it with
 /// the plan through the tp pipeline, and prepares the reference. Throws
 /// LaunchError naming the file, the plan or the mismatch; the pipeline's

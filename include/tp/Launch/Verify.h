@@ -83,8 +83,7 @@ Verification verifyOutputs(const Program &program,
 
 /// Names the first input or weight of \p program holding a NaN or
 /// infinity, and where ("" when all are finite).
-std::string findNonFiniteSource(const Program &program,
-                                const DataSource &data);
+std::string findNonFiniteSource(const Program &program, const DataSource &data);
 
 } // namespace tp::exec
 
