@@ -65,8 +65,8 @@ TEST(LossKernels, TargetLogitTakesIntegerTargets) {
     Tensor t = targetLogit(logits, Tensor::fromInts({3}, {3, 0, 2}, dtype), 2);
     EXPECT_EQ(t, Tensor::fromData({3, 1}, {11, 0, 30})) << dtypeName(dtype);
   }
-  // Targets beyond 2^24 select exactly: f32 holds none of 2^40 + 1 and
-  // 2^40 + 3 and would map them onto their neighbours.
+  // Targets beyond 2^24 select exactly: f32 would round 2^40, 2^40 + 1 and
+  // 2^40 + 2 to one value.
   Tensor far = targetLogit(
       logits, Tensor::fromInts({3}, {big, big - 1, big - 2}), big - 2);
   EXPECT_EQ(far, Tensor::fromData({3, 1}, {0, 21, 30}));
