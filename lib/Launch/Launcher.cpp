@@ -284,7 +284,7 @@ RunResult runProcessRank(rt::Communicator &comm, const HostAllGather &allGather,
   }
   size_t len = desc.size();
   std::vector<int64_t> descs(len * n);
-  allGather(desc.data(), len * 2, descs.data(), rt::DType::F32); // TEMP
+  allGather(desc.data(), len, descs.data(), rt::DType::I64);
   std::vector<std::vector<std::vector<int64_t>>> shapes(n);
   std::vector<int64_t> maxNumel(out.size(), 0);
   for (int r = 0; r < n; ++r) {

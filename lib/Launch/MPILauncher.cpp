@@ -97,7 +97,7 @@ public:
     // unbounded.
     world->setTimeout(std::chrono::milliseconds(0));
     int64_t v = code;
-    world->broadcast(&v, 2, rt::DType::F32, 0); // TEMP
+    world->broadcast(&v, 1, rt::DType::I64, 0);
     return static_cast<int>(v);
   }
 
