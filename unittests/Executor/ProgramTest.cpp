@@ -370,6 +370,38 @@ TEST_F(ProgramTest, TokenFilesMatchTheGenerator) {
   }
 }
 
+TEST_F(ProgramTest, IntegerResultsComeBackExactly) {
+  // The tokens, batch-sharded over 2 ranks, returned as they are (and
+  // through an embedding, which gives their range).
+  Program program = compile(R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
+func.func @forward(%ids: tensor<4xi64> {model.name = "tokens"}) -> (tensor<2xi64>, tensor<4x2xf32>) attributes {tp.spmd, tp.result_types = [!tp.dtensor<4xi64, @mesh, [#tp.shard<0>]>, !tp.dtensor<4x2xf32, @mesh, [#tp.replicate]>]} {
+  %c = tp.chunk %ids on @mesh mesh_axes = [0] axis = 0 : tensor<4xi64> -> tensor<2xi64>
+  %w = model.param "emb.weight" : tensor<10x2xf32>
+  %e = model.embedding "emb"(%ids, %w) : (tensor<4xi64>, tensor<10x2xf32>) -> tensor<4x2xf32>
+  return %c, %e : tensor<2xi64>, tensor<4x2xf32>
+}
+)");
+  DataSource data;
+  data.seed = 6;
+  auto out = runAll(program, data);
+  rt::Tensor tokens = Program::globalInput(program.inputs()[0], data);
+  EXPECT_EQ(out[0][0].dtype(), rt::DType::I64);
+  EXPECT_EQ(assembled(program, out, 0), tokens);
+  // Beyond 2^24, where a trip through f32 would round.
+  constexpr int64_t big = (int64_t(1) << 40) + 1;
+  rt::Tensor a = rt::Tensor::fromInts({2}, {big, -big});
+  rt::Tensor b = rt::Tensor::fromInts({2}, {big + 2, 7});
+  EXPECT_EQ(program.assembleResult(0, {a, b}),
+            rt::Tensor::fromInts({4}, {big, -big, big + 2, 7}));
+  // I32 results stay I32.
+  rt::Tensor a32 = rt::Tensor::fromInts({2}, {16777217, -1}, rt::DType::I32);
+  rt::Tensor b32 = rt::Tensor::fromInts({2}, {3, 2147483647}, rt::DType::I32);
+  EXPECT_EQ(
+      program.assembleResult(0, {a32, b32}),
+      rt::Tensor::fromInts({4}, {16777217, -1, 3, 2147483647}, rt::DType::I32));
+}
+
 TEST_F(ProgramTest, BadTokenFilesNameTheFileAndInput) {
   Program program = compile(kTokenLoss);
   const auto &in = program.inputs()[0];
