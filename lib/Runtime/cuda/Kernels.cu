@@ -340,7 +340,6 @@ __global__ void rmsNormKernel(const float *x, const float *weight, float *out,
 // Embedding
 //===----------------------------------------------------------------------===//
 
-/// One thread per output element (per id when d == 0, to validate only).
 /// Whether id \p v is an integer (always, for integer types), and its value.
 __device__ __forceinline__ bool idValue(float v, int64_t &id) {
   // Past 1e18 (or at +-inf) the conversion would be undefined.
@@ -358,6 +357,7 @@ __device__ __forceinline__ bool idValue(int32_t v, int64_t &id) {
   return true;
 }
 
+/// One thread per output element (per id when d == 0, to validate only).
 template <typename Id>
 __global__ void embeddingKernel(const Id *ids, const float *weight, float *out,
                                 int64_t n, int64_t rows, int64_t d,
