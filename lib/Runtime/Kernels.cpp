@@ -395,7 +395,8 @@ static Tensor gatherRows(const char *op, const Tensor &ids,
   std::vector<int64_t> values = detail::readIds(ids, op, "ids");
   for (int64_t i = 0, e = ids.numel(); i < e; ++i) {
     int64_t id = values[i];
-    int64_t row = id - offset;
+    // id >= offset first, so that id - offset cannot overflow.
+    int64_t row = id >= offset ? id - offset : -1;
     if (row < 0 || row >= rows) {
       if (mask && id >= 0)
         continue;

@@ -292,6 +292,12 @@ TEST(KernelsTest, EmbeddingTakesIntegerIds) {
   EXPECT_EQ(part, Tensor::fromData({3, 2}, {10, 11, 0, 0, 0, 0}));
   expectInvalid([&] { embeddingMasked(Tensor::fromInts({1}, {-2}), w, 3); },
                 "embeddingMasked: id -2 out of range [3, 6)");
+  // The extremes of int64 are checked without overflowing id - offset.
+  int64_t lowest = std::numeric_limits<int64_t>::min();
+  expectInvalid([&] { embeddingMasked(Tensor::fromInts({1}, {lowest}), w, 3); },
+                "id -9223372036854775808 out of range [3, 6)");
+  Tensor highest = Tensor::fromInts({1}, {std::numeric_limits<int64_t>::max()});
+  EXPECT_EQ(embeddingMasked(highest, w, 3), Tensor({1, 2}));
 }
 
 TEST(KernelsTest, MaskedEmbeddingShardsSumToFull) {

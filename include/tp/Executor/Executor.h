@@ -130,7 +130,8 @@ public:
 
   /// Reassembles the global value of result `i` from every rank's local
   /// result (indexed by rank), in the results' dtype (partial sums of 16-bit
-  /// results are added in f32 and rounded once).
+  /// results are added in f32 and rounded once; integer results are
+  /// assembled exactly).
   Tensor assembleResult(size_t i, const std::vector<Tensor> &perRank) const;
 
 private:
