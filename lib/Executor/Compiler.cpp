@@ -130,9 +130,12 @@ Instruction &Compiler::emit(Operation *op, Instruction instr) {
     if (auto fqn = op->getAttrOfType<StringAttr>("fqn"))
       instr.name = fqn.getValue().str();
   instr.origin = describe(op);
+  // 16-bit floats are widened for the kernels; integer operands (ids,
+  // targets) are read as they are.
   if (isKernel(instr.op))
     for (int s : instr.operands)
-      if (program.slots[s].dtype != rt::DType::F32 &&
+      if ((program.slots[s].dtype == rt::DType::BF16 ||
+           program.slots[s].dtype == rt::DType::F16) &&
           !llvm::is_contained(instr.widen, s))
         instr.widen.push_back(s);
   program.instrs.push_back(std::move(instr));

@@ -42,9 +42,9 @@ std::string describe(mlir::Operation *op);
 std::string typeString(mlir::Type t);
 /// The shape of a ranked tensor type, dynamic dims as -1.
 std::vector<int64_t> shapeOf(mlir::Type t);
-/// The runtime element type of a value of type \p t: its float type, with
-/// integer ids held as kTokenDType. Other element types are rejected naming
-/// \p where.
+/// The runtime element type of a value of type \p t: its float type, I64
+/// (kTokenDType) for i64 and I32 for i32. Other element types are rejected
+/// naming \p where.
 rt::DType dtypeOf(mlir::Type t, mlir::Operation *where);
 /// The shape of \p t, which must be a ranked tensor type with static dims
 /// (inputs, parameters and global results: the runtime needs their sizes

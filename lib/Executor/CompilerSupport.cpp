@@ -40,7 +40,7 @@ std::string typeString(Type t) {
 /// check: unsupported types are rejected where the value is typed).
 static int64_t elementBytes(RankedTensorType t) {
   Type e = t.getElementType();
-  if (isa<IntegerType>(e))
+  if (e.isInteger(64))
     return static_cast<int64_t>(rt::dtypeSize(kTokenDType));
   return e.isBF16() || e.isF16() ? 2 : 4;
 }
@@ -92,8 +92,10 @@ rt::DType dtypeOf(Type t, Operation *where) {
   if (!shaped)
     return rt::DType::F32;
   Type e = shaped.getElementType();
-  if (isa<IntegerType>(e))
+  if (e.isInteger(64))
     return kTokenDType;
+  if (e.isInteger(32))
+    return rt::DType::I32;
   if (e.isF32())
     return rt::DType::F32;
   if (e.isBF16())
@@ -103,8 +105,8 @@ rt::DType dtypeOf(Type t, Operation *where) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << e;
-  throw std::runtime_error("tp executor supports f32, bf16 and f16 tensors "
-                           "(and integer ids), not " +
+  throw std::runtime_error("tp executor supports f32, bf16, f16, i64 and i32 "
+                           "tensors, not " +
                            s + ": " + describe(where));
 }
 

@@ -77,20 +77,33 @@ Tensor DataSource::input(const InputInfo &in,
     Tensor t = inputs->read(in.name);
     if (!in.isTokens)
       return t.to(in.dtype);
-    // Checked as f32, which holds every id a file can name exactly.
-    t = t.to(rt::DType::F32);
+    std::string where = inputs->path() + ": input '" + in.name + "'";
+    if (!rt::isIntegerDType(t.dtype()) && t.dtype() != rt::DType::F32)
+      throw std::runtime_error(where + " holds token ids as " +
+                               rt::dtypeName(t.dtype()) +
+                               "; ids must be I64, I32 or F32 holding "
+                               "integers");
+    std::string range = " outside [0, " + std::to_string(in.vocab) + ")";
     for (int64_t i = 0; i < t.numel(); ++i) {
-      float v = t.data()[i];
-      if (v != std::floor(v) || v < 0 || v >= in.vocab)
-        throw std::runtime_error(inputs->path() + ": input '" + in.name +
-                                 "' holds id " + std::to_string(v) +
-                                 " outside [0, " + std::to_string(in.vocab) +
-                                 ")");
+      if (t.dtype() == rt::DType::F32) {
+        // Old files: f32 ids, exact only as integers.
+        float v = t.data()[i];
+        if (v != std::floor(v) || v < 0 || v >= in.vocab)
+          throw std::runtime_error(
+              where + " holds id " + std::to_string(v) +
+              (v != std::floor(v) ? ", not an integer" : range));
+        continue;
+      }
+      int64_t v = t.atInt(i);
+      if (v < 0 || v >= in.vocab)
+        throw std::runtime_error(where + " holds id " + std::to_string(v) +
+                                 range);
     }
-    return t.to(kTokenDType);
+    // In range, so exact in every integer dtype.
+    return t.to(in.dtype);
   }
   if (in.isTokens)
-    return rt::initTokens(seed, in.name, in.shape, in.vocab).to(kTokenDType);
+    return rt::initTokens(seed, in.name, in.shape, in.vocab).to(in.dtype);
   return rt::initTensor(seed, in.name, in.shape, 1.0f).to(in.dtype);
 }
 

@@ -16,6 +16,8 @@
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/UnevenCollectives.h"
 
+#include <type_traits>
+
 using namespace ::tp::exec;
 namespace exec = ::tp::exec;
 namespace rt = ::tp::runtime;
@@ -54,6 +56,12 @@ Program Program::compile(mlir::func::FuncOp func) {
 
 const std::vector<int64_t> &Program::meshShape() const {
   return data->meshShape;
+}
+int64_t Program::numRanks() const {
+  int64_t n = 1;
+  for (int64_t d : data->meshShape)
+    n *= d;
+  return n;
 }
 const std::vector<ParamInfo> &Program::params() const { return data->params; }
 const std::vector<InputInfo> &Program::inputs() const { return data->inputs; }
@@ -103,12 +111,37 @@ Tensor Program::globalInput(const InputInfo &in, const DataSource &data) {
   return data.input(in, file.get());
 }
 
-Tensor Program::assembleResult(size_t i,
-                               const std::vector<Tensor> &perRank) const {
-  const ResultLayout &layout = data->results.at(i);
-  const std::vector<int64_t> &mesh = data->meshShape;
-  rt::DType dtype = perRank.empty() ? rt::DType::F32 : perRank[0].dtype();
-  Tensor global(layout.globalShape);
+namespace {
+/// The elements of \p t: f32 (data()) or, for integer results, int64.
+float *elements(Tensor &t, float *) { return t.data(); }
+int64_t *elements(Tensor &t, int64_t *) { return t.dataI64(); }
+
+/// \p dst combined with a partial value \p v of reduction \p reduce ("sum",
+/// "avg", "max", "min"); avg is summed here and divided at the end. Integer
+/// sums wrap like the collectives'.
+float combine(float dst, float v, const std::string &reduce) {
+  if (reduce == "sum" || reduce == "avg")
+    return dst + v;
+  return reduce == "max" ? rt::maxKeepNaN(dst, v) : rt::minKeepNaN(dst, v);
+}
+int64_t combine(int64_t dst, int64_t v, const std::string &reduce) {
+  if (reduce == "avg")
+    throw std::runtime_error("a result of integers cannot be a partial avg");
+  if (reduce == "sum")
+    return static_cast<int64_t>(static_cast<uint64_t>(dst) +
+                                static_cast<uint64_t>(v));
+  return reduce == "max" ? std::max(dst, v) : std::min(dst, v);
+}
+
+/// Program::assembleResult with elements of type T (f32 for float results,
+/// int64 for integer ones, so that ids come back exactly).
+template <typename T>
+Tensor assemble(const ResultLayout &layout, const std::vector<int64_t> &mesh,
+                const std::vector<Tensor> &perRank) {
+  constexpr rt::DType wide =
+      std::is_same_v<T, float> ? rt::DType::F32 : rt::DType::I64;
+  Tensor global(layout.globalShape, wide);
+  T *out = elements(global, static_cast<T *>(nullptr));
   std::vector<bool> touched(global.numel(), false);
   int64_t rank = global.rank();
   for (size_t r = 0; r < perRank.size(); ++r) {
@@ -137,28 +170,21 @@ Tensor Program::assembleResult(size_t i,
     }
     if (skip)
       continue;
-    const Tensor local = perRank[r].to(rt::DType::F32);
+    Tensor local = perRank[r].to(wide);
     if (local.shape() != size)
       throw std::runtime_error("rank " + std::to_string(r) +
                                " returned a result of shape [" +
                                local.shapeString() + "], expected [" +
                                Tensor(size).shapeString() + "]");
+    const T *in = elements(local, static_cast<T *>(nullptr));
     // Scatter the local block into the global tensor.
     std::vector<int64_t> idx(rank, 0);
     for (int64_t e = 0; e < local.numel(); ++e) {
       int64_t g = 0;
       for (int64_t d = 0; d < rank; ++d)
         g = g * layout.globalShape[d] + offset[d] + idx[d];
-      float v = local.data()[e];
-      float &dst = global.data()[g];
-      if (!touched[g] || reduce.empty())
-        dst = v;
-      else if (reduce == "sum" || reduce == "avg")
-        dst += v;
-      else if (reduce == "max")
-        dst = rt::maxKeepNaN(dst, v);
-      else
-        dst = rt::minKeepNaN(dst, v);
+      out[g] = !touched[g] || reduce.empty() ? in[e]
+                                             : combine(out[g], in[e], reduce);
       touched[g] = true;
       for (int64_t d = rank - 1; d >= 0; --d) {
         if (++idx[d] < size[d])
@@ -168,9 +194,20 @@ Tensor Program::assembleResult(size_t i,
     }
   }
   // avg: the sum above counted each partial axis group once per member.
-  for (size_t a = 0; a < mesh.size(); ++a)
-    if (layout.placements[a] == "Pavg")
-      for (int64_t e = 0; e < global.numel(); ++e)
-        global.data()[e] /= mesh[a];
-  return global.to(dtype);
+  if constexpr (std::is_same_v<T, float>)
+    for (size_t a = 0; a < mesh.size(); ++a)
+      if (layout.placements[a] == "Pavg")
+        for (int64_t e = 0; e < global.numel(); ++e)
+          out[e] /= mesh[a];
+  return global;
+}
+} // namespace
+
+Tensor Program::assembleResult(size_t i,
+                               const std::vector<Tensor> &perRank) const {
+  const ResultLayout &layout = data->results.at(i);
+  rt::DType dtype = perRank.empty() ? rt::DType::F32 : perRank[0].dtype();
+  if (rt::isIntegerDType(dtype))
+    return assemble<int64_t>(layout, data->meshShape, perRank).to(dtype);
+  return assemble<float>(layout, data->meshShape, perRank).to(dtype);
 }

@@ -99,7 +99,8 @@ template <class B> struct Frame {
   }
 };
 
-/// The value of kernel instruction \p in (operands already in f32).
+/// The value of kernel instruction \p in (16-bit float operands already
+/// widened to f32; integer operands as they are).
 template <class B>
 typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
   auto arg = [&](size_t i) -> const typename B::Buffer & {
@@ -152,10 +153,12 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     return reshape(arg(0), s);
   }
   case Opcode::Arange: {
-    std::vector<float> v(in.size);
+    // Made in the slot's integer dtype: the device does not convert ints.
+    std::vector<int64_t> v(in.size);
     for (int64_t i = 0; i < in.size; ++i)
-      v[i] = static_cast<float>(i);
-    return B::fromHost(Tensor::fromData({in.size}, std::move(v)));
+      v[i] = i;
+    return B::fromHost(
+        Tensor::fromInts({in.size}, v, f.program->slots[in.result].dtype));
   }
   default:
     break;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace tp::runtime;
@@ -129,6 +130,16 @@ CollectiveCall makeCall(CollectiveKind kind, size_t count, DType dtype,
   return CollectiveCall{kind, count, op, root, dtype};
 }
 
+/// Throws std::invalid_argument for an average of integers: like
+/// torch.distributed, which has no integer ReduceOp.AVG, the runtime does not
+/// pick a rounding for it.
+void checkReduction(const CollectiveCall &call) {
+  if (call.op == ReduceOp::Avg && isIntegerDType(call.dtype))
+    throw std::invalid_argument(
+        std::string(collectiveName(call.kind)) + ": op avg is not defined on " +
+        dtypeName(call.dtype) + " (use sum, max or min for integers)");
+}
+
 /// Throws std::invalid_argument if \p call moves data through a null buffer.
 void checkBuffers(const CollectiveCall &call, const void *in, const void *out) {
   if (call.count && (!in || !out))
@@ -153,6 +164,7 @@ void Communicator::allReduce(const void *in, void *out, size_t count,
                              DType dtype, ReduceOp op) {
   recordCall(CollectiveKind::AllReduce, count * dtypeSize(dtype));
   CollectiveCall call = makeCall(CollectiveKind::AllReduce, count, dtype, op);
+  checkReduction(call);
   checkBuffers(call, in, out);
   doAllReduce(call, in, out);
 }
@@ -163,6 +175,7 @@ void Communicator::reduceScatter(const void *in, void *out, size_t countPerRank,
              static_cast<size_t>(size()) * countPerRank * dtypeSize(dtype));
   CollectiveCall call =
       makeCall(CollectiveKind::ReduceScatter, countPerRank, dtype, op);
+  checkReduction(call);
   checkBuffers(call, in, out);
   doReduceScatter(call, in, out);
 }
@@ -203,8 +216,50 @@ std::unique_ptr<Communicator> Communicator::doSplit(const CollectiveCall &, int,
   throw CommError("this communicator backend does not support split");
 }
 
+namespace {
+/// reduceBuffers on integers of type \p I: exact, in source order; sums wrap
+/// modulo 2^bits (two's complement, as torch's integer sums do) instead of
+/// overflowing.
+template <typename I>
+void reduceInts(void *dst, const void *const *srcs, size_t n, size_t count,
+                ReduceOp op) {
+  using U = std::make_unsigned_t<I>;
+  I *out = static_cast<I *>(dst);
+  for (size_t i = 0; i < count; ++i) {
+    I acc = static_cast<const I *>(srcs[0])[i];
+    for (size_t p = 1; p < n; ++p) {
+      I v = static_cast<const I *>(srcs[p])[i];
+      switch (op) {
+      case ReduceOp::Sum:
+      case ReduceOp::Avg: // rejected by the collectives
+        acc = static_cast<I>(static_cast<U>(acc) + static_cast<U>(v));
+        break;
+      case ReduceOp::Max:
+        acc = std::max(acc, v);
+        break;
+      case ReduceOp::Min:
+        acc = std::min(acc, v);
+        break;
+      }
+    }
+    out[i] = acc;
+  }
+}
+} // namespace
+
 void tp::runtime::reduceBuffers(void *dst, const void *const *srcs, size_t n,
                                 size_t count, DType dtype, ReduceOp op) {
+  if (isIntegerDType(dtype)) {
+    if (op == ReduceOp::Avg)
+      throw std::invalid_argument(
+          std::string("reduceBuffers: op avg is not defined on ") +
+          dtypeName(dtype));
+    if (dtype == DType::I64)
+      reduceInts<int64_t>(dst, srcs, n, count, op);
+    else
+      reduceInts<int32_t>(dst, srcs, n, count, op);
+    return;
+  }
   constexpr size_t tile = 512;
   size_t es = dtypeSize(dtype);
   float acc[tile], in[tile];

@@ -98,15 +98,15 @@ Tensor tp::runtime::initTokens(uint64_t seed, const std::string &name,
   if (vocab <= 0 || vocab > (int64_t(1) << 24))
     throw std::invalid_argument("initTokens '" + name + "': vocabulary size " +
                                 std::to_string(vocab) +
-                                " must be in [1, 2^24] to be exact in f32");
-  Tensor t(shape);
+                                " must be in [1, 2^24]");
+  Tensor t(shape, DType::I64);
+  int64_t *ids = t.dataI64();
   uint64_t key = streamKey(seed, name);
   for (int64_t i = 0, e = t.numel(); i < e; ++i) {
     // 24 random bits times vocab <= 2^24 fits in 48 bits; the top 24 bits
     // of the product are uniform in [0, vocab) up to a bias below 2^-24.
     uint64_t bits = splitmix64(key + i) >> 40;
-    t.data()[i] =
-        static_cast<float>((bits * static_cast<uint64_t>(vocab)) >> 24);
+    ids[i] = static_cast<int64_t>((bits * static_cast<uint64_t>(vocab)) >> 24);
   }
   return t;
 }

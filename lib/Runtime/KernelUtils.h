@@ -12,6 +12,8 @@
 #ifndef TP_LIB_RUNTIME_KERNELUTILS_H
 #define TP_LIB_RUNTIME_KERNELUTILS_H
 
+#include "tp/Runtime/Tensor.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -34,6 +36,17 @@ void gemm(bool transB, int64_t m, int64_t n, int64_t k, float alpha,
 /// Converts the f32-encoded integer \p value to an int64; throws
 /// std::invalid_argument mentioning \p what if it is not integral.
 int64_t integralId(float value, const char *what);
+
+/// Throws std::invalid_argument ("op: ids are a BF16 tensor, ...") unless
+/// \p dtype can hold the ids or targets (\p what) of \p op: I64, I32, or F32
+/// holding integers (kept for callers from before the integer dtypes).
+void checkIdDType(const char *op, const char *what, DType dtype);
+
+/// The ids of \p ids as int64, exactly: I64 and I32 as they are, F32 through
+/// integralId (which rejects non-integers); other dtypes throw as in
+/// checkIdDType. The CPU id kernels read their ids through this.
+std::vector<int64_t> readIds(const Tensor &ids, const char *op,
+                             const char *what);
 
 //===----------------------------------------------------------------------===//
 // Operand checks

@@ -65,6 +65,30 @@ int64_t tp::runtime::detail::integralId(float value, const char *what) {
   return static_cast<int64_t>(value);
 }
 
+void tp::runtime::detail::checkIdDType(const char *op, const char *what,
+                                       DType dtype) {
+  if (dtype != DType::I64 && dtype != DType::I32 && dtype != DType::F32)
+    throw std::invalid_argument(std::string(op) + ": " + what + " are a " +
+                                dtypeName(dtype) +
+                                " tensor; they must be I64, I32 or F32 "
+                                "holding integers");
+}
+
+std::vector<int64_t> tp::runtime::detail::readIds(const Tensor &ids,
+                                                  const char *op,
+                                                  const char *what) {
+  checkIdDType(op, what, ids.dtype());
+  size_t n = static_cast<size_t>(ids.numel());
+  if (ids.dtype() == DType::I64)
+    return std::vector<int64_t>(ids.dataI64(), ids.dataI64() + n);
+  if (ids.dtype() == DType::I32)
+    return std::vector<int64_t>(ids.dataI32(), ids.dataI32() + n);
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = integralId(ids.data()[i], op);
+  return out;
+}
+
 //===----------------------------------------------------------------------===//
 // Broadcast iteration
 //===----------------------------------------------------------------------===//
@@ -368,9 +392,11 @@ static Tensor gatherRows(const char *op, const Tensor &ids,
   std::vector<int64_t> shape = ids.shape();
   shape.push_back(d);
   Tensor out(shape);
+  std::vector<int64_t> values = detail::readIds(ids, op, "ids");
   for (int64_t i = 0, e = ids.numel(); i < e; ++i) {
-    int64_t id = detail::integralId(ids.data()[i], op);
-    int64_t row = id - offset;
+    int64_t id = values[i];
+    // id >= offset first, so that id - offset cannot overflow.
+    int64_t row = id >= offset ? id - offset : -1;
     if (row < 0 || row >= rows) {
       if (mask && id >= 0)
         continue;

@@ -8,6 +8,8 @@
 #include "tp/Runtime/FloatOps.h"
 #include "tp/Runtime/Kernels.h"
 
+#include "KernelUtils.h"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -73,18 +75,18 @@ Tensor tp::runtime::targetLogit(const Tensor &logits, const Tensor &targets,
     throw std::invalid_argument("targetLogit: logits " + logits.shapeString() +
                                 " and targets " + targets.shapeString() +
                                 " must be [N, C] and [N]");
+  if (classOffset < 0)
+    throw std::invalid_argument("targetLogit: negative class offset " +
+                                std::to_string(classOffset));
   int64_t n = logits.dim(0), c = logits.dim(1);
   Tensor out({n, 1});
+  std::vector<int64_t> ids = detail::readIds(targets, "targetLogit", "targets");
   for (int64_t i = 0; i < n; ++i) {
-    float t = targets.data()[i];
-    // Past 1e18 (or at +-inf) the conversion below would be undefined.
-    if (t != std::floor(t) || std::fabs(t) > 1.0e18f)
-      throw std::invalid_argument("targetLogit: target " + std::to_string(t) +
-                                  " of row " + std::to_string(i) +
-                                  " is not an integer class index");
-    int64_t local = static_cast<int64_t>(t) - classOffset;
-    out.data()[i] =
-        local >= 0 && local < c ? logits.data()[i * c + local] : 0.0f;
+    // Any integer is a valid target: one outside this shard's classes gives
+    // zero. (classOffset >= 0, so t - classOffset cannot overflow.)
+    int64_t t = ids[i];
+    bool mine = t >= classOffset && t - classOffset < c;
+    out.data()[i] = mine ? logits.data()[i * c + (t - classOffset)] : 0.0f;
   }
   return out;
 }

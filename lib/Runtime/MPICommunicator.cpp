@@ -38,9 +38,20 @@ std::string mpiErrorString(int rc) {
 }
 
 /// The MPI type that carries \p dtype (16-bit floats travel as raw
-/// uint16 and are reduced by us).
+/// uint16 and are reduced by us, as are integers: reduceBuffers).
 MPI_Datatype mpiType(DType dtype) {
-  return dtype == DType::F32 ? MPI_FLOAT : MPI_UINT16_T;
+  switch (dtype) {
+  case DType::F32:
+    return MPI_FLOAT;
+  case DType::BF16:
+  case DType::F16:
+    return MPI_UINT16_T;
+  case DType::I64:
+    return MPI_INT64_T;
+  case DType::I32:
+    return MPI_INT32_T;
+  }
+  return MPI_BYTE;
 }
 
 char *bytesOf(void *p) { return static_cast<char *>(p); }
@@ -300,8 +311,8 @@ void MPICommunicator::doAllReduce(const Call &call, const void *in,
   if (dtype != DType::F32 || op == ReduceOp::Max || op == ReduceOp::Min) {
     // MPI has no 16-bit float sum, and its MPI_MAX/MPI_MIN drop a NaN
     // depending on rank order; reduce-scatter over padded blocks (with the
-    // f32 accumulation and NaN rules of reduceBuffers) and all-gather the
-    // results.
+    // f32 accumulation and NaN rules of reduceBuffers, and its wrapping
+    // integer sums) and all-gather the results.
     size_t block = (count + size_ - 1) / size_, blockBytes = block * es;
     int b = static_cast<int>(block);
     char *padded = scratch(2 * size_ * blockBytes);

@@ -42,7 +42,8 @@ std::runtime_error tensorError(const std::string &path, const std::string &name,
   return fileError(path, "tensor '" + name + "': " + message);
 }
 
-/// Element sizes of the dtypes the format defines; only F32 is readable.
+/// Element sizes of the dtypes the format defines; readableEntry says which
+/// are read.
 size_t dtypeBytes(const std::string &dtype) {
   static const std::pair<const char *, size_t> table[] = {
       {"BOOL", 1}, {"U8", 1},  {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1},
@@ -327,10 +328,11 @@ SafetensorsFile::entry(const std::string &name) const {
 const SafetensorsFile::Entry &
 SafetensorsFile::readableEntry(const std::string &name, DType &dtype) const {
   const Entry &e = entry(name);
-  if (e.dtype != "F32" && e.dtype != "BF16" && e.dtype != "F16")
+  if (e.dtype != "F32" && e.dtype != "BF16" && e.dtype != "F16" &&
+      e.dtype != "I64" && e.dtype != "I32")
     throw tensorError(path_, name,
                       "unsupported dtype " + e.dtype +
-                          " (F32, BF16 and F16 are read)");
+                          " (F32, BF16, F16, I64 and I32 are read)");
   parseDType(e.dtype, dtype);
   return e;
 }

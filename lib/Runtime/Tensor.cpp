@@ -7,7 +7,9 @@
 #include "tp/Runtime/Tensor.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -24,13 +26,20 @@ const char *tp::runtime::dtypeName(DType dtype) {
     return "BF16";
   case DType::F16:
     return "F16";
+  case DType::I64:
+    return "I64";
+  case DType::I32:
+    return "I32";
   }
   return "?";
 }
 
 size_t tp::runtime::dtypeSize(DType dtype) {
   switch (dtype) {
+  case DType::I64:
+    return 8;
   case DType::F32:
+  case DType::I32:
     return 4;
   case DType::BF16:
   case DType::F16:
@@ -44,7 +53,9 @@ bool tp::runtime::parseDType(const std::string &name, DType &dtype) {
       {"F32", DType::F32},   {"float32", DType::F32},   {"f32", DType::F32},
       {"BF16", DType::BF16}, {"bfloat16", DType::BF16}, {"bf16", DType::BF16},
       {"F16", DType::F16},   {"float16", DType::F16},   {"f16", DType::F16},
-      {"half", DType::F16}};
+      {"half", DType::F16},  {"I64", DType::I64},       {"int64", DType::I64},
+      {"long", DType::I64},  {"i64", DType::I64},       {"I32", DType::I32},
+      {"int32", DType::I32}, {"int", DType::I32},       {"i32", DType::I32}};
   for (const auto &[spelling, value] : names)
     if (name == spelling) {
       dtype = value;
@@ -116,32 +127,99 @@ float tp::runtime::f16ToFloat(uint16_t h) {
   return floatOf(sign | ((exp + 112u) << 23) | (mant << 13));
 }
 
-/// `dst[i] = convert(src[i])` with the dtype's conversion, a plain copy for
-/// f32: toFloat and fromFloat, which differ only in direction.
-template <typename From, typename To, To (*FromBF16)(From), To (*FromF16)(From)>
-static void convertElements(const void *src, DType dtype, void *dst, size_t n) {
-  if (dtype == DType::F32) {
+namespace {
+/// The f32 value of an integer, as C++ converts it (round to nearest).
+template <typename I> void intsToFloat(const void *src, float *dst, size_t n) {
+  const auto *in = static_cast<const I *>(src);
+  for (size_t i = 0; i < n; ++i)
+    dst[i] = static_cast<float>(in[i]);
+}
+
+/// Formats an f32 value exactly enough to name it in an error ("1.5",
+/// "2147483648", "nan").
+std::string floatString(double v) {
+  char buf[64];
+  bool integral = std::isfinite(v) && std::floor(v) == v;
+  std::snprintf(buf, sizeof buf, integral ? "%.0f" : "%.9g", v);
+  return buf;
+}
+
+/// Whether the finite integer \p v lies in [lo, hi], checked in double
+/// (which holds every f32 and the int32 bounds exactly; for int64 the upper
+/// bound 2^63 - 1 rounds to 2^63, hence the strict test).
+template <typename I> bool inIntRange(double v) {
+  constexpr double lo = static_cast<double>(std::numeric_limits<I>::min());
+  constexpr double hiExclusive =
+      -static_cast<double>(std::numeric_limits<I>::min());
+  return v >= lo && v < hiExclusive;
+}
+
+/// Throws unless \p v (element \p i) is an integer that \p I holds.
+template <typename I> I checkedInt(double v, size_t i, DType to) {
+  if (!std::isfinite(v) || std::floor(v) != v || !inIntRange<I>(v))
+    throw std::invalid_argument(
+        std::string("cannot convert element ") + std::to_string(i) + " (" +
+        floatString(v) + ") to " + dtypeName(to) + ": " +
+        (std::isfinite(v) && std::floor(v) == v ? "out of range"
+                                                : "not an integer"));
+  return static_cast<I>(v);
+}
+
+template <typename I>
+void floatsToInt(const float *src, void *dst, size_t n, DType to) {
+  auto *out = static_cast<I *>(dst);
+  for (size_t i = 0; i < n; ++i)
+    out[i] = checkedInt<I>(src[i], i, to);
+}
+} // namespace
+
+void tp::runtime::toFloat(const void *src, DType dtype, float *dst, size_t n) {
+  const auto *h = static_cast<const uint16_t *>(src);
+  switch (dtype) {
+  case DType::F32:
     if (n)
       std::memmove(dst, src, n * sizeof(float));
     return;
+  case DType::BF16:
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = bf16ToFloat(h[i]);
+    return;
+  case DType::F16:
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = f16ToFloat(h[i]);
+    return;
+  case DType::I64:
+    intsToFloat<int64_t>(src, dst, n);
+    return;
+  case DType::I32:
+    intsToFloat<int32_t>(src, dst, n);
+    return;
   }
-  const auto *in = static_cast<const From *>(src);
-  auto *out = static_cast<To *>(dst);
-  if (dtype == DType::BF16)
-    for (size_t i = 0; i < n; ++i)
-      out[i] = FromBF16(in[i]);
-  else
-    for (size_t i = 0; i < n; ++i)
-      out[i] = FromF16(in[i]);
-}
-
-void tp::runtime::toFloat(const void *src, DType dtype, float *dst, size_t n) {
-  convertElements<uint16_t, float, bf16ToFloat, f16ToFloat>(src, dtype, dst, n);
 }
 
 void tp::runtime::fromFloat(const float *src, DType dtype, void *dst,
                             size_t n) {
-  convertElements<float, uint16_t, floatToBF16, floatToF16>(src, dtype, dst, n);
+  auto *h = static_cast<uint16_t *>(dst);
+  switch (dtype) {
+  case DType::F32:
+    if (n)
+      std::memmove(dst, src, n * sizeof(float));
+    return;
+  case DType::BF16:
+    for (size_t i = 0; i < n; ++i)
+      h[i] = floatToBF16(src[i]);
+    return;
+  case DType::F16:
+    for (size_t i = 0; i < n; ++i)
+      h[i] = floatToF16(src[i]);
+    return;
+  case DType::I64:
+    floatsToInt<int64_t>(src, dst, n, dtype);
+    return;
+  case DType::I32:
+    floatsToInt<int32_t>(src, dst, n, dtype);
+    return;
+  }
 }
 
 int64_t tp::runtime::shapeNumel(const std::vector<int64_t> &shape) {
@@ -188,8 +266,7 @@ int64_t tp::runtime::normalizeDim(int64_t dim, int64_t rank) {
 namespace {
 /// Floats of storage for \p numel elements of \p dtype.
 size_t storageFloats(int64_t numel, DType dtype) {
-  return dtypeSize(dtype) == 4 ? static_cast<size_t>(numel)
-                               : static_cast<size_t>(numel + 1) / 2;
+  return (static_cast<size_t>(numel) * dtypeSize(dtype) + 3) / 4;
 }
 } // namespace
 
@@ -199,10 +276,20 @@ Tensor::Tensor(std::vector<int64_t> shape, DType dtype)
     : shape_(std::move(shape)), numel_(shapeNumel(shape_)), dtype_(dtype),
       storage_(storageFloats(numel_, dtype), 0.0f) {}
 
-void Tensor::throwNotF32() const {
-  throw std::invalid_argument(std::string("a ") + dtypeName(dtype_) +
-                              " tensor of shape " + shapeString() +
-                              " was used where f32 elements are needed");
+void Tensor::throwWrongDType(DType wanted) const {
+  std::string want = dtypeName(wanted);
+  for (char &c : want)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  throw std::invalid_argument(
+      std::string("a ") + dtypeName(dtype_) + " tensor of shape " +
+      shapeString() + " was used where " + want + " elements are needed");
+}
+
+void Tensor::checkIndex(int64_t i) const {
+  if (i < 0 || i >= numel_)
+    throw std::out_of_range("element " + std::to_string(i) +
+                            " out of range for a tensor of " +
+                            std::to_string(numel_) + " elements");
 }
 
 Tensor Tensor::fromData(std::vector<int64_t> shape, std::vector<float> data) {
@@ -217,6 +304,23 @@ Tensor Tensor::fromData(std::vector<int64_t> shape, std::vector<float> data) {
   t.numel_ = n;
   t.storage_ = std::move(data);
   return t;
+}
+
+Tensor Tensor::fromInts(std::vector<int64_t> shape,
+                        const std::vector<int64_t> &values, DType dtype) {
+  if (!isIntegerDType(dtype))
+    throw std::invalid_argument(std::string("Tensor::fromInts: ") +
+                                dtypeName(dtype) + " is not an integer dtype");
+  int64_t n = shapeNumel(shape);
+  if (static_cast<int64_t>(values.size()) != n)
+    throw std::invalid_argument("tensor data has " +
+                                std::to_string(values.size()) +
+                                " elements but shape " + shapeToString(shape) +
+                                " needs " + std::to_string(n));
+  Tensor t(std::move(shape), DType::I64);
+  if (n)
+    std::memcpy(t.raw(), values.data(), t.bytes());
+  return std::move(t).to(dtype);
 }
 
 Tensor Tensor::full(std::vector<int64_t> shape, float value) {
@@ -239,7 +343,20 @@ Tensor Tensor::to(DType dtype) const & {
   if (dtype == dtype_)
     return *this;
   Tensor out(shape_, dtype);
-  if (dtype_ == DType::F32) {
+  if (dtype_ == DType::I64 && dtype == DType::I32) {
+    const int64_t *in = dataI64();
+    int32_t *o = out.dataI32();
+    for (int64_t i = 0; i < numel_; ++i) {
+      if (in[i] < std::numeric_limits<int32_t>::min() ||
+          in[i] > std::numeric_limits<int32_t>::max())
+        throw std::invalid_argument(
+            "cannot convert element " + std::to_string(i) + " (" +
+            std::to_string(in[i]) + ") to I32: out of range");
+      o[i] = static_cast<int32_t>(in[i]);
+    }
+  } else if (dtype_ == DType::I32 && dtype == DType::I64) {
+    std::copy_n(dataI32(), numel_, out.dataI64());
+  } else if (dtype_ == DType::F32) {
     fromFloat(storage_.data(), dtype, out.raw(), numel_);
   } else if (dtype == DType::F32) {
     toFloat(raw(), dtype_, out.storage_.data(), numel_);
@@ -252,10 +369,7 @@ Tensor Tensor::to(DType dtype) const & {
 }
 
 float Tensor::at(int64_t i) const {
-  if (i < 0 || i >= numel_)
-    throw std::out_of_range("element " + std::to_string(i) +
-                            " out of range for a tensor of " +
-                            std::to_string(numel_) + " elements");
+  checkIndex(i);
   const auto *h = static_cast<const uint16_t *>(raw());
   switch (dtype_) {
   case DType::F32:
@@ -264,8 +378,21 @@ float Tensor::at(int64_t i) const {
     return bf16ToFloat(h[i]);
   case DType::F16:
     return f16ToFloat(h[i]);
+  case DType::I64:
+    return static_cast<float>(dataI64()[i]);
+  case DType::I32:
+    return static_cast<float>(dataI32()[i]);
   }
   return 0.0f;
+}
+
+int64_t Tensor::atInt(int64_t i) const {
+  checkIndex(i);
+  if (dtype_ == DType::I64)
+    return dataI64()[i];
+  if (dtype_ == DType::I32)
+    return dataI32()[i];
+  return checkedInt<int64_t>(at(i), static_cast<size_t>(i), DType::I64);
 }
 
 Tensor Tensor::reshaped(std::vector<int64_t> newShape) const {
@@ -285,6 +412,8 @@ bool Tensor::operator==(const Tensor &other) const {
     return false;
   if (dtype_ == DType::F32)
     return storage_ == other.storage_;
+  if (isIntegerDType(dtype_))
+    return numel_ == 0 || std::memcmp(raw(), other.raw(), bytes()) == 0;
   for (int64_t i = 0; i < numel_; ++i)
     if (at(i) != other.at(i))
       return false;

@@ -104,8 +104,10 @@ Tensor tp::runtime::crossEntropy(const Tensor &logits, const Tensor &targets) {
   constexpr int64_t ignoreIndex = -100;
   double total = 0.0;
   int64_t counted = 0;
+  std::vector<int64_t> ids =
+      detail::readIds(targets, "crossEntropy", "targets");
   for (int64_t i = 0; i < n; ++i) {
-    int64_t target = detail::integralId(targets.data()[i], "crossEntropy");
+    int64_t target = ids[i];
     if (target == ignoreIndex)
       continue;
     if (target < 0 || target >= c)

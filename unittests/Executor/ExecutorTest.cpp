@@ -64,6 +64,7 @@ protected:
 TEST_F(ExecutorTest, RankStateKeepsParametersBetweenRuns) {
   Program program = lowerExampleMlp();
   ASSERT_EQ(program.meshShape(), (std::vector<int64_t>{4}));
+  EXPECT_EQ(program.numRanks(), 4);
   // Parameters from a file that disappears after the first run: later runs
   // must not read it again.
   std::string weights = ::testing::TempDir() + "/tp-executor-weights.st";
@@ -217,8 +218,8 @@ func.func @forward(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
     Program::compile(entry);
     FAIL() << "compile did not throw";
   } catch (const std::runtime_error &e) {
-    EXPECT_NE(std::string(e.what()).find("supports f32, bf16 and f16 tensors "
-                                         "(and integer ids), not f64"),
+    EXPECT_NE(std::string(e.what()).find("supports f32, bf16, f16, i64 and "
+                                         "i32 tensors, not f64"),
               std::string::npos)
         << e.what();
   }

@@ -11,6 +11,7 @@
 
 #include "tp/InitAll.h"
 #include "tp/Runtime/Kernels.h"
+#include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/ThreadCommunicator.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 
 using namespace mlir;
@@ -82,9 +84,7 @@ protected:
   /// Every rank's results of running \p program on its mesh.
   static std::vector<std::vector<rt::Tensor>> runAll(const Program &program,
                                                      const DataSource &data) {
-    int n = 1;
-    for (int64_t d : program.meshShape())
-      n *= static_cast<int>(d);
+    int n = static_cast<int>(program.numRanks());
     std::vector<std::vector<rt::Tensor>> out(n);
     std::mutex mu;
     rt::runRanks(n, [&](rt::Communicator &comm) {
@@ -267,24 +267,173 @@ func.func @forward(%ids: tensor<2x6xi64> {model.name = "tokens"}) -> (tensor<2x6
   const auto &in = program.inputs()[0];
   EXPECT_TRUE(in.isTokens);
   EXPECT_EQ(in.vocab, 7);
-  // Ids are held as floats, the one representation of tokens.
-  EXPECT_EQ(in.dtype, ::tp::exec::kTokenDType);
+  // Ids are held as int64, the token dtype.
+  EXPECT_EQ(::tp::exec::kTokenDType, rt::DType::I64);
+  EXPECT_EQ(in.dtype, rt::DType::I64);
   EXPECT_NE(
       print(program).find(
-          "%0 = input 'tokens' {placements = [R], tokens = 7} : f32[2x6]"),
-      std::string::npos);
+          "%0 = input 'tokens' {placements = [R], tokens = 7} : i64[2x6]"),
+      std::string::npos)
+      << print(program);
   DataSource data;
   data.seed = 2;
   rt::Tensor ids = Program::globalInput(in, data);
+  ASSERT_EQ(ids.dtype(), rt::DType::I64);
   bool aboveZero = false;
   for (int64_t i = 0; i < ids.numel(); ++i) {
-    float v = ids.data()[i];
-    EXPECT_EQ(v, std::floor(v));
+    int64_t v = ids.dataI64()[i];
     EXPECT_GE(v, 0);
     EXPECT_LT(v, 7);
     aboveZero |= v > 0;
   }
   EXPECT_TRUE(aboveZero);
+}
+
+/// Two ranks: a vocab-sharded embedding of i64 tokens, and the cross
+/// entropy of its rows against i32 targets.
+const char *kTokenLoss = R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+func.func @forward(%ids: tensor<2x6xi64> {model.name = "tokens"}, %t: tensor<12xi32> {model.name = "targets"}) -> (tensor<f32>, tensor<2x6x4xf32>) attributes {tp.spmd} {
+  %w = model.param "emb.weight" : tensor<10x4xf32>
+  %wc = tp.chunk %w on @mesh mesh_axes = [0] axis = 0 : tensor<10x4xf32> -> tensor<5x4xf32>
+  %e = tp.sharded_embedding %ids, %wc on @mesh mesh_axes = [0] vocab_size = 10 {module = "emb"} : (tensor<2x6xi64>, tensor<5x4xf32>) -> tensor<2x6x4xf32>
+  %s = tp.all_reduce %e on @mesh mesh_axes = [0] reduction = sum : tensor<2x6x4xf32>
+  %r = model.reshape %s : (tensor<2x6x4xf32>) -> tensor<12x4xf32>
+  %loss = model.cross_entropy %r, %t : (tensor<12x4xf32>, tensor<12xi32>) -> tensor<f32>
+  return %loss, %s : tensor<f32>, tensor<2x6x4xf32>
+}
+)";
+
+TEST_F(ProgramTest, IntegerInputsKeepTheirWidth) {
+  Program program = compile(kTokenLoss);
+  ASSERT_EQ(program.inputs().size(), 2u);
+  EXPECT_EQ(program.inputs()[0].dtype, rt::DType::I64);
+  EXPECT_EQ(program.inputs()[0].vocab, 10);
+  EXPECT_EQ(program.inputs()[1].dtype, rt::DType::I32);
+  EXPECT_EQ(program.inputs()[1].vocab, 4);
+  std::string text = print(program);
+  EXPECT_NE(text.find("input 'targets' {placements = [R], tokens = 4} : "
+                      "i32[12]"),
+            std::string::npos)
+      << text;
+  const auto &tokenSlot = program.slotTypes()[program.inputSlots()[0]];
+  EXPECT_EQ(tokenSlot.dtype, rt::DType::I64);
+  EXPECT_EQ(tokenSlot.staticBytes, 12 * 8);
+  // Ids reach the kernels as they are: no widening to f32.
+  for (const Instruction &in : program.instructions())
+    EXPECT_TRUE(in.widen.empty()) << ::tp::exec::opcodeName(in.op);
+  DataSource data;
+  data.seed = 4;
+  rt::Tensor targets = Program::globalInput(program.inputs()[1], data);
+  EXPECT_EQ(targets.dtype(), rt::DType::I32);
+}
+
+/// A safetensors file at a fresh temporary path, removed afterwards.
+struct TempFile {
+  std::string path =
+      ::testing::TempDir() + "tp_program_" +
+      ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+      ".safetensors";
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+TEST_F(ProgramTest, TokenFilesMatchTheGenerator) {
+  Program program = compile(kTokenLoss);
+  DataSource generated;
+  generated.seed = 5;
+  auto expected = runAll(program, generated);
+  rt::Tensor tokens = Program::globalInput(program.inputs()[0], generated);
+  rt::Tensor targets = Program::globalInput(program.inputs()[1], generated);
+  ASSERT_EQ(tokens.dtype(), rt::DType::I64);
+  // The loss is finite and the rows differ: a wrong id would show.
+  ASSERT_TRUE(std::isfinite(assembled(program, expected, 0).data()[0]));
+
+  // The same ids as PyTorch writes them (I64 tokens, I32 or I64 targets),
+  // and as files from before the integer dtypes wrote them (F32).
+  for (rt::DType fileType : {rt::DType::I64, rt::DType::I32, rt::DType::F32}) {
+    SCOPED_TRACE(rt::dtypeName(fileType));
+    TempFile file;
+    rt::Tensor t = tokens.to(fileType), g = targets.to(fileType);
+    rt::writeSafetensors(file.path, {{"tokens", &t}, {"targets", &g}});
+    DataSource fromFile;
+    fromFile.seed = 99; // ignored for the inputs in the file
+    fromFile.inputsFile = file.path;
+    EXPECT_EQ(Program::globalInput(program.inputs()[0], fromFile), tokens);
+    EXPECT_EQ(Program::globalInput(program.inputs()[1], fromFile), targets);
+    fromFile.seed = generated.seed; // the same parameters
+    auto got = runAll(program, fromFile);
+    for (size_t i = 0; i < 2; ++i)
+      EXPECT_EQ(assembled(program, got, i), assembled(program, expected, i))
+          << "result " << i;
+  }
+}
+
+TEST_F(ProgramTest, IntegerResultsComeBackExactly) {
+  // The tokens, batch-sharded over 2 ranks, returned as they are (and
+  // through an embedding, which gives their range).
+  Program program = compile(R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
+func.func @forward(%ids: tensor<4xi64> {model.name = "tokens"}) -> (tensor<2xi64>, tensor<4x2xf32>) attributes {tp.spmd, tp.result_types = [!tp.dtensor<4xi64, @mesh, [#tp.shard<0>]>, !tp.dtensor<4x2xf32, @mesh, [#tp.replicate]>]} {
+  %c = tp.chunk %ids on @mesh mesh_axes = [0] axis = 0 : tensor<4xi64> -> tensor<2xi64>
+  %w = model.param "emb.weight" : tensor<10x2xf32>
+  %e = model.embedding "emb"(%ids, %w) : (tensor<4xi64>, tensor<10x2xf32>) -> tensor<4x2xf32>
+  return %c, %e : tensor<2xi64>, tensor<4x2xf32>
+}
+)");
+  DataSource data;
+  data.seed = 6;
+  auto out = runAll(program, data);
+  rt::Tensor tokens = Program::globalInput(program.inputs()[0], data);
+  EXPECT_EQ(out[0][0].dtype(), rt::DType::I64);
+  EXPECT_EQ(assembled(program, out, 0), tokens);
+  // Beyond 2^24, where a trip through f32 would round.
+  constexpr int64_t big = (int64_t(1) << 40) + 1;
+  rt::Tensor a = rt::Tensor::fromInts({2}, {big, -big});
+  rt::Tensor b = rt::Tensor::fromInts({2}, {big + 2, 7});
+  EXPECT_EQ(program.assembleResult(0, {a, b}),
+            rt::Tensor::fromInts({4}, {big, -big, big + 2, 7}));
+  // I32 results stay I32.
+  rt::Tensor a32 = rt::Tensor::fromInts({2}, {16777217, -1}, rt::DType::I32);
+  rt::Tensor b32 = rt::Tensor::fromInts({2}, {3, 2147483647}, rt::DType::I32);
+  EXPECT_EQ(
+      program.assembleResult(0, {a32, b32}),
+      rt::Tensor::fromInts({4}, {16777217, -1, 3, 2147483647}, rt::DType::I32));
+}
+
+TEST_F(ProgramTest, BadTokenFilesNameTheFileAndInput) {
+  Program program = compile(kTokenLoss);
+  const auto &in = program.inputs()[0];
+  auto expectError = [&](const rt::Tensor &tokens, const std::string &part) {
+    TempFile file;
+    rt::writeSafetensors(file.path, {{"tokens", &tokens}});
+    DataSource data;
+    data.inputsFile = file.path;
+    try {
+      Program::globalInput(in, data);
+      ADD_FAILURE() << "no error for " << part;
+    } catch (const std::runtime_error &e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find(file.path + ": input 'tokens' holds "),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find(part), std::string::npos) << what;
+    }
+  };
+  std::vector<int64_t> ok(12, 3);
+  std::vector<int64_t> high = ok, negative = ok, far = ok;
+  high[7] = 10;
+  negative[0] = -1;
+  far[11] = (int64_t(1) << 40) + 1;
+  expectError(rt::Tensor::fromInts({2, 6}, high), "id 10 outside [0, 10)");
+  expectError(rt::Tensor::fromInts({2, 6}, negative, rt::DType::I32),
+              "id -1 outside [0, 10)");
+  expectError(rt::Tensor::fromInts({2, 6}, far),
+              "id 1099511627777 outside [0, 10)");
+  std::vector<float> half(12, 3.0f);
+  half[2] = 2.5f;
+  expectError(rt::Tensor::fromData({2, 6}, half), "not an integer");
+  expectError(rt::Tensor::fromInts({2, 6}, ok).to(rt::DType::BF16),
+              "token ids as BF16");
 }
 
 TEST_F(ProgramTest, IntegerInputsThatIndexNothingAreRejected) {

@@ -15,6 +15,7 @@
 #include "tp/Runtime/NCCLCommunicator.h"
 #include "tp/Runtime/UnevenCollectives.h"
 
+#include "IntegerChecks.h"
 #include "LowPrecisionChecks.h"
 
 #include <gtest/gtest.h>
@@ -96,6 +97,8 @@ float unitRoundoff(DType dtype) {
   case DType::F16:
     return 1.0f / 2048.0f;
   case DType::F32:
+  case DType::I64:
+  case DType::I32:
     break;
   }
   return 1.0f / 16777216.0f;
@@ -245,6 +248,29 @@ TEST_F(GpuTest, DeviceTensorKeepsDType) {
   // Special values survive the trip bit for bit.
   Tensor special = fromBits(DType::BF16, {0x7fc1, 0xff80, 0x0001, 0x8000});
   expectSameBits(up(special).download(), special, "bf16 specials");
+}
+
+TEST_F(GpuTest, DeviceTensorHoldsIntegers) {
+  constexpr int64_t big = (int64_t(1) << 40) + 1;
+  Tensor ids = Tensor::fromInts({2, 3}, {0, -1, big, -big, 7, 1 << 24});
+  DeviceTensor d = up(ids);
+  EXPECT_EQ(d.dtype(), DType::I64);
+  EXPECT_EQ(d.bytes(), 48u);
+  EXPECT_EQ(d.download(), ids);
+  EXPECT_EQ(d.clone().download(), ids);
+  EXPECT_EQ(gpu::sliceDim(d, 1, 1, 2).download(), sliceDim(ids, 1, 1, 2));
+  EXPECT_EQ(gpu::reshape(d, {6}).download(), ids.reshaped({6}));
+  Tensor i32 = Tensor::fromInts({3}, {-5, 2147483647, 3}, DType::I32);
+  EXPECT_EQ(up(i32).download(), i32);
+  EXPECT_EQ(DeviceTensor({4}, DType::I64).download(), Tensor({4}, DType::I64));
+  // Integers are not converted on the device, nor computed with.
+  expectInvalid([&] { gpu::convert(d, DType::F32); },
+                {"gpu::convert", "I64 to F32"});
+  expectInvalid([&] { gpu::convert(up(ids.to(DType::F32)), DType::I64); },
+                {"F32 to I64"});
+  expectInvalid([&] { gpu::add(d, d); }, {"add", "I64"});
+  expectInvalid([&] { gpu::relu(d); }, {"relu", "I64"});
+  expectInvalid([&] { gpu::matmul(d, d); }, {"matmul", "I64"});
 }
 
 TEST_F(GpuTest, ConvertMatchesHostOnAllBitPatterns) {
@@ -564,6 +590,37 @@ TEST_F(GpuTest, EmbeddingMatchesCpu) {
       std::invalid_argument);
 }
 
+TEST_F(GpuTest, EmbeddingTakesIntegerIdsLikeCpu) {
+  Tensor weight = rand({10, 6}, "weight");
+  Tensor shard = sliceDim(weight, 0, 4, 3);
+  Tensor ids = Tensor::fromInts({2, 4}, {0, 9, 4, 6, 7, 3, 5, 1});
+  for (DType dtype : {DType::I64, DType::I32, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Tensor typed = ids.to(dtype);
+    EXPECT_EQ(gpu::embedding(up(typed), up(weight)).download(),
+              embedding(typed, weight));
+    EXPECT_EQ(gpu::embeddingMasked(up(typed), up(shard), 4).download(),
+              embeddingMasked(typed, shard, 4));
+    // The first bad id, with the CPU kernel's message.
+    Tensor bad = Tensor::fromInts({4}, {1, 2, 12, -3}).to(dtype);
+    expectInvalid([&] { gpu::embedding(up(bad), up(weight)); },
+                  {"embedding: id 12 out of range [0, 10)"});
+    expectInvalid([&] { gpu::embeddingMasked(up(bad), up(shard), 4); },
+                  {"embeddingMasked: id -3 out of range [4, 7)"});
+  }
+  // Beyond 2^24, where f32 ids would round: exact on the device too.
+  constexpr int64_t big = (int64_t(1) << 40) + 1;
+  expectInvalid(
+      [&] { gpu::embedding(up(Tensor::fromInts({1}, {big})), up(weight)); },
+      {"id 1099511627777 out of range"});
+  Tensor far = Tensor::fromInts({2}, {big, big + 2});
+  Tensor farShard = sliceDim(weight, 0, 0, 2);
+  EXPECT_EQ(gpu::embeddingMasked(up(far), up(farShard), big).download(),
+            embeddingMasked(far, farShard, big));
+  expectInvalid([&] { gpu::embedding(up(ids.to(DType::BF16)), up(weight)); },
+                {"embedding: ids are a BF16 tensor"});
+}
+
 TEST_F(GpuTest, RotaryMatchesCpu) {
   Tensor x = rand({2, 9, 3, 16}, "x");
   for (int64_t offset : {0, 1000})
@@ -719,6 +776,14 @@ TEST_F(GpuTest, NCCLOneRankCollectives) {
   EXPECT_THROW(comm->allReduce(host.data(), host.data(), 6, ReduceOp::Sum),
                std::invalid_argument);
   EXPECT_THROW(comm->broadcast(in.data(), 6, 1), std::invalid_argument);
+
+  // Integers: NCCL's int64 and int32 types.
+  auto upload = [](const Tensor &t) { return up(t); };
+  auto download = [](const DeviceTensor &t) { return t.download(); };
+  EXPECT_NO_THROW(
+      test::checkIntegerCollectives(*comm, DType::I64, upload, download));
+  EXPECT_NO_THROW(
+      test::checkIntegerCollectives(*comm, DType::I32, upload, download));
 
   std::unique_ptr<Communicator> sub = comm->split(5, 0);
   ASSERT_NE(sub, nullptr);
@@ -1033,6 +1098,15 @@ TEST_P(DeviceRanksTest, TensorCollectivesMatchHost) {
       }
     }
   }
+}
+
+TEST_P(DeviceRanksTest, IntegerCollectivesAreExact) {
+  auto upload = [](const Tensor &t) { return up(t); };
+  auto download = [](const DeviceTensor &t) { return t.download(); };
+  gpu::runDeviceRanks(GetParam(), [&](Communicator &comm) {
+    test::checkIntegerCollectives(comm, DType::I64, upload, download);
+    test::checkIntegerCollectives(comm, DType::I32, upload, download);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DeviceRanksTest, ::testing::Values(2, 3, 4));

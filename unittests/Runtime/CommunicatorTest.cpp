@@ -10,6 +10,7 @@
 
 #include "tp/Runtime/Init.h"
 
+#include "IntegerChecks.h"
 #include "LowPrecisionChecks.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <mutex>
 
 using namespace tp::runtime;
@@ -211,7 +213,48 @@ TEST_P(CollectiveTest, BF16AndF16Collectives) {
   });
 }
 
+TEST_P(CollectiveTest, IntegerCollectivesAreExact) {
+  auto same = [](Tensor t) { return t; };
+  runRanks(GetParam(), [&](Communicator &comm) {
+    test::checkIntegerCollectives(comm, DType::I64, same, same);
+    test::checkIntegerCollectives(comm, DType::I32, same, same);
+  });
+}
+
+TEST_P(CollectiveTest, Int64ScalarsAllGather) {
+  // How a caller moves int64 values (a byte count, a shape) between ranks.
+  int n = GetParam();
+  runRanks(n, [&](Communicator &comm) {
+    int64_t mine = (int64_t(1) << 50) + 3 - comm.rank();
+    std::vector<int64_t> all(comm.size());
+    comm.allGather(&mine, 1, all.data(), DType::I64);
+    for (int p = 0; p < n; ++p)
+      check(all[p] == (int64_t(1) << 50) + 3 - p,
+            "int64 from rank " + std::to_string(p));
+    int64_t largest = 0;
+    comm.allReduce(&mine, &largest, 1, DType::I64, ReduceOp::Max);
+    check(largest == (int64_t(1) << 50) + 3, "int64 max");
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 3, 4));
+
+TEST(CommunicatorTest, IntegerSumsWrapLikeTorch) {
+  // Two's complement wrap-around, not undefined overflow.
+  const void *srcs[2];
+  int64_t a = std::numeric_limits<int64_t>::max(), b = 2, out = 0;
+  srcs[0] = &a;
+  srcs[1] = &b;
+  reduceBuffers(&out, srcs, 2, 1, DType::I64, ReduceOp::Sum);
+  EXPECT_EQ(out, std::numeric_limits<int64_t>::min() + 1);
+  int32_t c = -5, d = 7, e = 0;
+  srcs[0] = &c;
+  srcs[1] = &d;
+  reduceBuffers(&e, srcs, 2, 1, DType::I32, ReduceOp::Min);
+  EXPECT_EQ(e, -5);
+  EXPECT_THROW(reduceBuffers(&e, srcs, 2, 1, DType::I32, ReduceOp::Avg),
+               std::invalid_argument);
+}
 
 TEST(CommunicatorTest, FailingRankStopsTheOthers) {
   std::mutex mu;
@@ -314,6 +357,35 @@ TEST(CommunicatorTest, MismatchedDtypesAreReported) {
     EXPECT_STREQ(e.what(), "collective mismatch: rank 0 called "
                            "all_gather(count=2), rank 1 called "
                            "all_gather(count=2, dtype=BF16)");
+  }
+}
+
+TEST(CommunicatorTest, IntegerAndFloatDtypesMismatch) {
+  // The same bytes as I64 on one rank and F32 (twice as many) on another
+  // are still a mismatch: the descriptor carries the dtype.
+  try {
+    runRanks(2, [&](Communicator &comm) {
+      std::vector<int64_t> buf(8);
+      comm.allReduce(buf.data(), buf.data(), 4,
+                     comm.rank() == 1 ? DType::I64 : DType::F32, ReduceOp::Sum);
+    });
+    FAIL() << "runRanks did not throw";
+  } catch (const CommError &e) {
+    EXPECT_STREQ(e.what(), "collective mismatch: rank 0 called "
+                           "all_reduce(count=4, op=sum), rank 1 called "
+                           "all_reduce(count=4, dtype=I64, op=sum)");
+  }
+  try {
+    runRanks(2, [&](Communicator &comm) {
+      std::vector<int64_t> buf(8);
+      comm.broadcast(buf.data(), 2, comm.rank() == 0 ? DType::I64 : DType::I32,
+                     0);
+    });
+    FAIL() << "runRanks did not throw";
+  } catch (const CommError &e) {
+    EXPECT_STREQ(e.what(), "collective mismatch: rank 0 called "
+                           "broadcast(count=2, dtype=I64, root=0), rank 1 "
+                           "called broadcast(count=2, dtype=I32, root=0)");
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -63,15 +64,25 @@ TEST(InitTest, ShardEqualsSliceOfWhole) {
 
 TEST(InitTest, TokensAreIntegersInVocabulary) {
   Tensor ids = initTokens(3, "tokens", {4, 64}, 50);
-  std::set<float> distinct;
-  for (float v : ids.values()) {
-    ASSERT_EQ(v, std::floor(v));
-    ASSERT_GE(v, 0.0f);
-    ASSERT_LT(v, 50.0f);
+  ASSERT_EQ(ids.dtype(), DType::I64);
+  std::set<int64_t> distinct;
+  for (int64_t i = 0; i < ids.numel(); ++i) {
+    int64_t v = ids.dataI64()[i];
+    ASSERT_GE(v, 0);
+    ASSERT_LT(v, 50);
     distinct.insert(v);
   }
   EXPECT_GT(distinct.size(), 40u);
   EXPECT_EQ(ids, initTokens(3, "tokens", {4, 64}, 50));
   EXPECT_THROW(initTokens(3, "tokens", {2}, 0), std::invalid_argument);
+  // The whole vocabulary is reachable at the 2^24 limit.
+  Tensor wide = initTokens(3, "tokens", {4096}, int64_t(1) << 24);
+  int64_t largest = 0;
+  for (int64_t i = 0; i < wide.numel(); ++i)
+    largest = std::max(largest, wide.dataI64()[i]);
+  EXPECT_GT(largest, int64_t(1) << 23);
+  EXPECT_LT(largest, int64_t(1) << 24);
+  EXPECT_THROW(initTokens(3, "tokens", {2}, (int64_t(1) << 24) + 1),
+               std::invalid_argument);
 }
 } // namespace

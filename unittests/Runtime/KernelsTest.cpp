@@ -258,6 +258,48 @@ TEST(KernelsTest, EmbeddingGathersRows) {
                std::invalid_argument);
 }
 
+/// Expects \p fn to throw std::invalid_argument containing \p part.
+template <class Fn> void expectInvalid(Fn fn, const std::string &part) {
+  try {
+    fn();
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(KernelsTest, EmbeddingTakesIntegerIds) {
+  Tensor w = Tensor::fromData({3, 2}, {0, 1, 10, 11, 20, 21});
+  Tensor f32 = embedding(Tensor::fromData({2, 2}, {2, 0, 1, 2}), w);
+  for (DType dtype : {DType::I64, DType::I32}) {
+    Tensor ids = Tensor::fromInts({2, 2}, {2, 0, 1, 2}, dtype);
+    EXPECT_EQ(embedding(ids, w), f32) << dtypeName(dtype);
+    expectInvalid([&] { embedding(Tensor::fromInts({1}, {3}, dtype), w); },
+                  "embedding: id 3 out of range [0, 3)");
+    expectInvalid([&] { embedding(Tensor::fromInts({1}, {-1}, dtype), w); },
+                  "embedding: id -1 out of range [0, 3)");
+  }
+  // An id that f32 would round into range is still out of range.
+  constexpr int64_t big = (int64_t(1) << 40) + 1;
+  expectInvalid([&] { embedding(Tensor::fromInts({1}, {big}), w); },
+                "id 1099511627777 out of range");
+  expectInvalid(
+      [&] { embedding(Tensor::fromInts({1}, {1}).to(DType::BF16), w); },
+      "embedding: ids are a BF16 tensor");
+  // Masked: ids of other shards give zero rows, negative ids still throw.
+  Tensor ids = Tensor::fromInts({3}, {4, 1, big});
+  Tensor part = embeddingMasked(ids, w, 3);
+  EXPECT_EQ(part, Tensor::fromData({3, 2}, {10, 11, 0, 0, 0, 0}));
+  expectInvalid([&] { embeddingMasked(Tensor::fromInts({1}, {-2}), w, 3); },
+                "embeddingMasked: id -2 out of range [3, 6)");
+  // The extremes of int64 are checked without overflowing id - offset.
+  int64_t lowest = std::numeric_limits<int64_t>::min();
+  expectInvalid([&] { embeddingMasked(Tensor::fromInts({1}, {lowest}), w, 3); },
+                "id -9223372036854775808 out of range [3, 6)");
+  Tensor highest = Tensor::fromInts({1}, {std::numeric_limits<int64_t>::max()});
+  EXPECT_EQ(embeddingMasked(highest, w, 3), Tensor({1, 2}));
+}
+
 TEST(KernelsTest, MaskedEmbeddingShardsSumToFull) {
   Tensor w = rand({7, 3}, "emb");
   Tensor ids = Tensor::fromData({5}, {0, 6, 3, 4, 2});
@@ -416,5 +458,25 @@ TEST(KernelsTest, CrossEntropyKnownValues) {
   EXPECT_THROW(crossEntropy(logits, Tensor::fromData({2}, {3, 0})),
                std::invalid_argument);
   EXPECT_THROW(crossEntropy(logits, Tensor({3})), std::invalid_argument);
+}
+
+TEST(KernelsTest, CrossEntropyTakesIntegerTargets) {
+  Tensor logits = Tensor::fromData({3, 3}, {1, 2, 3, 0, 0, 0, 5, 1, 1});
+  Tensor f32 = crossEntropy(logits, Tensor::fromData({3}, {2, -100, 0}));
+  for (DType dtype : {DType::I64, DType::I32}) {
+    Tensor t = Tensor::fromInts({3}, {2, -100, 0}, dtype);
+    EXPECT_EQ(crossEntropy(logits, t), f32) << dtypeName(dtype);
+    expectInvalid(
+        [&] { crossEntropy(logits, Tensor::fromInts({3}, {0, 3, 1}, dtype)); },
+        "crossEntropy: target 3 of row 1 out of range [0, 3)");
+  }
+  expectInvalid(
+      [&] {
+        crossEntropy(logits,
+                     Tensor::fromInts({3}, {0, 1, -(int64_t(1) << 40)}));
+      },
+      "target -1099511627776 of row 2");
+  expectInvalid([&] { crossEntropy(logits, Tensor({3}, DType::F16)); },
+                "crossEntropy: targets are a F16 tensor");
 }
 } // namespace

@@ -57,6 +57,26 @@ TEST(LossKernels, TargetLogitMasksOtherShards) {
                std::invalid_argument);
 }
 
+TEST(LossKernels, TargetLogitTakesIntegerTargets) {
+  Tensor logits = Tensor::fromData({3, 2}, {10, 11, 20, 21, 30, 31});
+  constexpr int64_t big = (int64_t(1) << 40) + 2;
+  for (DType dtype : {DType::I64, DType::I32}) {
+    // Classes [2, 4): 3 and 2 are local, 0 is not.
+    Tensor t = targetLogit(logits, Tensor::fromInts({3}, {3, 0, 2}, dtype), 2);
+    EXPECT_EQ(t, Tensor::fromData({3, 1}, {11, 0, 30})) << dtypeName(dtype);
+  }
+  // Targets beyond 2^24 select exactly: f32 would round 2^40, 2^40 + 1 and
+  // 2^40 + 2 to one value.
+  Tensor far = targetLogit(
+      logits, Tensor::fromInts({3}, {big, big - 1, big - 2}), big - 2);
+  EXPECT_EQ(far, Tensor::fromData({3, 1}, {0, 21, 30}));
+  EXPECT_THROW(targetLogit(logits, Tensor::fromInts({3}, {0, 0, 0}), -1),
+               std::invalid_argument);
+  EXPECT_THROW(
+      targetLogit(logits, Tensor::fromInts({3}, {0, 0, 0}).to(DType::BF16), 0),
+      std::invalid_argument);
+}
+
 TEST(LossKernels, ShardedCompositionEqualsCrossEntropy) {
   // Two class shards of [3, 4] logits, combined as loss_parallel does.
   Tensor logits =

@@ -7,6 +7,7 @@
 
 #include "tp/Runtime/MPICommunicator.h"
 
+#include "IntegerChecks.h"
 #include "LowPrecisionChecks.h"
 
 #include <gtest/gtest.h>
@@ -367,6 +368,40 @@ TEST(MPICommunicatorTest, MismatchedDtypesAreReported) {
       },
       {"rank 0 called all_reduce(count=4, op=sum)",
        "rank 1 called all_reduce(count=4, dtype=F16, op=sum)"});
+  comm->barrier();
+}
+
+TEST(MPICommunicatorTest, IntegerCollectivesAreExact) {
+  auto comm = makeWorld();
+  auto same = [](Tensor t) { return t; };
+  EXPECT_NO_THROW(test::checkIntegerCollectives(*comm, DType::I64, same, same));
+  EXPECT_NO_THROW(test::checkIntegerCollectives(*comm, DType::I32, same, same));
+  // The raw form a caller writes to move int64 values between ranks.
+  int64_t mine = (int64_t(1) << 50) + comm->rank();
+  std::vector<int64_t> all(comm->size());
+  comm->allGather(&mine, 1, all.data(), DType::I64);
+  for (int p = 0; p < comm->size(); ++p)
+    EXPECT_EQ(all[p], (int64_t(1) << 50) + p);
+}
+
+TEST(MPICommunicatorTest, IntegerAndFloatDtypesMismatch) {
+  auto comm = makeWorld();
+  int r = comm->rank(), n = comm->size();
+  std::vector<int64_t> in(8 * n, 1), out(8 * n);
+  expectMismatch(
+      [&] {
+        comm->allGather(in.data(), 2, out.data(),
+                        r == 1 ? DType::I64 : DType::F32);
+      },
+      {"rank 0 called all_gather(count=2)",
+       "rank 1 called all_gather(count=2, dtype=I64)"});
+  expectMismatch(
+      [&] {
+        comm->allReduce(in.data(), out.data(), 2,
+                        r == 0 ? DType::I64 : DType::I32, ReduceOp::Max);
+      },
+      {"rank 0 called all_reduce(count=2, dtype=I64, op=max)",
+       "rank 1 called all_reduce(count=2, dtype=I32, op=max)"});
   comm->barrier();
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 using namespace tp::runtime;
 
@@ -190,12 +191,71 @@ TEST_F(SafetensorsTest, HalfPrecisionRoundTrip) {
   EXPECT_EQ(f.readSlice("b", 0, 1, 1), sliceDim(b, 0, 1, 1));
 }
 
+TEST_F(SafetensorsTest, IntegerRoundTripIsExact) {
+  constexpr int64_t big = (int64_t(1) << 40) + 1;
+  Tensor ids = Tensor::fromInts({2, 3}, {0, -1, big, -big,
+                                         std::numeric_limits<int64_t>::max(),
+                                         std::numeric_limits<int64_t>::min()});
+  Tensor i32 =
+      Tensor::fromInts({3}, {-2147483648LL, 16777217, 2147483647}, DType::I32);
+  writeSafetensors(path, {{"ids", &ids}, {"i32", &i32}});
+  SafetensorsFile f = SafetensorsFile::open(path);
+  EXPECT_EQ(f.dtype("ids"), "I64");
+  EXPECT_EQ(f.dtype("i32"), "I32");
+  Tensor back = f.read("ids");
+  EXPECT_EQ(back.dtype(), DType::I64);
+  EXPECT_EQ(back, ids);
+  EXPECT_EQ(back.atInt(2), big);
+  EXPECT_EQ(f.read("i32"), i32);
+  EXPECT_EQ(f.read("i32").atInt(1), 16777217);
+  EXPECT_EQ(f.readSlice("ids", 1, 1, 2), sliceDim(ids, 1, 1, 2));
+  EXPECT_EQ(f.readSlice("i32", 0, 2, 1).atInt(0), 2147483647);
+}
+
+TEST_F(SafetensorsTest, ReadsPythonLayoutIntegers) {
+  // What safetensors.torch.save_file writes for
+  // {"tokens": torch.tensor([[1, 2**40 + 1], [-3, 7]]),
+  //  "targets": torch.tensor([5, -100], dtype=torch.int32)}: the header
+  // sorted by name, padded with spaces to a multiple of 8, little-endian
+  // data.
+  std::string header =
+      R"({"targets":{"dtype":"I32","shape":[2],"data_offsets":[0,8]},)"
+      R"("tokens":{"dtype":"I64","shape":[2,2],"data_offsets":[8,40]}})";
+  header += std::string((8 - header.size() % 8) % 8, ' ');
+  std::string data;
+  auto put = [&](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+      data.push_back(static_cast<char>(v >> (8 * i)));
+  };
+  put(static_cast<uint32_t>(5), 4);
+  put(static_cast<uint32_t>(-100), 4);
+  for (int64_t v :
+       {int64_t(1), (int64_t(1) << 40) + 1, int64_t(-3), int64_t(7)})
+    put(static_cast<uint64_t>(v), 8);
+  {
+    std::ofstream out(path, std::ios::binary);
+    for (int i = 0; i < 8; ++i)
+      out.put(
+          static_cast<char>(static_cast<uint64_t>(header.size()) >> (8 * i)));
+    out << header << data;
+  }
+  SafetensorsFile f = SafetensorsFile::open(path);
+  EXPECT_EQ(f.names(), (std::vector<std::string>{"targets", "tokens"}));
+  EXPECT_EQ(f.read("tokens"),
+            Tensor::fromInts({2, 2}, {1, (int64_t(1) << 40) + 1, -3, 7}));
+  EXPECT_EQ(f.read("targets"), Tensor::fromInts({2}, {5, -100}, DType::I32));
+}
+
 TEST_F(SafetensorsTest, UnsupportedDtype) {
   writeRaw(R"({"h": {"dtype": "F64", "shape": [2], "data_offsets": [0, 16]}})",
            16);
   SafetensorsFile f = SafetensorsFile::open(path);
   EXPECT_EQ(f.shape("h"), (std::vector<int64_t>{2}));
   expectError({"tensor 'h'", "unsupported dtype F64"}, "h");
+  writeRaw(R"({"u": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}})",
+           2);
+  expectError({"tensor 'u'", "unsupported dtype U8", "I64 and I32 are read"},
+              "u");
   writeRaw(R"({"q": {"dtype": "Q4", "shape": [2], "data_offsets": [0, 1]}})",
            4);
   expectError({"tensor 'q'", "unknown dtype 'Q4'"});

@@ -6,10 +6,14 @@
 
 #include "tp/Runtime/Tensor.h"
 
+#include "tp/Runtime/Kernels.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 using namespace tp::runtime;
@@ -241,6 +245,195 @@ TEST(DTypeTest, TensorsOfEveryDtype) {
   EXPECT_EQ(odd.bytes(), 6u);
   EXPECT_EQ(odd.at(2), 0.0f);
   EXPECT_THROW(odd.at(3), std::out_of_range);
+}
+
+//===----------------------------------------------------------------------===//
+// Integer tensors
+//===----------------------------------------------------------------------===//
+
+constexpr int64_t kBig = (int64_t(1) << 40) + 1; // not exact in f32
+
+/// Expects \p fn to throw std::invalid_argument whose message contains every
+/// string of \p parts.
+template <class Fn>
+void expectInvalid(Fn fn, const std::vector<std::string> &parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument &e) {
+    std::string what = e.what();
+    for (const std::string &p : parts)
+      EXPECT_NE(what.find(p), std::string::npos)
+          << "'" << p << "' not in: " << what;
+  }
+}
+
+TEST(IntTensorTest, NamesSizesAndParsing) {
+  EXPECT_STREQ(dtypeName(DType::I64), "I64");
+  EXPECT_STREQ(dtypeName(DType::I32), "I32");
+  EXPECT_EQ(dtypeSize(DType::I64), 8u);
+  EXPECT_EQ(dtypeSize(DType::I32), 4u);
+  EXPECT_TRUE(isIntegerDType(DType::I64));
+  EXPECT_FALSE(isIntegerDType(DType::F32));
+  for (const char *name : {"I64", "int64", "long", "i64"}) {
+    DType d = DType::F32;
+    EXPECT_TRUE(parseDType(name, d)) << name;
+    EXPECT_EQ(d, DType::I64) << name;
+  }
+  for (const char *name : {"I32", "int32", "int", "i32"}) {
+    DType d = DType::F32;
+    EXPECT_TRUE(parseDType(name, d)) << name;
+    EXPECT_EQ(d, DType::I32) << name;
+  }
+  DType d;
+  EXPECT_FALSE(parseDType("U8", d));
+  EXPECT_FALSE(parseDType("int8", d));
+}
+
+TEST(IntTensorTest, ConstructionAndAccessors) {
+  Tensor z({2, 3}, DType::I64);
+  EXPECT_EQ(z.bytes(), 48u);
+  for (int64_t i = 0; i < z.numel(); ++i)
+    EXPECT_EQ(z.dataI64()[i], 0);
+  Tensor t =
+      Tensor::fromInts({3}, {-7, kBig, std::numeric_limits<int64_t>::max()});
+  EXPECT_EQ(t.dtype(), DType::I64);
+  EXPECT_EQ(t.dataI64()[1], kBig);
+  EXPECT_EQ(t.atInt(2), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(t.at(0), -7.0f);
+  // at() is the f32 value: 2^40 + 1 rounds to 2^40.
+  EXPECT_EQ(t.at(1), 1099511627776.0f);
+  EXPECT_THROW(t.atInt(3), std::out_of_range);
+  // Typed accessors check the dtype, as data() does.
+  expectInvalid([&] { (void)t.data(); }, {"a I64 tensor", "f32 elements"});
+  expectInvalid([&] { (void)t.dataI32(); }, {"i32 elements"});
+  expectInvalid([&] { (void)Tensor({2}).dataI64(); }, {"a F32 tensor"});
+  Tensor i32 = Tensor::fromInts({2}, {-5, 2147483647}, DType::I32);
+  EXPECT_EQ(i32.dtype(), DType::I32);
+  EXPECT_EQ(i32.bytes(), 8u);
+  EXPECT_EQ(i32.dataI32()[1], 2147483647);
+  EXPECT_EQ(i32.atInt(0), -5);
+  expectInvalid([] { Tensor::fromInts({1}, {int64_t(1) << 31}, DType::I32); },
+                {"element 0", "2147483648", "I32", "out of range"});
+  EXPECT_THROW(Tensor::fromInts({2}, {1}), std::invalid_argument);
+  EXPECT_THROW(Tensor::fromInts({1}, {1}, DType::F32), std::invalid_argument);
+  // atInt on floats: exact integers only.
+  EXPECT_EQ(Tensor::fromData({2}, {3, -4}).atInt(1), -4);
+  EXPECT_THROW(Tensor::fromData({1}, {0.5f}).atInt(0), std::invalid_argument);
+}
+
+TEST(IntTensorTest, BuffersAreAlignedForInt64) {
+  for (int64_t n : {1, 2, 3, 17, 1000}) {
+    Tensor t({n}, DType::I64);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw()) % alignof(int64_t), 0u) << n;
+    Tensor c = sliceDim(Tensor::fromInts({n + 1}, std::vector<int64_t>(n + 1)),
+                        0, 1, n);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(c.raw()) % alignof(int64_t), 0u);
+    Tensor moved = std::move(t).reshaped({1, n});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(moved.raw()) % alignof(int64_t), 0u);
+  }
+}
+
+TEST(IntTensorTest, FloatToIntIsExactOrThrows) {
+  Tensor f = Tensor::fromData({4}, {0, -3, 16777216, 1e10f});
+  Tensor i = f.to(DType::I64);
+  EXPECT_EQ(i, Tensor::fromInts({4}, {0, -3, 16777216, 10000000000}));
+  EXPECT_EQ(f.to(DType::BF16).to(DType::I64).atInt(1), -3);
+  expectInvalid([] { Tensor::fromData({3}, {1, 2, 1.5f}).to(DType::I64); },
+                {"element 2", "1.5", "I64", "not an integer"});
+  expectInvalid(
+      [] {
+        Tensor::fromData({2}, {0, std::numeric_limits<float>::quiet_NaN()})
+            .to(DType::I64);
+      },
+      {"element 1", "nan", "not an integer"});
+  expectInvalid(
+      [] {
+        Tensor::fromData({1}, {std::numeric_limits<float>::infinity()})
+            .to(DType::I32);
+      },
+      {"element 0", "inf"});
+  // 2^63 is the first float beyond int64; -2^63 is the last one inside.
+  expectInvalid([] { Tensor::fromData({1}, {9.223372e18f}).to(DType::I64); },
+                {"element 0", "out of range"});
+  EXPECT_EQ(Tensor::fromData({1}, {-9.223372e18f}).to(DType::I64).atInt(0),
+            std::numeric_limits<int64_t>::min());
+  expectInvalid(
+      [] { Tensor::fromData({2}, {0, 2147483648.0f}).to(DType::I32); },
+      {"element 1", "2147483648", "out of range"});
+  EXPECT_EQ(Tensor::fromData({1}, {-2147483648.0f}).to(DType::I32).atInt(0),
+            std::numeric_limits<int32_t>::min());
+  // fromFloat is the same conversion on raw buffers.
+  float src[2] = {4, 4.25f};
+  int64_t dst[2];
+  expectInvalid([&] { fromFloat(src, DType::I64, dst, 2); },
+                {"element 1", "4.25"});
+}
+
+TEST(IntTensorTest, IntToFloatAndBetweenInts) {
+  Tensor i = Tensor::fromInts({4}, {-16777216, 3, 16777217, kBig});
+  Tensor f = i.to(DType::F32);
+  EXPECT_EQ(f.data()[0], -16777216.0f);
+  EXPECT_EQ(f.data()[1], 3.0f);
+  // Beyond 2^24 f32 rounds, as static_cast does.
+  EXPECT_EQ(f.data()[2], static_cast<float>(int64_t(16777217)));
+  EXPECT_EQ(f.data()[3], static_cast<float>(kBig));
+  float out[4];
+  toFloat(i.raw(), DType::I64, out, 4);
+  EXPECT_EQ(std::vector<float>(out, out + 4), f.values());
+  EXPECT_EQ(i.to(DType::BF16).at(1), 3.0f);
+  Tensor small = Tensor::fromInts({3}, {-2147483648LL, 0, 2147483647});
+  Tensor s32 = small.to(DType::I32);
+  EXPECT_EQ(s32.dtype(), DType::I32);
+  EXPECT_EQ(s32.to(DType::I64), small);
+  EXPECT_EQ(s32.to(DType::F32).data()[1], 0.0f);
+  expectInvalid([&] { i.to(DType::I32); },
+                {"element 3", "1099511627777", "I32", "out of range"});
+  // Integers survive a trip through f32 while they are below 2^24.
+  Tensor ids = Tensor::fromInts({3}, {0, 12345, 16777216});
+  EXPECT_EQ(ids.to(DType::F32).to(DType::I64), ids);
+}
+
+TEST(IntTensorTest, EqualityIsExact) {
+  Tensor a = Tensor::fromInts({2}, {kBig, 1});
+  Tensor b = Tensor::fromInts({2}, {kBig - 1, 1});
+  // Equal as floats, different as integers.
+  EXPECT_EQ(a.at(0), b.at(0));
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a, Tensor::fromInts({2}, {kBig, 1}));
+  EXPECT_NE(a, a.reshaped({1, 2}));
+  EXPECT_NE(Tensor::fromInts({2}, {1, 2}, DType::I32),
+            Tensor::fromInts({2}, {1, 2}));
+  EXPECT_NE(Tensor::fromInts({2}, {1, 2}), Tensor::fromData({2}, {1, 2}));
+  EXPECT_EQ(Tensor({0}, DType::I64), Tensor({0}, DType::I64));
+}
+
+TEST(IntTensorTest, LayoutHelpersMoveInt64Exactly) {
+  std::vector<int64_t> v(24);
+  for (int64_t i = 0; i < 24; ++i)
+    v[i] = (i % 2 ? -1 : 1) * (kBig + i);
+  Tensor t = Tensor::fromInts({2, 4, 3}, v);
+  Tensor s = sliceDim(t, 1, 1, 2);
+  ASSERT_EQ(s.dtype(), DType::I64);
+  ASSERT_EQ(s.shape(), (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_EQ(s.atInt(0), v[3]);
+  EXPECT_EQ(s.atInt(6), v[15]);
+  for (int64_t dim = 0; dim < 3; ++dim) {
+    std::vector<Tensor> parts;
+    for (int64_t i = 0; i < 3; ++i)
+      parts.push_back(chunkDim(t, dim, 3, i));
+    EXPECT_EQ(parts[0].dtype(), DType::I64);
+    EXPECT_EQ(concatDim(parts, dim), t) << "dim " << dim;
+  }
+  Tensor r = t.reshaped({6, 4});
+  EXPECT_EQ(r.atInt(23), v[23]);
+  EXPECT_EQ(reshape(t, {24}).atInt(5), v[5]);
+  EXPECT_THROW(concatDim({t, t.to(DType::F32)}, 0), std::invalid_argument);
+  // I32 with an odd element count.
+  Tensor odd = Tensor::fromInts({3}, {1, -2, 3}, DType::I32);
+  EXPECT_EQ(concatDim({odd, odd}, 0),
+            Tensor::fromInts({6}, {1, -2, 3, 1, -2, 3}, DType::I32));
+  EXPECT_EQ(sliceDim(odd, 0, 1, 2), Tensor::fromInts({2}, {-2, 3}, DType::I32));
 }
 } // namespace
 

@@ -25,10 +25,10 @@ namespace tp::exec {
 
 using runtime::Tensor;
 
-/// How the runtime holds integer token ids: as f32 values (exact up to
-/// 2^24). Every place that maps an integer tensor to a runtime dtype uses
-/// this, so giving the runtime integer dtypes changes it here.
-inline constexpr runtime::DType kTokenDType = runtime::DType::F32;
+/// How the runtime holds integer token ids: as int64, exactly (PyTorch's
+/// LongTensor). i64 tensors of a program map to it (i32 ones to I32), the
+/// generator produces it, and --save-inputs writes it.
+inline constexpr runtime::DType kTokenDType = runtime::DType::I64;
 
 /// A slice of a global tensor along one dim (torch.chunk piece).
 struct Slice {
@@ -57,10 +57,11 @@ struct InputInfo {
   std::vector<std::string> placements;
   /// For integer token inputs: valid ids are in [0, vocab) (see
   /// tokenRange in lib/Executor/DataSource.cpp for how it is found).
+  /// Their dtype is kTokenDType for i64 arguments, I32 for i32 ones.
   bool isTokens = false;
   int64_t vocab = 0;
-  /// The element type the program holds the input in (token ids:
-  /// kTokenDType).
+  /// The element type the program holds the input in (token ids: I64 or
+  /// I32, as the argument's integer type).
   runtime::DType dtype = runtime::DType::F32;
 };
 
@@ -94,7 +95,10 @@ struct DataSource {
   Tensor param(const ParamInfo &p, runtime::SafetensorsFile *weights,
                const Slice *slice = nullptr) const;
   /// Input \p in from \p inputs (this source's inputs file, opened) or the
-  /// generator, in in.dtype; token ids outside [0, vocab) in a file throw.
+  /// generator, in in.dtype. A file may hold token ids as I64, I32 (what
+  /// PyTorch writes for either) or F32 holding integers (files from before
+  /// the integer dtypes), converted exactly; a non-integral id, an id
+  /// outside [0, vocab) or another dtype throws naming the file and input.
   Tensor input(const InputInfo &in, runtime::SafetensorsFile *inputs) const;
   /// The piece of the global input \p global that the rank at \p coords of
   /// \p meshShape receives (in.placements).

@@ -96,6 +96,9 @@ public:
                           RankState *state = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
+  /// The number of ranks of the mesh (the product of meshShape(), which
+  /// the mesh verifier keeps within int64_t).
+  int64_t numRanks() const;
   const std::vector<ParamInfo> &params() const;
   const std::vector<InputInfo> &inputs() const;
   const std::vector<ResultLayout> &results() const;
@@ -127,7 +130,8 @@ public:
 
   /// Reassembles the global value of result `i` from every rank's local
   /// result (indexed by rank), in the results' dtype (partial sums of 16-bit
-  /// results are added in f32 and rounded once).
+  /// results are added in f32 and rounded once; integer results are
+  /// assembled exactly).
   Tensor assembleResult(size_t i, const std::vector<Tensor> &perRank) const;
 
 private:

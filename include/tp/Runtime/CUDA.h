@@ -1,10 +1,11 @@
 //===- CUDA.h - Device tensors and CUDA kernels -----------------*- C++ -*-===//
 //
 // The GPU side of the runtime (library TPRuntimeCUDA, built when CMake finds
-// CUDA and NCCL; TP_HAVE_CUDA is then defined to 1): an owning f32, bf16 or
-// f16 device tensor, dtype conversion, cuBLAS GEMMs and own CUDA kernels with
-// the semantics of the CPU kernels in Kernels.h, and the device memory
-// flavour of the threads backend (several rank threads sharing one GPU).
+// CUDA and NCCL; TP_HAVE_CUDA is then defined to 1): an owning device
+// tensor of any runtime dtype, float dtype conversion, cuBLAS GEMMs and own
+// CUDA kernels with the semantics of the CPU kernels in Kernels.h, and the
+// device memory flavour of the threads backend (several rank threads sharing
+// one GPU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,8 +46,9 @@ namespace gpu {
 /// concurrently without any setup.
 inline cudaStream_t defaultStream() { return cudaStreamPerThread; }
 
-/// An owning, contiguous, row-major buffer of f32, bf16 or f16 elements in
-/// the memory of the device that was current when it was allocated, with a
+/// An owning, contiguous, row-major buffer of f32, bf16, f16, i64 or i32
+/// elements (token ids upload and download as I64) in the memory of the
+/// device that was current when it was allocated, with a
 /// shape. Move-only.
 ///
 /// Like Tensor, a rank-0 tensor holds one element and the default tensor has
@@ -127,7 +129,9 @@ private:
 /// the host conversions of Tensor.h (floatToBF16, floatToF16, ...): values
 /// beyond the range become infinities, NaN stays NaN with the host's payload.
 /// Between bf16 and f16 the value goes through f32, as on the host. A plain
-/// copy when \p x already has \p dtype.
+/// copy when \p x already has \p dtype. Conversions to or from an integer
+/// dtype throw std::invalid_argument (Tensor::to does them, with its checks,
+/// on the host).
 DeviceTensor convert(const DeviceTensor &x, DType dtype,
                      cudaStream_t stream = defaultStream());
 
@@ -135,14 +139,15 @@ DeviceTensor convert(const DeviceTensor &x, DType dtype,
 // shapes, same checks and error messages, same semantics; results agree up
 // to floating-point rounding). Each returns a new tensor computed
 // asynchronously on \p stream, and throws std::invalid_argument for operands
-// that do not fit. Token ids are f32 holding integers, as on the CPU; the
-// embedding kernels validate them on the device and wait for \p stream to
-// report a bad id with the CPU kernel's message.
+// that do not fit. Token ids are I64 or I32 (or F32 holding integers), as on
+// the CPU; the embedding kernels validate them on the device and wait for
+// \p stream to report a bad id with the CPU kernel's message.
 //
 // Dtypes: linear, matmul and the element-wise ops (add ... scale) take f32,
 // bf16 or f16 operands, all of one dtype (mixed dtypes throw
 // std::invalid_argument naming both), and return that dtype; they compute in
-// f32 and round each result once. The other kernels take f32 only and throw
+// f32 and round each result once; integer operands throw. The other kernels
+// take f32 only (besides the ids of the embeddings) and throw
 // std::invalid_argument for 16-bit operands (convert() them first).
 
 /// x[..., in] @ w[out, in]^T + bias[out] -> [..., out] (cuBLAS, f32 math; for
@@ -271,8 +276,9 @@ DeviceTensor reduceScatterUneven(Communicator &comm, const DeviceTensor &x,
 /// Buffer operations for ThreadGroup/runRanks on device memory: the ranks are
 /// threads of one process whose collective buffers are device pointers (on
 /// one GPU, or on GPUs with peer access to each other); data moves with
-/// cudaMemcpyAsync (peer copies) and a reduction kernel on the calling
-/// thread's default stream, which the collective synchronizes before it
+/// cudaMemcpyAsync (peer copies) and a reduction kernel (f32 accumulation
+/// for floats, exact for integers, as on the host) on the calling thread's
+/// default stream, which the collective synchronizes before it
 /// returns. On entry each collective synchronizes the calling thread's
 /// default stream, so inputs written by kernels on defaultStream() are
 /// complete. At most 64 ranks per group. Everything else (mismatch

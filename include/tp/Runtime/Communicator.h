@@ -98,14 +98,23 @@ std::string collectiveMismatch(const int64_t *packed, int n,
 
 /// A group of ranks that run collectives together.
 ///
-/// All collectives are blocking, operate on buffers of one DType (f32, bf16
-/// or f16; the float overloads are f32), and must be called by every rank of
-/// the group in the same order with the same kind, counts, dtype, reduction
-/// and root; backends report violations as CommError rather than
-/// deadlocking where they can. Counts are in elements. Reductions of 16-bit
-/// types accumulate in f32 where the backend allows it (threads, MPI) and
-/// round once; NCCL reduces in its own order. Every call counts in stats(),
-/// even one that fails.
+/// All collectives are blocking, operate on buffers of one DType (f32, bf16,
+/// f16, i64 or i32; the float overloads are f32), and must be called by
+/// every rank of the group in the same order with the same kind, counts,
+/// dtype, reduction and root; backends report violations as CommError rather
+/// than deadlocking where they can. Counts are in elements. Reductions of
+/// 16-bit types accumulate in f32 where the backend allows it (threads, MPI)
+/// and round once; NCCL reduces in its own order. Integers (I64, I32) move
+/// and reduce exactly on every backend: sum (wrapping modulo 2^bits on
+/// overflow), max and min in integer arithmetic; avg of integers throws
+/// std::invalid_argument, as torch.distributed has no integer average.
+/// Every call counts in stats(), even one that fails.
+///
+/// To move int64 values (a shape, a byte count) between ranks, e.g.
+/// \code
+///   std::vector<int64_t> all(comm.size());
+///   comm.allGather(&mine, 1, all.data(), DType::I64);
+/// \endcode
 ///
 /// A backend implements rank(), size() and the protected do... methods (and
 /// doSplit for sub-communicators). The public collectives are the one
@@ -208,9 +217,11 @@ private:
 
 /// dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[n-1][i] for \p count
 /// elements of \p dtype on host memory, in source order and accumulating in
-/// f32 (16-bit results are rounded once); Avg divides the sum by \p n. \p dst
-/// may alias any source. The reduction every host backend uses, so that all
-/// ranks get bitwise identical results.
+/// f32 (16-bit results are rounded once); Avg divides the sum by \p n.
+/// Integers reduce exactly in their own type (sums wrap modulo 2^bits); Avg
+/// of integers throws std::invalid_argument. \p dst may alias any source. The
+/// reduction every host backend uses, so that all ranks get bitwise identical
+/// results.
 void reduceBuffers(void *dst, const void *const *srcs, size_t n, size_t count,
                    DType dtype, ReduceOp op);
 

@@ -36,8 +36,8 @@ Tensor initShard(uint64_t seed, const std::string &name,
                  const std::vector<int64_t> &globalShape, int64_t dim,
                  int64_t offset, int64_t size, float scale);
 
-/// Token ids uniform in [0, vocab) stored as f32 (so vocab <= 2^24); element
-/// i depends only on (seed, name, i).
+/// Token ids uniform in [0, vocab) as an I64 tensor (vocab <= 2^24: each id
+/// is drawn from 24 random bits); element i depends only on (seed, name, i).
 Tensor initTokens(uint64_t seed, const std::string &name,
                   const std::vector<int64_t> &shape, int64_t vocab);
 

@@ -20,8 +20,9 @@ namespace runtime {
 // the shapes when its operands do not fit (or std::out_of_range for a bad
 // dimension index).
 //
-// Token ids and class targets are stored as f32 holding integer values (exact
-// up to 2^24); a non-integral or out-of-range id throws.
+// Token ids and class targets are I64 (or I32) tensors, read exactly; F32
+// tensors holding integer values are still accepted. A non-integral or
+// out-of-range id throws. The other kernels take F32 operands.
 //
 // NaN and infinities follow PyTorch: relu(NaN) = NaN, maxima keep NaN
 // (tp/Runtime/FloatOps.h), and a NaN or inf in a softmax, norm or attention
@@ -115,8 +116,11 @@ Tensor rmsNorm(const Tensor &x, const Tensor *weight, float eps);
 // Embedding
 //===----------------------------------------------------------------------===//
 
-/// weight[ids] : ids[...] (integer values as f32), weight[V, D] -> [..., D].
-/// An id outside [0, V) throws.
+/// weight[ids] : ids[...], weight[V, D] -> [..., D]. Ids are I64 or I32
+/// (read exactly), or F32 holding integers (accepted for callers from before
+/// the integer dtypes; a non-integral value throws); other dtypes throw. An
+/// id outside [0, V) throws. The same id dtypes hold for embeddingMasked,
+/// crossEntropy and targetLogit.
 Tensor embedding(const Tensor &ids, const Tensor &weight);
 
 /// Row-sharded embedding: \p weightShard holds rows [vocabOffset,
@@ -158,7 +162,8 @@ Tensor rotary(const Tensor &x, int64_t positionOffset, float theta);
 Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
                  bool causal);
 
-/// Mean cross-entropy of logits[N, C] against integer targets[N], as
+/// Mean cross-entropy of logits[N, C] against integer targets[N] (I64, I32
+/// or integral F32, as for embedding), as
 /// torch.nn.functional.cross_entropy: targets equal to -100 are ignored and
 /// the mean is over the others (NaN if none). Returns a rank-0 tensor.
 Tensor crossEntropy(const Tensor &logits, const Tensor &targets);
@@ -174,8 +179,9 @@ Tensor log(const Tensor &x);
 Tensor mean(const Tensor &x);
 
 /// `logits[i, targets[i] - classOffset]` as `[N, 1]`, for logits holding the
-/// classes `[classOffset, classOffset + C)`; rows whose target lies outside
-/// give zero (the class-parallel cross entropy sums the shards).
+/// classes `[classOffset, classOffset + C)` (classOffset >= 0); rows whose
+/// target lies outside give zero (the class-parallel cross entropy sums the
+/// shards). Targets are I64, I32 or integral F32, as for embedding.
 Tensor targetLogit(const Tensor &logits, const Tensor &targets,
                    int64_t classOffset = 0);
 

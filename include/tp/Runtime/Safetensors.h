@@ -34,8 +34,9 @@ void writeSafetensors(
 /// JSON, a known dtype, a shape and in-bounds data_offsets whose length equals
 /// the element count times the element size, and no two tensors sharing
 /// bytes. Every failure throws std::runtime_error naming the file (and the
-/// tensor where there is one). F32, BF16 and F16 tensors can be read (into
-/// tensors of that dtype); others can be listed and inspected. The file must
+/// tensor where there is one). F32, BF16, F16, I64 and I32 tensors can be
+/// read, exactly, into tensors of that dtype (I64 token ids as PyTorch's
+/// LongTensor writes them); others can be listed and inspected. The file must
 /// not be truncated while open.
 class SafetensorsFile {
 public:

@@ -1,8 +1,8 @@
 //===- Tensor.h - Owning host tensor for the tp runtime ---------*- C++ -*-===//
 //
-// A contiguous row-major host tensor of f32, bf16 or f16 elements, the
-// conversions between those types, and the slicing, concatenation and
-// torch.chunk helpers that sharding arithmetic is built on.
+// A contiguous row-major host tensor of f32, bf16, f16, i64 or i32
+// elements, the conversions between those types, and the slicing,
+// concatenation and torch.chunk helpers that sharding arithmetic is built on.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,20 +19,33 @@ namespace tp {
 namespace runtime {
 
 /// Element type of a runtime tensor: IEEE f32, bfloat16 (8 exponent bits,
-/// 7 mantissa bits) or IEEE f16 (5 exponent bits, 10 mantissa bits).
+/// 7 mantissa bits), IEEE f16 (5 exponent bits, 10 mantissa bits), or
+/// two's complement int64 / int32.
+///
 /// Kernels compute in f32; 16-bit tensors are storage (and wire) formats that
-/// are widened to f32 for arithmetic and rounded back.
-enum class DType { F32, BF16, F16 };
+/// are widened to f32 for arithmetic and rounded back. Integer tensors hold
+/// token ids and class targets exactly: the kernels that take ids read them
+/// as integers, and collectives reduce them in integer arithmetic. The
+/// enumerators' values are part of the collective call descriptors
+/// (CollectiveCall::pack), so new ones go at the end.
+enum class DType { F32, BF16, F16, I64, I32 };
 
-/// Returns the safetensors spelling of \p dtype ("F32", "BF16", "F16").
+/// Returns the safetensors spelling of \p dtype ("F32", "BF16", "F16", "I64",
+/// "I32").
 const char *dtypeName(DType dtype);
 
 /// Size in bytes of one element of \p dtype.
 size_t dtypeSize(DType dtype);
 
-/// Parses a dtype name: the safetensors spelling ("F32", "BF16", "F16") or
-/// PyTorch's ("float32", "bfloat16", "float16", "half", also "f32", "bf16",
-/// "f16"). Returns false for anything else.
+/// Whether \p dtype is an integer type (I64, I32).
+inline bool isIntegerDType(DType dtype) {
+  return dtype == DType::I64 || dtype == DType::I32;
+}
+
+/// Parses a dtype name: the safetensors spelling ("F32", "BF16", "F16",
+/// "I64", "I32") or PyTorch's ("float32", "bfloat16", "float16", "half",
+/// "int64", "long", "int32", "int", also "f32", "bf16", "f16", "i64",
+/// "i32"). Returns false for anything else.
 bool parseDType(const std::string &name, DType &dtype);
 
 /// Rounds \p x to the nearest bfloat16 (ties to even); NaN stays NaN.
@@ -45,20 +58,31 @@ uint16_t floatToF16(float x);
 /// The exact f32 value of f16 bits \p h.
 float f16ToFloat(uint16_t h);
 
-/// Widens \p n elements of \p dtype at \p src into f32 at \p dst.
+/// Widens \p n elements of \p dtype at \p src into f32 at \p dst. Integers
+/// convert as C++ converts them: exactly up to 2^24 in magnitude, rounded to
+/// nearest beyond.
 void toFloat(const void *src, DType dtype, float *dst, size_t n);
 /// Rounds \p n f32 values at \p src into \p dtype at \p dst (a copy for
-/// F32).
+/// F32). Into an integer dtype every value must be a finite integer within
+/// the type's range; otherwise std::invalid_argument names the first bad
+/// value and its index (nothing is truncated).
 void fromFloat(const float *src, DType dtype, void *dst, size_t n);
 
-/// An owning, contiguous, row-major buffer of f32, bf16 or f16 elements with
-/// a shape.
+/// An owning, contiguous, row-major buffer of f32, bf16, f16, i64 or i32
+/// elements with a shape.
 ///
 /// A rank-0 tensor (shape `{}`) holds one element. The default-constructed
 /// tensor has shape `{0}`, dtype F32 and no elements. Methods that validate
 /// their arguments throw std::invalid_argument (shape or dtype problems) or
 /// std::out_of_range (dimension indices). The layout helpers below (reshape,
-/// slice, concat, chunk) work on every dtype; arithmetic kernels take F32.
+/// slice, concat, chunk) and equality work on every dtype (they move
+/// bytes); arithmetic kernels take F32, the id kernels I64, I32 (or F32).
+///
+/// The element buffer is suitably aligned for every dtype, int64 included:
+/// it is a std::vector<float> of at least 8 bytes for an I64 tensor, and
+/// std::allocator obtains it from ::operator new, which returns storage
+/// aligned for any object of fundamental alignment of that size (16 bytes on
+/// the platforms we build for).
 class Tensor {
 public:
   /// An empty tensor of shape {0}.
@@ -70,6 +94,12 @@ public:
   /// A tensor of \p shape taking ownership of \p data, whose size must equal
   /// the product of \p shape.
   static Tensor fromData(std::vector<int64_t> shape, std::vector<float> data);
+  /// An integer tensor of \p shape (I64, or I32 when \p dtype says so)
+  /// holding \p values, whose size must equal the product of \p shape. For
+  /// I32 every value must fit int32 (std::invalid_argument otherwise).
+  static Tensor fromInts(std::vector<int64_t> shape,
+                         const std::vector<int64_t> &values,
+                         DType dtype = DType::I64);
   /// A tensor of \p shape with every element equal to \p value.
   static Tensor full(std::vector<int64_t> shape, float value);
   /// A rank-0 tensor holding \p value.
@@ -96,6 +126,25 @@ public:
     requireF32();
     return storage_.data();
   }
+  /// Pointer to the first element of an I64 tensor; throws
+  /// std::invalid_argument for other dtypes, like data().
+  int64_t *dataI64() {
+    requireDType(DType::I64);
+    return reinterpret_cast<int64_t *>(storage_.data());
+  }
+  const int64_t *dataI64() const {
+    requireDType(DType::I64);
+    return reinterpret_cast<const int64_t *>(storage_.data());
+  }
+  /// Pointer to the first element of an I32 tensor (see dataI64()).
+  int32_t *dataI32() {
+    requireDType(DType::I32);
+    return reinterpret_cast<int32_t *>(storage_.data());
+  }
+  const int32_t *dataI32() const {
+    requireDType(DType::I32);
+    return reinterpret_cast<const int32_t *>(storage_.data());
+  }
   /// The element buffer of any dtype.
   void *raw() { return storage_.data(); }
   const void *raw() const { return storage_.data(); }
@@ -103,19 +152,30 @@ public:
   size_t bytes() const {
     return static_cast<size_t>(numel_) * dtypeSize(dtype_);
   }
-  /// The elements of an F32 tensor.
-  const std::vector<float> &values() const {
+  /// A copy of the elements of an F32 tensor.
+  std::vector<float> values() const {
     requireF32();
     return storage_;
   }
 
-  /// A copy converted to \p dtype (rounding to nearest even when
-  /// narrowing); a plain copy when the dtype is already \p dtype.
+  /// A copy converted to \p dtype; a plain copy when the dtype is already
+  /// \p dtype. Between float dtypes narrowing rounds to nearest even.
+  /// Integers become floats as C++ converts them (exact up to 2^24 in
+  /// magnitude for f32, rounded to nearest beyond; 16-bit floats go through
+  /// f32). Floats become integers only when every value is a finite integer
+  /// in the target's range, and I64 becomes I32 only when every value fits;
+  /// otherwise std::invalid_argument names the first bad value and its flat
+  /// index: nothing is truncated or wrapped.
   Tensor to(DType dtype) const &;
   /// As above; a tensor that already has \p dtype is moved, not copied.
   Tensor to(DType dtype) &&;
-  /// The value of element \p i (flat index) as f32, for any dtype.
+  /// The value of element \p i (flat index) as f32, for any dtype: integers
+  /// as toFloat() converts them (exact up to 2^24; use atInt() for ids).
   float at(int64_t i) const;
+  /// The value of element \p i as an int64: exact for I64 and I32; a float
+  /// element must be a finite integer in int64's range (std::invalid_argument
+  /// otherwise).
+  int64_t atInt(int64_t i) const;
 
   /// A copy with \p newShape, which must have the same number of elements.
   Tensor reshaped(std::vector<int64_t> newShape) const;
@@ -123,7 +183,8 @@ public:
   std::string shapeString() const;
 
   /// Whether the shapes and dtypes are equal and every element compares
-  /// equal as a float (so NaN != NaN).
+  /// equal: as a float for float dtypes (so NaN != NaN), exactly for
+  /// integers.
   bool operator==(const Tensor &other) const;
   bool operator!=(const Tensor &other) const { return !(*this == other); }
 
@@ -131,15 +192,22 @@ private:
   /// Inline: data() sits in kernels' inner loops.
   void requireF32() const {
     if (__builtin_expect(dtype_ != DType::F32, 0))
-      throwNotF32();
+      throwWrongDType(DType::F32);
   }
-  [[noreturn]] void throwNotF32() const;
+  void requireDType(DType dtype) const {
+    if (__builtin_expect(dtype_ != dtype, 0))
+      throwWrongDType(dtype);
+  }
+  [[noreturn]] void throwWrongDType(DType wanted) const;
+  /// Throws std::out_of_range unless 0 <= i < numel().
+  void checkIndex(int64_t i) const;
 
   std::vector<int64_t> shape_;
   int64_t numel_ = 0;
   DType dtype_ = DType::F32;
-  /// The elements' bytes, in floats so that every dtype is suitably aligned;
-  /// 16-bit tensors use ceil(numel / 2) floats.
+  /// The elements' bytes, in floats (ceil(bytes() / 4) of them) so that
+  /// F32 tensors own a vector<float> (fromData moves it in) and every dtype
+  /// is suitably aligned (see the class comment).
   std::vector<float> storage_;
 };
 

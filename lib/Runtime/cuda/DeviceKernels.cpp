@@ -49,6 +49,15 @@ void requireF32(const char *op, const char *name, const DeviceTensor *t) {
                              "(gpu::convert it first)");
 }
 
+/// For the kernels that compute on floats of any width (GEMMs, element-wise):
+/// integer tensors hold ids, which no arithmetic kernel takes.
+void requireFloat(const char *op, const char *name, const DeviceTensor &t) {
+  if (isIntegerDType(t.dtype()))
+    throw shapeError(op, std::string(name) + " is a " + dtypeName(t.dtype()) +
+                             " tensor, but this GPU kernel takes F32, BF16 "
+                             "or F16");
+}
+
 //===----------------------------------------------------------------------===//
 // cuBLAS
 //===----------------------------------------------------------------------===//
@@ -138,6 +147,9 @@ cudaDataType blasType(DType dtype) {
     return CUDA_R_16BF;
   case DType::F16:
     return CUDA_R_16F;
+  case DType::I64:
+  case DType::I32:
+    break; // rejected by requireFloat
   }
   return CUDA_R_32F;
 }
@@ -218,6 +230,7 @@ void *offset(void *p, int64_t elements, DType dtype) {
 DeviceTensor binary(const char *name, BinaryOp op, const DeviceTensor &a,
                     const DeviceTensor &b, cudaStream_t stream) {
   requireSameDType(name, "lhs", a, "rhs", b);
+  requireFloat(name, "lhs", a);
   DType dtype = a.dtype();
   if (a.shape() == b.shape()) {
     DeviceTensor out = DeviceTensor::empty(a.shape(), dtype);
@@ -245,8 +258,9 @@ DeviceTensor binary(const char *name, BinaryOp op, const DeviceTensor &a,
   return out;
 }
 
-DeviceTensor unary(UnaryOp op, const DeviceTensor &x, float param,
-                   cudaStream_t stream) {
+DeviceTensor unary(const char *name, UnaryOp op, const DeviceTensor &x,
+                   float param, cudaStream_t stream) {
+  requireFloat(name, "input", x);
   DeviceTensor out = DeviceTensor::empty(x.shape(), x.dtype());
   launchUnary(op, x.dtype(), x.raw(), out.raw(), x.numel(), param, stream);
   return out;
@@ -270,7 +284,7 @@ struct AsyncBlock {
 DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
                         const DeviceTensor &weight, int64_t offset, bool mask,
                         cudaStream_t stream) {
-  requireF32(op, "ids", &ids);
+  checks::checkIdDType(op, "ids", ids.dtype());
   requireF32(op, "weight", &weight);
   auto [rows, d] = checks::checkEmbeddingWeight(op, weight.shape());
   std::vector<int64_t> shape = ids.shape();
@@ -282,8 +296,8 @@ DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
   auto *slot = static_cast<unsigned long long *>(firstBad.ptr);
   check(cudaMemsetAsync(slot, 0xff, sizeof(unsigned long long), stream),
         "cudaMemsetAsync");
-  launchEmbedding(ids.data(), weight.data(), out.data(), ids.numel(), rows, d,
-                  offset, mask, slot, stream);
+  launchEmbedding(ids.raw(), ids.dtype(), weight.data(), out.data(),
+                  ids.numel(), rows, d, offset, mask, slot, stream);
   unsigned long long bad = 0;
   check(
       cudaMemcpyAsync(&bad, slot, sizeof(bad), cudaMemcpyDeviceToHost, stream),
@@ -292,12 +306,13 @@ DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
   if (bad == ~0ull)
     return out;
   // Rebuild the CPU kernel's message for the first bad id.
-  float value = 0.0f;
-  check(cudaMemcpy(&value, ids.data() + bad, sizeof(float),
-                   cudaMemcpyDeviceToHost),
+  size_t es = dtypeSize(ids.dtype());
+  Tensor value({1}, ids.dtype());
+  check(cudaMemcpy(value.raw(), static_cast<const char *>(ids.raw()) + bad * es,
+                   es, cudaMemcpyDeviceToHost),
         "cudaMemcpy (device to host)");
-  (void)checks::integralId(value, op);
-  throw checks::idOutOfRange(op, static_cast<int64_t>(value), offset, rows);
+  int64_t id = checks::readIds(value, op, "ids")[0];
+  throw checks::idOutOfRange(op, id, offset, rows);
 }
 } // namespace
 
@@ -313,6 +328,7 @@ DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
       checks::checkLinear(x.shape(), w.shape(), shapeOf(bias));
   int64_t in = l.in, outF = l.out, rows = l.rows;
   requireSameDType("linear", "input", x, "weight", w);
+  requireFloat("linear", "input", x);
   if (bias)
     requireSameDType("linear", "input", x, "bias", *bias);
   DType dtype = x.dtype();
@@ -338,6 +354,7 @@ DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
                                       cudaStream_t stream) {
   checks::MatmulDims dims = checks::checkMatmul(a.shape(), b.shape());
   requireSameDType("matmul", "lhs", a, "rhs", b);
+  requireFloat("matmul", "lhs", a);
   DType dtype = a.dtype();
   int64_t m = dims.m, k = dims.k, n = dims.n;
   const std::vector<int64_t> &batchA = dims.batchA, &batchB = dims.batchB,
@@ -390,7 +407,7 @@ DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
 #define TP_GPU_UNARY(NAME, OP)                                                 \
   DeviceTensor tp::runtime::gpu::NAME(const DeviceTensor &x,                   \
                                       cudaStream_t stream) {                   \
-    return unary(UnaryOp::OP, x, 0.0f, stream);                                \
+    return unary(#NAME, UnaryOp::OP, x, 0.0f, stream);                         \
   }
 TP_GPU_BINARY(add, Add)
 TP_GPU_BINARY(sub, Sub)
@@ -407,7 +424,7 @@ TP_GPU_UNARY(exp, Exp)
 
 DeviceTensor tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
                                      cudaStream_t stream) {
-  return unary(UnaryOp::Scale, x, factor, stream);
+  return unary("scale", UnaryOp::Scale, x, factor, stream);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- DeviceTensor.cpp - Device tensors and CUDA availability -*- C++ -*-===//
 //
-// DeviceTensor (cudaMalloc'ed f32/bf16/f16 buffer + shape + dtype), host
+// DeviceTensor (cudaMalloc'ed buffer of any dtype + shape + dtype), host
 // transfers, dtype conversion, and the cudaAvailable() probe that the GPU
 // tests use to skip without a device.
 //
@@ -147,6 +147,12 @@ DeviceTensor tp::runtime::gpu::convert(const DeviceTensor &x, DType dtype,
                                        cudaStream_t stream) {
   if (x.dtype() == dtype)
     return x.clone(stream);
+  if (isIntegerDType(x.dtype()) || isIntegerDType(dtype))
+    throw std::invalid_argument(
+        std::string("gpu::convert: ") + dtypeName(x.dtype()) + " to " +
+        dtypeName(dtype) +
+        " is not done on the device (integers hold ids; convert on the host "
+        "with Tensor::to, which checks the values)");
   DeviceTensor out = DeviceTensor::empty(x.shape(), dtype);
   launchConvert(x.raw(), x.dtype(), out.raw(), dtype, x.numel(), stream);
   return out;

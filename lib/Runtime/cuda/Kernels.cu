@@ -134,6 +134,9 @@ template <typename Fn> void withStorageType(DType dtype, Fn &&fn) {
   case DType::F16:
     fn(static_cast<__half *>(nullptr));
     return;
+  case DType::I64:
+  case DType::I32:
+    break; // callers reject integers (DeviceKernels.cpp, convert)
   }
 }
 
@@ -337,23 +340,40 @@ __global__ void rmsNormKernel(const float *x, const float *weight, float *out,
 // Embedding
 //===----------------------------------------------------------------------===//
 
+/// Whether id \p v is an integer (always, for integer types), and its value.
+__device__ __forceinline__ bool idValue(float v, int64_t &id) {
+  // Past 1e18 (or at +-inf) the conversion would be undefined.
+  if (!(floorf(v) == v && !(fabsf(v) > 1.0e18f)))
+    return false;
+  id = static_cast<int64_t>(v);
+  return true;
+}
+__device__ __forceinline__ bool idValue(int64_t v, int64_t &id) {
+  id = v;
+  return true;
+}
+__device__ __forceinline__ bool idValue(int32_t v, int64_t &id) {
+  id = v;
+  return true;
+}
+
 /// One thread per output element (per id when d == 0, to validate only).
-__global__ void embeddingKernel(const float *ids, const float *weight,
-                                float *out, int64_t n, int64_t rows, int64_t d,
+template <typename Id>
+__global__ void embeddingKernel(const Id *ids, const float *weight, float *out,
+                                int64_t n, int64_t rows, int64_t d,
                                 int64_t offset, bool mask,
                                 unsigned long long *firstBad) {
   int64_t cols = d > 0 ? d : 1;
   GRID_STRIDE(e, n * cols) {
     int64_t i = e / cols, c = e % cols;
-    float v = ids[i];
-    bool integral = floorf(v) == v && !(fabsf(v) > 1.0e18f);
+    int64_t id = 0;
+    bool integral = idValue(ids[i], id);
     float value = 0.0f;
     bool bad = !integral;
     if (integral) {
-      int64_t id = static_cast<int64_t>(v);
-      int64_t row = id - offset;
-      if (row >= 0 && row < rows)
-        value = d > 0 ? weight[row * d + c] : 0.0f;
+      // id >= offset first, so that id - offset cannot overflow.
+      if (id >= offset && id - offset < rows)
+        value = d > 0 ? weight[(id - offset) * d + c] : 0.0f;
       else
         bad = !(mask && id >= 0);
     }
@@ -399,6 +419,32 @@ __global__ void reduceKernel(T *dst, ReduceSources srcs, int n, int64_t count,
     if (static_cast<ReduceOp>(op) == ReduceOp::Avg)
       acc = __fdiv_rn(acc, static_cast<float>(n));
     dst[i] = narrow<T>(acc);
+  }
+}
+
+/// The integer form of reduceKernel, as the host's reduceInts: exact, sums
+/// wrapping modulo 2^bits (U is the unsigned type of T).
+template <typename T, typename U>
+__global__ void reduceIntKernel(T *dst, ReduceSources srcs, int n,
+                                int64_t count, int op) {
+  GRID_STRIDE(i, count) {
+    T acc = static_cast<const T *>(srcs.p[0])[i];
+    for (int p = 1; p < n; ++p) {
+      T v = static_cast<const T *>(srcs.p[p])[i];
+      switch (static_cast<ReduceOp>(op)) {
+      case ReduceOp::Sum:
+      case ReduceOp::Avg: // rejected by launchReduce
+        acc = static_cast<T>(static_cast<U>(acc) + static_cast<U>(v));
+        break;
+      case ReduceOp::Max:
+        acc = v > acc ? v : acc;
+        break;
+      case ReduceOp::Min:
+        acc = v < acc ? v : acc;
+        break;
+      }
+    }
+    dst[i] = acc;
   }
 }
 } // namespace
@@ -520,14 +566,27 @@ void tp::runtime::gpu::detail::launchRmsNorm(const float *x,
 }
 
 void tp::runtime::gpu::detail::launchEmbedding(
-    const float *ids, const float *weight, float *out, int64_t n, int64_t rows,
-    int64_t d, int64_t offset, bool mask, unsigned long long *firstBad,
-    cudaStream_t stream) {
+    const void *ids, DType idType, const float *weight, float *out, int64_t n,
+    int64_t rows, int64_t d, int64_t offset, bool mask,
+    unsigned long long *firstBad, cudaStream_t stream) {
   if (n == 0)
     return;
   int64_t total = n * (d > 0 ? d : 1);
-  embeddingKernel<<<gridFor(total), kThreads, 0, stream>>>(
-      ids, weight, out, n, rows, d, offset, mask, firstBad);
+  auto launch = [&](auto *typed) {
+    embeddingKernel<<<gridFor(total), kThreads, 0, stream>>>(
+        typed, weight, out, n, rows, d, offset, mask, firstBad);
+  };
+  switch (idType) {
+  case DType::I64:
+    launch(static_cast<const int64_t *>(ids));
+    break;
+  case DType::I32:
+    launch(static_cast<const int32_t *>(ids));
+    break;
+  default: // F32 (DeviceKernels.cpp checked the dtype)
+    launch(static_cast<const float *>(ids));
+    break;
+  }
   checkLaunch("embedding kernel");
 }
 
@@ -557,6 +616,18 @@ cudaError_t tp::runtime::gpu::detail::launchReduce(void *dst,
   case DType::F16:
     reduceKernel<<<gridFor(c), kThreads, 0, stream>>>(
         static_cast<__half *>(dst), s, n, c, o);
+    break;
+  case DType::I64:
+    if (op == ReduceOp::Avg)
+      return cudaErrorInvalidValue;
+    reduceIntKernel<int64_t, uint64_t><<<gridFor(c), kThreads, 0, stream>>>(
+        static_cast<int64_t *>(dst), s, n, c, o);
+    break;
+  case DType::I32:
+    if (op == ReduceOp::Avg)
+      return cudaErrorInvalidValue;
+    reduceIntKernel<int32_t, uint32_t><<<gridFor(c), kThreads, 0, stream>>>(
+        static_cast<int32_t *>(dst), s, n, c, o);
     break;
   }
   return cudaGetLastError();

@@ -58,8 +58,9 @@ void launchBiasAdd(float *out, const float *bias, int64_t rows, int64_t cols,
 /// bias that a 16-bit GEMM then accumulates onto).
 void launchBroadcastRows(void *out, const void *row, int64_t rows, int64_t cols,
                          cudaStream_t stream);
-/// dst[i] = src[i] converted from \p from to \p to (which differ) for \p n
-/// elements, with the rounding and NaN bits of the host conversions.
+/// dst[i] = src[i] converted from \p from to \p to (which differ, both float
+/// dtypes) for \p n elements, with the rounding and NaN bits of the host
+/// conversions.
 void launchConvert(const void *src, DType from, void *dst, DType to, int64_t n,
                    cudaStream_t stream);
 
@@ -74,13 +75,14 @@ void launchLayerNorm(const float *x, const float *weight, const float *bias,
 void launchRmsNorm(const float *x, const float *weight, float *out,
                    int64_t rows, int64_t d, float eps, cudaStream_t stream);
 
-/// Gathers rows of weight[rows, d] for the \p n f32 ids (id - offset); with
-/// \p mask, non-negative ids outside the rows give zeros. *\p firstBad (a
-/// device int64 initialised to INT64_MAX by the caller) receives the
-/// smallest index of an id that is not integral or not allowed.
-void launchEmbedding(const float *ids, const float *weight, float *out,
-                     int64_t n, int64_t rows, int64_t d, int64_t offset,
-                     bool mask, unsigned long long *firstBad,
+/// Gathers rows of weight[rows, d] for the \p n ids of \p idType (I64, I32,
+/// or F32 holding integers) at (id - offset); with \p mask, non-negative ids
+/// outside the rows give zeros. *\p firstBad (a device uint64 initialised to
+/// all ones by the caller) receives the smallest index of an id that is not
+/// integral or not allowed.
+void launchEmbedding(const void *ids, DType idType, const float *weight,
+                     float *out, int64_t n, int64_t rows, int64_t d,
+                     int64_t offset, bool mask, unsigned long long *firstBad,
                      cudaStream_t stream);
 
 /// The most rotary frequencies passed by value (head dims up to 512).
@@ -99,8 +101,10 @@ void launchAttention(const float *q, const float *k, const float *v, float *out,
 /// The most sources launchReduce takes.
 constexpr int kMaxReduceSources = 64;
 /// dst[i] = srcs[0][i] op ... op srcs[n-1][i] in order for \p count
-/// elements of \p dtype, accumulating in f32 (Avg: sum / n); dst may alias a
-/// source. Returns the launch error instead of throwing.
+/// elements of \p dtype, accumulating in f32 (Avg: sum / n); integers reduce
+/// exactly in their type (sums wrap; Avg is cudaErrorInvalidValue, the
+/// collectives reject it first); dst may alias a source. Returns the launch
+/// error instead of throwing.
 cudaError_t launchReduce(void *dst, const void *const *srcs, int n,
                          size_t count, DType dtype, ReduceOp op,
                          cudaStream_t stream);

@@ -68,6 +68,10 @@ ncclDataType_t ncclType(DType dtype) {
     return ncclBfloat16;
   case DType::F16:
     return ncclFloat16;
+  case DType::I64:
+    return ncclInt64;
+  case DType::I32:
+    return ncclInt32;
   }
   return ncclFloat32;
 }

@@ -9,7 +9,8 @@
   edit_safetensors.py truncate IN N OUT      # the first N bytes of IN
   edit_safetensors.py biglen OUT             # header length > file size
   edit_safetensors.py set IN NAME INDEX VALUE OUT  # element INDEX (flat) of
-                                             # NAME = VALUE (nan, inf, 1.5)
+                                             # NAME = VALUE (nan, inf, 1.5;
+                                             # an integer for I64/I32)
 """
 import json
 import struct
@@ -58,9 +59,11 @@ def main(argv):
     elif op == "set":
         header, payload = read(argv[2])
         entry = header[argv[3]]
-        fmt = {"F32": ("<f", 4), "F16": ("<e", 2), "BF16": ("<f", 2)}
+        fmt = {"F32": ("<f", 4), "F16": ("<e", 2), "BF16": ("<f", 2),
+               "I64": ("<q", 8), "I32": ("<i", 4)}
         code, size = fmt[entry["dtype"]]
-        value = struct.pack(code, float(argv[5]))
+        number = int(argv[5]) if entry["dtype"][0] == "I" else float(argv[5])
+        value = struct.pack(code, number)
         if entry["dtype"] == "BF16":
             value = value[2:]  # the high half of the f32
         at = entry["data_offsets"][0] + int(argv[4]) * size

@@ -1,0 +1,80 @@
+//===- Prepare.h - a model file made ready to run ---------------*- C++ -*-===//
+//
+// From a model file (a model, lowered here with a plan, or a program
+// tp-pipeline already partitioned) to the SPMD function a Program compiles,
+// with the mesh sized for the job's ranks, and the unparallelized model
+// that a verification runs on one rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LAUNCH_PREPARE_H
+#define TP_LAUNCH_PREPARE_H
+
+#include "tp/Launch/Launcher.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <optional>
+#include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace tp::exec {
+
+/// What to prepare.
+struct PrepareOptions {
+  /// The model or partitioned program (MLIR text or bytecode).
+  std::string modelFile;
+  /// A JSON plan (unset: the model's tp.plan attribute, if any).
+  std::optional<std::string> planFile;
+  /// Also prepare the reference: the model before any plan, on one rank.
+  bool reference = false;
+  /// The reference computes 16-bit models in f32.
+  bool referenceInF32 = true;
+};
+
+/// A model ready to compile.
+struct PreparedModel {
+  /// The SPMD program (or, without a plan, the model for one rank).
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// The reference (PrepareOptions::reference).
+  mlir::OwningOpRef<mlir::ModuleOp> reference;
+  /// Whether the file held a program tp-pipeline had partitioned.
+  bool partitioned = false;
+};
+
+/// The function a module runs: `forward`, else its first function with a
+/// body. Throws LaunchError naming \p file when there is none.
+mlir::func::FuncOp entryFunction(mlir::ModuleOp module,
+                                 const std::string &file);
+
+/// Reads and parses the model file into \p context (its buffer becomes the
+/// main buffer of \p sourceMgr, which must hold no other, so that the
+/// caller's diagnostic handler shows its lines), sizes a 1-D mesh for the job's
+/// ranks
+/// (\p launcher's requestedRanks; N-D meshes must match), lowers it with
+/// the plan through the tp pipeline, and prepares the reference. Throws
+/// LaunchError naming the file, the plan or the mismatch; the pipeline's
+/// own diagnostics go to \p context first.
+PreparedModel prepareModel(mlir::MLIRContext &context,
+                           llvm::SourceMgr &sourceMgr,
+                           const PrepareOptions &options,
+                           const Launcher &launcher);
+
+/// Checks that \p launcher's job runs \p program: an mpi job of one
+/// process without mpirun, and a partitioned program on another number of
+/// ranks, are refused. Throws LaunchError.
+void checkProgramRanks(const Program &program, const Launcher &launcher,
+                       bool partitioned);
+
+/// Rewrites every bf16/f16 tensor type in \p module to f32: the same model
+/// computed in f32.
+void widenFloatTypes(mlir::ModuleOp module);
+
+} // namespace tp::exec
+
+#endif // TP_LAUNCH_PREPARE_H

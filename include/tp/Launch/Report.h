@@ -1,0 +1,52 @@
+//===- Report.h - what a run says and writes --------------------*- C++ -*-===//
+//
+// The summary of a run (ranks, mesh, backend, dtype, peak memory, time,
+// collectives per rank, the verification and the results' layouts) as text
+// or as one JSON object, and the safetensors files of a run: its global
+// parameters, inputs and outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LAUNCH_REPORT_H
+#define TP_LAUNCH_REPORT_H
+
+#include "tp/Launch/Launcher.h"
+#include "tp/Launch/Verify.h"
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace tp::exec {
+
+/// One run as tp-run reports it.
+struct RunReport {
+  std::string backend;
+  const Program *program = nullptr;
+  const RunResult *run = nullptr;
+  /// The comparison with one rank (null without one).
+  const Verification *verification = nullptr;
+  /// Whether the reference computed a 16-bit model in f32.
+  bool referenceInF32 = false;
+
+  /// A few lines: the run, the collectives per rank, the verification and
+  /// how each distributed result is handed out (PyTorch's use_local_output).
+  void print(llvm::raw_ostream &os) const;
+  /// One JSON object, keys in sorted order.
+  void printJSON(llvm::raw_ostream &os) const;
+};
+
+/// Writes the global value of every parameter of \p program (under its FQN)
+/// or of every input (under its name), from \p data, to the safetensors
+/// file \p path. Throws std::runtime_error naming the file.
+void writeParams(const Program &program, const DataSource &data,
+                 const std::string &path);
+void writeInputs(const Program &program, const DataSource &data,
+                 const std::string &path);
+/// Writes \p outputs to \p path as "output" (one) or "output0", "output1",
+/// ...
+void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path);
+
+} // namespace tp::exec
+
+#endif // TP_LAUNCH_REPORT_H

@@ -1,0 +1,61 @@
+//===- Launchers.h - The backends' launchers (private to lib/Launch) ------===//
+//
+// One factory per backend for Launcher::create, and what the launchers of
+// one process per rank share: gathering every rank's results to rank 0.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_LAUNCH_LAUNCHERS_H
+#define TP_LIB_LAUNCH_LAUNCHERS_H
+
+#include "tp/Launch/Launcher.h"
+
+namespace tp::exec::detail {
+
+/// Rank threads of this process on the CPU (--backend threads).
+std::unique_ptr<Launcher> createThreadLauncher(LaunchOptions options);
+
+/// One MPI process per rank (--backend mpi); MPI builds only.
+std::unique_ptr<Launcher> createMPILauncher(LaunchOptions options, int *argc,
+                                            char ***argv);
+/// The world communicator of a launcher createMPILauncher made.
+runtime::Communicator &mpiWorld(Launcher &launcher);
+
+/// Ranks on CUDA devices: rank threads sharing one GPU (--device cuda with
+/// threads) or one NCCL process per GPU (--backend nccl); CUDA builds only.
+std::unique_ptr<Launcher> createDeviceLauncher(LaunchOptions options, int *argc,
+                                               char ***argv);
+
+/// An all-gather of \p count elements of \p dtype in host memory, as the
+/// job's backend moves them.
+using HostAllGather = std::function<void(const void *in, size_t count,
+                                         void *out, runtime::DType dtype)>;
+
+/// One rank's run of the program: its local results, and its peak bytes and
+/// collectives through the pointers.
+using RankRun = std::function<std::vector<Tensor>(
+    runtime::Communicator &comm, int64_t *peak,
+    runtime::CollectiveStats *stats)>;
+
+/// Runs this process's rank of a job of one process per rank: synchronizes
+/// the ranks over \p comm, zeroes its statistics, calls \p beforeRun (if
+/// any) and times \p run. Every rank then gets the slowest rank's time and
+/// the largest peak, rank 0 also every rank's results, each moved in its
+/// own dtype through \p allGather. The collective counts are this rank's,
+/// taken before the gathering.
+RunResult runProcessRank(runtime::Communicator &comm,
+                         const HostAllGather &allGather,
+                         const std::function<void(int)> &beforeRun,
+                         const RankRun &run);
+
+/// Runs \p run as each of \p n rank threads that \p launch starts
+/// (runtime::runRanks, gpu::runDeviceRanks) and collects what each returned.
+RunResult runOnRankThreads(
+    int n,
+    const std::function<void(
+        int, const std::function<void(runtime::Communicator &)> &)> &launch,
+    const RankRun &run);
+
+} // namespace tp::exec::detail
+
+#endif // TP_LIB_LAUNCH_LAUNCHERS_H

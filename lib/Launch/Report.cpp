@@ -1,0 +1,139 @@
+//===- Report.cpp - what a run says and writes ----------------------------===//
+
+#include "tp/Launch/Report.h"
+
+#include "tp/Runtime/Safetensors.h"
+#include "tp/Support/JSON.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace rt = ::tp::runtime;
+
+namespace tp::exec {
+namespace {
+
+/// "2x2" for a mesh of shape [2, 2].
+std::string meshString(const Program &program) {
+  std::string text;
+  for (size_t i = 0; i < program.meshShape().size(); ++i)
+    text += (i ? "x" : "") + std::to_string(program.meshShape()[i]);
+  return text;
+}
+
+/// One line per distributed result: what each rank returns, as PyTorch
+/// would hand it out (use_local_output).
+void printDistributedResults(llvm::raw_ostream &os, const Program &program) {
+  for (auto [i, r] : llvm::enumerate(program.results())) {
+    if (llvm::all_of(r.placements,
+                     [](const std::string &p) { return p == "R"; }))
+      continue;
+    os << "output " << i << ": "
+       << (r.local ? "each rank's local tensor" : "a DTensor") << ", [";
+    llvm::interleaveComma(r.placements, os, [&](const std::string &p) {
+      if (p[0] == 'S')
+        os << "Shard(" << p.substr(1) << ")";
+      else if (p[0] == 'P')
+        os << "Partial(" << p.substr(1) << ")";
+      else
+        os << "Replicate()";
+    });
+    os << "] of " << rt::shapeToString(r.globalShape) << "\n";
+  }
+}
+
+/// Writes \p tensors under \p names to \p path.
+void writeNamed(const std::string &path, const std::vector<std::string> &names,
+                const std::vector<Tensor> &tensors) {
+  std::vector<std::pair<std::string, const Tensor *>> named;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    named.push_back({names[i], &tensors[i]});
+  rt::writeSafetensors(path, named);
+}
+
+} // namespace
+
+void RunReport::print(llvm::raw_ostream &os) const {
+  rt::DType dtype = programDType(*program);
+  os << "tp-run: " << program->numRanks() << " rank(s), mesh "
+     << meshString(*program) << ", backend " << backend << ", "
+     << rt::dtypeName(dtype) << ", " << program->size()
+     << " instructions, peak " << run->peakBytes << " bytes/rank, "
+     << llvm::format("%.2f", run->ms) << " ms\n";
+  os << "collectives per rank:";
+  if (run->collectives.empty())
+    os << " none";
+  for (auto &[k, v] : run->collectives)
+    os << " " << k << "=" << v;
+  os << "\n";
+  if (const Verification *v = verification)
+    os << "verify against 1 rank"
+       << (dtype != rt::DType::F32 && referenceInF32 ? " in F32" : "")
+       << ": max abs error " << llvm::format("%.3g", v->maxAbsError)
+       << ", max rel error " << llvm::format("%.3g", v->maxRelError)
+       << (v->passed ? " (ok)" : " (FAILED)") << "\n";
+  printDistributedResults(os, *program);
+}
+
+void RunReport::printJSON(llvm::raw_ostream &os) const {
+  const Verification *v = verification;
+  std::string text;
+  json::Writer w(text, /*indent=*/2);
+  w.objectBegin();
+  w.member("backend", backend);
+  w.key("collectives");
+  w.objectBegin();
+  for (const char *k : {"all_gather", "all_reduce", "all_to_all", "broadcast",
+                        "reduce_scatter"})
+    w.member(k, run->collectives.count(k) ? run->collectives.at(k) : 0);
+  w.objectEnd();
+  w.member("dtype", rt::dtypeName(programDType(*program)));
+  w.key("max_abs_error");
+  v ? w.value(v->maxAbsError) : w.value(nullptr);
+  w.key("max_rel_error");
+  v ? w.value(v->maxRelError) : w.value(nullptr);
+  w.member("mesh", meshString(*program));
+  if (v && v->nonFinite.count) {
+    w.key("non_finite");
+    v->nonFinite.writeJSON(w);
+  }
+  w.member("np", program->numRanks());
+  w.member("peak_bytes_per_rank", run->peakBytes);
+  w.member("time_ms", run->ms);
+  w.member("verified", v && v->passed);
+  w.objectEnd();
+  os << text << "\n";
+}
+
+void writeParams(const Program &program, const DataSource &data,
+                 const std::string &path) {
+  std::vector<std::string> names;
+  std::vector<Tensor> tensors;
+  for (const ParamInfo &p : program.params()) {
+    names.push_back(p.name);
+    tensors.push_back(Program::globalParam(p, data));
+  }
+  writeNamed(path, names, tensors);
+}
+
+void writeInputs(const Program &program, const DataSource &data,
+                 const std::string &path) {
+  std::vector<std::string> names;
+  std::vector<Tensor> tensors;
+  for (const InputInfo &in : program.inputs()) {
+    names.push_back(in.name);
+    tensors.push_back(Program::globalInput(in, data));
+  }
+  writeNamed(path, names, tensors);
+}
+
+void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    names.push_back(outputs.size() == 1 ? std::string("output")
+                                        : "output" + std::to_string(i));
+  writeNamed(path, names, outputs);
+}
+
+} // namespace tp::exec
