@@ -29,7 +29,7 @@
 #include <mutex>
 #include <vector>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 

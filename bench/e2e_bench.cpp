@@ -63,9 +63,9 @@
 #include <vector>
 
 using namespace mlir;
-namespace rt = ::tp::runtime;
-using ::tp::exec::DataSource;
-using ::tp::exec::Program;
+namespace rt = ::mlir::tp::runtime;
+using ::mlir::tp::exec::DataSource;
+using ::mlir::tp::exec::Program;
 
 //===----------------------------------------------------------------------===//
 // cblas_sgemm interposer
@@ -309,7 +309,7 @@ void runResident(benchmark::State &state, Lowered *l) {
     double wall = 0;
     cpu = 0;
     rt::runRanks(l->np, [&](rt::Communicator &comm) {
-      ::tp::exec::RankState rs;
+      ::mlir::tp::exec::RankState rs;
       l->program->run(comm, data, nullptr, nullptr, &rs);
       comm.barrier();
       auto t0 = std::chrono::steady_clock::now();

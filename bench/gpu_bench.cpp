@@ -69,9 +69,9 @@
 #include <string>
 #include <vector>
 
-namespace rt = ::tp::runtime;
-namespace gpu = ::tp::runtime::gpu;
-namespace exec = ::tp::exec;
+namespace rt = ::mlir::tp::runtime;
+namespace gpu = ::mlir::tp::runtime::gpu;
+namespace exec = ::mlir::tp::exec;
 using rt::DType;
 
 namespace {

@@ -8,7 +8,8 @@
 // For every size S (nccl-tests conventions, see collectives_bench.cpp) it
 // times, interleaved in this order so that a noisy phase hits all of them:
 //   memcpy          rank 0 copies S bytes on one core (the others wait)
-//   tp/<op>         tp::runtime::MPICommunicator (default options: the call
+//   tp/<op>         mlir::tp::runtime::MPICommunicator (default options: the
+//   call
 //                   descriptors are checked, one extra 32-byte all-gather)
 //   tp-nocheck/<op> the same with checkCollectives = false
 //   ompi/<op>       plain MPI_Allgather, MPI_Allreduce,
@@ -33,7 +34,7 @@
 #include <string>
 #include <vector>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 

@@ -17,7 +17,7 @@
 
 #include <unistd.h>
 
-using tp::runtime::SafetensorsFile;
+using mlir::tp::runtime::SafetensorsFile;
 
 /// One scratch file per process, in memory where /dev/shm exists; removed at
 /// exit.

@@ -14,8 +14,8 @@
 #include <stdexcept>
 
 using namespace mlir;
-using namespace ::tp::exec;
-using namespace ::tp::exec::detail;
+using namespace ::mlir::tp::exec;
+using namespace ::mlir::tp::exec::detail;
 namespace m = mlir::tp::model;
 using mlir::tp::TPDialect;
 

@@ -14,18 +14,18 @@
 #include <stdexcept>
 
 using namespace mlir;
-using namespace ::tp::exec;
-using namespace ::tp::exec::detail;
+using namespace ::mlir::tp::exec;
+using namespace ::mlir::tp::exec::detail;
 namespace m = mlir::tp::model;
 using mlir::tp::TPDialect;
 
-namespace tp::exec::detail {
+namespace mlir::tp::exec::detail {
 ProgramData compileProgram(func::FuncOp func) {
   ProgramData program;
   Compiler(program).compile(func);
   return program;
 }
-} // namespace tp::exec::detail
+} // namespace mlir::tp::exec::detail
 
 void Compiler::compile(func::FuncOp func) {
   program.name = func.getName().str();

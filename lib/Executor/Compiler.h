@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::exec::detail {
+namespace mlir::tp::exec::detail {
 
 /// Compiles \p func; throws std::runtime_error naming the op (or the input,
 /// result or parameter) that cannot be executed.
@@ -108,6 +108,6 @@ private:
   std::map<std::string, mlir::tp::model::ParamOp> paramOps;
 };
 
-} // namespace tp::exec::detail
+} // namespace mlir::tp::exec::detail
 
 #endif // TP_LIB_EXECUTOR_COMPILER_H

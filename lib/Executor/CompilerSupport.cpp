@@ -14,10 +14,10 @@
 #include <stdexcept>
 
 using namespace mlir;
-using namespace ::tp::exec;
-namespace rt = ::tp::runtime;
+using namespace ::mlir::tp::exec;
+namespace rt = ::mlir::tp::runtime;
 
-namespace tp::exec::detail {
+namespace mlir::tp::exec::detail {
 
 std::string describe(Operation *op) {
   std::string s;
@@ -171,4 +171,4 @@ void planLiveness(ProgramData &program) {
   }
 }
 
-} // namespace tp::exec::detail
+} // namespace mlir::tp::exec::detail

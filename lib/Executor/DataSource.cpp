@@ -17,8 +17,8 @@
 #include <cmath>
 #include <stdexcept>
 
-using namespace ::tp::exec;
-namespace rt = ::tp::runtime;
+using namespace ::mlir::tp::exec;
+namespace rt = ::mlir::tp::runtime;
 
 ParamInit DataSource::paramInit(const std::string &name,
                                 const std::vector<int64_t> &globalShape) {
@@ -127,7 +127,7 @@ Tensor DataSource::localInput(const InputInfo &in, Tensor global,
 // The id range of token inputs
 //===----------------------------------------------------------------------===//
 
-int64_t tp::exec::detail::tokenRange(mlir::Value ids) {
+int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
   namespace m = mlir::tp::model;
   using mlir::tp::TPDialect;
   // Ids must be valid for every table they index: the smallest one.

@@ -3,7 +3,7 @@
 // The device backend and its instance of the interpreter (Interpreter.h):
 // buffers are gpu::DeviceTensor, kernels and tensor collectives those of
 // tp/Runtime/CUDA.h (found by argument-dependent lookup in
-// tp::runtime::gpu), everything ordered on the calling thread's default
+// mlir::tp::runtime::gpu), everything ordered on the calling thread's default
 // stream. The program is the host Program's, shared, not compiled again.
 //
 //===----------------------------------------------------------------------===//
@@ -16,10 +16,10 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-using namespace ::tp::exec;
-namespace exec = ::tp::exec;
-namespace rt = ::tp::runtime;
-namespace gpu = ::tp::runtime::gpu;
+using namespace ::mlir::tp::exec;
+namespace exec = ::mlir::tp::exec;
+namespace rt = ::mlir::tp::runtime;
+namespace gpu = ::mlir::tp::runtime::gpu;
 
 namespace {
 struct DeviceBackend {

@@ -18,13 +18,13 @@
 
 #include <type_traits>
 
-using namespace ::tp::exec;
-namespace exec = ::tp::exec;
-namespace rt = ::tp::runtime;
+using namespace ::mlir::tp::exec;
+namespace exec = ::mlir::tp::exec;
+namespace rt = ::mlir::tp::runtime;
 
 namespace {
 /// Host tensors and the CPU kernels (found by argument-dependent lookup in
-/// tp::runtime).
+/// mlir::tp::runtime).
 struct HostBackend {
   using Buffer = Tensor;
   static constexpr const char *kName = "host";

@@ -34,7 +34,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace tp::exec::detail {
+namespace mlir::tp::exec::detail {
 
 using Groups =
     std::map<std::vector<int64_t>, std::unique_ptr<rt::Communicator>>;
@@ -383,6 +383,6 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   return results;
 }
 
-} // namespace tp::exec::detail
+} // namespace mlir::tp::exec::detail
 
 #endif // TP_LIB_EXECUTOR_INTERPRETER_H

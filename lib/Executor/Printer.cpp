@@ -19,8 +19,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
-using namespace ::tp::exec;
-namespace rt = ::tp::runtime;
+using namespace ::mlir::tp::exec;
+namespace rt = ::mlir::tp::runtime;
 
 namespace {
 /// The static arguments an opcode reads, in the order they print.
@@ -176,9 +176,9 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
 }
 } // namespace
 
-const char *tp::exec::opcodeName(Opcode op) { return info(op).name; }
-bool tp::exec::isKernel(Opcode op) { return info(op).kernel; }
-bool tp::exec::isHostOnly(Opcode op) { return info(op).hostOnly; }
+const char *mlir::tp::exec::opcodeName(Opcode op) { return info(op).name; }
+bool mlir::tp::exec::isKernel(Opcode op) { return info(op).kernel; }
+bool mlir::tp::exec::isHostOnly(Opcode op) { return info(op).hostOnly; }
 
 void Program::print(llvm::raw_ostream &os) const {
   const detail::ProgramData &p = *data;

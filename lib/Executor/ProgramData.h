@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-namespace tp::exec::detail {
+namespace mlir::tp::exec::detail {
 
-namespace rt = ::tp::runtime;
+namespace rt = ::mlir::tp::runtime;
 
 struct ProgramData {
   /// The function's name, for the printer.
@@ -85,6 +85,6 @@ struct RankStateImpl {
   int64_t paramBytes = 0;
 };
 
-} // namespace tp::exec::detail
+} // namespace mlir::tp::exec::detail
 
 #endif // TP_LIB_EXECUTOR_PROGRAMDATA_H

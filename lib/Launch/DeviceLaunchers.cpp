@@ -17,10 +17,10 @@
 #include "tp/Runtime/MPICommunicator.h"
 #endif
 
-namespace rt = ::tp::runtime;
-namespace gpu = ::tp::runtime::gpu;
+namespace rt = ::mlir::tp::runtime;
+namespace gpu = ::mlir::tp::runtime::gpu;
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 namespace {
 
 /// --device cuda with the threads backend: the program's ranks as threads
@@ -187,4 +187,4 @@ std::unique_ptr<Launcher> createDeviceLauncher(LaunchOptions options, int *argc,
 }
 
 } // namespace detail
-} // namespace tp::exec
+} // namespace mlir::tp::exec

@@ -23,9 +23,9 @@
 #include <iostream>
 #include <mutex>
 
-namespace rt = ::tp::runtime;
+namespace rt = ::mlir::tp::runtime;
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 namespace {
 
@@ -326,4 +326,4 @@ RunResult runProcessRank(rt::Communicator &comm, const HostAllGather &allGather,
 }
 
 } // namespace detail
-} // namespace tp::exec
+} // namespace mlir::tp::exec

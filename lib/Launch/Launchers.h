@@ -10,7 +10,7 @@
 
 #include "tp/Launch/Launcher.h"
 
-namespace tp::exec::detail {
+namespace mlir::tp::exec::detail {
 
 /// Rank threads of this process on the CPU (--backend threads).
 std::unique_ptr<Launcher> createThreadLauncher(LaunchOptions options);
@@ -56,6 +56,6 @@ RunResult runOnRankThreads(
         int, const std::function<void(runtime::Communicator &)> &)> &launch,
     const RankRun &run);
 
-} // namespace tp::exec::detail
+} // namespace mlir::tp::exec::detail
 
 #endif // TP_LIB_LAUNCH_LAUNCHERS_H

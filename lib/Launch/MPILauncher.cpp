@@ -13,9 +13,9 @@
 
 #include <iostream>
 
-namespace rt = ::tp::runtime;
+namespace rt = ::mlir::tp::runtime;
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 namespace {
 
 class MPILauncher final : public Launcher {
@@ -124,4 +124,4 @@ runtime::Communicator &mpiWorld(Launcher &launcher) {
 }
 
 } // namespace detail
-} // namespace tp::exec
+} // namespace mlir::tp::exec

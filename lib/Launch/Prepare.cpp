@@ -14,7 +14,7 @@
 
 using namespace mlir;
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 func::FuncOp entryFunction(ModuleOp module, const std::string &file) {
   func::FuncOp entry;
@@ -161,4 +161,4 @@ void checkProgramRanks(const Program &program, const Launcher &launcher,
                       "program's mesh of " + std::to_string(n) + " ranks");
 }
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec

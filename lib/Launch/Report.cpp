@@ -9,9 +9,9 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace rt = ::tp::runtime;
+namespace rt = ::mlir::tp::runtime;
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 namespace {
 
 /// "2x2" for a mesh of shape [2, 2].
@@ -136,4 +136,4 @@ void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path) {
   writeNamed(path, names, outputs);
 }
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec

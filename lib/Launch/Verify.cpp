@@ -10,9 +10,9 @@
 #include <cmath>
 #include <cstdio>
 
-namespace rt = ::tp::runtime;
+namespace rt = ::mlir::tp::runtime;
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 void NonFinite::add(size_t i, const Tensor &a, const Tensor &b,
                     const rt::Comparison &c) {
@@ -147,4 +147,4 @@ std::string findNonFiniteSource(const Program &program,
   return "";
 }
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec

@@ -16,9 +16,9 @@
 #include <type_traits>
 #include <vector>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
-const char *tp::runtime::reduceOpName(ReduceOp op) {
+const char *mlir::tp::runtime::reduceOpName(ReduceOp op) {
   switch (op) {
   case ReduceOp::Sum:
     return "sum";
@@ -32,7 +32,7 @@ const char *tp::runtime::reduceOpName(ReduceOp op) {
   return "?";
 }
 
-const char *tp::runtime::collectiveName(CollectiveKind kind) {
+const char *mlir::tp::runtime::collectiveName(CollectiveKind kind) {
   switch (kind) {
   case CollectiveKind::AllGather:
     return "all_gather";
@@ -52,7 +52,7 @@ const char *tp::runtime::collectiveName(CollectiveKind kind) {
   return "?";
 }
 
-bool tp::runtime::isReduction(CollectiveKind kind) {
+bool mlir::tp::runtime::isReduction(CollectiveKind kind) {
   return kind == CollectiveKind::AllReduce ||
          kind == CollectiveKind::ReduceScatter;
 }
@@ -91,16 +91,16 @@ CollectiveCall CollectiveCall::unpack(const int64_t *d) {
   return c;
 }
 
-bool tp::runtime::bytesOverlap(const void *a, size_t na, const void *b,
-                               size_t nb) {
+bool mlir::tp::runtime::bytesOverlap(const void *a, size_t na, const void *b,
+                                     size_t nb) {
   std::less<const char *> lt;
   const char *x = static_cast<const char *>(a),
              *y = static_cast<const char *>(b);
   return na && nb && lt(x, y + nb) && lt(y, x + na);
 }
 
-std::string tp::runtime::collectiveMismatch(const int64_t *packed, int n,
-                                            const int *ranks) {
+std::string mlir::tp::runtime::collectiveMismatch(const int64_t *packed, int n,
+                                                  const int *ranks) {
   constexpr int k = CollectiveCall::kPackedSize;
   auto name = [&](int q) { return std::to_string(ranks ? ranks[q] : q); };
   auto describe = [&](int q) {
@@ -247,8 +247,9 @@ void reduceInts(void *dst, const void *const *srcs, size_t n, size_t count,
 }
 } // namespace
 
-void tp::runtime::reduceBuffers(void *dst, const void *const *srcs, size_t n,
-                                size_t count, DType dtype, ReduceOp op) {
+void mlir::tp::runtime::reduceBuffers(void *dst, const void *const *srcs,
+                                      size_t n, size_t count, DType dtype,
+                                      ReduceOp op) {
   if (isIntegerDType(dtype)) {
     if (op == ReduceOp::Avg)
       throw std::invalid_argument(
@@ -316,27 +317,28 @@ struct HostOps {
 using Host = detail::TensorCollectives<HostOps>;
 } // namespace
 
-Tensor tp::runtime::allGatherDim(Communicator &comm, const Tensor &local,
-                                 int64_t dim) {
+Tensor mlir::tp::runtime::allGatherDim(Communicator &comm, const Tensor &local,
+                                       int64_t dim) {
   return Host::allGatherDim(comm, local, dim);
 }
 
-Tensor tp::runtime::reduceScatterDim(Communicator &comm, const Tensor &x,
-                                     int64_t dim, ReduceOp op) {
+Tensor mlir::tp::runtime::reduceScatterDim(Communicator &comm, const Tensor &x,
+                                           int64_t dim, ReduceOp op) {
   return Host::reduceScatterDim(comm, x, dim, op);
 }
 
-Tensor tp::runtime::allToAllDims(Communicator &comm, const Tensor &x,
-                                 int64_t splitDim, int64_t concatDim) {
+Tensor mlir::tp::runtime::allToAllDims(Communicator &comm, const Tensor &x,
+                                       int64_t splitDim, int64_t concatDim) {
   return Host::allToAllDims(comm, x, splitDim, concatDim);
 }
 
-void tp::runtime::allReduceInPlace(Communicator &comm, Tensor &x, ReduceOp op) {
+void mlir::tp::runtime::allReduceInPlace(Communicator &comm, Tensor &x,
+                                         ReduceOp op) {
   comm.allReduce(x.raw(), x.raw(), x.numel(), x.dtype(), op);
 }
 
-Tensor tp::runtime::broadcastTensor(Communicator &comm, const Tensor &x,
-                                    int root) {
+Tensor mlir::tp::runtime::broadcastTensor(Communicator &comm, const Tensor &x,
+                                          int root) {
   Tensor out = x;
   comm.broadcast(out.raw(), out.numel(), x.dtype(), root);
   return out;

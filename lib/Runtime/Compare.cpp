@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
-Comparison tp::runtime::compareWithReference(const Tensor &actual,
-                                             const Tensor &reference) {
+Comparison mlir::tp::runtime::compareWithReference(const Tensor &actual,
+                                                   const Tensor &reference) {
   if (actual.shape() != reference.shape())
     throw std::invalid_argument("compare: shape [" + actual.shapeString() +
                                 "] against reference [" +
@@ -38,15 +38,15 @@ Comparison tp::runtime::compareWithReference(const Tensor &actual,
   return c;
 }
 
-int64_t tp::runtime::findNonFinite(const Tensor &t) {
+int64_t mlir::tp::runtime::findNonFinite(const Tensor &t) {
   for (int64_t i = 0, n = t.numel(); i < n; ++i)
     if (!std::isfinite(t.at(i)))
       return i;
   return -1;
 }
 
-std::string tp::runtime::indexString(const std::vector<int64_t> &shape,
-                                     int64_t flat) {
+std::string mlir::tp::runtime::indexString(const std::vector<int64_t> &shape,
+                                           int64_t flat) {
   std::vector<int64_t> index(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
     index[d] = shape[d] ? flat % shape[d] : 0;
@@ -58,7 +58,7 @@ std::string tp::runtime::indexString(const std::vector<int64_t> &shape,
   return s + "]";
 }
 
-std::string tp::runtime::valueString(float v) {
+std::string mlir::tp::runtime::valueString(float v) {
   if (std::isnan(v))
     return "nan";
   if (std::isinf(v))

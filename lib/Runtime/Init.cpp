@@ -10,7 +10,7 @@
 #include <cmath>
 #include <stdexcept>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 static uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -41,19 +41,19 @@ static float uniformFromBits(uint64_t bits, float scale) {
   return v >= scale && scale > 0.0f ? std::nextafter(scale, 0.0f) : v;
 }
 
-uint64_t tp::runtime::initBits(uint64_t seed, const std::string &name,
-                               int64_t globalIndex) {
+uint64_t mlir::tp::runtime::initBits(uint64_t seed, const std::string &name,
+                                     int64_t globalIndex) {
   return splitmix64(streamKey(seed, name) + static_cast<uint64_t>(globalIndex));
 }
 
-float tp::runtime::initValue(uint64_t seed, const std::string &name,
-                             int64_t globalIndex, float scale) {
+float mlir::tp::runtime::initValue(uint64_t seed, const std::string &name,
+                                   int64_t globalIndex, float scale) {
   return uniformFromBits(initBits(seed, name, globalIndex), scale);
 }
 
-Tensor tp::runtime::initTensor(uint64_t seed, const std::string &name,
-                               const std::vector<int64_t> &globalShape,
-                               float scale) {
+Tensor mlir::tp::runtime::initTensor(uint64_t seed, const std::string &name,
+                                     const std::vector<int64_t> &globalShape,
+                                     float scale) {
   Tensor t(globalShape);
   uint64_t key = streamKey(seed, name);
   for (int64_t i = 0, e = t.numel(); i < e; ++i)
@@ -61,10 +61,10 @@ Tensor tp::runtime::initTensor(uint64_t seed, const std::string &name,
   return t;
 }
 
-Tensor tp::runtime::initShard(uint64_t seed, const std::string &name,
-                              const std::vector<int64_t> &globalShape,
-                              int64_t dim, int64_t offset, int64_t size,
-                              float scale) {
+Tensor mlir::tp::runtime::initShard(uint64_t seed, const std::string &name,
+                                    const std::vector<int64_t> &globalShape,
+                                    int64_t dim, int64_t offset, int64_t size,
+                                    float scale) {
   int64_t rank = static_cast<int64_t>(globalShape.size());
   dim = normalizeDim(dim, rank);
   int64_t extent = globalShape[dim];
@@ -92,9 +92,9 @@ Tensor tp::runtime::initShard(uint64_t seed, const std::string &name,
   return t;
 }
 
-Tensor tp::runtime::initTokens(uint64_t seed, const std::string &name,
-                               const std::vector<int64_t> &shape,
-                               int64_t vocab) {
+Tensor mlir::tp::runtime::initTokens(uint64_t seed, const std::string &name,
+                                     const std::vector<int64_t> &shape,
+                                     int64_t vocab) {
   if (vocab <= 0 || vocab > (int64_t(1) << 24))
     throw std::invalid_argument("initTokens '" + name + "': vocabulary size " +
                                 std::to_string(vocab) +

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 
-using namespace tp::runtime;
-using namespace tp::runtime::detail;
+using namespace mlir::tp::runtime;
+using namespace mlir::tp::runtime::detail;
 
 std::invalid_argument detail::shapeError(const std::string &op,
                                          const std::string &message) {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 namespace detail {
 
@@ -106,6 +106,6 @@ AttentionDims checkAttention(const Shape &q, const Shape &k, const Shape &v,
 
 } // namespace detail
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_LIB_RUNTIME_KERNELUTILS_H

@@ -23,15 +23,15 @@
 extern "C" void openblas_set_num_threads(int numThreads);
 extern "C" int openblas_get_num_threads(void);
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 using detail::shapeError;
 
-void tp::runtime::setBlasThreads(int n) {
+void mlir::tp::runtime::setBlasThreads(int n) {
   openblas_set_num_threads(std::max(1, n));
 }
 
-int tp::runtime::getBlasThreads() { return openblas_get_num_threads(); }
+int mlir::tp::runtime::getBlasThreads() { return openblas_get_num_threads(); }
 
 static int blasInt(int64_t v) {
   if (v > std::numeric_limits<int>::max())
@@ -40,10 +40,10 @@ static int blasInt(int64_t v) {
   return static_cast<int>(v);
 }
 
-void tp::runtime::detail::gemm(bool transB, int64_t m, int64_t n, int64_t k,
-                               float alpha, const float *a, int64_t lda,
-                               const float *b, int64_t ldb, float beta,
-                               float *c, int64_t ldc) {
+void mlir::tp::runtime::detail::gemm(bool transB, int64_t m, int64_t n,
+                                     int64_t k, float alpha, const float *a,
+                                     int64_t lda, const float *b, int64_t ldb,
+                                     float beta, float *c, int64_t ldc) {
   if (m == 0 || n == 0)
     return;
   if (k == 0) {
@@ -57,7 +57,7 @@ void tp::runtime::detail::gemm(bool transB, int64_t m, int64_t n, int64_t k,
               blasInt(ldb), beta, c, blasInt(ldc));
 }
 
-int64_t tp::runtime::detail::integralId(float value, const char *what) {
+int64_t mlir::tp::runtime::detail::integralId(float value, const char *what) {
   if (!(std::floor(value) == value) || std::fabs(value) > 1.0e18f)
     throw std::invalid_argument(std::string(what) + ": id " +
                                 std::to_string(value) +
@@ -65,8 +65,8 @@ int64_t tp::runtime::detail::integralId(float value, const char *what) {
   return static_cast<int64_t>(value);
 }
 
-void tp::runtime::detail::checkIdDType(const char *op, const char *what,
-                                       DType dtype) {
+void mlir::tp::runtime::detail::checkIdDType(const char *op, const char *what,
+                                             DType dtype) {
   if (dtype != DType::I64 && dtype != DType::I32 && dtype != DType::F32)
     throw std::invalid_argument(std::string(op) + ": " + what + " are a " +
                                 dtypeName(dtype) +
@@ -74,9 +74,9 @@ void tp::runtime::detail::checkIdDType(const char *op, const char *what,
                                 "holding integers");
 }
 
-std::vector<int64_t> tp::runtime::detail::readIds(const Tensor &ids,
-                                                  const char *op,
-                                                  const char *what) {
+std::vector<int64_t> mlir::tp::runtime::detail::readIds(const Tensor &ids,
+                                                        const char *op,
+                                                        const char *what) {
   checkIdDType(op, what, ids.dtype());
   size_t n = static_cast<size_t>(ids.numel());
   if (ids.dtype() == DType::I64)
@@ -194,8 +194,8 @@ inline float erfApprox(float x) {
 } // namespace
 
 std::vector<int64_t>
-tp::runtime::broadcastShapes(const std::vector<int64_t> &a,
-                             const std::vector<int64_t> &b) {
+mlir::tp::runtime::broadcastShapes(const std::vector<int64_t> &a,
+                                   const std::vector<int64_t> &b) {
   return broadcastOrThrow("broadcast", a, b);
 }
 
@@ -203,8 +203,8 @@ tp::runtime::broadcastShapes(const std::vector<int64_t> &a,
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-Tensor tp::runtime::linear(const Tensor &x, const Tensor &w,
-                           const Tensor *bias) {
+Tensor mlir::tp::runtime::linear(const Tensor &x, const Tensor &w,
+                                 const Tensor *bias) {
   detail::LinearDims l = detail::checkLinear(x.shape(), w.shape(),
                                              bias ? &bias->shape() : nullptr);
   Tensor out(l.shape);
@@ -217,7 +217,7 @@ Tensor tp::runtime::linear(const Tensor &x, const Tensor &w,
   return out;
 }
 
-Tensor tp::runtime::matmul(const Tensor &a, const Tensor &b) {
+Tensor mlir::tp::runtime::matmul(const Tensor &a, const Tensor &b) {
   detail::MatmulDims d = detail::checkMatmul(a.shape(), b.shape());
   int64_t m = d.m, k = d.k, n = d.n;
   Tensor out(d.shape);
@@ -242,55 +242,55 @@ Tensor tp::runtime::matmul(const Tensor &a, const Tensor &b) {
 // Element-wise
 //===----------------------------------------------------------------------===//
 
-Tensor tp::runtime::add(const Tensor &a, const Tensor &b) {
+Tensor mlir::tp::runtime::add(const Tensor &a, const Tensor &b) {
   return binary("add", a, b, [](float x, float y) { return x + y; });
 }
 
-Tensor tp::runtime::sub(const Tensor &a, const Tensor &b) {
+Tensor mlir::tp::runtime::sub(const Tensor &a, const Tensor &b) {
   return binary("sub", a, b, [](float x, float y) { return x - y; });
 }
 
-Tensor tp::runtime::mul(const Tensor &a, const Tensor &b) {
+Tensor mlir::tp::runtime::mul(const Tensor &a, const Tensor &b) {
   return binary("mul", a, b, [](float x, float y) { return x * y; });
 }
 
-Tensor tp::runtime::div(const Tensor &a, const Tensor &b) {
+Tensor mlir::tp::runtime::div(const Tensor &a, const Tensor &b) {
   return binary("div", a, b, [](float x, float y) { return x / y; });
 }
 
-Tensor tp::runtime::relu(const Tensor &x) {
+Tensor mlir::tp::runtime::relu(const Tensor &x) {
   // relu(NaN) = NaN, as in PyTorch; relu(-0) = 0.
   return unary(x, [](float v) { return !(v <= 0.0f) ? v : 0.0f; });
 }
 
-Tensor tp::runtime::erf(const Tensor &x) { return unary(x, erfApprox); }
+Tensor mlir::tp::runtime::erf(const Tensor &x) { return unary(x, erfApprox); }
 
-Tensor tp::runtime::gelu(const Tensor &x) {
+Tensor mlir::tp::runtime::gelu(const Tensor &x) {
   return unary(x, [](float v) {
     return 0.5f * v * (1.0f + erfApprox(v * 0.70710678118654752f));
   });
 }
 
-Tensor tp::runtime::geluTanh(const Tensor &x) {
+Tensor mlir::tp::runtime::geluTanh(const Tensor &x) {
   return unary(x, [](float v) {
     const float c = 0.79788456080286536f; // sqrt(2 / pi)
     return 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
   });
 }
 
-Tensor tp::runtime::silu(const Tensor &x) {
+Tensor mlir::tp::runtime::silu(const Tensor &x) {
   return unary(x, [](float v) { return v / (1.0f + std::exp(-v)); });
 }
 
-Tensor tp::runtime::neg(const Tensor &x) {
+Tensor mlir::tp::runtime::neg(const Tensor &x) {
   return unary(x, [](float v) { return -v; });
 }
 
-Tensor tp::runtime::exp(const Tensor &x) {
+Tensor mlir::tp::runtime::exp(const Tensor &x) {
   return unary(x, [](float v) { return std::exp(v); });
 }
 
-Tensor tp::runtime::scale(const Tensor &x, float factor) {
+Tensor mlir::tp::runtime::scale(const Tensor &x, float factor) {
   return unary(x, [factor](float v) { return v * factor; });
 }
 
@@ -298,7 +298,7 @@ Tensor tp::runtime::scale(const Tensor &x, float factor) {
 // Normalization
 //===----------------------------------------------------------------------===//
 
-Tensor tp::runtime::softmax(const Tensor &x, int64_t dim) {
+Tensor mlir::tp::runtime::softmax(const Tensor &x, int64_t dim) {
   auto [outer, extent, inner] =
       splitAround(x.shape(), normalizeDim(dim, x.rank()));
   Tensor out(x.shape());
@@ -340,8 +340,8 @@ static Tensor mapRows(const Tensor &x, int64_t rows, int64_t d, Fn fn) {
   return out;
 }
 
-Tensor tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
-                              const Tensor *bias, float eps) {
+Tensor mlir::tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
+                                    const Tensor *bias, float eps) {
   // (Named, not a structured binding: the lambda captures d.)
   detail::RowDims rowDims =
       detail::checkNorm("layerNorm", x.shape(), shapeOf(weight), shapeOf(bias));
@@ -368,7 +368,8 @@ Tensor tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
   });
 }
 
-Tensor tp::runtime::rmsNorm(const Tensor &x, const Tensor *weight, float eps) {
+Tensor mlir::tp::runtime::rmsNorm(const Tensor &x, const Tensor *weight,
+                                  float eps) {
   detail::RowDims rowDims =
       detail::checkNorm("rmsNorm", x.shape(), shapeOf(weight), nullptr);
   int64_t d = rowDims.d;
@@ -407,13 +408,13 @@ static Tensor gatherRows(const char *op, const Tensor &ids,
   return out;
 }
 
-Tensor tp::runtime::embedding(const Tensor &ids, const Tensor &weight) {
+Tensor mlir::tp::runtime::embedding(const Tensor &ids, const Tensor &weight) {
   return gatherRows("embedding", ids, weight, 0, /*mask=*/false);
 }
 
-Tensor tp::runtime::embeddingMasked(const Tensor &ids,
-                                    const Tensor &weightShard,
-                                    int64_t vocabOffset) {
+Tensor mlir::tp::runtime::embeddingMasked(const Tensor &ids,
+                                          const Tensor &weightShard,
+                                          int64_t vocabOffset) {
   return gatherRows("embeddingMasked", ids, weightShard, vocabOffset,
                     /*mask=*/true);
 }
@@ -422,11 +423,12 @@ Tensor tp::runtime::embeddingMasked(const Tensor &ids,
 // Layout
 //===----------------------------------------------------------------------===//
 
-Tensor tp::runtime::reshape(const Tensor &x, std::vector<int64_t> shape) {
+Tensor mlir::tp::runtime::reshape(const Tensor &x, std::vector<int64_t> shape) {
   return x.reshaped(std::move(shape));
 }
 
-Tensor tp::runtime::permute(const Tensor &x, const std::vector<int64_t> &perm) {
+Tensor mlir::tp::runtime::permute(const Tensor &x,
+                                  const std::vector<int64_t> &perm) {
   int64_t rank = x.rank();
   std::vector<bool> seen(rank, false);
   bool valid = static_cast<int64_t>(perm.size()) == rank;
@@ -463,7 +465,7 @@ Tensor tp::runtime::permute(const Tensor &x, const std::vector<int64_t> &perm) {
   return out;
 }
 
-Tensor tp::runtime::transpose(const Tensor &x, int64_t d0, int64_t d1) {
+Tensor mlir::tp::runtime::transpose(const Tensor &x, int64_t d0, int64_t d1) {
   d0 = normalizeDim(d0, x.rank());
   d1 = normalizeDim(d1, x.rank());
   std::vector<int64_t> perm(x.rank());
@@ -473,8 +475,8 @@ Tensor tp::runtime::transpose(const Tensor &x, int64_t d0, int64_t d1) {
   return permute(x, perm);
 }
 
-Tensor tp::runtime::chunkDim(const Tensor &x, int64_t dim, int64_t k,
-                             int64_t i) {
+Tensor mlir::tp::runtime::chunkDim(const Tensor &x, int64_t dim, int64_t k,
+                                   int64_t i) {
   dim = normalizeDim(dim, x.rank());
   Chunk c = chunkOf(x.shape()[dim], k, i);
   return sliceDim(x, dim, c.offset, c.size);

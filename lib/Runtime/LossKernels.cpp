@@ -14,7 +14,7 @@
 #include <limits>
 #include <stdexcept>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 /// Applies `combine` along `dim`, keeping it with size 1.
 template <typename Combine>
@@ -42,24 +42,24 @@ static Tensor reduceDim(const Tensor &x, int64_t dim, float init,
   return out;
 }
 
-Tensor tp::runtime::reduceMax(const Tensor &x, int64_t dim) {
+Tensor mlir::tp::runtime::reduceMax(const Tensor &x, int64_t dim) {
   return reduceDim(x, dim, -std::numeric_limits<float>::infinity(), maxKeepNaN,
                    "reduceMax");
 }
 
-Tensor tp::runtime::reduceSum(const Tensor &x, int64_t dim) {
+Tensor mlir::tp::runtime::reduceSum(const Tensor &x, int64_t dim) {
   return reduceDim(
       x, dim, 0.0f, [](float a, float b) { return a + b; }, "reduceSum");
 }
 
-Tensor tp::runtime::log(const Tensor &x) {
+Tensor mlir::tp::runtime::log(const Tensor &x) {
   Tensor out(x.shape());
   for (int64_t i = 0; i < x.numel(); ++i)
     out.data()[i] = std::log(x.data()[i]);
   return out;
 }
 
-Tensor tp::runtime::mean(const Tensor &x) {
+Tensor mlir::tp::runtime::mean(const Tensor &x) {
   if (x.numel() == 0)
     return Tensor::scalar(std::numeric_limits<float>::quiet_NaN());
   double sum = 0;
@@ -68,8 +68,9 @@ Tensor tp::runtime::mean(const Tensor &x) {
   return Tensor::scalar(static_cast<float>(sum / x.numel()));
 }
 
-Tensor tp::runtime::targetLogit(const Tensor &logits, const Tensor &targets,
-                                int64_t classOffset) {
+Tensor mlir::tp::runtime::targetLogit(const Tensor &logits,
+                                      const Tensor &targets,
+                                      int64_t classOffset) {
   if (logits.rank() != 2 || targets.rank() != 1 ||
       targets.dim(0) != logits.dim(0))
     throw std::invalid_argument("targetLogit: logits " + logits.shapeString() +

@@ -18,7 +18,7 @@
 #include <mutex>
 #include <thread>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 using Clock = std::chrono::steady_clock;
 
 //===----------------------------------------------------------------------===//

@@ -36,7 +36,7 @@
 #include <thread>
 #include <utility>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -261,7 +261,8 @@ std::string RendezvousAddress::str() const {
   return "tcp://" + h + ":" + std::to_string(port);
 }
 
-RendezvousAddress tp::runtime::parseRendezvousAddress(const std::string &text) {
+RendezvousAddress
+mlir::tp::runtime::parseRendezvousAddress(const std::string &text) {
   // The text may come from anywhere: quote it with control bytes escaped.
   auto printable = [](const std::string &str) {
     std::string out;
@@ -812,8 +813,9 @@ Fd connectToRankZero(const AddrList &list, const Deadline &deadline,
 } // namespace
 
 std::vector<uint8_t>
-tp::runtime::tcpReceiveBlob(const std::string &address, int rank, int nranks,
-                            const RendezvousOptions &options) {
+mlir::tp::runtime::tcpReceiveBlob(const std::string &address, int rank,
+                                  int nranks,
+                                  const RendezvousOptions &options) {
   RendezvousAddress addr = parseRendezvousAddress(address);
   const std::string prefix =
       "rendezvous " + addr.str() + ": rank " + std::to_string(rank) + ": ";
@@ -886,10 +888,9 @@ tp::runtime::tcpReceiveBlob(const std::string &address, int rank, int nranks,
   return payload;
 }
 
-std::vector<uint8_t>
-tp::runtime::tcpBroadcastBlob(const std::string &address, int rank, int nranks,
-                              const std::vector<uint8_t> &blob,
-                              std::chrono::milliseconds timeout) {
+std::vector<uint8_t> mlir::tp::runtime::tcpBroadcastBlob(
+    const std::string &address, int rank, int nranks,
+    const std::vector<uint8_t> &blob, std::chrono::milliseconds timeout) {
   if (nranks < 1 || rank < 0 || rank >= nranks)
     throw std::invalid_argument("rendezvous " + address + ": rank " +
                                 std::to_string(rank) + " is not in 0.." +

@@ -28,8 +28,8 @@
 #error "safetensors I/O assumes a little-endian host"
 #endif
 
-using namespace tp::runtime;
-namespace json = tp::json;
+using namespace mlir::tp::runtime;
+namespace json = mlir::tp::json;
 
 namespace {
 std::runtime_error fileError(const std::string &path,
@@ -69,7 +69,7 @@ struct Fd {
 // Writer
 //===----------------------------------------------------------------------===//
 
-void tp::runtime::writeSafetensors(
+void mlir::tp::runtime::writeSafetensors(
     const std::string &path,
     const std::vector<std::pair<std::string, const Tensor *>> &tensors,
     const std::map<std::string, std::string> &metadata) {

@@ -16,9 +16,9 @@
 
 #include <unistd.h>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
-const char *tp::runtime::dtypeName(DType dtype) {
+const char *mlir::tp::runtime::dtypeName(DType dtype) {
   switch (dtype) {
   case DType::F32:
     return "F32";
@@ -34,7 +34,7 @@ const char *tp::runtime::dtypeName(DType dtype) {
   return "?";
 }
 
-size_t tp::runtime::dtypeSize(DType dtype) {
+size_t mlir::tp::runtime::dtypeSize(DType dtype) {
   switch (dtype) {
   case DType::I64:
     return 8;
@@ -48,7 +48,7 @@ size_t tp::runtime::dtypeSize(DType dtype) {
   return 0;
 }
 
-bool tp::runtime::parseDType(const std::string &name, DType &dtype) {
+bool mlir::tp::runtime::parseDType(const std::string &name, DType &dtype) {
   static const std::pair<const char *, DType> names[] = {
       {"F32", DType::F32},   {"float32", DType::F32},   {"f32", DType::F32},
       {"BF16", DType::BF16}, {"bfloat16", DType::BF16}, {"bf16", DType::BF16},
@@ -78,7 +78,7 @@ float floatOf(uint32_t u) {
 }
 } // namespace
 
-uint16_t tp::runtime::floatToBF16(float x) {
+uint16_t mlir::tp::runtime::floatToBF16(float x) {
   uint32_t u = bitsOf(x);
   if ((u & 0x7fffffffu) > 0x7f800000u)
     return static_cast<uint16_t>((u >> 16) | 0x40u); // keep NaN, quiet it
@@ -86,11 +86,11 @@ uint16_t tp::runtime::floatToBF16(float x) {
   return static_cast<uint16_t>(u >> 16);
 }
 
-float tp::runtime::bf16ToFloat(uint16_t h) {
+float mlir::tp::runtime::bf16ToFloat(uint16_t h) {
   return floatOf(static_cast<uint32_t>(h) << 16);
 }
 
-uint16_t tp::runtime::floatToF16(float x) {
+uint16_t mlir::tp::runtime::floatToF16(float x) {
   uint32_t u = bitsOf(x);
   uint32_t sign = (u >> 16) & 0x8000u;
   uint32_t ax = u & 0x7fffffffu;
@@ -115,7 +115,7 @@ uint16_t tp::runtime::floatToF16(float x) {
   return static_cast<uint16_t>(sign | h);
 }
 
-float tp::runtime::f16ToFloat(uint16_t h) {
+float mlir::tp::runtime::f16ToFloat(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
   if (exp == 0) {
@@ -173,7 +173,8 @@ void floatsToInt(const float *src, void *dst, size_t n, DType to) {
 }
 } // namespace
 
-void tp::runtime::toFloat(const void *src, DType dtype, float *dst, size_t n) {
+void mlir::tp::runtime::toFloat(const void *src, DType dtype, float *dst,
+                                size_t n) {
   const auto *h = static_cast<const uint16_t *>(src);
   switch (dtype) {
   case DType::F32:
@@ -197,8 +198,8 @@ void tp::runtime::toFloat(const void *src, DType dtype, float *dst, size_t n) {
   }
 }
 
-void tp::runtime::fromFloat(const float *src, DType dtype, void *dst,
-                            size_t n) {
+void mlir::tp::runtime::fromFloat(const float *src, DType dtype, void *dst,
+                                  size_t n) {
   auto *h = static_cast<uint16_t *>(dst);
   switch (dtype) {
   case DType::F32:
@@ -222,7 +223,7 @@ void tp::runtime::fromFloat(const float *src, DType dtype, void *dst,
   }
 }
 
-int64_t tp::runtime::shapeNumel(const std::vector<int64_t> &shape) {
+int64_t mlir::tp::runtime::shapeNumel(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t e : shape) {
     if (e < 0)
@@ -236,7 +237,7 @@ int64_t tp::runtime::shapeNumel(const std::vector<int64_t> &shape) {
   return n;
 }
 
-int64_t tp::runtime::hostMemoryBytes() {
+int64_t mlir::tp::runtime::hostMemoryBytes() {
   static const int64_t bytes = [] {
     long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
     if (pages <= 0 || pageSize <= 0)
@@ -246,7 +247,8 @@ int64_t tp::runtime::hostMemoryBytes() {
   return bytes;
 }
 
-std::string tp::runtime::shapeToString(const std::vector<int64_t> &shape) {
+std::string
+mlir::tp::runtime::shapeToString(const std::vector<int64_t> &shape) {
   std::string s;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
@@ -256,7 +258,7 @@ std::string tp::runtime::shapeToString(const std::vector<int64_t> &shape) {
   return s;
 }
 
-int64_t tp::runtime::normalizeDim(int64_t dim, int64_t rank) {
+int64_t mlir::tp::runtime::normalizeDim(int64_t dim, int64_t rank) {
   if (dim < -rank || dim >= rank)
     throw std::out_of_range("dimension " + std::to_string(dim) +
                             " out of range for rank " + std::to_string(rank));
@@ -420,8 +422,8 @@ bool Tensor::operator==(const Tensor &other) const {
   return true;
 }
 
-DimSplit tp::runtime::splitAround(const std::vector<int64_t> &shape,
-                                  int64_t dim) {
+DimSplit mlir::tp::runtime::splitAround(const std::vector<int64_t> &shape,
+                                        int64_t dim) {
   DimSplit s;
   for (int64_t i = 0; i < dim; ++i)
     s.outer *= shape[i];
@@ -431,9 +433,9 @@ DimSplit tp::runtime::splitAround(const std::vector<int64_t> &shape,
   return s;
 }
 
-std::vector<int64_t> tp::runtime::sliceShape(const std::vector<int64_t> &shape,
-                                             int64_t &dim, int64_t start,
-                                             int64_t size) {
+std::vector<int64_t>
+mlir::tp::runtime::sliceShape(const std::vector<int64_t> &shape, int64_t &dim,
+                              int64_t start, int64_t size) {
   dim = normalizeDim(dim, static_cast<int64_t>(shape.size()));
   int64_t extent = shape[dim];
   if (start < 0 || size < 0 || start > extent || size > extent - start)
@@ -446,8 +448,8 @@ std::vector<int64_t> tp::runtime::sliceShape(const std::vector<int64_t> &shape,
   return out;
 }
 
-Tensor tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
-                             int64_t size) {
+Tensor mlir::tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
+                                   int64_t size) {
   std::vector<int64_t> shape = sliceShape(x.shape(), dim, start, size);
   int64_t extent = x.shape()[dim];
   Tensor out(shape, x.dtype());
@@ -463,7 +465,8 @@ Tensor tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
   return out;
 }
 
-Tensor tp::runtime::concatDim(const std::vector<Tensor> &parts, int64_t dim) {
+Tensor mlir::tp::runtime::concatDim(const std::vector<Tensor> &parts,
+                                    int64_t dim) {
   std::vector<int64_t> shape = concatShape(parts, dim);
   const Tensor &first = parts.front();
   Tensor out(shape, first.dtype());
@@ -483,7 +486,7 @@ Tensor tp::runtime::concatDim(const std::vector<Tensor> &parts, int64_t dim) {
   return out;
 }
 
-Chunk tp::runtime::chunkOf(int64_t n, int64_t k, int64_t i) {
+Chunk mlir::tp::runtime::chunkOf(int64_t n, int64_t k, int64_t i) {
   if (n < 0 || k <= 0 || i < 0 || i >= k)
     throw std::invalid_argument("chunkOf(" + std::to_string(n) + ", " +
                                 std::to_string(k) + ", " + std::to_string(i) +

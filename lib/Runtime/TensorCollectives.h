@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 namespace detail {
 
@@ -139,6 +139,6 @@ template <typename Ops> struct TensorCollectives {
 
 } // namespace detail
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_LIB_RUNTIME_TENSORCOLLECTIVES_H

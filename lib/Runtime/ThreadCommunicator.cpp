@@ -28,7 +28,7 @@
 
 #include <sys/resource.h>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -87,7 +87,7 @@ private:
 
 ThreadBufferOps::~ThreadBufferOps() = default;
 
-std::shared_ptr<ThreadBufferOps> tp::runtime::hostBufferOps() {
+std::shared_ptr<ThreadBufferOps> mlir::tp::runtime::hostBufferOps() {
   static std::shared_ptr<ThreadBufferOps> ops =
       std::make_shared<HostBufferOps>();
   return ops;
@@ -112,7 +112,7 @@ inline void cpuRelax() {
 }
 } // namespace
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 namespace detail {
 /// State shared by every group of one ThreadGroup: one lock, one condition
@@ -233,7 +233,7 @@ private:
 };
 } // namespace detail
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 using detail::ThreadGroupState;
 using detail::ThreadWorld;
@@ -664,7 +664,7 @@ bool ThreadGroup::failed(std::string *message) const {
   return world_->failed;
 }
 
-int tp::runtime::maxThreadRanks(std::string *why) {
+int mlir::tp::runtime::maxThreadRanks(std::string *why) {
   int limit = kMaxThreadRanks;
   std::string source = "tp's limit of rank threads";
   struct rlimit rl;
@@ -678,9 +678,10 @@ int tp::runtime::maxThreadRanks(std::string *why) {
   return limit;
 }
 
-void tp::runtime::runRanks(int n, const std::function<void(Communicator &)> &fn,
-                           std::chrono::milliseconds timeout,
-                           std::shared_ptr<ThreadBufferOps> ops) {
+void mlir::tp::runtime::runRanks(int n,
+                                 const std::function<void(Communicator &)> &fn,
+                                 std::chrono::milliseconds timeout,
+                                 std::shared_ptr<ThreadBufferOps> ops) {
   // Before any thread starts: a failed start leaves the started ones to be
   // failed and joined, and may exhaust the process's threads first.
   std::string why;

@@ -15,10 +15,10 @@
 #include <limits>
 #include <stdexcept>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
-Tensor tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
-                           float theta) {
+Tensor mlir::tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
+                                 float theta) {
   detail::checkRotary(x.shape());
   int64_t b = x.dim(0), s = x.dim(1), h = x.dim(2), d = x.dim(3);
   int64_t half = d / 2;
@@ -51,8 +51,8 @@ Tensor tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
   return out;
 }
 
-Tensor tp::runtime::attention(const Tensor &q, const Tensor &k, const Tensor &v,
-                              bool causal) {
+Tensor mlir::tp::runtime::attention(const Tensor &q, const Tensor &k,
+                                    const Tensor &v, bool causal) {
   auto [b, s, t, hq, hkv, d, dv] =
       detail::checkAttention(q.shape(), k.shape(), v.shape(), causal);
   Tensor out({b, s, hq, dv});
@@ -94,7 +94,8 @@ Tensor tp::runtime::attention(const Tensor &q, const Tensor &k, const Tensor &v,
   return out;
 }
 
-Tensor tp::runtime::crossEntropy(const Tensor &logits, const Tensor &targets) {
+Tensor mlir::tp::runtime::crossEntropy(const Tensor &logits,
+                                       const Tensor &targets) {
   if (logits.rank() != 2 || targets.rank() != 1 ||
       targets.dim(0) != logits.dim(0))
     throw std::invalid_argument("crossEntropy: logits " + logits.shapeString() +

@@ -6,20 +6,21 @@
 
 #include "tp/Runtime/UnevenCollectives.h"
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 static Tensor copyOf(const Tensor &t) { return t; }
 
-Tensor tp::runtime::padDim(const Tensor &x, int64_t dim, int64_t size) {
+Tensor mlir::tp::runtime::padDim(const Tensor &x, int64_t dim, int64_t size) {
   return detail::padDimWith(x, dim, size, copyOf);
 }
 
-Tensor tp::runtime::allGatherUneven(Communicator &comm, const Tensor &x,
-                                    int64_t dim, int64_t total) {
+Tensor mlir::tp::runtime::allGatherUneven(Communicator &comm, const Tensor &x,
+                                          int64_t dim, int64_t total) {
   return detail::allGatherUnevenWith(comm, x, dim, total, copyOf);
 }
 
-Tensor tp::runtime::reduceScatterUneven(Communicator &comm, const Tensor &x,
-                                        int64_t dim, ReduceOp op) {
+Tensor mlir::tp::runtime::reduceScatterUneven(Communicator &comm,
+                                              const Tensor &x, int64_t dim,
+                                              ReduceOp op) {
   return detail::reduceScatterUnevenWith(comm, x, dim, op, copyOf);
 }

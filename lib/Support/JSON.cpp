@@ -17,7 +17,7 @@
 #include <limits>
 #include <unordered_set>
 
-namespace tp::json {
+namespace mlir::tp::json {
 
 //===----------------------------------------------------------------------===//
 // Values
@@ -672,4 +672,4 @@ std::string toString(const Value &v, unsigned indent) {
   return out;
 }
 
-} // namespace tp::json
+} // namespace mlir::tp::json

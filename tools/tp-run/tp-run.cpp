@@ -29,7 +29,7 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
-namespace exec = ::tp::exec;
+namespace exec = ::mlir::tp::exec;
 static cl::OptionCategory category("tp-run options");
 static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
                                       cl::desc("<model.mlir>"),

@@ -18,8 +18,8 @@
 #include <gtest/gtest.h>
 
 using namespace mlir;
-using ::tp::exec::DeviceProgram;
-using ::tp::exec::Program;
+using ::mlir::tp::exec::DeviceProgram;
+using ::mlir::tp::exec::Program;
 
 namespace {
 

@@ -24,10 +24,10 @@
 #include <mutex>
 
 using namespace mlir;
-namespace rt = ::tp::runtime;
-using ::tp::exec::DataSource;
-using ::tp::exec::Program;
-using ::tp::exec::RankState;
+namespace rt = ::mlir::tp::runtime;
+using ::mlir::tp::exec::DataSource;
+using ::mlir::tp::exec::Program;
+using ::mlir::tp::exec::RankState;
 
 namespace {
 

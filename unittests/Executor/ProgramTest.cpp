@@ -27,11 +27,11 @@
 #include <mutex>
 
 using namespace mlir;
-namespace rt = ::tp::runtime;
-using ::tp::exec::DataSource;
-using ::tp::exec::Instruction;
-using ::tp::exec::Opcode;
-using ::tp::exec::Program;
+namespace rt = ::mlir::tp::runtime;
+using ::mlir::tp::exec::DataSource;
+using ::mlir::tp::exec::Instruction;
+using ::mlir::tp::exec::Opcode;
+using ::mlir::tp::exec::Program;
 
 namespace {
 
@@ -238,7 +238,7 @@ TEST_F(ProgramTest, DataSourceChoosesTheInitByNameAndShape) {
   EXPECT_FLOAT_EQ(bias.scale, 0.1f);
   EXPECT_FALSE(bias.onesCentred);
 
-  ::tp::exec::ParamInfo p;
+  ::mlir::tp::exec::ParamInfo p;
   p.name = "norm.weight";
   p.globalShape = {64};
   rt::Tensor t = DataSource().param(p, nullptr);
@@ -248,7 +248,7 @@ TEST_F(ProgramTest, DataSourceChoosesTheInitByNameAndShape) {
     EXPECT_LT(t.data()[i], 1.1f) << i;
   }
   // A slice of the generator is the same slice of the whole tensor.
-  ::tp::exec::Slice slice{0, 10, 5};
+  ::mlir::tp::exec::Slice slice{0, 10, 5};
   rt::Tensor piece = DataSource().param(p, nullptr, &slice);
   EXPECT_EQ(piece, rt::sliceDim(t, 0, 10, 5));
 }
@@ -268,7 +268,7 @@ func.func @forward(%ids: tensor<2x6xi64> {model.name = "tokens"}) -> (tensor<2x6
   EXPECT_TRUE(in.isTokens);
   EXPECT_EQ(in.vocab, 7);
   // Ids are held as int64, the token dtype.
-  EXPECT_EQ(::tp::exec::kTokenDType, rt::DType::I64);
+  EXPECT_EQ(::mlir::tp::exec::kTokenDType, rt::DType::I64);
   EXPECT_EQ(in.dtype, rt::DType::I64);
   EXPECT_NE(
       print(program).find(
@@ -321,7 +321,7 @@ TEST_F(ProgramTest, IntegerInputsKeepTheirWidth) {
   EXPECT_EQ(tokenSlot.staticBytes, 12 * 8);
   // Ids reach the kernels as they are: no widening to f32.
   for (const Instruction &in : program.instructions())
-    EXPECT_TRUE(in.widen.empty()) << ::tp::exec::opcodeName(in.op);
+    EXPECT_TRUE(in.widen.empty()) << ::mlir::tp::exec::opcodeName(in.op);
   DataSource data;
   data.seed = 4;
   rt::Tensor targets = Program::globalInput(program.inputs()[1], data);
@@ -454,15 +454,16 @@ func.func @forward(%ids: tensor<4xi64>) -> tensor<4xi64> {
 }
 
 TEST(OpcodeTest, TableKnowsNamesKernelsAndHostOnlyOps) {
-  EXPECT_STREQ(::tp::exec::opcodeName(Opcode::AllGatherUneven),
+  EXPECT_STREQ(::mlir::tp::exec::opcodeName(Opcode::AllGatherUneven),
                "all_gather_uneven");
-  EXPECT_STREQ(::tp::exec::opcodeName(Opcode::CrossEntropy), "cross_entropy");
-  EXPECT_TRUE(::tp::exec::isKernel(Opcode::Linear));
-  EXPECT_FALSE(::tp::exec::isKernel(Opcode::AllReduce));
-  EXPECT_FALSE(::tp::exec::isKernel(Opcode::ParamChunk));
-  EXPECT_TRUE(::tp::exec::isHostOnly(Opcode::Transpose));
-  EXPECT_TRUE(::tp::exec::isHostOnly(Opcode::TargetLogit));
-  EXPECT_FALSE(::tp::exec::isHostOnly(Opcode::Attention));
+  EXPECT_STREQ(::mlir::tp::exec::opcodeName(Opcode::CrossEntropy),
+               "cross_entropy");
+  EXPECT_TRUE(::mlir::tp::exec::isKernel(Opcode::Linear));
+  EXPECT_FALSE(::mlir::tp::exec::isKernel(Opcode::AllReduce));
+  EXPECT_FALSE(::mlir::tp::exec::isKernel(Opcode::ParamChunk));
+  EXPECT_TRUE(::mlir::tp::exec::isHostOnly(Opcode::Transpose));
+  EXPECT_TRUE(::mlir::tp::exec::isHostOnly(Opcode::TargetLogit));
+  EXPECT_FALSE(::mlir::tp::exec::isHostOnly(Opcode::Attention));
 }
 
 } // namespace

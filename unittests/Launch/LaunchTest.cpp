@@ -12,6 +12,7 @@
 #include "tp/Launch/Report.h"
 #include "tp/Launch/Verify.h"
 
+#include "tp/Dialect/TP/IR/TPDialect.h"
 #include "tp/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -30,7 +31,7 @@
 #endif
 
 using namespace mlir;
-namespace exec = ::tp::exec;
+namespace exec = ::mlir::tp::exec;
 using exec::LaunchError;
 using exec::LaunchOptions;
 
@@ -251,10 +252,21 @@ TEST_F(LaunchTest, RefusesWhatTheJobCannotRun) {
             "program");
 }
 
+// Under `using namespace mlir`, as embedders write it, `tp::` names one
+// namespace: the dialects', the runtime's and the executor's alike (this
+// file would not compile if `tp::` were ambiguous).
+TEST(NamespaceTest, OneTpUnderUsingNamespaceMlir) {
+  tp::runtime::Tensor t = tp::runtime::Tensor::full({2}, 3.0f);
+  tp::exec::LaunchOptions o;
+  EXPECT_EQ(t.at(1), 3.0f);
+  EXPECT_EQ(o.backend, "threads");
+  EXPECT_EQ(tp::TPDialect::getDialectNamespace(), "tp");
+}
+
 TEST(VerifyTest, TolerancesFollowTheDtype) {
-  EXPECT_EQ(exec::defaultTolerance(::tp::runtime::DType::F32), 1e-5);
-  EXPECT_EQ(exec::defaultTolerance(::tp::runtime::DType::BF16), 4e-2);
-  EXPECT_EQ(exec::defaultTolerance(::tp::runtime::DType::F16), 5e-3);
+  EXPECT_EQ(exec::defaultTolerance(::mlir::tp::runtime::DType::F32), 1e-5);
+  EXPECT_EQ(exec::defaultTolerance(::mlir::tp::runtime::DType::BF16), 4e-2);
+  EXPECT_EQ(exec::defaultTolerance(::mlir::tp::runtime::DType::F16), 5e-3);
 }
 
 } // namespace

@@ -28,7 +28,7 @@
 #include <thread>
 #include <unistd.h>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 using gpu::DeviceTensor;
 
 namespace {
@@ -482,7 +482,7 @@ TEST_F(GpuTest, LowPrecisionElementwiseMatchesHost) {
     expectClose(gpu::silu(da).download().to(DType::F32),
                 silu(wide).to(dtype).to(DType::F32), ulp);
     expectClose(gpu::exp(da).download().to(DType::F32),
-                tp::runtime::exp(wide).to(dtype).to(DType::F32), ulp);
+                mlir::tp::runtime::exp(wide).to(dtype).to(DType::F32), ulp);
   }
 }
 
@@ -535,7 +535,7 @@ TEST_F(GpuTest, UnaryOpsMatchCpu) {
   expectClose(gpu::gelu(d).download(), gelu(x), 1e-6f);
   expectClose(gpu::geluTanh(d).download(), geluTanh(x), 1e-6f);
   expectClose(gpu::silu(d).download(), silu(x), 1e-6f);
-  expectClose(gpu::exp(d).download(), tp::runtime::exp(x), 1e-6f);
+  expectClose(gpu::exp(d).download(), mlir::tp::runtime::exp(x), 1e-6f);
 }
 
 TEST_F(GpuTest, SoftmaxMatchesCpu) {

@@ -21,7 +21,7 @@
 #include <limits>
 #include <mutex>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 /// Rank r's distinct input: value = 100*r + i.

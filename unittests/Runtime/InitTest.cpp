@@ -12,7 +12,7 @@
 #include <cmath>
 #include <set>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 TEST(InitTest, ValuesDependOnSeedNameAndIndexOnly) {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::runtime::test {
+namespace mlir::tp::runtime::test {
 
 /// Rank r's element i in \p dtype: beyond 2^24 (2^40 for I64), mixed signs
 /// across ranks and elements, small enough that four ranks' I32 sums fit.
@@ -120,6 +120,6 @@ void checkIntegerCollectives(Communicator &comm, DType dtype, Up up,
              tag + "broadcast");
 }
 
-} // namespace tp::runtime::test
+} // namespace mlir::tp::runtime::test
 
 #endif // TP_UNITTESTS_RUNTIME_INTEGERCHECKS_H

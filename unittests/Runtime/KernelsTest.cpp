@@ -15,7 +15,7 @@
 #include <limits>
 #include <numeric>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 Tensor rand(std::vector<int64_t> shape, const std::string &name = "x") {

@@ -13,7 +13,7 @@
 #include <cmath>
 #include <limits>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 TEST(LossKernels, ReduceKeepsDim) {
   Tensor x = Tensor::fromData({2, 3}, {1, 5, 2, -1, -4, 0});

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::runtime::test {
+namespace mlir::tp::runtime::test {
 
 /// Rank r's element i in \p dtype: values whose sums need rounding
 /// (fractions, mixed signs, magnitudes far apart).
@@ -127,6 +127,6 @@ inline void checkLowPrecisionCollectives(Communicator &comm, DType dtype) {
             tag + "allGatherDim element");
 }
 
-} // namespace tp::runtime::test
+} // namespace mlir::tp::runtime::test
 
 #endif // TP_UNITTESTS_RUNTIME_LOWPRECISIONCHECKS_H

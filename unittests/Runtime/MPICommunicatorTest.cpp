@@ -18,7 +18,7 @@
 #include <cstring>
 #include <limits>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 /// Rank r's distinct input: value = 100*r + i.

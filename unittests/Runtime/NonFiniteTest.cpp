@@ -15,7 +15,7 @@
 #include <cmath>
 #include <limits>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 const float kNaN = std::numeric_limits<float>::quiet_NaN();

@@ -24,7 +24,7 @@
 #include <mutex>
 #include <thread>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 using namespace std::chrono_literals;
 
 namespace {

@@ -14,7 +14,7 @@
 #include <fstream>
 #include <limits>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 class SafetensorsTest : public ::testing::Test {

@@ -16,7 +16,7 @@
 #include <limits>
 #include <numeric>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 Tensor iota(std::vector<int64_t> shape) {

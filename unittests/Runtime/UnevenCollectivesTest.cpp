@@ -15,7 +15,7 @@
 
 #include <mutex>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 
 namespace {
 

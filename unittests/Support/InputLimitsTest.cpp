@@ -2,7 +2,7 @@
 //
 // readFileBounded stops at its limit on regular files, devices and pipes;
 // finishOutput reports write errors. (The JSON nesting and duplicate-key
-// checks are tp::json's: JSONTest.cpp.)
+// checks are mlir::tp::json's: JSONTest.cpp.)
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,5 @@
-//===- JSONTest.cpp - tp::json reader and writer --------------------------===//
+//===- JSONTest.cpp - mlir::tp::json reader and writer
+//--------------------------===//
 //
 // Objects keep document order; duplicate keys and deep nesting are errors
 // that say where (the assertions of the former checkJSONStructure, which
@@ -15,7 +16,7 @@
 #include <cmath>
 #include <string>
 
-using namespace tp;
+using namespace mlir::tp;
 
 namespace {
 

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-namespace tp::runtime {
+namespace mlir::tp::runtime {
 class SafetensorsFile;
-} // namespace tp::runtime
+} // namespace mlir::tp::runtime
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 using runtime::Tensor;
 
@@ -107,6 +107,6 @@ struct DataSource {
                            const std::vector<int64_t> &coords);
 };
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_EXECUTOR_DATASOURCE_H

@@ -14,7 +14,7 @@
 
 #include "tp/Executor/Executor.h"
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 /// A program run on device buffers. Thread-safe to run on several ranks at
 /// once (each on its own thread and current device).
@@ -54,6 +54,6 @@ private:
   std::shared_ptr<const detail::ProgramData> data;
 };
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_EXECUTOR_DEVICEEXECUTOR_H

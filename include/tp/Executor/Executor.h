@@ -31,7 +31,7 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 /// How a function result is laid out across the mesh.
 struct ResultLayout {
@@ -141,6 +141,6 @@ private:
   std::shared_ptr<const detail::ProgramData> data;
 };
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_EXECUTOR_EXECUTOR_H

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 /// What an instruction does. The comment after each names the static
 /// arguments it reads (fields of Instruction); all take their inputs from
@@ -128,6 +128,6 @@ struct SlotType {
   int64_t staticBytes = 0;
 };
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_EXECUTOR_INSTRUCTION_H

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 /// A problem with the launch: bad options, a backend that cannot start, a
 /// mesh the job cannot run. The message names the option or the cause.
@@ -140,6 +140,6 @@ protected:
 /// Throws LaunchError.
 void checkRankThreads(int64_t n, int64_t peakBytes, const std::string &what);
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_LAUNCH_LAUNCHER_H

@@ -23,7 +23,7 @@ namespace llvm {
 class SourceMgr;
 } // namespace llvm
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 /// What to prepare.
 struct PrepareOptions {
@@ -75,6 +75,6 @@ void checkProgramRanks(const Program &program, const Launcher &launcher,
 /// computed in f32.
 void widenFloatTypes(mlir::ModuleOp module);
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_LAUNCH_PREPARE_H

@@ -17,7 +17,7 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 /// One run as tp-run reports it.
 struct RunReport {
@@ -47,6 +47,6 @@ void writeInputs(const Program &program, const DataSource &data,
 /// ...
 void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path);
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_LAUNCH_REPORT_H

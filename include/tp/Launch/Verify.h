@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-namespace tp::json {
+namespace mlir::tp::json {
 class Writer;
-} // namespace tp::json
+} // namespace mlir::tp::json
 
-namespace tp::exec {
+namespace mlir::tp::exec {
 
 /// The first non-finite value found in the outputs. NaN and infinities
 /// where the reference has the same are not an error, like
@@ -85,6 +85,6 @@ Verification verifyOutputs(const Program &program,
 /// infinity, and where ("" when all are finite).
 std::string findNonFiniteSource(const Program &program, const DataSource &data);
 
-} // namespace tp::exec
+} // namespace mlir::tp::exec
 
 #endif // TP_LAUNCH_VERIFY_H

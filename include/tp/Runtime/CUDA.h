@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// Whether a CUDA device can be used. If not, \p why (when given) receives
@@ -295,6 +295,6 @@ void runDeviceRanks(
 
 } // namespace gpu
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_CUDA_H

@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// Reduction applied element-wise across ranks.
@@ -251,6 +251,6 @@ void allReduceInPlace(Communicator &comm, Tensor &x, ReduceOp op);
 Tensor broadcastTensor(Communicator &comm, const Tensor &x, int root);
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_COMMUNICATOR_H

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// How \p actual compares with \p reference (see compareWithReference).
@@ -48,6 +48,6 @@ std::string indexString(const std::vector<int64_t> &shape, int64_t flat);
 std::string valueString(float v);
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_COMPARE_H

@@ -17,7 +17,7 @@
 #define TP_HOST_DEVICE
 #endif
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// The larger of \p a and \p b, or NaN if either is NaN.
@@ -31,7 +31,7 @@ TP_HOST_DEVICE inline float minKeepNaN(float a, float b) {
 }
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #undef TP_HOST_DEVICE
 

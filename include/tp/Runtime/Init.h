@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// 64 pseudo-random bits for element \p globalIndex of tensor \p name: a
@@ -42,6 +42,6 @@ Tensor initTokens(uint64_t seed, const std::string &name,
                   const std::vector<int64_t> &shape, int64_t vocab);
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_INIT_H

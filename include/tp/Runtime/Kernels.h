@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 // Every kernel returns a new tensor and throws std::invalid_argument naming
@@ -186,6 +186,6 @@ Tensor targetLogit(const Tensor &logits, const Tensor &targets,
                    int64_t classOffset = 0);
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_KERNELS_H

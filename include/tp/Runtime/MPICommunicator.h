@@ -17,7 +17,7 @@
 
 #include <mpi.h>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// Initializes MPI (MPI_Init_thread with MPI_THREAD_FUNNELED: only the thread
@@ -129,6 +129,6 @@ private:
 };
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_MPICOMMUNICATOR_H

@@ -22,7 +22,7 @@
 #include <mpi.h>
 #endif
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 namespace detail {
@@ -161,6 +161,6 @@ private:
 };
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_NCCLCOMMUNICATOR_H

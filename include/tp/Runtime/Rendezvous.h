@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// A parsed rendezvous address.
@@ -126,6 +126,6 @@ tcpBroadcastBlob(const std::string &address, int rank, int nranks,
                  std::chrono::milliseconds timeout = std::chrono::seconds(120));
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_RENDEZVOUS_H

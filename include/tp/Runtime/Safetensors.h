@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// Writes \p tensors to \p path as safetensors (each in its dtype), in the
@@ -96,6 +96,6 @@ private:
 };
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_SAFETENSORS_H

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// Element type of a runtime tensor: IEEE f32, bfloat16 (8 exponent bits,
@@ -292,6 +292,6 @@ struct Chunk {
 Chunk chunkOf(int64_t n, int64_t k, int64_t i);
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_TENSOR_H

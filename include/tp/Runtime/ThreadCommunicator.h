@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 namespace detail {
@@ -123,6 +123,6 @@ void runRanks(int n, const std::function<void(Communicator &)> &fn,
               std::shared_ptr<ThreadBufferOps> ops = nullptr);
 
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_THREADCOMMUNICATOR_H

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 
 /// \p x zero-padded along \p dim (negative counts from the end) to extent
@@ -104,6 +104,6 @@ T reduceScatterUnevenWith(Communicator &comm, const T &x, int64_t dim,
 
 } // namespace detail
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_RUNTIME_UNEVENCOLLECTIVES_H

@@ -31,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-namespace tp::json {
+namespace mlir::tp::json {
 
 class Value;
 
@@ -227,6 +227,6 @@ private:
 /// `v` written by a Writer with `indent`.
 std::string toString(const Value &v, unsigned indent = 0);
 
-} // namespace tp::json
+} // namespace mlir::tp::json
 
 #endif // TP_SUPPORT_JSON_H

@@ -21,14 +21,14 @@
 #include <map>
 #include <stdexcept>
 
-using namespace tp::runtime;
-using namespace tp::runtime::gpu;
-using namespace tp::runtime::gpu::detail;
+using namespace mlir::tp::runtime;
+using namespace mlir::tp::runtime::gpu;
+using namespace mlir::tp::runtime::gpu::detail;
 
-using tp::runtime::detail::broadcastOrThrow;
-using tp::runtime::detail::broadcastStrides;
-using tp::runtime::detail::shapeError;
-namespace checks = tp::runtime::detail;
+using mlir::tp::runtime::detail::broadcastOrThrow;
+using mlir::tp::runtime::detail::broadcastStrides;
+using mlir::tp::runtime::detail::shapeError;
+namespace checks = mlir::tp::runtime::detail;
 
 namespace {
 
@@ -320,10 +320,10 @@ DeviceTensor gatherRows(const char *op, const DeviceTensor &ids,
 // Linear algebra
 //===----------------------------------------------------------------------===//
 
-DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
-                                      const DeviceTensor &w,
-                                      const DeviceTensor *bias,
-                                      cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::linear(const DeviceTensor &x,
+                                            const DeviceTensor &w,
+                                            const DeviceTensor *bias,
+                                            cudaStream_t stream) {
   checks::LinearDims l =
       checks::checkLinear(x.shape(), w.shape(), shapeOf(bias));
   int64_t in = l.in, outF = l.out, rows = l.rows;
@@ -349,9 +349,9 @@ DeviceTensor tp::runtime::gpu::linear(const DeviceTensor &x,
   return out;
 }
 
-DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
-                                      const DeviceTensor &b,
-                                      cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::matmul(const DeviceTensor &a,
+                                            const DeviceTensor &b,
+                                            cudaStream_t stream) {
   checks::MatmulDims dims = checks::checkMatmul(a.shape(), b.shape());
   requireSameDType("matmul", "lhs", a, "rhs", b);
   requireFloat("matmul", "lhs", a);
@@ -400,13 +400,13 @@ DeviceTensor tp::runtime::gpu::matmul(const DeviceTensor &a,
 // The element-wise kernels are one launch each; the macros spell out their
 // definitions, which differ only in the name and the operation.
 #define TP_GPU_BINARY(NAME, OP)                                                \
-  DeviceTensor tp::runtime::gpu::NAME(                                         \
+  DeviceTensor mlir::tp::runtime::gpu::NAME(                                   \
       const DeviceTensor &a, const DeviceTensor &b, cudaStream_t stream) {     \
     return binary(#NAME, BinaryOp::OP, a, b, stream);                          \
   }
 #define TP_GPU_UNARY(NAME, OP)                                                 \
-  DeviceTensor tp::runtime::gpu::NAME(const DeviceTensor &x,                   \
-                                      cudaStream_t stream) {                   \
+  DeviceTensor mlir::tp::runtime::gpu::NAME(const DeviceTensor &x,             \
+                                            cudaStream_t stream) {             \
     return unary(#NAME, UnaryOp::OP, x, 0.0f, stream);                         \
   }
 TP_GPU_BINARY(add, Add)
@@ -422,8 +422,8 @@ TP_GPU_UNARY(exp, Exp)
 #undef TP_GPU_BINARY
 #undef TP_GPU_UNARY
 
-DeviceTensor tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
-                                     cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
+                                           cudaStream_t stream) {
   return unary("scale", UnaryOp::Scale, x, factor, stream);
 }
 
@@ -431,8 +431,8 @@ DeviceTensor tp::runtime::gpu::scale(const DeviceTensor &x, float factor,
 // Normalization
 //===----------------------------------------------------------------------===//
 
-DeviceTensor tp::runtime::gpu::softmax(const DeviceTensor &x, int64_t dim,
-                                       cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::softmax(const DeviceTensor &x, int64_t dim,
+                                             cudaStream_t stream) {
   requireF32("softmax", "input", &x);
   auto [outer, extent, inner] =
       splitAround(x.shape(), normalizeDim(dim, x.rank()));
@@ -441,10 +441,10 @@ DeviceTensor tp::runtime::gpu::softmax(const DeviceTensor &x, int64_t dim,
   return out;
 }
 
-DeviceTensor tp::runtime::gpu::layerNorm(const DeviceTensor &x,
-                                         const DeviceTensor *weight,
-                                         const DeviceTensor *bias, float eps,
-                                         cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::layerNorm(const DeviceTensor &x,
+                                               const DeviceTensor *weight,
+                                               const DeviceTensor *bias,
+                                               float eps, cudaStream_t stream) {
   requireF32("layerNorm", "input", &x);
   requireF32("layerNorm", "weight", weight);
   requireF32("layerNorm", "bias", bias);
@@ -457,9 +457,9 @@ DeviceTensor tp::runtime::gpu::layerNorm(const DeviceTensor &x,
   return out;
 }
 
-DeviceTensor tp::runtime::gpu::rmsNorm(const DeviceTensor &x,
-                                       const DeviceTensor *weight, float eps,
-                                       cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::rmsNorm(const DeviceTensor &x,
+                                             const DeviceTensor *weight,
+                                             float eps, cudaStream_t stream) {
   requireF32("rmsNorm", "input", &x);
   requireF32("rmsNorm", "weight", weight);
   auto [rows, d] =
@@ -474,16 +474,15 @@ DeviceTensor tp::runtime::gpu::rmsNorm(const DeviceTensor &x,
 // Embedding
 //===----------------------------------------------------------------------===//
 
-DeviceTensor tp::runtime::gpu::embedding(const DeviceTensor &ids,
-                                         const DeviceTensor &weight,
-                                         cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::embedding(const DeviceTensor &ids,
+                                               const DeviceTensor &weight,
+                                               cudaStream_t stream) {
   return gatherRows("embedding", ids, weight, 0, /*mask=*/false, stream);
 }
 
-DeviceTensor tp::runtime::gpu::embeddingMasked(const DeviceTensor &ids,
-                                               const DeviceTensor &weightShard,
-                                               int64_t vocabOffset,
-                                               cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::embeddingMasked(
+    const DeviceTensor &ids, const DeviceTensor &weightShard,
+    int64_t vocabOffset, cudaStream_t stream) {
   return gatherRows("embeddingMasked", ids, weightShard, vocabOffset,
                     /*mask=*/true, stream);
 }
@@ -492,9 +491,9 @@ DeviceTensor tp::runtime::gpu::embeddingMasked(const DeviceTensor &ids,
 // Transformer blocks
 //===----------------------------------------------------------------------===//
 
-DeviceTensor tp::runtime::gpu::rotary(const DeviceTensor &x,
-                                      int64_t positionOffset, float theta,
-                                      cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::rotary(const DeviceTensor &x,
+                                            int64_t positionOffset, float theta,
+                                            cudaStream_t stream) {
   requireF32("rotary", "input", &x);
   checks::checkRotary(x.shape());
   // The frequencies exactly as the CPU kernel computes them (f32 pow).
@@ -512,10 +511,11 @@ DeviceTensor tp::runtime::gpu::rotary(const DeviceTensor &x,
   return out;
 }
 
-DeviceTensor tp::runtime::gpu::attention(const DeviceTensor &q,
-                                         const DeviceTensor &k,
-                                         const DeviceTensor &v, bool causal,
-                                         cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::attention(const DeviceTensor &q,
+                                               const DeviceTensor &k,
+                                               const DeviceTensor &v,
+                                               bool causal,
+                                               cudaStream_t stream) {
   requireF32("attention", "q", &q);
   requireF32("attention", "k", &k);
   requireF32("attention", "v", &v);

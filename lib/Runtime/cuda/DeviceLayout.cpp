@@ -17,9 +17,9 @@
 #include <stdexcept>
 #include <string>
 
-using namespace tp::runtime;
-using namespace tp::runtime::gpu;
-namespace cudetail = tp::runtime::gpu::detail;
+using namespace mlir::tp::runtime;
+using namespace mlir::tp::runtime::gpu;
+namespace cudetail = mlir::tp::runtime::gpu::detail;
 
 namespace {
 /// Copies \p rows rows of \p width bytes from \p src (row pitch \p spitch)
@@ -49,12 +49,12 @@ struct DeviceOps {
     ::copyRows(dst, dpitch, src, spitch, width, rows, defaultStream());
   }
 };
-using Device = tp::runtime::detail::TensorCollectives<DeviceOps>;
+using Device = mlir::tp::runtime::detail::TensorCollectives<DeviceOps>;
 } // namespace
 
-DeviceTensor tp::runtime::gpu::reshape(const DeviceTensor &x,
-                                       std::vector<int64_t> shape,
-                                       cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::reshape(const DeviceTensor &x,
+                                             std::vector<int64_t> shape,
+                                             cudaStream_t stream) {
   if (shapeNumel(shape) != x.numel())
     throw std::invalid_argument("cannot reshape tensor of shape " +
                                 x.shapeString() + " into " +
@@ -64,9 +64,10 @@ DeviceTensor tp::runtime::gpu::reshape(const DeviceTensor &x,
   return out;
 }
 
-DeviceTensor tp::runtime::gpu::sliceDim(const DeviceTensor &x, int64_t dim,
-                                        int64_t start, int64_t size,
-                                        cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::sliceDim(const DeviceTensor &x,
+                                              int64_t dim, int64_t start,
+                                              int64_t size,
+                                              cudaStream_t stream) {
   std::vector<int64_t> shape = sliceShape(x.shape(), dim, start, size);
   int64_t extent = x.shape()[dim];
   DeviceTensor out = DeviceTensor::empty(shape, x.dtype());
@@ -78,16 +79,17 @@ DeviceTensor tp::runtime::gpu::sliceDim(const DeviceTensor &x, int64_t dim,
   return out;
 }
 
-DeviceTensor tp::runtime::gpu::chunkDim(const DeviceTensor &x, int64_t dim,
-                                        int64_t k, int64_t i,
-                                        cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::chunkDim(const DeviceTensor &x,
+                                              int64_t dim, int64_t k, int64_t i,
+                                              cudaStream_t stream) {
   dim = normalizeDim(dim, x.rank());
   Chunk c = chunkOf(x.shape()[dim], k, i);
   return sliceDim(x, dim, c.offset, c.size, stream);
 }
 
-DeviceTensor tp::runtime::gpu::concatDim(const std::vector<DeviceTensor> &parts,
-                                         int64_t dim, cudaStream_t stream) {
+DeviceTensor
+mlir::tp::runtime::gpu::concatDim(const std::vector<DeviceTensor> &parts,
+                                  int64_t dim, cudaStream_t stream) {
   std::vector<int64_t> shape = concatShape(parts, dim);
   const DeviceTensor &first = parts.front();
   DeviceTensor out = DeviceTensor::empty(shape, first.dtype());
@@ -102,33 +104,34 @@ DeviceTensor tp::runtime::gpu::concatDim(const std::vector<DeviceTensor> &parts,
   return out;
 }
 
-DeviceTensor tp::runtime::gpu::allGatherDim(Communicator &comm,
-                                            const DeviceTensor &local,
-                                            int64_t dim) {
+DeviceTensor mlir::tp::runtime::gpu::allGatherDim(Communicator &comm,
+                                                  const DeviceTensor &local,
+                                                  int64_t dim) {
   return Device::allGatherDim(comm, local, dim);
 }
 
-DeviceTensor tp::runtime::gpu::reduceScatterDim(Communicator &comm,
-                                                const DeviceTensor &x,
-                                                int64_t dim, ReduceOp op) {
+DeviceTensor mlir::tp::runtime::gpu::reduceScatterDim(Communicator &comm,
+                                                      const DeviceTensor &x,
+                                                      int64_t dim,
+                                                      ReduceOp op) {
   return Device::reduceScatterDim(comm, x, dim, op);
 }
 
-DeviceTensor tp::runtime::gpu::allToAllDims(Communicator &comm,
-                                            const DeviceTensor &x,
-                                            int64_t splitDim,
-                                            int64_t concatDim) {
+DeviceTensor mlir::tp::runtime::gpu::allToAllDims(Communicator &comm,
+                                                  const DeviceTensor &x,
+                                                  int64_t splitDim,
+                                                  int64_t concatDim) {
   return Device::allToAllDims(comm, x, splitDim, concatDim);
 }
 
-void tp::runtime::gpu::allReduceInPlace(Communicator &comm, DeviceTensor &x,
-                                        ReduceOp op) {
+void mlir::tp::runtime::gpu::allReduceInPlace(Communicator &comm,
+                                              DeviceTensor &x, ReduceOp op) {
   comm.allReduce(x.raw(), x.raw(), x.numel(), x.dtype(), op);
 }
 
-DeviceTensor tp::runtime::gpu::broadcastTensor(Communicator &comm,
-                                               const DeviceTensor &x,
-                                               int root) {
+DeviceTensor mlir::tp::runtime::gpu::broadcastTensor(Communicator &comm,
+                                                     const DeviceTensor &x,
+                                                     int root) {
   DeviceTensor out = x.clone();
   comm.broadcast(out.raw(), out.numel(), x.dtype(), root);
   return out;

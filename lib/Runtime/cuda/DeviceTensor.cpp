@@ -15,12 +15,12 @@
 #include <stdexcept>
 #include <utility>
 
-using namespace tp::runtime;
-using namespace tp::runtime::gpu;
-using tp::runtime::gpu::detail::check;
-using tp::runtime::gpu::detail::launchConvert;
+using namespace mlir::tp::runtime;
+using namespace mlir::tp::runtime::gpu;
+using mlir::tp::runtime::gpu::detail::check;
+using mlir::tp::runtime::gpu::detail::launchConvert;
 
-bool tp::runtime::cudaAvailable(std::string *why) {
+bool mlir::tp::runtime::cudaAvailable(std::string *why) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -143,8 +143,8 @@ DeviceTensor DeviceTensor::clone(cudaStream_t stream) const {
   return t;
 }
 
-DeviceTensor tp::runtime::gpu::convert(const DeviceTensor &x, DType dtype,
-                                       cudaStream_t stream) {
+DeviceTensor mlir::tp::runtime::gpu::convert(const DeviceTensor &x, DType dtype,
+                                             cudaStream_t stream) {
   if (x.dtype() == dtype)
     return x.clone(stream);
   if (isIntegerDType(x.dtype()) || isIntegerDType(dtype))

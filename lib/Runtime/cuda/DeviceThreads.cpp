@@ -16,9 +16,9 @@
 
 #include <stdexcept>
 
-using namespace tp::runtime;
-using namespace tp::runtime::gpu;
-namespace cudetail = tp::runtime::gpu::detail;
+using namespace mlir::tp::runtime;
+using namespace mlir::tp::runtime::gpu;
+namespace cudetail = mlir::tp::runtime::gpu::detail;
 
 namespace {
 /// Everything runs on cudaStreamPerThread: the stream of the rank thread
@@ -84,13 +84,13 @@ private:
 };
 } // namespace
 
-std::shared_ptr<ThreadBufferOps> tp::runtime::gpu::deviceBufferOps() {
+std::shared_ptr<ThreadBufferOps> mlir::tp::runtime::gpu::deviceBufferOps() {
   static std::shared_ptr<ThreadBufferOps> ops =
       std::make_shared<DeviceBufferOps>();
   return ops;
 }
 
-void tp::runtime::gpu::runDeviceRanks(
+void mlir::tp::runtime::gpu::runDeviceRanks(
     int n, const std::function<void(Communicator &)> &fn, int device,
     std::chrono::milliseconds timeout) {
   if (n > cudetail::kMaxReduceSources)

@@ -10,24 +10,26 @@
 #include "tp/Runtime/CUDA.h"
 #include "tp/Runtime/UnevenCollectives.h"
 
-using namespace tp::runtime;
-using namespace tp::runtime::gpu;
+using namespace mlir::tp::runtime;
+using namespace mlir::tp::runtime::gpu;
 
 static DeviceTensor copyOf(const DeviceTensor &t) { return t.clone(); }
 
-DeviceTensor tp::runtime::gpu::padDim(const DeviceTensor &x, int64_t dim,
-                                      int64_t size) {
+DeviceTensor mlir::tp::runtime::gpu::padDim(const DeviceTensor &x, int64_t dim,
+                                            int64_t size) {
   return runtime::detail::padDimWith(x, dim, size, copyOf);
 }
 
-DeviceTensor tp::runtime::gpu::allGatherUneven(Communicator &comm,
-                                               const DeviceTensor &x,
-                                               int64_t dim, int64_t total) {
+DeviceTensor mlir::tp::runtime::gpu::allGatherUneven(Communicator &comm,
+                                                     const DeviceTensor &x,
+                                                     int64_t dim,
+                                                     int64_t total) {
   return runtime::detail::allGatherUnevenWith(comm, x, dim, total, copyOf);
 }
 
-DeviceTensor tp::runtime::gpu::reduceScatterUneven(Communicator &comm,
-                                                   const DeviceTensor &x,
-                                                   int64_t dim, ReduceOp op) {
+DeviceTensor mlir::tp::runtime::gpu::reduceScatterUneven(Communicator &comm,
+                                                         const DeviceTensor &x,
+                                                         int64_t dim,
+                                                         ReduceOp op) {
   return runtime::detail::reduceScatterUnevenWith(comm, x, dim, op, copyOf);
 }

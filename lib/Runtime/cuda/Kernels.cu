@@ -21,16 +21,16 @@
 #include <string>
 #include <type_traits>
 
-using namespace tp::runtime;
-using namespace tp::runtime::gpu::detail;
+using namespace mlir::tp::runtime;
+using namespace mlir::tp::runtime::gpu::detail;
 
-void tp::runtime::gpu::detail::check(cudaError_t err, const char *what) {
+void mlir::tp::runtime::gpu::detail::check(cudaError_t err, const char *what) {
   if (err != cudaSuccess)
     throw CudaError(std::string("CUDA error in ") + what + ": " +
                     cudaGetErrorString(err));
 }
 
-void tp::runtime::gpu::detail::checkLaunch(const char *what) {
+void mlir::tp::runtime::gpu::detail::checkLaunch(const char *what) {
   check(cudaGetLastError(), what);
 }
 
@@ -449,11 +449,11 @@ __global__ void reduceIntKernel(T *dst, ReduceSources srcs, int n,
 }
 } // namespace
 
-void tp::runtime::gpu::detail::launchBinary(BinaryOp op, DType dtype,
-                                            const void *a, const void *b,
-                                            void *out, int64_t n,
-                                            const BroadcastIndex *index,
-                                            cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchBinary(BinaryOp op, DType dtype,
+                                                  const void *a, const void *b,
+                                                  void *out, int64_t n,
+                                                  const BroadcastIndex *index,
+                                                  cudaStream_t stream) {
   if (n == 0)
     return;
   withStorageType(dtype, [&](auto *tag) {
@@ -478,9 +478,10 @@ void tp::runtime::gpu::detail::launchBinary(BinaryOp op, DType dtype,
   checkLaunch("binary kernel");
 }
 
-void tp::runtime::gpu::detail::launchUnary(UnaryOp op, DType dtype,
-                                           const void *x, void *out, int64_t n,
-                                           float param, cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchUnary(UnaryOp op, DType dtype,
+                                                 const void *x, void *out,
+                                                 int64_t n, float param,
+                                                 cudaStream_t stream) {
   if (n == 0)
     return;
   withStorageType(dtype, [&](auto *tag) {
@@ -491,9 +492,10 @@ void tp::runtime::gpu::detail::launchUnary(UnaryOp op, DType dtype,
   checkLaunch("unary kernel");
 }
 
-void tp::runtime::gpu::detail::launchBiasAdd(float *out, const float *bias,
-                                             int64_t rows, int64_t cols,
-                                             cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchBiasAdd(float *out,
+                                                   const float *bias,
+                                                   int64_t rows, int64_t cols,
+                                                   cudaStream_t stream) {
   if (rows * cols == 0)
     return;
   biasAddKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(out, bias, rows,
@@ -501,9 +503,11 @@ void tp::runtime::gpu::detail::launchBiasAdd(float *out, const float *bias,
   checkLaunch("bias kernel");
 }
 
-void tp::runtime::gpu::detail::launchBroadcastRows(void *out, const void *row,
-                                                   int64_t rows, int64_t cols,
-                                                   cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchBroadcastRows(void *out,
+                                                         const void *row,
+                                                         int64_t rows,
+                                                         int64_t cols,
+                                                         cudaStream_t stream) {
   if (rows * cols == 0)
     return;
   broadcastRowsKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(
@@ -512,9 +516,10 @@ void tp::runtime::gpu::detail::launchBroadcastRows(void *out, const void *row,
   checkLaunch("broadcast rows kernel");
 }
 
-void tp::runtime::gpu::detail::launchConvert(const void *src, DType from,
-                                             void *dst, DType to, int64_t n,
-                                             cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchConvert(const void *src, DType from,
+                                                   void *dst, DType to,
+                                                   int64_t n,
+                                                   cudaStream_t stream) {
   if (n == 0)
     return;
   withStorageType(from, [&](auto *fromTag) {
@@ -528,10 +533,11 @@ void tp::runtime::gpu::detail::launchConvert(const void *src, DType from,
   checkLaunch("convert kernel");
 }
 
-void tp::runtime::gpu::detail::launchSoftmax(const float *x, float *out,
-                                             int64_t outer, int64_t extent,
-                                             int64_t inner,
-                                             cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchSoftmax(const float *x, float *out,
+                                                   int64_t outer,
+                                                   int64_t extent,
+                                                   int64_t inner,
+                                                   cudaStream_t stream) {
   int64_t rows = outer * inner;
   if (rows == 0 || extent == 0)
     return;
@@ -542,11 +548,9 @@ void tp::runtime::gpu::detail::launchSoftmax(const float *x, float *out,
   checkLaunch("softmax kernel");
 }
 
-void tp::runtime::gpu::detail::launchLayerNorm(const float *x,
-                                               const float *weight,
-                                               const float *bias, float *out,
-                                               int64_t rows, int64_t d,
-                                               float eps, cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchLayerNorm(
+    const float *x, const float *weight, const float *bias, float *out,
+    int64_t rows, int64_t d, float eps, cudaStream_t stream) {
   if (rows == 0 || d == 0)
     return;
   layerNormKernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
@@ -554,10 +558,11 @@ void tp::runtime::gpu::detail::launchLayerNorm(const float *x,
   checkLaunch("layer_norm kernel");
 }
 
-void tp::runtime::gpu::detail::launchRmsNorm(const float *x,
-                                             const float *weight, float *out,
-                                             int64_t rows, int64_t d, float eps,
-                                             cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchRmsNorm(const float *x,
+                                                   const float *weight,
+                                                   float *out, int64_t rows,
+                                                   int64_t d, float eps,
+                                                   cudaStream_t stream) {
   if (rows == 0 || d == 0)
     return;
   rmsNormKernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
@@ -565,7 +570,7 @@ void tp::runtime::gpu::detail::launchRmsNorm(const float *x,
   checkLaunch("rms_norm kernel");
 }
 
-void tp::runtime::gpu::detail::launchEmbedding(
+void mlir::tp::runtime::gpu::detail::launchEmbedding(
     const void *ids, DType idType, const float *weight, float *out, int64_t n,
     int64_t rows, int64_t d, int64_t offset, bool mask,
     unsigned long long *firstBad, cudaStream_t stream) {
@@ -590,11 +595,10 @@ void tp::runtime::gpu::detail::launchEmbedding(
   checkLaunch("embedding kernel");
 }
 
-cudaError_t tp::runtime::gpu::detail::launchReduce(void *dst,
-                                                   const void *const *srcs,
-                                                   int n, size_t count,
-                                                   DType dtype, ReduceOp op,
-                                                   cudaStream_t stream) {
+cudaError_t
+mlir::tp::runtime::gpu::detail::launchReduce(void *dst, const void *const *srcs,
+                                             int n, size_t count, DType dtype,
+                                             ReduceOp op, cudaStream_t stream) {
   if (count == 0)
     return cudaSuccess;
   if (n < 1 || n > kMaxReduceSources)

@@ -16,7 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 namespace gpu {
 namespace detail {
@@ -112,6 +112,6 @@ cudaError_t launchReduce(void *dst, const void *const *srcs, int n,
 } // namespace detail
 } // namespace gpu
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 #endif // TP_LIB_RUNTIME_CUDA_LAUNCH_H

@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-using namespace tp::runtime;
+using namespace mlir::tp::runtime;
 using Clock = std::chrono::steady_clock;
 
 static_assert(sizeof(ncclUniqueId) == sizeof(NCCLId::bytes),
@@ -110,7 +110,7 @@ void requireDevicePointer(const void *p, size_t count, const char *op,
 }
 } // namespace
 
-namespace tp {
+namespace mlir::tp {
 namespace runtime {
 namespace detail {
 /// One NCCL communicator of this rank with its stream and buffers.
@@ -274,7 +274,7 @@ private:
 };
 } // namespace detail
 } // namespace runtime
-} // namespace tp
+} // namespace mlir::tp
 
 using detail::NCCLState;
 using detail::NCCLWorld;
@@ -283,7 +283,7 @@ using detail::NCCLWorld;
 // Unique ids
 //===----------------------------------------------------------------------===//
 
-NCCLId tp::runtime::ncclNewId() {
+NCCLId mlir::tp::runtime::ncclNewId() {
   ncclUniqueId uid;
   ncclResult_t r = ncclGetUniqueId(&uid);
   if (r != ncclSuccess)
@@ -294,8 +294,8 @@ NCCLId tp::runtime::ncclNewId() {
   return id;
 }
 
-NCCLId tp::runtime::ncclIdFromFile(const std::string &path, int rank,
-                                   std::chrono::milliseconds timeout) {
+NCCLId mlir::tp::runtime::ncclIdFromFile(const std::string &path, int rank,
+                                         std::chrono::milliseconds timeout) {
   struct stat st;
   if (rank == 0) {
     if (::stat(path.c_str(), &st) == 0)
@@ -337,7 +337,7 @@ NCCLId tp::runtime::ncclIdFromFile(const std::string &path, int rank,
 }
 
 #if TP_HAVE_MPI
-NCCLId tp::runtime::ncclIdFromMPI(MPI_Comm comm, int root) {
+NCCLId mlir::tp::runtime::ncclIdFromMPI(MPI_Comm comm, int root) {
   int rank = 0;
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
     throw CommError("ncclIdFromMPI: MPI_Comm_rank failed");

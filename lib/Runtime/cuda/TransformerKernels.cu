@@ -14,7 +14,7 @@
 
 #include <algorithm>
 
-using namespace tp::runtime::gpu::detail;
+using namespace mlir::tp::runtime::gpu::detail;
 
 namespace {
 struct RotaryFreqs {
@@ -94,8 +94,8 @@ __global__ void attentionKernel(const float *q, const float *k, const float *v,
   int64_t visible = causal ? i + 1 : t;
   float maxV = -INFINITY;
   for (int64_t j = 0; j < visible; ++j)
-    maxV = tp::runtime::maxKeepNaN(maxV,
-                                   score(qRow, kBase + j * hkv * d, d, scale));
+    maxV = mlir::tp::runtime::maxKeepNaN(
+        maxV, score(qRow, kBase + j * hkv * d, d, scale));
   float sum = 0.0f;
   for (int64_t j = 0; j < visible; ++j) {
     float p = expf(score(qRow, kBase + j * hkv * d, d, scale) - maxV);
@@ -111,11 +111,10 @@ __global__ void attentionKernel(const float *q, const float *k, const float *v,
 }
 } // namespace
 
-void tp::runtime::gpu::detail::launchRotary(const float *x, float *out,
-                                            int64_t b, int64_t s, int64_t h,
-                                            int64_t d, int64_t positionOffset,
-                                            float theta, const float *freqs,
-                                            cudaStream_t stream) {
+void mlir::tp::runtime::gpu::detail::launchRotary(
+    const float *x, float *out, int64_t b, int64_t s, int64_t h, int64_t d,
+    int64_t positionOffset, float theta, const float *freqs,
+    cudaStream_t stream) {
   int64_t total = b * s * h * (d / 2);
   if (total == 0)
     return;
@@ -131,7 +130,7 @@ void tp::runtime::gpu::detail::launchRotary(const float *x, float *out,
   checkLaunch("rotary kernel");
 }
 
-void tp::runtime::gpu::detail::launchAttention(
+void mlir::tp::runtime::gpu::detail::launchAttention(
     const float *q, const float *k, const float *v, float *out, int64_t b,
     int64_t s, int64_t t, int64_t hq, int64_t hkv, int64_t d, int64_t dv,
     bool causal, float scale, cudaStream_t stream) {

@@ -24,7 +24,7 @@
 
 using namespace mlir;
 using namespace mlir::tp;
-namespace json = ::tp::json;
+namespace json = ::mlir::tp::json;
 
 /// Upper bounds of the config keys (docs/guide.md lists them): sizes are
 /// tensor dims, so a bound keeps every element count far from overflowing;

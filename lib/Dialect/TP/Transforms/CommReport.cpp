@@ -73,7 +73,7 @@ struct Report {
   /// (the layout llvm::json gave it, which scripts may rely on).
   std::string toJSON() const {
     std::string text;
-    ::tp::json::Writer w(text, /*indent=*/2);
+    ::mlir::tp::json::Writer w(text, /*indent=*/2);
     w.objectBegin();
     w.member("bytes_per_rank", total.bytes);
     w.key("collectives");

@@ -17,7 +17,7 @@
 
 using namespace mlir;
 using namespace mlir::tp;
-namespace json = ::tp::json;
+namespace json = ::mlir::tp::json;
 
 namespace {
 
