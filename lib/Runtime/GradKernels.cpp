@@ -131,11 +131,12 @@ void checkBinaryGrad(const char *op, const Tensor &g, const Tensor &a,
   checkSame(op, "gradient", g.shape(), "the broadcast shape", full);
 }
 
-/// out[i] = f(g[i], v[i]) for the gradient \p g and a forward operand or
-/// result \p v of the same shape.
+/// out[i] = f(g[i], v[i]) for the gradient \p g and the forward operand or
+/// result \p v (named \p what in errors) of the same shape.
 template <typename F>
-Tensor pointwise(const char *op, const Tensor &g, const Tensor &v, F f) {
-  checkSame(op, "gradient", g.shape(), "input", v.shape());
+Tensor pointwise(const char *op, const char *what, const Tensor &g,
+                 const Tensor &v, F f) {
+  checkSame(op, "gradient", g.shape(), what, v.shape());
   Tensor out(g.shape());
   const float *pg = g.data(), *pv = v.data();
   float *po = out.data();
@@ -191,7 +192,10 @@ Tensor mlir::tp::runtime::sumToShape(const Tensor &g,
     throw shapeError("sumToShape", "shape " + shapeToString(shape) +
                                        " does not broadcast to gradient " +
                                        g.shapeString());
-  (void)g.data(); // F32 only, as every reduction.
+  if (g.dtype() != DType::F32)
+    throw shapeError("sumToShape", std::string("gradient is a ") +
+                                       dtypeName(g.dtype()) +
+                                       " tensor; it must be F32");
   return reduceTo(g, shape);
 }
 
@@ -235,13 +239,13 @@ BinaryGrads mlir::tp::runtime::matmulBackward(const Tensor &g, const Tensor &a,
 //===----------------------------------------------------------------------===//
 
 Tensor mlir::tp::runtime::reluBackward(const Tensor &g, const Tensor &x) {
-  return pointwise("reluBackward", g, x, [](float gv, float xv) {
+  return pointwise("reluBackward", "input", g, x, [](float gv, float xv) {
     return !(xv <= 0.0f) ? gv : 0.0f;
   });
 }
 
 Tensor mlir::tp::runtime::geluBackward(const Tensor &g, const Tensor &x) {
-  return pointwise("geluBackward", g, x, [](float gv, float xv) {
+  return pointwise("geluBackward", "input", g, x, [](float gv, float xv) {
     const float invSqrt2 = 0.70710678118654752f;
     const float invSqrt2Pi = 0.39894228040143268f;
     float cdf = 0.5f * (1.0f + std::erf(xv * invSqrt2));
@@ -251,7 +255,7 @@ Tensor mlir::tp::runtime::geluBackward(const Tensor &g, const Tensor &x) {
 }
 
 Tensor mlir::tp::runtime::geluTanhBackward(const Tensor &g, const Tensor &x) {
-  return pointwise("geluTanhBackward", g, x, [](float gv, float xv) {
+  return pointwise("geluTanhBackward", "input", g, x, [](float gv, float xv) {
     const float c = 0.79788456080286536f; // sqrt(2 / pi)
     const float k = 0.044715f;
     float t = std::tanh(c * (xv + k * xv * xv * xv));
@@ -261,19 +265,19 @@ Tensor mlir::tp::runtime::geluTanhBackward(const Tensor &g, const Tensor &x) {
 }
 
 Tensor mlir::tp::runtime::siluBackward(const Tensor &g, const Tensor &x) {
-  return pointwise("siluBackward", g, x, [](float gv, float xv) {
+  return pointwise("siluBackward", "input", g, x, [](float gv, float xv) {
     float s = 1.0f / (1.0f + std::exp(-xv));
     return gv * s * (1.0f + xv * (1.0f - s));
   });
 }
 
 Tensor mlir::tp::runtime::expBackward(const Tensor &g, const Tensor &y) {
-  return pointwise("expBackward", g, y,
+  return pointwise("expBackward", "result", g, y,
                    [](float gv, float yv) { return gv * yv; });
 }
 
 Tensor mlir::tp::runtime::logBackward(const Tensor &g, const Tensor &x) {
-  return pointwise("logBackward", g, x,
+  return pointwise("logBackward", "input", g, x,
                    [](float gv, float xv) { return gv / xv; });
 }
 
