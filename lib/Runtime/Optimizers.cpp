@@ -1,0 +1,162 @@
+//===- Optimizers.cpp - SGD, AdamW, gradient clipping -----------*- C++ -*-===//
+//
+// Element-wise loops that follow the PyTorch single-tensor implementations
+// op by op (torch/optim/sgd.py, torch/optim/adamw.py), so that the f32
+// rounding is the same sequence of operations; hyperparameter checks are
+// the ones PyTorch's constructors make.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Runtime/Optimizers.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+using namespace mlir::tp::runtime;
+
+static std::invalid_argument optimizerError(const char *op,
+                                            const std::string &message) {
+  return std::invalid_argument(std::string(op) + ": " + message);
+}
+
+/// Throws unless \p t is F32 with \p param's shape.
+static void checkLike(const char *op, const char *what, const Tensor &t,
+                      const Tensor &param) {
+  if (t.dtype() != DType::F32)
+    throw optimizerError(op, std::string(what) + " is a " +
+                                 dtypeName(t.dtype()) +
+                                 " tensor; it takes F32");
+  if (t.shape() != param.shape())
+    throw optimizerError(op, std::string(what) + " " + t.shapeString() +
+                                 " does not match param " +
+                                 param.shapeString());
+}
+
+static void checkStep(const char *op, int64_t step) {
+  if (step < 1)
+    throw optimizerError(op, "step " + std::to_string(step) +
+                                 " must be >= 1 (it counts from 1)");
+}
+
+/// Throws unless lo <= value (and value < hi when \p hi is given); NaN fails.
+static void checkRange(const char *op, const char *what, float value, float lo,
+                       const float *hi = nullptr) {
+  if (!(value >= lo) || (hi && !(value < *hi)))
+    throw optimizerError(op, std::string("invalid ") + what + " " +
+                                 std::to_string(value));
+}
+
+//===----------------------------------------------------------------------===//
+// SGD
+//===----------------------------------------------------------------------===//
+
+void mlir::tp::runtime::sgdStep(Tensor &param, const Tensor &grad,
+                                Tensor *momentumBuffer, int64_t step,
+                                const SGDOptions &options) {
+  const char *op = "sgdStep";
+  checkLike(op, "param", param, param);
+  checkLike(op, "grad", grad, param);
+  checkStep(op, step);
+  checkRange(op, "lr", options.lr, 0.0f);
+  checkRange(op, "momentum", options.momentum, 0.0f);
+  checkRange(op, "weightDecay", options.weightDecay, 0.0f);
+  if (options.nesterov && (options.momentum <= 0 || options.dampening != 0))
+    throw optimizerError(op, "nesterov needs a positive momentum and zero "
+                             "dampening");
+  bool useMomentum = options.momentum != 0;
+  if (useMomentum) {
+    if (!momentumBuffer)
+      throw optimizerError(op, "momentum " + std::to_string(options.momentum) +
+                                   " needs a momentum buffer");
+    checkLike(op, "momentumBuffer", *momentumBuffer, param);
+  }
+  float *p = param.data();
+  const float *gr = grad.data();
+  float *buf = useMomentum ? momentumBuffer->data() : nullptr;
+  float wd = options.weightDecay, momentum = options.momentum;
+  float keep = static_cast<float>(1.0 - static_cast<double>(options.dampening));
+  float negLr = -options.lr;
+  for (int64_t i = 0, n = param.numel(); i < n; ++i) {
+    float g = gr[i];
+    if (wd != 0)
+      g = g + wd * p[i];
+    if (useMomentum) {
+      // PyTorch starts the buffer as a copy of the first gradient, undamped.
+      buf[i] = step == 1 ? g : buf[i] * momentum + keep * g;
+      g = options.nesterov ? g + momentum * buf[i] : buf[i];
+    }
+    p[i] = p[i] + negLr * g;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// AdamW
+//===----------------------------------------------------------------------===//
+
+void mlir::tp::runtime::adamwStep(Tensor &param, const Tensor &grad,
+                                  Tensor &expAvg, Tensor &expAvgSq,
+                                  int64_t step, const AdamWOptions &options) {
+  const char *op = "adamwStep";
+  checkLike(op, "param", param, param);
+  checkLike(op, "grad", grad, param);
+  checkLike(op, "expAvg", expAvg, param);
+  checkLike(op, "expAvgSq", expAvgSq, param);
+  checkStep(op, step);
+  const float one = 1.0f;
+  checkRange(op, "lr", options.lr, 0.0f);
+  checkRange(op, "beta1", options.beta1, 0.0f, &one);
+  checkRange(op, "beta2", options.beta2, 0.0f, &one);
+  checkRange(op, "eps", options.eps, 0.0f);
+  checkRange(op, "weightDecay", options.weightDecay, 0.0f);
+
+  // The scalars as PyTorch computes them in Python (double), rounded to f32
+  // once where the tensor op takes them.
+  double lr = options.lr, beta1 = options.beta1, beta2 = options.beta2;
+  double steps = static_cast<double>(step);
+  float decay = static_cast<float>(1.0 - lr * options.weightDecay);
+  float avgWeight = static_cast<float>(1.0 - beta1);
+  float beta2F = options.beta2;
+  float sqWeight = static_cast<float>(1.0 - beta2);
+  double biasCorrection1 = 1.0 - std::pow(beta1, steps);
+  double biasCorrection2 = 1.0 - std::pow(beta2, steps);
+  float negStepSize = static_cast<float>(-(lr / biasCorrection1));
+  float biasCorrection2Sqrt = static_cast<float>(std::sqrt(biasCorrection2));
+  float eps = options.eps;
+
+  float *p = param.data(), *m = expAvg.data(), *v = expAvgSq.data();
+  const float *gr = grad.data();
+  for (int64_t i = 0, n = param.numel(); i < n; ++i) {
+    float g = gr[i];
+    p[i] = p[i] * decay;
+    // torch.lerp(m, g, w), with its two forms for small and large weights.
+    m[i] = avgWeight < 0.5f ? m[i] + avgWeight * (g - m[i])
+                            : g - (g - m[i]) * (1.0f - avgWeight);
+    v[i] = v[i] * beta2F + sqWeight * g * g;
+    float denom = std::sqrt(v[i]) / biasCorrection2Sqrt + eps;
+    p[i] = p[i] + negStepSize * m[i] / denom;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient clipping
+//===----------------------------------------------------------------------===//
+
+float mlir::tp::runtime::clipCoefficient(double totalNormSquared,
+                                         float maxNorm) {
+  if (totalNormSquared < 0)
+    throw std::invalid_argument("clipCoefficient: negative sum of squares " +
+                                std::to_string(totalNormSquared));
+  double coef = maxNorm / (std::sqrt(totalNormSquared) + 1e-6);
+  // clamp(max=1) keeps a NaN coefficient NaN, as torch.clamp does.
+  return static_cast<float>(coef > 1.0 ? 1.0 : coef);
+}
+
+void mlir::tp::runtime::scaleInPlace(Tensor &t, float factor) {
+  if (t.dtype() != DType::F32)
+    throw std::invalid_argument(std::string("scaleInPlace: a ") +
+                                dtypeName(t.dtype()) + " tensor; it takes F32");
+  float *x = t.data();
+  for (int64_t i = 0, n = t.numel(); i < n; ++i)
+    x[i] *= factor;
+}
