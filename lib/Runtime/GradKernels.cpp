@@ -11,8 +11,6 @@
 #include "tp/Runtime/FloatOps.h"
 #include "tp/Runtime/Kernels.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,33 +23,6 @@ using detail::Shape;
 using detail::shapeError;
 
 namespace {
-
-/// Row-major C[m, n] = alpha * op(A) @ op(B) + beta * C, op(A) being A[m, k]
-/// or A[k, m] transposed when \p transA, op(B) B[k, n] or B[n, k] transposed
-/// when \p transB. detail::gemm without the transposed A that the weight
-/// gradients need: the same empty-extent handling and int range check.
-void gemmT(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
-           float alpha, const float *a, int64_t lda, const float *b,
-           int64_t ldb, float beta, float *c, int64_t ldc) {
-  if (m == 0 || n == 0)
-    return;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
-    return;
-  }
-  auto blasInt = [](int64_t v) {
-    if (v > std::numeric_limits<int>::max())
-      throw std::invalid_argument("gemm extent " + std::to_string(v) +
-                                  " exceeds the BLAS integer range");
-    return static_cast<int>(v);
-  };
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, blasInt(m), blasInt(n),
-              blasInt(k), alpha, a, blasInt(lda), b, blasInt(ldb), beta, c,
-              blasInt(ldc));
-}
 
 /// Calls fn(offsetA, offsetB, index) for every element of \p shape in
 /// row-major order, offsets advancing by the strides \p sa and \p sb.
@@ -163,8 +134,8 @@ Tensor mlir::tp::runtime::linearBackwardInput(const Tensor &g,
   Shape shape = g.shape();
   shape.back() = in;
   Tensor gx(shape);
-  gemmT(false, false, rows, in, out, 1.0f, g.data(), out, w.data(), in, 0.0f,
-        gx.data(), in);
+  detail::gemmT(false, false, rows, in, out, 1.0f, g.data(), out, w.data(), in,
+                0.0f, gx.data(), in);
   return gx;
 }
 
@@ -180,8 +151,8 @@ Tensor mlir::tp::runtime::linearBackwardWeight(const Tensor &g,
   int64_t rows = shapeNumel(Shape(g.shape().begin(), g.shape().end() - 1));
   Tensor gw({out, in});
   // gw[out, in] = g[rows, out]^T @ x[rows, in]: BLAS reads g transposed.
-  gemmT(true, false, out, in, rows, 1.0f, g.data(), out, x.data(), in, 0.0f,
-        gw.data(), in);
+  detail::gemmT(true, false, out, in, rows, 1.0f, g.data(), out, x.data(), in,
+                0.0f, gw.data(), in);
   return gw;
 }
 
@@ -216,8 +187,8 @@ BinaryGrads mlir::tp::runtime::matmulBackward(const Tensor &g, const Tensor &a,
   if (d.batchB.empty()) {
     // b is shared by every batch of a: one GEMM each over all rows of a.
     int64_t rows = shapeNumel(d.batchA) * m;
-    gemmT(false, true, rows, k, n, 1.0f, pg, n, pb, n, 0.0f, ga, k);
-    gemmT(true, false, k, n, rows, 1.0f, pa, k, pg, n, 0.0f, gb, n);
+    detail::gemmT(false, true, rows, k, n, 1.0f, pg, n, pb, n, 0.0f, ga, k);
+    detail::gemmT(true, false, k, n, rows, 1.0f, pa, k, pg, n, 0.0f, gb, n);
     return grads;
   }
   // Per batch, accumulating (beta = 1) into the operand's batch that was
@@ -226,10 +197,10 @@ BinaryGrads mlir::tp::runtime::matmulBackward(const Tensor &g, const Tensor &a,
                detail::broadcastStrides(d.batchB, d.batch),
                [&](int64_t ia, int64_t ib, int64_t io) {
                  const float *gi = pg + io * m * n;
-                 gemmT(false, true, m, k, n, 1.0f, gi, n, pb + ib * k * n, n,
-                       1.0f, ga + ia * m * k, k);
-                 gemmT(true, false, k, n, m, 1.0f, pa + ia * m * k, k, gi, n,
-                       1.0f, gb + ib * k * n, n);
+                 detail::gemmT(false, true, m, k, n, 1.0f, gi, n,
+                               pb + ib * k * n, n, 1.0f, ga + ia * m * k, k);
+                 detail::gemmT(true, false, k, n, m, 1.0f, pa + ia * m * k, k,
+                               gi, n, 1.0f, gb + ib * k * n, n);
                });
   return grads;
 }

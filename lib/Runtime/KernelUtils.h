@@ -25,13 +25,26 @@ namespace detail {
 
 using Shape = std::vector<int64_t>;
 
-/// Row-major C[m, n] = alpha * A[m, k] @ op(B) + beta * C with leading
-/// dimensions lda, ldb, ldc; op(B) is B[k, n], or B[n, k] transposed when
-/// \p transB. Handles empty extents (which BLAS rejects) and checks that
-/// every extent fits BLAS's int.
-void gemm(bool transB, int64_t m, int64_t n, int64_t k, float alpha,
-          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-          float *c, int64_t ldc);
+/// Row-major C[m, n] = alpha * op(A) @ op(B) + beta * C with leading
+/// dimensions lda, ldb, ldc; op(A) is A[m, k], or A[k, m] transposed when
+/// \p transA (the weight gradients), op(B) B[k, n], or B[n, k] transposed
+/// when \p transB. Handles empty extents (which BLAS rejects) and checks
+/// that every extent fits BLAS's int.
+void gemmT(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+           float alpha, const float *a, int64_t lda, const float *b,
+           int64_t ldb, float beta, float *c, int64_t ldc);
+
+/// gemmT with A not transposed.
+inline void gemm(bool transB, int64_t m, int64_t n, int64_t k, float alpha,
+                 const float *a, int64_t lda, const float *b, int64_t ldb,
+                 float beta, float *c, int64_t ldc) {
+  gemmT(false, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/// The rotary rotation of \p x [b, s, h, d] (checked by the caller), or its
+/// inverse (the transpose: the angles negated), with Meta's f32 angles.
+Tensor rotate(const Tensor &x, int64_t positionOffset, float theta,
+              bool inverse);
 
 /// Converts the f32-encoded integer \p value to an int64; throws
 /// std::invalid_argument mentioning \p what if it is not integral.

@@ -40,10 +40,11 @@ static int blasInt(int64_t v) {
   return static_cast<int>(v);
 }
 
-void mlir::tp::runtime::detail::gemm(bool transB, int64_t m, int64_t n,
-                                     int64_t k, float alpha, const float *a,
-                                     int64_t lda, const float *b, int64_t ldb,
-                                     float beta, float *c, int64_t ldc) {
+void mlir::tp::runtime::detail::gemmT(bool transA, bool transB, int64_t m,
+                                      int64_t n, int64_t k, float alpha,
+                                      const float *a, int64_t lda,
+                                      const float *b, int64_t ldb, float beta,
+                                      float *c, int64_t ldc) {
   if (m == 0 || n == 0)
     return;
   if (k == 0) {
@@ -52,9 +53,10 @@ void mlir::tp::runtime::detail::gemm(bool transB, int64_t m, int64_t n,
         c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
     return;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              blasInt(m), blasInt(n), blasInt(k), alpha, a, blasInt(lda), b,
-              blasInt(ldb), beta, c, blasInt(ldc));
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+              transB ? CblasTrans : CblasNoTrans, blasInt(m), blasInt(n),
+              blasInt(k), alpha, a, blasInt(lda), b, blasInt(ldb), beta, c,
+              blasInt(ldc));
 }
 
 int64_t mlir::tp::runtime::detail::integralId(float value, const char *what) {

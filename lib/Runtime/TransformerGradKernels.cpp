@@ -12,8 +12,6 @@
 #include "KernelUtils.h"
 #include "tp/Runtime/FloatOps.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -86,53 +84,13 @@ Tensor mlir::tp::runtime::rotaryBackward(const Tensor &g,
   } catch (const std::invalid_argument &e) {
     throw renamed(e, "rotary", "rotaryBackward");
   }
-  int64_t b = g.dim(0), s = g.dim(1), h = g.dim(2), d = g.dim(3);
-  int64_t half = d / 2;
-  // The same f32 angles as rotary() (Meta's precompute_freqs_cis), so the
-  // backward is the exact transpose of the rotation the forward applied.
-  std::vector<float> cosT(s * half), sinT(s * half);
-  for (int64_t i = 0; i < half; ++i) {
-    float exponent = static_cast<float>(2 * i) / static_cast<float>(d);
-    float freq = 1.0f / std::pow(theta, exponent);
-    for (int64_t t = 0; t < s; ++t) {
-      float angle = static_cast<float>(positionOffset + t) * freq;
-      cosT[t * half + i] = std::cos(angle);
-      sinT[t * half + i] = std::sin(angle);
-    }
-  }
-  Tensor out(g.shape());
-  for (int64_t bi = 0; bi < b; ++bi)
-    for (int64_t t = 0; t < s; ++t)
-      for (int64_t hi = 0; hi < h; ++hi) {
-        int64_t base = ((bi * s + t) * h + hi) * d;
-        const float *src = g.data() + base;
-        float *dst = out.data() + base;
-        for (int64_t i = 0; i < half; ++i) {
-          float c = cosT[t * half + i], sn = sinT[t * half + i];
-          float g0 = src[2 * i], g1 = src[2 * i + 1];
-          dst[2 * i] = g0 * c + g1 * sn;
-          dst[2 * i + 1] = -g0 * sn + g1 * c;
-        }
-      }
-  return out;
+  // The transpose of the rotation: the same f32 angles, negated.
+  return detail::rotate(g, positionOffset, theta, /*inverse=*/true);
 }
 
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
-
-/// Row-major C[m, n] = alpha * A^T @ B + beta * C for A[k, m] and B[k, n]
-/// with leading dimensions lda, ldb, ldc (detail::gemm transposes only B).
-/// Callers keep m, n, k > 0 and every extent within BLAS's int (checked by
-/// the forward products on the same operands).
-static void gemmTransA(int64_t m, int64_t n, int64_t k, float alpha,
-                       const float *a, int64_t lda, const float *b, int64_t ldb,
-                       float beta, float *c, int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), alpha, a,
-              static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
-              static_cast<int>(ldc));
-}
 
 AttentionGrads mlir::tp::runtime::attentionBackward(const Tensor &g,
                                                     const Tensor &q,
@@ -216,11 +174,13 @@ AttentionGrads mlir::tp::runtime::attentionBackward(const Tensor &g,
       // query heads of a group accumulate into their kv head (beta = 1 on
       // the zero-initialized gradients).
       if (d > 0)
-        gemmTransA(t, d, s, scale, dScores.data(), t, qp, hq * d, 1.0f,
-                   grads.gk.data() + kOff, hkv * d);
+        detail::gemmT(/*transA=*/true, /*transB=*/false, t, d, s, scale,
+                      dScores.data(), t, qp, hq * d, 1.0f,
+                      grads.gk.data() + kOff, hkv * d);
       if (dv > 0)
-        gemmTransA(t, dv, s, 1.0f, probs.data(), t, gp, hq * dv, 1.0f,
-                   grads.gv.data() + vOff, hkv * dv);
+        detail::gemmT(/*transA=*/true, /*transB=*/false, t, dv, s, 1.0f,
+                      probs.data(), t, gp, hq * dv, 1.0f,
+                      grads.gv.data() + vOff, hkv * dv);
     }
   }
   return grads;

@@ -20,6 +20,12 @@ using namespace mlir::tp::runtime;
 Tensor mlir::tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
                                  float theta) {
   detail::checkRotary(x.shape());
+  return detail::rotate(x, positionOffset, theta, /*inverse=*/false);
+}
+
+Tensor mlir::tp::runtime::detail::rotate(const Tensor &x,
+                                         int64_t positionOffset, float theta,
+                                         bool inverse) {
   int64_t b = x.dim(0), s = x.dim(1), h = x.dim(2), d = x.dim(3);
   int64_t half = d / 2;
   // Angles in f32 exactly as Meta's precompute_freqs_cis, so long positions
@@ -43,6 +49,8 @@ Tensor mlir::tp::runtime::rotary(const Tensor &x, int64_t positionOffset,
         float *dst = out.data() + base;
         for (int64_t i = 0; i < half; ++i) {
           float c = cosT[t * half + i], sn = sinT[t * half + i];
+          if (inverse)
+            sn = -sn;
           float x0 = src[2 * i], x1 = src[2 * i + 1];
           dst[2 * i] = x0 * c - x1 * sn;
           dst[2 * i + 1] = x0 * sn + x1 * c;
