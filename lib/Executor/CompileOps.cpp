@@ -35,6 +35,12 @@ static std::optional<Opcode> plainOpcode(Operation *op) {
       .Case([](m::MatmulOp) { return Opcode::Matmul; })
       .Case([](m::MeanOp) { return Opcode::Mean; })
       .Case([](m::CrossEntropyOp) { return Opcode::CrossEntropy; })
+      .Case([](m::NegOp) { return Opcode::Neg; })
+      .Case([](m::LinearGradInputOp) { return Opcode::LinearGradInput; })
+      .Case([](m::LinearGradWeightOp) { return Opcode::LinearGradWeight; })
+      .Case([](m::ReluGradOp) { return Opcode::ReluGrad; })
+      .Case([](m::GeluGradOp) { return Opcode::GeluGrad; })
+      .Case([](m::SiluGradOp) { return Opcode::SiluGrad; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -170,6 +176,26 @@ void Compiler::compileOp(Operation *op) {
       .Case([&](m::ArangeOp a) {
         instr.op = Opcode::Arange;
         instr.size = a.getType().getDimSize(0);
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::FullOp f) {
+        instr.op = Opcode::Full;
+        instr.value = f.getValue().convertToDouble();
+        instr.shape = shapeOf(f.getType());
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::SumToOp t) {
+        instr.op = Opcode::SumTo;
+        instr.shape = shapeOf(t.getResult().getType());
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::MeanGradOp g) {
+        instr.op = Opcode::MeanGrad;
+        instr.shape = shapeOf(g.getResult().getType());
+        if (llvm::is_contained(instr.shape, -1))
+          throw std::runtime_error("tp executor cannot spread a mean's "
+                                   "gradient over an uneven shard: " +
+                                   describe(op));
         emit(op, std::move(instr));
       })
       .Case([&](m::TransposeOp t) {

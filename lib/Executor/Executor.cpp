@@ -12,6 +12,7 @@
 #include "Interpreter.h"
 
 #include "tp/Runtime/FloatOps.h"
+#include "tp/Runtime/GradKernels.h"
 #include "tp/Runtime/Kernels.h"
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Runtime/UnevenCollectives.h"

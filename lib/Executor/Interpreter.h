@@ -183,6 +183,31 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
                                          : f.chunkOf(in.size, in.axes).offset);
     case Opcode::CrossEntropy:
       return crossEntropy(arg(0), arg(1));
+    case Opcode::Full:
+      return B::fromHost(Tensor::full(in.shape, in.value));
+    case Opcode::Neg:
+      return neg(arg(0));
+    case Opcode::LinearGradInput:
+      return linearBackwardInput(arg(0), arg(1));
+    case Opcode::LinearGradWeight:
+      return linearBackwardWeight(arg(0), arg(1));
+    case Opcode::SumTo: {
+      // An uneven (dynamic) dim keeps the gradient's extent there.
+      std::vector<int64_t> s = in.shape;
+      size_t lead = arg(0).shape().size() - s.size();
+      for (size_t i = 0; i < s.size(); ++i)
+        if (s[i] < 0)
+          s[i] = arg(0).shape()[lead + i];
+      return sumToShape(arg(0), s);
+    }
+    case Opcode::ReluGrad:
+      return reluBackward(arg(0), arg(1));
+    case Opcode::GeluGrad:
+      return geluBackward(arg(0), arg(1));
+    case Opcode::SiluGrad:
+      return siluBackward(arg(0), arg(1));
+    case Opcode::MeanGrad:
+      return meanBackward(arg(0), in.shape);
     default:
       break;
     }

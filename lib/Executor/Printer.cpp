@@ -37,6 +37,7 @@ enum Arg : unsigned {
   kCausal = 1 << 9,
   kOuterAxes = 1 << 10,
   kAxes = 1 << 11,
+  kValue = 1 << 12,
 };
 
 struct OpcodeInfo {
@@ -85,9 +86,18 @@ const OpcodeInfo kOpcodes[] = {
     {"mean", 0, true, true},
     {"target_logit", kSize | kAxes, true, true},
     {"cross_entropy", 0, true, true},
+    {"full", kValue, true, true},
+    {"neg", 0, true, true},
+    {"linear_grad_input", 0, true, true},
+    {"linear_grad_weight", 0, true, true},
+    {"sum_to", kShape, true, true},
+    {"relu_grad", 0, true, true},
+    {"gelu_grad", 0, true, true},
+    {"silu_grad", 0, true, true},
+    {"mean_grad", kShape, true, true},
 };
 static_assert(sizeof(kOpcodes) / sizeof(kOpcodes[0]) ==
-                  static_cast<size_t>(Opcode::CrossEntropy) + 1,
+                  static_cast<size_t>(Opcode::MeanGrad) + 1,
               "one table entry per opcode");
 
 const OpcodeInfo &info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
@@ -164,6 +174,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("eps") << llvm::format("%g", in.value);
   if (args & kTheta)
     key("theta") << llvm::format("%g", in.value);
+  if (args & kValue)
+    key("value") << llvm::format("%g", in.value);
   if (args & kReduce)
     key("reduce") << reduceName(in.reduce);
   if (args & kCausal)

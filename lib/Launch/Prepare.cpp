@@ -54,14 +54,16 @@ void widenFloatTypes(ModuleOp module) {
 namespace {
 
 /// The unparallelized model of \p module on one rank: without the meshes
-/// and the plan, partitioned for a single rank.
-OwningOpRef<ModuleOp> prepareReference(ModuleOp module, bool inF32) {
+/// and the plan, differentiated when asked, partitioned for a single rank.
+OwningOpRef<ModuleOp> prepareReference(ModuleOp module, bool inF32,
+                                       bool differentiate) {
   OwningOpRef<ModuleOp> reference = module.clone();
   if (inF32)
     widenFloatTypes(*reference);
   reference->walk([](mlir::tp::MeshOp m) { m.erase(); });
   (*reference)->removeAttr(mlir::tp::TPDialect::PlanAttrHelper::getNameStr());
-  if (failed(mlir::tp::partition(*reference)))
+  if ((differentiate && failed(mlir::tp::differentiate(*reference))) ||
+      failed(mlir::tp::partition(*reference)))
     throw LaunchError("cannot prepare the reference model");
   return reference;
 }
@@ -117,12 +119,17 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                                 module, mlir::tp::TPPass::ApplyPlan)))
     throw LaunchError(file + " is partly lowered: give the model or the "
                              "program tp-pipeline partitioned");
+  if (options.differentiate && model.partitioned)
+    throw LaunchError("--grad needs the model before lowering, not a "
+                      "partitioned program (or lower it with "
+                      "tp-pipeline=\"... grad=true\")");
   if (options.reference) {
     if (model.partitioned)
       throw LaunchError("--verify needs the model before lowering, not a "
                         "partitioned program");
     // Before any plan touches the model.
-    model.reference = prepareReference(module, options.referenceInF32);
+    model.reference =
+        prepareReference(module, options.referenceInF32, options.differentiate);
   }
   if (model.partitioned)
     return model;
@@ -137,14 +144,18 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (auto plan = planHelper.getAttr(module)) {
     sizeMesh(module, plan, launcher);
     PassManager pm(&context);
-    mlir::tp::buildTPPipeline(pm, mlir::tp::TPPipelineOptions());
+    mlir::tp::TPPipelineOptions pipeline;
+    pipeline.grad = options.differentiate;
+    mlir::tp::buildTPPipeline(pm, pipeline);
     if (failed(pm.run(module)))
       throw LaunchError("lowering " + file + " failed");
   } else if (launcher.requestedRanks() > 1) {
     throw LaunchError("no plan: give --plan PLAN.json (or a tp.plan "
                       "attribute in the model) to run on " +
                       std::to_string(launcher.requestedRanks()) + " ranks");
-  } else if (failed(mlir::tp::partition(module))) {
+  } else if ((options.differentiate &&
+              failed(mlir::tp::differentiate(module))) ||
+             failed(mlir::tp::partition(module))) {
     // No plan: the unparallelized model on one rank.
     throw LaunchError("cannot prepare " + file + " for execution");
   }

@@ -73,6 +73,13 @@ static cl::opt<bool>
            cl::desc("Also run the unparallelized model on one rank and "
                     "compare"),
            cl::cat(category));
+static cl::opt<bool>
+    grad("grad",
+         cl::desc("Run the training step's forward and backward "
+                  "(tp-differentiate): the outputs are the scalar loss and "
+                  "every parameter's gradient; with --verify compared with "
+                  "one rank"),
+         cl::cat(category));
 static cl::opt<double>
     rtol("rtol",
          cl::desc("Largest relative error --verify accepts (default 1e-5; for "
@@ -267,6 +274,7 @@ int main(int argc, char **argv) {
       prepare.planFile = planFile;
     prepare.reference = verify;
     prepare.referenceInF32 = referenceDtype == "f32";
+    prepare.differentiate = grad;
     exec::PreparedModel model =
         exec::prepareModel(context, sourceMgr, prepare, *launcher);
     exec::Program program =

@@ -66,6 +66,17 @@ enum class Opcode : uint8_t {
   Mean,        //
   TargetLogit, // size (classes), axes: empty unless the classes are sharded
   CrossEntropy,
+  // Backward kernels (host only for now): operands as the op's
+  // (ModelGradOps.td).
+  Full,             // value: every element of the result slot's shape
+  Neg,              //
+  LinearGradInput,  // grad, weight
+  LinearGradWeight, // grad, input
+  SumTo,            // shape (-1: the grad's extent there, an uneven dim)
+  ReluGrad,         // grad, input
+  GeluGrad,         // grad, input
+  SiluGrad,         // grad, input
+  MeanGrad,         // shape: the mean's input
 };
 
 /// The opcode's name in the printed program ("all_gather").
@@ -99,7 +110,7 @@ struct Instruction {
   /// of classes, the arange length.
   int64_t size = 0;
   int64_t root = 0;
-  /// eps of the norms, theta of rotary.
+  /// eps of the norms, theta of rotary, the value of full.
   float value = 0;
   runtime::ReduceOp reduce = runtime::ReduceOp::Sum;
   bool causal = false;

@@ -35,6 +35,9 @@ struct PrepareOptions {
   bool reference = false;
   /// The reference computes 16-bit models in f32.
   bool referenceInF32 = true;
+  /// Differentiate the model (tp-differentiate), and the reference alike:
+  /// the program returns the loss and every parameter's gradient.
+  bool differentiate = false;
 };
 
 /// A model ready to compile.

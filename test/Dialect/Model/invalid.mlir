@@ -316,3 +316,83 @@ func.func @integer_param() {
   %w = model.param "w" : tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @linear_grad_input_features(%g: tensor<4x12xf32>, %w: tensor<16x8xf32>) {
+  // expected-error @below {{'model.linear_grad_input' op gradient of 'fc' has shape 4x12 but the weight has 16 output features}}
+  %0 = model.linear_grad_input "fc"(%g, %w) : (tensor<4x12xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @linear_grad_input_result(%g: tensor<4x16xf32>, %w: tensor<16x8xf32>) {
+  // expected-error @below {{'model.linear_grad_input' op result has shape 4x16, expected 4x8}}
+  %0 = model.linear_grad_input "fc"(%g, %w) : (tensor<4x16xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @linear_grad_weight_rows(%g: tensor<4x16xf32>, %x: tensor<3x8xf32>) {
+  // expected-error @below {{'model.linear_grad_weight' op gradient 4x16 and input 3x8 of 'fc' differ in their leading dims}}
+  %0 = model.linear_grad_weight "fc"(%g, %x) : (tensor<4x16xf32>, tensor<3x8xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @linear_grad_weight_rank(%g: tensor<2x4x16xf32>, %x: tensor<8x8xf32>) {
+  // expected-error @below {{'model.linear_grad_weight' op gradient 2x4x16 and input 8x8 of 'fc' must have the same rank (at least 1)}}
+  %0 = model.linear_grad_weight "fc"(%g, %x) : (tensor<2x4x16xf32>, tensor<8x8xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @linear_grad_weight_result(%g: tensor<4x16xf32>, %x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.linear_grad_weight' op result has shape 8x16, expected 16x8}}
+  %0 = model.linear_grad_weight "fc"(%g, %x) : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @sum_to_larger(%g: tensor<16xf32>) {
+  // expected-error @below {{'model.sum_to' op cannot sum 16 to the larger 4x16}}
+  %0 = model.sum_to %g : (tensor<16xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @sum_to_mismatch(%g: tensor<4x16xf32>) {
+  // expected-error @below {{'model.sum_to' op cannot sum 4x16 to 8: dim 0 is neither 1 nor 16}}
+  %0 = model.sum_to %g : (tensor<4x16xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @relu_grad_shapes(%g: tensor<4x16xf32>, %x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.relu_grad' op gradient has shape 4x16, expected 4x8}}
+  %0 = model.relu_grad %g, %x : (tensor<4x16xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @mean_grad_not_scalar(%g: tensor<4xf32>) {
+  // expected-error @below {{'model.mean_grad' op gradient has shape 4, expected }}
+  %0 = model.mean_grad %g : (tensor<4xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @full_integer() {
+  // expected-error @below {{'model.full' op fills floats, not 'i64'}}
+  %0 = model.full 1.0 : tensor<4xi64>
+  return
+}

@@ -157,3 +157,32 @@ func.func @loss_pieces(%l: tensor<4x8xf32>, %t: tensor<4xi64>) -> tensor<f32> {
   %loss = model.mean %d : (tensor<4x1xf32>) -> tensor<f32>
   return %loss : tensor<f32>
 }
+
+// The backward ops (tp-differentiate), on global tensors and on dtensors.
+// CHECK-LABEL: func.func @backward_ops
+func.func @backward_ops(%g: tensor<2x4x16xf32>, %x: tensor<2x4x8xf32>, %w: tensor<16x8xf32>, %gs: !tp.dtensor<2x4x16xf32, @mesh, [#tp.shard<2>]>, %ws: !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> tensor<f32> {
+  // CHECK: model.full 1.000000e+00 : tensor<f32>
+  %one = model.full 1.0 : tensor<f32>
+  // CHECK: model.mean_grad %{{.*}} : (tensor<f32>) -> tensor<2x4x16xf32>
+  %gm = model.mean_grad %one : (tensor<f32>) -> tensor<2x4x16xf32>
+  // CHECK: model.linear_grad_input "fc"(%{{.*}}, %{{.*}}) : (tensor<2x4x16xf32>, tensor<16x8xf32>) -> tensor<2x4x8xf32>
+  %gx = model.linear_grad_input "fc"(%g, %w) : (tensor<2x4x16xf32>, tensor<16x8xf32>) -> tensor<2x4x8xf32>
+  // CHECK: model.linear_grad_weight "fc"(%{{.*}}, %{{.*}}) : (tensor<2x4x16xf32>, tensor<2x4x8xf32>) -> tensor<16x8xf32>
+  %gw = model.linear_grad_weight "fc"(%g, %x) : (tensor<2x4x16xf32>, tensor<2x4x8xf32>) -> tensor<16x8xf32>
+  // CHECK: model.linear_grad_input "fc"(%{{.*}}, %{{.*}}) : (!tp.dtensor<2x4x16xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
+  %gxs = model.linear_grad_input "fc"(%gs, %ws) : (!tp.dtensor<2x4x16xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
+  // CHECK: model.sum_to %{{.*}} : (tensor<2x4x16xf32>) -> tensor<16xf32>
+  %gb = model.sum_to %g : (tensor<2x4x16xf32>) -> tensor<16xf32>
+  // CHECK: model.sum_to %{{.*}} : (tensor<2x4x16xf32>) -> tensor<1x4x16xf32>
+  %gk = model.sum_to %g : (tensor<2x4x16xf32>) -> tensor<1x4x16xf32>
+  // CHECK: model.relu_grad
+  %r = model.relu_grad %g, %g : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK: model.gelu_grad
+  %ge = model.gelu_grad %r, %g : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK: model.silu_grad
+  %si = model.silu_grad %ge, %g : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK: model.neg
+  %n = model.neg %si : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %l = model.mean %n : (tensor<2x4x16xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -508,6 +508,21 @@ func.func private @local_on_function() attributes {tp.local}
 
 // -----
 
+// expected-error @below {{'func.func' op 'tp.grad_of' on result 0 must name a parameter (a non-empty string)}}
+func.func private @grad_of_not_a_name() -> (tensor<4xf32> {tp.grad_of = 1 : i64})
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.grad_of' on result 0 must name a parameter (a non-empty string)}}
+func.func private @grad_of_empty() -> (tensor<4xf32> {tp.grad_of = ""})
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.grad_of' belongs on a function result}}
+func.func private @grad_of_on_function() attributes {tp.grad_of = "w"}
+
+// -----
+
 // A lookup into a split table: tp.sharded_embedding and
 // tp.sharded_target_logit.
 

@@ -151,6 +151,9 @@ private:
 struct MLPConfig {
   int64_t inFeatures, hidden, outFeatures, batch;
   bool bias;
+  /// Also take `targets` and return the mean squared error of the output
+  /// against them.
+  bool loss = false;
   /// "float32", "bfloat16" or "float16".
   std::string dtype;
 };
@@ -191,13 +194,14 @@ static std::string readDtype(ConfigReader &r) {
 /// Reads an `mlp` config; none after an error (recorded in `r`).
 static std::optional<MLPConfig> readMLP(ConfigReader &r) {
   r.checkKeys("mlp", {"arch", "in_features", "hidden", "out_features", "bias",
-                      "batch", "dtype"});
+                      "batch", "dtype", "loss"});
   MLPConfig c;
   c.inFeatures = r.size("in_features", kMaxWidth);
   c.hidden = r.size("hidden", kMaxWidth);
   c.outFeatures = r.size("out_features", kMaxWidth);
   c.bias = r.flag("bias", true);
   c.batch = r.size("batch", kMaxBatch);
+  c.loss = r.flag("loss", false);
   c.dtype = readDtype(r);
   if (!r.ok())
     return std::nullopt;
@@ -424,6 +428,28 @@ public:
     func::ReturnOp::create(b, loc, body(entry->getArgument(0)));
     return fn;
   }
+
+  /// Adds `func.func @forward(%x, %targets) -> loss`: `body` computes the
+  /// output from `x`; the loss is the mean squared error against `targets`
+  /// (torch.nn.functional.mse_loss: mean((y - t)^2)).
+  func::FuncOp forwardWithMSE(ModuleOp module, RankedTensorType xType,
+                              RankedTensorType yType,
+                              function_ref<Value(Value)> body) {
+    b.setInsertionPointToEnd(module.getBody());
+    auto lossType = RankedTensorType::get({}, elt);
+    auto fn = func::FuncOp::create(
+        b, loc, "forward", b.getFunctionType({xType, yType}, {lossType}));
+    fn.setArgAttr(0, "model.name", b.getStringAttr("x"));
+    fn.setArgAttr(1, "model.name", b.getStringAttr("targets"));
+    Block *entry = fn.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    Value diff = binary<model::SubOp>(body(entry->getArgument(0)),
+                                      entry->getArgument(1));
+    Value loss = model::MeanOp::create(b, loc, lossType,
+                                       binary<model::MulOp>(diff, diff));
+    func::ReturnOp::create(b, loc, loss);
+    return fn;
+  }
 };
 
 } // namespace
@@ -431,12 +457,17 @@ public:
 /// `forward(x) = net2(relu(net1(x)))`, all at function scope.
 static void buildMLP(ModelBuilder &m, ModuleOp module, const MLPConfig &c) {
   m.setDtype(c.dtype);
-  m.forward(module, m.tensor({c.batch, c.inFeatures}), "x",
-            m.tensor({c.batch, c.outFeatures}), [&](Value x) {
-              Value h = m.linear("net1", x, c.hidden, c.bias);
-              h = m.unary<model::ReluOp>(h);
-              return m.linear("net2", h, c.outFeatures, c.bias);
-            });
+  auto body = [&](Value x) {
+    Value h = m.linear("net1", x, c.hidden, c.bias);
+    h = m.unary<model::ReluOp>(h);
+    return m.linear("net2", h, c.outFeatures, c.bias);
+  };
+  RankedTensorType in = m.tensor({c.batch, c.inFeatures}),
+                   out = m.tensor({c.batch, c.outFeatures});
+  if (c.loss)
+    m.forwardWithMSE(module, in, out, body);
+  else
+    m.forward(module, in, "x", out, body);
 }
 
 /// The final or a block's norm: LayerNorm (transformer) or RMSNorm (llama).

@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/Model/IR/ModelOps.h"
+
+#include "ShapeChecks.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSet.h"
@@ -15,6 +18,7 @@
 using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::model;
+using namespace mlir::tp::model::detail;
 
 #include "tp/Dialect/Model/IR/ModelDialect.cpp.inc"
 
@@ -28,41 +32,6 @@ void ModelDialect::initialize() {
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-static ArrayRef<int64_t> shapeOf(Value v) {
-  return getTensorLikeShape(v.getType());
-}
-
-static bool sameSize(int64_t a, int64_t b) {
-  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
-}
-
-static std::string shapeStr(ArrayRef<int64_t> shape) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  llvm::interleave(
-      shape, os,
-      [&](int64_t d) {
-        if (ShapedType::isDynamic(d))
-          os << "?";
-        else
-          os << d;
-      },
-      "x");
-  return s;
-}
-
-static LogicalResult expectShape(Operation *op, StringRef what,
-                                 ArrayRef<int64_t> actual,
-                                 ArrayRef<int64_t> expected) {
-  bool ok = actual.size() == expected.size();
-  for (size_t i = 0; ok && i < actual.size(); ++i)
-    ok = sameSize(actual[i], expected[i]);
-  if (!ok)
-    return op->emitOpError() << what << " has shape " << shapeStr(actual)
-                             << ", expected " << shapeStr(expected);
-  return success();
-}
 
 bool mlir::tp::model::isLeafModule(Operation *op) {
   return isa<LinearOp, EmbeddingOp, LayerNormOp, RMSNormOp, DropoutOp>(op);
@@ -257,31 +226,11 @@ LogicalResult DropoutOp::verify() {
 // Functional ops
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyUnary(Operation *op) {
-  return expectShape(op, "result", shapeOf(op->getResult(0)),
-                     shapeOf(op->getOperand(0)));
-}
-
 LogicalResult ReluOp::verify() { return verifyUnary(*this); }
 LogicalResult GeluOp::verify() { return verifyUnary(*this); }
 LogicalResult SiluOp::verify() { return verifyUnary(*this); }
 LogicalResult ExpOp::verify() { return verifyUnary(*this); }
 LogicalResult LogOp::verify() { return verifyUnary(*this); }
-
-static LogicalResult verifyBroadcast(Operation *op) {
-  auto a = shapeOf(op->getOperand(0)), b = shapeOf(op->getOperand(1));
-  size_t rank = std::max(a.size(), b.size());
-  SmallVector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da != 1 && db != 1 && !sameSize(da, db))
-      return op->emitOpError() << "shapes " << shapeStr(a) << " and "
-                               << shapeStr(b) << " do not broadcast";
-    out[i] = da == 1 ? db : da;
-  }
-  return expectShape(op, "result", shapeOf(op->getResult(0)), out);
-}
 
 LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcast(*this); }

@@ -108,23 +108,32 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
     return verifyFunctionTypes(op, text, value, /*results=*/true);
   if (name == getArgTypesAttrHelper().getName())
     return verifyFunctionTypes(op, text, value, /*results=*/false);
-  if (name == getLocalAttrHelper().getName())
+  if (name == getLocalAttrHelper().getName() ||
+      name == getGradOfAttrHelper().getName())
     return op->emitOpError() << "'" << text << "' belongs on a function result";
   return success();
 }
 
-/// `tp.local` (a unit attribute on a function result).
+/// `tp.local` (a unit attribute on a function result) and `tp.grad_of` (the
+/// FQN of the parameter a training step's result is the gradient of).
 LogicalResult TPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                      unsigned resultIndex,
                                                      NamedAttribute attr) {
   StringAttr name = attr.getName();
-  if (name != getLocalAttrHelper().getName())
+  bool isLocal = name == getLocalAttrHelper().getName();
+  bool isGradOf = name == getGradOfAttrHelper().getName();
+  if (!isLocal && !isGradOf)
     return success();
   if (!isa<FunctionOpInterface>(op))
     return op->emitOpError()
            << "'" << name.getValue() << "' belongs on a function result";
-  if (!isa<UnitAttr>(attr.getValue()))
+  if (isLocal && !isa<UnitAttr>(attr.getValue()))
     return op->emitOpError() << "'" << name.getValue() << "' on result "
                              << resultIndex << " must be a unit attribute";
+  auto fqn = dyn_cast<StringAttr>(attr.getValue());
+  if (isGradOf && (!fqn || fqn.getValue().empty()))
+    return op->emitOpError()
+           << "'" << name.getValue() << "' on result " << resultIndex
+           << " must name a parameter (a non-empty string)";
   return success();
 }

@@ -24,8 +24,7 @@ using namespace mlir;
 using namespace mlir::tp;
 namespace m = mlir::tp::model;
 
-/// Moves the bodies of composite modules into their parents.
-static void inlineSubmodules(func::FuncOp func) {
+void mlir::tp::inlineSubmodules(func::FuncOp func) {
   SmallVector<m::SubmoduleOp> subs;
   func.walk<WalkOrder::PreOrder>([&](m::SubmoduleOp s) { subs.push_back(s); });
   for (m::SubmoduleOp sub : subs) {

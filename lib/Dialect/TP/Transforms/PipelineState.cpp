@@ -80,6 +80,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-lower-styles";
   case TPPass::Propagate:
     return "tp-propagate";
+  case TPPass::Differentiate:
+    return "tp-differentiate";
   case TPPass::Optimize:
     return "tp-optimize";
   case TPPass::LowerRedistribute:
@@ -111,6 +113,7 @@ static unsigned refusedStates(TPPass pass) {
     return Partitioned;
   case TPPass::Propagate:
     return Partitioned | Styled;
+  case TPPass::Differentiate:
   case TPPass::Optimize:
   case TPPass::LowerRedistribute:
     return Partitioned | Styled | Unpropagated;

@@ -22,6 +22,11 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // (the pass ends with tp-propagate's propagatePlacements, so the pipeline
   // does not run tp-propagate again).
   pm.addPass(createTPLowerStylesPass());
+  // A training step: the backward program follows the placed forward one,
+  // placed by the same rules, so the passes below lower its communication
+  // too.
+  if (options.grad)
+    pm.addPass(createTPDifferentiatePass());
   // The next two steps rewrite one function at a time (func.func passes),
   // so they share one nested pipeline.
   OpPassManager &funcPM = pm.nest<func::FuncOp>();

@@ -89,14 +89,30 @@ public:
   LogicalResult run(func::FuncOp func) {
     if (failed(runBlock(func.getBody().front())))
       return failure();
-    // The signature follows what the function now returns.
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
-                                   ret.getOperandTypes()));
+    updateSignature(func);
+    return success();
+  }
+
+  /// Visits the ops of `first`'s block from `first` on.
+  LogicalResult runFrom(Operation *first) {
+    Block *block = first->getBlock();
+    for (Operation &op : llvm::make_early_inc_range(
+             llvm::make_range(first->getIterator(), block->end())))
+      if (failed(visit(&op)))
+        return failure();
+    if (auto func = dyn_cast<func::FuncOp>(block->getParentOp()))
+      updateSignature(func);
     return success();
   }
 
 private:
+  static void updateSignature(func::FuncOp func) {
+    // The signature follows what the function now returns.
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   ret.getOperandTypes()));
+  }
+
   FlatSymbolRefAttr meshSym() { return meshRef; }
 
   LogicalResult runBlock(Block &block) {
@@ -340,6 +356,13 @@ LogicalResult mlir::tp::propagatePlacements(ModuleOp module,
       op->removeDiscardableAttr(axisAttr);
   });
   return success();
+}
+
+LogicalResult mlir::tp::propagatePlacementsFrom(Operation *first) {
+  auto module = first->getParentOfType<ModuleOp>();
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    return Propagator(module, mesh).runFrom(first);
+  return success(); // Nothing is distributed without a mesh.
 }
 
 namespace {

@@ -263,6 +263,106 @@ public:
     return replicateAll(3);
   }
 
+  //===--------------------------------------------------------------------===//
+  // Backward ops (ModelGradOps.td). Each is linear in the gradient (operand
+  // 0), so a Partial(sum) gradient passes through where the other operands
+  // are replicated; a consumer that needs the sum reduces it once.
+  //===--------------------------------------------------------------------===//
+
+  static bool isPartialSum(Attribute p) {
+    auto partial = dyn_cast<PartialAttr>(p);
+    return partial && partial.getKind() == ReductionKind::Sum;
+  }
+
+  /// Element-wise ops linear in their one operand (neg): everything passes.
+  AxisRule linearUnary(ArrayRef<Attribute> in) {
+    if (isa<PartialAttr>(in[0]) && !isPartialSum(in[0]))
+      return replicateAll(1);
+    return {{in[0]}, in[0]};
+  }
+
+  /// grad [..., out] @ weight [out, in] -> [..., in].
+  AxisRule linearGradInput(ArrayRef<Attribute> in, int64_t rank) {
+    Attribute g = in[0], w = in[1];
+    // Colwise weight: the output features of the gradient are sharded with
+    // it, and each rank's product is a partial sum.
+    if (shardDim(w) == 0)
+      return {{shard(rank - 1), w}, partialSum()};
+    // Rowwise weight: the input features come out sharded; the gradient
+    // must be whole.
+    if (shardDim(w) == 1)
+      return {{rep(), w}, shard(rank - 1)};
+    if (isa<ReplicateAttr>(w)) {
+      if (auto d = shardDim(g); d && *d < rank - 1)
+        return {{g, rep()}, g};
+      if (isPartialSum(g))
+        return {{g, rep()}, g};
+      // Output features sharded: take the matching rows of the weight.
+      if (shardDim(g) == rank - 1)
+        return {{g, shard(0)}, partialSum()};
+    }
+    return replicateAll(2);
+  }
+
+  /// Sum over leading dims of grad [..., out]^T @ input [..., in].
+  AxisRule linearGradWeight(ArrayRef<Attribute> in, int64_t rank) {
+    Attribute g = in[0], x = in[1];
+    auto dg = shardDim(g), dx = shardDim(x);
+    // The same leading dim (batch, sequence) sharded in both: each rank
+    // sums its rows, a partial sum of the whole.
+    if (dg && dg == dx && *dg < rank - 1)
+      return {{g, x}, partialSum()};
+    // Output features sharded (colwise): rows of the weight gradient.
+    if (dg == rank - 1)
+      return {{g, rep()}, shard(0)};
+    // Input features sharded (rowwise): columns.
+    if (dx == rank - 1)
+      return {{rep(), x}, shard(1)};
+    if (isPartialSum(g) && isa<ReplicateAttr>(x))
+      return {{g, x}, g};
+    // One operand's leading dim sharded, the other whole: chunk it alike.
+    if (dg && *dg < rank - 1 && isa<ReplicateAttr>(x))
+      return {{g, g}, partialSum()};
+    if (dx && *dx < rank - 1 && isa<ReplicateAttr>(g))
+      return {{x, x}, partialSum()};
+    return replicateAll(2);
+  }
+
+  /// The adjoint of broadcasting: shards of summed dims become partial
+  /// sums, shards of kept dims stay.
+  AxisRule sumTo(ArrayRef<Attribute> in, ArrayRef<int64_t> src,
+                 ArrayRef<int64_t> dst) {
+    if (isa<ReplicateAttr>(in[0]) || isPartialSum(in[0]))
+      return {{in[0]}, in[0]};
+    if (auto d = shardDim(in[0])) {
+      int64_t kept = *d - static_cast<int64_t>(src.size() - dst.size());
+      if (kept < 0 || (dst[kept] == 1 && src[*d] != 1))
+        return {{in[0]}, partialSum()};
+      return {{in[0]}, shard(kept)};
+    }
+    return replicateAll(1);
+  }
+
+  /// An activation's gradient (grad, input): element-wise, linear in grad,
+  /// not in input.
+  AxisRule activationGrad(ArrayRef<Attribute> in) {
+    Attribute g = in[0], x = isa<PartialAttr>(in[1]) ? rep() : in[1];
+    if (isPartialSum(g) && isa<ReplicateAttr>(x))
+      return {{g, x}, g};
+    if (isa<PartialAttr>(g))
+      g = rep();
+    // Follow the input's shard (the gradient is chunked or moved to it),
+    // else the gradient's.
+    if (shardDim(x))
+      return {{x, x}, x};
+    if (shardDim(g))
+      return {{g, g}, g};
+    return replicateAll(2);
+  }
+
+  /// The gradient of a mean, spread over the input's shape: linear.
+  AxisRule meanGrad(ArrayRef<Attribute> in) { return linearUnary(in); }
+
 private:
   MLIRContext *ctx;
   int64_t n;
@@ -318,6 +418,17 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
       .Case([&](m::AttentionOp) {
         return rules.attention(in, shape(0), shape(1));
       })
+      .Case([&](m::LinearGradInputOp) {
+        return rules.linearGradInput(in, shape(0).size());
+      })
+      .Case([&](m::LinearGradWeightOp) {
+        return rules.linearGradWeight(in, shape(0).size());
+      })
+      .Case([&](m::SumToOp) { return rules.sumTo(in, shape(0), out); })
+      .Case<m::ReluGradOp, m::GeluGradOp, m::SiluGradOp>(
+          [&](Operation *) { return rules.activationGrad(in); })
+      .Case([&](m::MeanGradOp) { return rules.meanGrad(in); })
+      .Case([&](m::NegOp) { return rules.linearUnary(in); })
       .Default([&](Operation *) {
         return rules.replicateAll(op->getNumOperands());
       });
@@ -347,6 +458,8 @@ void mlir::tp::registerModelShardingRules(DialectRegistry &registry) {
                 m::ReduceSumOp, m::MeanOp, m::TargetLogitOp, m::LinearOp,
                 m::EmbeddingOp, m::LayerNormOp, m::RMSNormOp, m::SoftmaxOp,
                 m::MatmulOp, m::TransposeOp, m::ReshapeOp, m::RotaryOp,
-                m::AttentionOp>(ctx);
+                m::AttentionOp, m::LinearGradInputOp, m::LinearGradWeightOp,
+                m::SumToOp, m::ReluGradOp, m::GeluGradOp, m::SiluGradOp,
+                m::MeanGradOp, m::NegOp>(ctx);
   });
 }

@@ -293,4 +293,6 @@ def Model_CrossEntropyOp : Model_FnOp<"cross_entropy"> {
   let results = (outs Model_TensorLike:$result);
 }
 
+include "tp/Dialect/Model/IR/ModelGradOps.td"
+
 #endif // TP_DIALECT_MODEL_IR_MODELOPS_TD

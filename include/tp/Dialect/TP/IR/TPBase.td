@@ -31,8 +31,8 @@ def TP_Dialect : Dialect {
   // The attributes tp passes attach to other ops to hand data to later
   // passes, the executor and tools. Each gets a helper on the dialect
   // (`TPDialect::StyleAttrHelper`, ...) so no pass spells a name, and each
-  // is verified by `verifyOperationAttribute` (`local`, a result attribute,
-  // by `verifyRegionResultAttribute`): its type and the ops it may sit on.
+  // is verified by `verifyOperationAttribute` (`local` and `grad_of`, result
+  // attributes, by `verifyRegionResultAttribute`): its type and the ops it may sit on.
   let discardableAttrs = (ins
     // tp-apply-plan: the style a model module op (or a root-module
     // function) is parallelized with; consumed by tp-lower-styles.
@@ -46,6 +46,9 @@ def TP_Dialect : Dialect {
     // tp-lower-styles: on a function result PyTorch returns as each rank's
     // local tensor (use_local_output) rather than as a DTensor.
     "::mlir::UnitAttr":$local,
+    // tp-differentiate: on a training-step function's result, the FQN of
+    // the parameter it is the gradient of.
+    "::mlir::StringAttr":$grad_of,
     // tp-partition: on a function, now per-rank SPMD code.
     "::mlir::UnitAttr":$spmd,
     // tp-partition: on a partitioned function, one tensor or dtensor type

@@ -33,6 +33,11 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
       *this, "report-table",
       llvm::cl::desc("Print the communication table to stderr"),
       llvm::cl::init(false)};
+  Option<bool> grad{
+      *this, "grad",
+      llvm::cl::desc("Differentiate: the SPMD program returns the loss and "
+                     "every parameter's gradient (tp-differentiate)"),
+      llvm::cl::init(false)};
 };
 
 /// Appends the plan-to-SPMD lowering to `pm`.
@@ -128,6 +133,24 @@ LogicalResult lowerRedistributions(func::FuncOp func);
 
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);
+
+/// Moves the bodies of `func`'s composite modules into their parents (what
+/// tp-partition and tp-differentiate start with).
+void inlineSubmodules(func::FuncOp func);
+
+/// Propagates placements through the ops of one block from `first` to its
+/// terminator: ops a pass has just added after values whose placements are
+/// known (tp-differentiate's backward program). The function's result
+/// types follow what it now returns. A no-op in a module without a mesh.
+LogicalResult propagatePlacementsFrom(Operation *first);
+
+/// Turns each model function of `module` that returns one scalar loss into
+/// a training step: it returns the loss and the gradient of every parameter
+/// (one per FQN, tied parameters summed; results marked `tp.grad_of`), the
+/// backward ops placed by the same sharding rules as the forward ones. Runs
+/// on a placed program (after tp-lower-styles) or on a model without a
+/// mesh.
+LogicalResult differentiate(ModuleOp module);
 
 /// Returns `value` laid out with `placements` on `mesh`: a plain tensor gets
 /// a `tp.distribute`, a dtensor with other placements a `tp.redistribute`;

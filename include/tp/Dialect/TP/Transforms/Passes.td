@@ -76,6 +76,20 @@ def TPPropagatePass : Pass<"tp-propagate", "::mlir::ModuleOp"> {
   }];
 }
 
+def TPDifferentiatePass : Pass<"tp-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Turn a model ending in a scalar loss into a training step";
+  let description = [{
+    Reverse-mode differentiation: each model function that returns one
+    scalar loss returns the loss and then the gradient of every parameter
+    (one result per FQN, marked `tp.grad_of`; a tied parameter's uses are
+    summed). The backward ops (`model.linear_grad_input`, ...) are ordinary
+    model ops with sharding rules: on a placed program (after
+    tp-lower-styles) placements are propagated through them like the
+    forward ones, so their communication is lowered by the same passes. A
+    model op without a backward rule is an error naming it.
+  }];
+}
+
 def TPOptimizePass : Pass<"tp-optimize", "::mlir::func::FuncOp"> {
   let summary = "Remove redistributions the math does not need";
   let description = [{

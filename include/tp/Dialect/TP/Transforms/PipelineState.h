@@ -51,6 +51,7 @@ enum class TPPass {
   ApplyPlan,
   LowerStyles,
   Propagate,
+  Differentiate,
   Optimize,
   LowerRedistribute,
   Partition,
@@ -70,6 +71,7 @@ StringRef getPassFlag(TPPass pass);
 /// | tp-apply-plan         | partitioned, styled, distributed              |
 /// | tp-lower-styles       | partitioned                                   |
 /// | tp-propagate          | partitioned, styled                           |
+/// | tp-differentiate      | partitioned, styled, unpropagated             |
 /// | tp-optimize           | partitioned, styled, unpropagated             |
 /// | tp-lower-redistribute | partitioned, styled, unpropagated             |
 /// | tp-partition          | partitioned, styled, unpropagated,            |

@@ -1,0 +1,270 @@
+//===- Differentiate.cpp - reverse-mode differentiation of a model --------===//
+//
+// tp-differentiate: a model function ending in a scalar loss becomes a
+// training step that returns the loss and the gradient of every parameter.
+// Composite modules are inlined; the backward ops (ModelGradOps.td) follow
+// the forward ops in reverse order, typed with the global shapes of what
+// they are gradients of; then placements are propagated through them by the
+// same sharding rules as the forward program. Nothing here decides
+// communication: a gradient that several ops produce is summed where it
+// meets (still Partial, when the contributions are), and the redistribution
+// lowering reduces it once, where a consumer needs the sum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPDIFFERENTIATEPASS
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+namespace {
+
+/// The backward program of one function.
+class Differentiator {
+public:
+  explicit Differentiator(func::FuncOp func)
+      : func(func), builder(func.getContext()) {}
+
+  LogicalResult run() {
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    Value loss = ret.getNumOperands() == 1 ? ret.getOperand(0) : Value();
+    if (!loss || !getTensorLikeShape(loss.getType()).empty() ||
+        !isa<FloatType>(getTensorLikeElementType(loss.getType()))) {
+      InFlightDiagnostic diag =
+          func.emitError() << "tp-differentiate: @" << func.getSymName()
+                           << " must return one scalar loss, but returns (";
+      llvm::interleaveComma(ret.getOperandTypes(), diag);
+      return diag << ")";
+    }
+    inlineSubmodules(func);
+    Block &body = func.getBody().front();
+    SmallVector<Operation *> forward;
+    for (Operation &op : body.without_terminator())
+      forward.push_back(&op);
+    markActive(forward);
+    if (!active.contains(loss))
+      return func.emitError()
+             << "tp-differentiate: the loss of @" << func.getSymName()
+             << " depends on no parameter: there is nothing to train";
+
+    builder.setInsertionPoint(ret);
+    Location loc = ret.getLoc();
+    Value seed = m::FullOp::create(builder, loc, gradType(loss),
+                                   builder.getF64FloatAttr(1.0));
+    Operation *first = seed.getDefiningOp();
+    grads[loss] = seed;
+    for (Operation *op : llvm::reverse(forward)) {
+      if (op->getNumResults() != 1)
+        continue;
+      auto it = grads.find(op->getResult(0));
+      if (it == grads.end())
+        continue;
+      if (failed(backward(op, it->second)))
+        return failure();
+    }
+
+    // The step returns the loss, then one gradient per parameter FQN, in
+    // the order the parameters are first defined.
+    llvm::MapVector<StringRef, Value> ordered;
+    for (Operation *op : forward)
+      if (auto p = dyn_cast<m::ParamOp>(op))
+        if (auto it = paramGrads.find(p.getName()); it != paramGrads.end())
+          ordered.insert(*it);
+    paramGrads = std::move(ordered);
+    SmallVector<Value> results{loss};
+    for (auto &[name, g] : paramGrads)
+      results.push_back(g);
+    func::ReturnOp::create(builder, loc, results);
+    ret.erase();
+    func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                   ValueRange(results).getTypes()));
+    SmallVector<DictionaryAttr> attrs{func.getResultAttrDict(0)};
+    TPDialect::GradOfAttrHelper gradOf(func.getContext());
+    for (auto &[name, g] : paramGrads) {
+      NamedAttrList list;
+      list.append(gradOf.getName(), builder.getStringAttr(name));
+      attrs.push_back(list.getDictionary(func.getContext()));
+    }
+    func.setAllResultAttrs(attrs);
+    return propagatePlacementsFrom(first);
+  }
+
+private:
+  /// What the gradient of `v` is typed before propagation: `v`'s global
+  /// tensor type.
+  static RankedTensorType gradType(Value v) {
+    return RankedTensorType::get(getTensorLikeShape(v.getType()),
+                                 getTensorLikeElementType(v.getType()));
+  }
+
+  /// Marks the values that depend on a parameter: only they get gradients.
+  void markActive(ArrayRef<Operation *> ops) {
+    for (Operation *op : ops)
+      if (isa<m::ParamOp>(op) || llvm::any_of(op->getOperands(), [&](Value v) {
+            return active.contains(v);
+          }))
+        for (Value r : op->getResults())
+          active.insert(r);
+  }
+
+  /// Adds `g` to the gradient of `v` (nothing for a value no parameter
+  /// reaches).
+  void accumulate(Value v, Value g) {
+    if (!active.contains(v))
+      return;
+    auto [it, fresh] = grads.try_emplace(v, g);
+    if (!fresh)
+      it->second =
+          m::AddOp::create(builder, g.getLoc(), gradType(v), it->second, g);
+  }
+
+  /// `g` summed back to the shape of `operand` (a broadcast operand).
+  Value sumTo(Value g, Value operand) {
+    if (getTensorLikeShape(g.getType()) ==
+        getTensorLikeShape(operand.getType()))
+      return g;
+    return m::SumToOp::create(builder, g.getLoc(), gradType(operand), g);
+  }
+
+  bool isActive(Value v) const { return v && active.contains(v); }
+
+  LogicalResult backward(Operation *op, Value g) {
+    Location loc = op->getLoc();
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case([&](m::ParamOp p) {
+          auto [it, fresh] = paramGrads.try_emplace(p.getName(), g);
+          if (!fresh) // A tied parameter: one gradient, the sum.
+            it->second =
+                m::AddOp::create(builder, loc, gradType(p), it->second, g);
+          return success();
+        })
+        .Case([&](m::LinearOp l) {
+          if (isActive(l.getInput()))
+            accumulate(l.getInput(), m::LinearGradInputOp::create(
+                                         builder, loc, gradType(l.getInput()),
+                                         l.getFqnAttr(), g, l.getWeight()));
+          if (isActive(l.getWeight()))
+            accumulate(l.getWeight(), m::LinearGradWeightOp::create(
+                                          builder, loc, gradType(l.getWeight()),
+                                          l.getFqnAttr(), g, l.getInput()));
+          if (isActive(l.getBias()))
+            accumulate(l.getBias(), sumTo(g, l.getBias()));
+          return success();
+        })
+        .Case([&](m::ReluOp a) {
+          return activation<m::ReluGradOp>(a.getInput(), g);
+        })
+        .Case([&](m::GeluOp a) {
+          return activation<m::GeluGradOp>(a.getInput(), g);
+        })
+        .Case([&](m::SiluOp a) {
+          return activation<m::SiluGradOp>(a.getInput(), g);
+        })
+        .Case([&](m::AddOp a) {
+          accumulate(a.getLhs(), sumTo(g, a.getLhs()));
+          accumulate(a.getRhs(), sumTo(g, a.getRhs()));
+          return success();
+        })
+        .Case([&](m::SubOp s) {
+          accumulate(s.getLhs(), sumTo(g, s.getLhs()));
+          if (isActive(s.getRhs())) {
+            Value gr = sumTo(g, s.getRhs());
+            accumulate(s.getRhs(),
+                       m::NegOp::create(builder, loc, gr.getType(), gr));
+          }
+          return success();
+        })
+        .Case([&](m::MulOp mul) {
+          Value a = mul.getLhs(), b = mul.getRhs();
+          if (isActive(a))
+            accumulate(
+                a, sumTo(m::MulOp::create(builder, loc, gradType(g), g, b), a));
+          if (isActive(b))
+            accumulate(
+                b, sumTo(m::MulOp::create(builder, loc, gradType(g), g, a), b));
+          return success();
+        })
+        .Case([&](m::MeanOp mean) {
+          accumulate(mean.getInput(),
+                     m::MeanGradOp::create(builder, loc,
+                                           gradType(mean.getInput()), g));
+          return success();
+        })
+        .Case([&](m::DropoutOp d) -> LogicalResult {
+          if (d.getP().convertToDouble() != 0)
+            return d.emitError() << "tp-differentiate: dropout with p > 0 in '"
+                                 << d.getFqn() << "' has no backward rule yet";
+          accumulate(d.getInput(), g);
+          return success();
+        })
+        // Layout ops keep the global value: its gradient passes through,
+        // and propagation redistributes it where a backward op needs.
+        .Case<DistributeOp, RedistributeOp, ToLocalOp>([&](Operation *) {
+          accumulate(op->getOperand(0), g);
+          return success();
+        })
+        .Default([&](Operation *) {
+          InFlightDiagnostic diag = op->emitError()
+                                    << "tp-differentiate: '" << op->getName()
+                                    << "' has no backward rule yet";
+          if (StringRef fqn = m::getModuleFQN(op); !fqn.empty())
+            diag << " (in '" << fqn << "')";
+          return diag;
+        });
+  }
+
+  template <typename GradOp> LogicalResult activation(Value x, Value g) {
+    accumulate(x, GradOp::create(builder, g.getLoc(), gradType(x), g, x));
+    return success();
+  }
+
+  func::FuncOp func;
+  OpBuilder builder;
+  DenseSet<Value> active;
+  DenseMap<Value, Value> grads;
+  /// Parameter gradients by FQN.
+  llvm::MapVector<StringRef, Value> paramGrads;
+};
+
+} // namespace
+
+LogicalResult mlir::tp::differentiate(ModuleOp module) {
+  if (failed(checkPassPrecondition(module, TPPass::Differentiate)))
+    return failure();
+  StringRef gradOf = TPDialect::GradOfAttrHelper::getNameStr();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (func.getResultAttr(i, gradOf))
+        return func.emitError() << "tp-differentiate: @" << func.getSymName()
+                                << " is already a training step (" << gradOf
+                                << " on result " << i << ")";
+    if (failed(Differentiator(func).run()))
+      return failure();
+  }
+  return success();
+}
+
+namespace {
+struct DifferentiatePass
+    : public tp::impl::TPDifferentiatePassBase<DifferentiatePass> {
+  void runOnOperation() override {
+    if (failed(differentiate(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
