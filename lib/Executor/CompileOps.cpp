@@ -198,6 +198,24 @@ void Compiler::compileOp(Operation *op) {
                                    describe(op));
         emit(op, std::move(instr));
       })
+      .Case([&](m::SGDUpdateOp u) {
+        instr.op = Opcode::SGDUpdate;
+        instr.name = u.getFqn().str();
+        instr.hyper = {
+            u.getLr().convertToDouble(), u.getMomentum().convertToDouble(),
+            u.getDampening().convertToDouble(),
+            u.getWeightDecay().convertToDouble(), u.getNesterov() ? 1.0 : 0.0};
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::AdamWUpdateOp u) {
+        instr.op = Opcode::AdamWUpdate;
+        instr.name = u.getFqn().str();
+        instr.hyper = {
+            u.getLr().convertToDouble(), u.getBeta1().convertToDouble(),
+            u.getBeta2().convertToDouble(), u.getEps().convertToDouble(),
+            u.getWeightDecay().convertToDouble()};
+        emit(op, std::move(instr));
+      })
       .Case([&](m::TransposeOp t) {
         instr.op = Opcode::Transpose;
         instr.shape.assign(t.getPermutation().begin(),

@@ -29,6 +29,7 @@
 
 #include "ProgramData.h"
 
+#include "tp/Runtime/Optimizers.h"
 #include "tp/Runtime/Safetensors.h"
 
 #include <cstring>
@@ -56,6 +57,12 @@ template <class B> struct Frame {
   const DataSource *data = nullptr;
   std::unique_ptr<rt::SafetensorsFile> weights, inputs;
   RankStateImpl *state = nullptr;
+  /// The optimizer step of this run (1 without a RankState) and the
+  /// optimizers' state: the RankState's, or this run's own.
+  int64_t step = 1;
+  std::map<std::string, std::shared_ptr<void>> ownOptimizerState;
+  std::map<std::string, std::shared_ptr<void>> *optimizerState =
+      &ownOptimizerState;
 
   const Buffer &at(int s) const { return *slots[s]; }
   void set(int s, Buffer b) {
@@ -216,6 +223,41 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
                            " backend has no kernel for " + in.origin);
 }
 
+/// The updated parameter of optimizer update \p in (host tensors): the
+/// parameter's copy stepped by runtime::sgdStep or adamwStep, whose state
+/// (zero at first) the frame keeps by FQN.
+template <class B>
+typename B::Buffer optimizerUpdate(const Instruction &in, Frame<B> &f) {
+  Tensor p = B::clone(f.at(in.operands[0]));
+  const Tensor &g = f.at(in.operands[1]);
+  auto state = [&](const char *what) -> Tensor & {
+    std::shared_ptr<void> &s = (*f.optimizerState)[in.name + "." + what];
+    if (!s)
+      s = std::make_shared<Tensor>(p.shape(), p.dtype());
+    return *std::static_pointer_cast<Tensor>(s);
+  };
+  const std::vector<double> &h = in.hyper;
+  if (in.op == Opcode::SGDUpdate) {
+    rt::SGDOptions o;
+    o.lr = static_cast<float>(h[0]);
+    o.momentum = static_cast<float>(h[1]);
+    o.dampening = static_cast<float>(h[2]);
+    o.weightDecay = static_cast<float>(h[3]);
+    o.nesterov = h[4] != 0;
+    rt::sgdStep(p, g, o.momentum > 0 ? &state("momentum_buffer") : nullptr,
+                f.step, o);
+  } else {
+    rt::AdamWOptions o;
+    o.lr = static_cast<float>(h[0]);
+    o.beta1 = static_cast<float>(h[1]);
+    o.beta2 = static_cast<float>(h[2]);
+    o.eps = static_cast<float>(h[3]);
+    o.weightDecay = static_cast<float>(h[4]);
+    rt::adamwStep(p, g, state("exp_avg"), state("exp_avg_sq"), f.step, o);
+  }
+  return p;
+}
+
 /// Executes \p in: sets its result slot.
 template <class B> void execute(const Instruction &in, Frame<B> &f) {
   using Buffer = typename B::Buffer;
@@ -280,6 +322,16 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
     f.set(in.result,
           broadcastTensor(f.comm(in.axes), arg(0), static_cast<int>(in.root)));
     return;
+  case Opcode::SGDUpdate:
+  case Opcode::AdamWUpdate:
+    if constexpr (B::kHostOnlyKernels) {
+      f.set(in.result, optimizerUpdate(in, f));
+      // Later runs read the updated parameter where this one read it.
+      if (f.state)
+        f.state->updated[in.operands[0]] = f.slots[in.result];
+      return;
+    }
+    break;
   default:
     break;
   }
@@ -371,9 +423,21 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   for (int s : program.inputSlots)
     live += f.at(s).bytes();
   peak = live;
+  if (state) {
+    f.step = ++state->runs;
+    f.optimizerState = &state->optimizerState;
+  }
   for (const Instruction &instr : program.instrs) {
     int64_t before = state ? state->paramBytes : 0;
-    execute(instr, f);
+    auto updated = state ? state->updated.find(instr.result)
+                         : std::map<int, std::shared_ptr<void>>::iterator();
+    if (state && updated != state->updated.end())
+      // A parameter the last run's optimizer updated (counted as live while
+      // this run reads it).
+      f.slots[instr.result] =
+          std::static_pointer_cast<typename B::Buffer>(updated->second);
+    else
+      execute(instr, f);
     if (!f.resident[instr.result])
       live += f.at(instr.result).bytes();
     else if (state)

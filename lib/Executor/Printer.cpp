@@ -38,6 +38,7 @@ enum Arg : unsigned {
   kOuterAxes = 1 << 10,
   kAxes = 1 << 11,
   kValue = 1 << 12,
+  kHyper = 1 << 13,
 };
 
 struct OpcodeInfo {
@@ -95,9 +96,11 @@ const OpcodeInfo kOpcodes[] = {
     {"gelu_grad", 0, true, true},
     {"silu_grad", 0, true, true},
     {"mean_grad", kShape, true, true},
+    {"sgd_update", kHyper, false, true},
+    {"adamw_update", kHyper, false, true},
 };
 static_assert(sizeof(kOpcodes) / sizeof(kOpcodes[0]) ==
-                  static_cast<size_t>(Opcode::MeanGrad) + 1,
+                  static_cast<size_t>(Opcode::AdamWUpdate) + 1,
               "one table entry per opcode");
 
 const OpcodeInfo &info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
@@ -176,6 +179,15 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("theta") << llvm::format("%g", in.value);
   if (args & kValue)
     key("value") << llvm::format("%g", in.value);
+  if (args & kHyper) {
+    static const char *const sgd[] = {"lr", "momentum", "dampening",
+                                      "weight_decay", "nesterov"};
+    static const char *const adamw[] = {"lr", "beta1", "beta2", "eps",
+                                        "weight_decay"};
+    const char *const *names = in.op == Opcode::SGDUpdate ? sgd : adamw;
+    for (size_t i = 0; i < in.hyper.size() && i < 5; ++i)
+      key(names[i]) << llvm::format("%g", in.hyper[i]);
+  }
   if (args & kReduce)
     key("reduce") << reduceName(in.reduce);
   if (args & kCausal)

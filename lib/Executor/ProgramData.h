@@ -83,6 +83,14 @@ struct RankStateImpl {
   /// ProgramData::params.
   std::vector<std::shared_ptr<void>> params;
   int64_t paramBytes = 0;
+  /// Training: the parameters the last run's optimizer updates produced,
+  /// keyed by the slot that read the parameter (the update's operand 0);
+  /// later runs take them instead of running that slot's instruction.
+  std::map<int, std::shared_ptr<void>> updated;
+  /// The optimizers' state (momentum buffers, moments) by FQN and name.
+  std::map<std::string, std::shared_ptr<void>> optimizerState;
+  /// Runs so far: the optimizer step of the current run is this + 1.
+  int64_t runs = 0;
 };
 
 } // namespace mlir::tp::exec::detail

@@ -30,22 +30,24 @@ public:
   explicit DeviceThreadLauncher(LaunchOptions options)
       : Launcher(std::move(options)) {}
 
-  RunResult run(const Program &program, const DataSource &data) override {
+  RunResult run(const Program &program, const DataSource &data,
+                int steps) override {
     DeviceProgram onDevice(program);
     int64_t n = program.numRanks();
     checkRankThreads(n, program.peakBytes(),
                      "the program's mesh of " + std::to_string(n) + " ranks");
     int dev = options_.deviceId.value_or(0);
     auto timeout = options_.timeout;
-    return detail::runOnRankThreads(
+    std::vector<double> losses;
+    RunResult result = detail::runOnRankThreads(
         static_cast<int>(n),
         [dev, timeout](int ranks,
                        const std::function<void(rt::Communicator &)> &fn) {
           gpu::runDeviceRanks(ranks, fn, dev, timeout);
         },
-        [&](rt::Communicator &comm, int64_t *peak, rt::CollectiveStats *stats) {
-          return onDevice.run(comm, data, peak, stats);
-        });
+        detail::runSteps(onDevice, data, steps, &losses));
+    result.losses = std::move(losses);
+    return result;
   }
 };
 
@@ -86,7 +88,8 @@ public:
       bootstrap->checkMeshRanks(meshRanks);
   }
 
-  RunResult run(const Program &program, const DataSource &data) override {
+  RunResult run(const Program &program, const DataSource &data,
+                int steps) override {
     DeviceProgram onDevice(program);
     int64_t n = program.numRanks();
     if (n != nranks)
@@ -94,7 +97,8 @@ public:
                         " ranks but " + std::to_string(nranks) +
                         " processes run it");
     std::unique_ptr<rt::NCCLCommunicator> comm = createCommunicator();
-    return detail::runProcessRank(
+    std::vector<double> losses;
+    RunResult result = detail::runProcessRank(
         *comm,
         [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
           // NCCL moves device memory: stage through it.
@@ -109,10 +113,9 @@ public:
           std::copy_n(static_cast<const char *>(all.raw()), all.bytes(),
                       static_cast<char *>(gathered));
         },
-        nullptr,
-        [&](rt::Communicator &c, int64_t *peak, rt::CollectiveStats *stats) {
-          return onDevice.run(c, data, peak, stats);
-        });
+        nullptr, detail::runSteps(onDevice, data, steps, &losses));
+    result.losses = std::move(losses);
+    return result;
   }
 
   [[noreturn]] void fail(const std::string &message) override {

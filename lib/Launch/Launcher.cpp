@@ -55,20 +55,22 @@ public:
   explicit ThreadLauncher(LaunchOptions options)
       : Launcher(std::move(options)) {}
 
-  RunResult run(const Program &program, const DataSource &data) override {
+  RunResult run(const Program &program, const DataSource &data,
+                int steps) override {
     int64_t n = program.numRanks();
     checkRankThreads(n, program.peakBytes(),
                      "the program's mesh of " + std::to_string(n) + " ranks");
     auto timeout = options_.timeout;
-    return detail::runOnRankThreads(
+    std::vector<double> losses;
+    RunResult result = detail::runOnRankThreads(
         static_cast<int>(n),
         [timeout](int ranks,
                   const std::function<void(rt::Communicator &)> &fn) {
           rt::runRanks(ranks, fn, timeout);
         },
-        [&](rt::Communicator &comm, int64_t *peak, rt::CollectiveStats *stats) {
-          return program.run(comm, data, peak, stats);
-        });
+        detail::runSteps(program, data, steps, &losses));
+    result.losses = std::move(losses);
+    return result;
   }
 };
 

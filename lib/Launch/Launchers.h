@@ -37,6 +37,30 @@ using RankRun = std::function<std::vector<Tensor>(
     runtime::Communicator &comm, int64_t *peak,
     runtime::CollectiveStats *stats)>;
 
+/// One rank's `steps` runs of \p program (a Program or DeviceProgram) with
+/// one RankState, so parameters and optimizer state stay resident between
+/// them (a single run uses none). Returns the last run's results, peak and
+/// collectives; rank 0 appends each run's loss (its first result, when it
+/// is a scalar) to \p losses.
+template <class Prog>
+RankRun runSteps(const Prog &program, const DataSource &data, int steps,
+                 std::vector<double> *losses) {
+  return [&program, &data, steps, losses](runtime::Communicator &comm,
+                                          int64_t *peak,
+                                          runtime::CollectiveStats *stats) {
+    RankState state;
+    std::vector<Tensor> out;
+    for (int s = 0; s < steps; ++s) {
+      if (stats)
+        *stats = runtime::CollectiveStats();
+      out = program.run(comm, data, peak, stats, steps > 1 ? &state : nullptr);
+      if (losses && comm.rank() == 0 && !out.empty() && out[0].numel() == 1)
+        losses->push_back(out[0].at(0));
+    }
+    return out;
+  };
+}
+
 /// Runs this process's rank of a job of one process per rank: synchronizes
 /// the ranks over \p comm, zeroes its statistics, calls \p beforeRun (if
 /// any) and times \p run. Every rank then gets the slowest rank's time and

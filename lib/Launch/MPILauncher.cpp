@@ -64,21 +64,22 @@ public:
           "`, or give --np 1 to run it on one rank");
   }
 
-  RunResult run(const Program &program, const DataSource &data) override {
+  RunResult run(const Program &program, const DataSource &data,
+                int steps) override {
     int64_t n = program.numRanks();
     if (n != world->size())
       throw LaunchError("the program's mesh has " + std::to_string(n) +
                         " ranks but " + std::to_string(world->size()) +
                         " MPI processes run it");
-    return detail::runProcessRank(
+    std::vector<double> losses;
+    RunResult result = detail::runProcessRank(
         *world,
         [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
           world->allGather(in, count, gathered, dtype);
         },
-        options_.beforeRun,
-        [&](rt::Communicator &comm, int64_t *peak, rt::CollectiveStats *stats) {
-          return program.run(comm, data, peak, stats);
-        });
+        options_.beforeRun, detail::runSteps(program, data, steps, &losses));
+    result.losses = std::move(losses);
+    return result;
   }
 
   [[noreturn]] void fail(const std::string &message) override {

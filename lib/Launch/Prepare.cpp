@@ -53,16 +53,28 @@ void widenFloatTypes(ModuleOp module) {
 
 namespace {
 
+/// Makes \p module's model a training step as \p options ask (nothing
+/// without differentiate).
+LogicalResult train(ModuleOp module, const PrepareOptions &options) {
+  if (!options.differentiate)
+    return success();
+  if (failed(mlir::tp::differentiate(module)))
+    return failure();
+  if (options.optimizer)
+    return mlir::tp::addOptimizerStep(module, *options.optimizer);
+  return success();
+}
+
 /// The unparallelized model of \p module on one rank: without the meshes
 /// and the plan, differentiated when asked, partitioned for a single rank.
 OwningOpRef<ModuleOp> prepareReference(ModuleOp module, bool inF32,
-                                       bool differentiate) {
+                                       const PrepareOptions &options) {
   OwningOpRef<ModuleOp> reference = module.clone();
   if (inF32)
     widenFloatTypes(*reference);
   reference->walk([](mlir::tp::MeshOp m) { m.erase(); });
   (*reference)->removeAttr(mlir::tp::TPDialect::PlanAttrHelper::getNameStr());
-  if ((differentiate && failed(mlir::tp::differentiate(*reference))) ||
+  if (failed(train(*reference, options)) ||
       failed(mlir::tp::partition(*reference)))
     throw LaunchError("cannot prepare the reference model");
   return reference;
@@ -128,8 +140,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       throw LaunchError("--verify needs the model before lowering, not a "
                         "partitioned program");
     // Before any plan touches the model.
-    model.reference =
-        prepareReference(module, options.referenceInF32, options.differentiate);
+    model.reference = prepareReference(module, options.referenceInF32, options);
   }
   if (model.partitioned)
     return model;
@@ -146,6 +157,15 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     PassManager pm(&context);
     mlir::tp::TPPipelineOptions pipeline;
     pipeline.grad = options.differentiate;
+    if (const auto &o = options.optimizer) {
+      pipeline.optimizer = o->kind;
+      pipeline.lr = o->lr;
+      pipeline.momentum = o->momentum;
+      pipeline.weightDecay = o->weightDecay;
+      pipeline.beta1 = o->beta1;
+      pipeline.beta2 = o->beta2;
+      pipeline.eps = o->eps;
+    }
     mlir::tp::buildTPPipeline(pm, pipeline);
     if (failed(pm.run(module)))
       throw LaunchError("lowering " + file + " failed");
@@ -153,8 +173,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     throw LaunchError("no plan: give --plan PLAN.json (or a tp.plan "
                       "attribute in the model) to run on " +
                       std::to_string(launcher.requestedRanks()) + " ranks");
-  } else if ((options.differentiate &&
-              failed(mlir::tp::differentiate(module))) ||
+  } else if (failed(train(module, options)) ||
              failed(mlir::tp::partition(module))) {
     // No plan: the unparallelized model on one rank.
     throw LaunchError("cannot prepare " + file + " for execution");

@@ -61,6 +61,12 @@ void RunReport::print(llvm::raw_ostream &os) const {
      << rt::dtypeName(dtype) << ", " << program->size()
      << " instructions, peak " << run->peakBytes << " bytes/rank, "
      << llvm::format("%.2f", run->ms) << " ms\n";
+  if (run->losses.size() > 1) {
+    os << "losses:";
+    for (double l : run->losses)
+      os << " " << llvm::format("%.6g", l);
+    os << "\n";
+  }
   os << "collectives per rank:";
   if (run->collectives.empty())
     os << " none";
@@ -89,6 +95,13 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
     w.member(k, run->collectives.count(k) ? run->collectives.at(k) : 0);
   w.objectEnd();
   w.member("dtype", rt::dtypeName(programDType(*program)));
+  if (!run->losses.empty()) {
+    w.key("losses");
+    w.arrayBegin();
+    for (double l : run->losses)
+      w.value(l);
+    w.arrayEnd();
+  }
   w.key("max_abs_error");
   v ? w.value(v->maxAbsError) : w.value(nullptr);
   w.key("max_rel_error");

@@ -94,20 +94,32 @@ double defaultTolerance(rt::DType dtype) {
 Verification verifyOutputs(const Program &program,
                            const std::vector<Tensor> &outputs,
                            const Program &reference, const DataSource &data,
-                           std::optional<double> rtol) {
+                           std::optional<double> rtol, int steps,
+                           const std::vector<double> *losses) {
+  Verification v;
   RunResult ref = detail::runOnRankThreads(
       1,
       [](int n, const std::function<void(rt::Communicator &)> &fn) {
         rt::runRanks(n, fn);
       },
-      [&](rt::Communicator &comm, int64_t *peak, rt::CollectiveStats *stats) {
-        return reference.run(comm, data, peak, stats);
-      });
+      detail::runSteps(reference, data, steps, &v.referenceLosses));
   const std::vector<Tensor> &expected = ref.perRank[0];
   if (expected.size() != outputs.size())
     throw LaunchError("the reference returns a different number of results");
-  Verification v;
   double maxRef = 0;
+  if (losses) {
+    if (losses->size() != v.referenceLosses.size())
+      throw LaunchError("the reference ran " +
+                        std::to_string(v.referenceLosses.size()) +
+                        " steps, not " + std::to_string(losses->size()));
+    for (size_t i = 0; i < losses->size(); ++i) {
+      double a = (*losses)[i], b = v.referenceLosses[i];
+      if (std::isfinite(a) && std::isfinite(b)) {
+        v.maxAbsError = std::max(v.maxAbsError, std::fabs(a - b));
+        maxRef = std::max(maxRef, std::fabs(b));
+      }
+    }
+  }
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor &a = outputs[i], &b = expected[i];
     if (a.shape() != b.shape())

@@ -80,6 +80,36 @@ static cl::opt<bool>
                   "every parameter's gradient; with --verify compared with "
                   "one rank"),
          cl::cat(category));
+static cl::opt<bool> train(
+    "train",
+    cl::desc("Train: each step runs the forward, the backward and the "
+             "optimizer's update of every parameter on its shard, --steps "
+             "times, parameters and optimizer state resident between steps; "
+             "the outputs are the last step's loss, gradients and updated "
+             "parameters, and the losses of every step are reported"),
+    cl::cat(category));
+static cl::opt<int> steps("steps",
+                          cl::desc("Training steps of --train (default 1)"),
+                          cl::init(1), cl::cat(category));
+static cl::opt<std::string>
+    optimizer("optimizer",
+              cl::desc("--train's optimizer: sgd (default), adamw"),
+              cl::init("sgd"), cl::cat(category));
+static cl::opt<double> lr("lr", cl::desc("Learning rate (default 0.01)"),
+                          cl::init(0.01), cl::cat(category));
+static cl::opt<double> momentum("momentum",
+                                cl::desc("SGD momentum (default 0)"),
+                                cl::init(0), cl::cat(category));
+static cl::opt<double> weightDecay(
+    "weight-decay",
+    cl::desc("Weight decay (default: 0 for sgd, 0.01 for adamw, as PyTorch)"),
+    cl::init(-1), cl::cat(category));
+static cl::opt<std::string> betas("betas",
+                                  cl::desc("AdamW betas B1,B2 (default "
+                                           "0.9,0.999)"),
+                                  cl::init("0.9,0.999"), cl::cat(category));
+static cl::opt<double> eps("eps", cl::desc("AdamW eps (default 1e-8)"),
+                           cl::init(1e-8), cl::cat(category));
 static cl::opt<double>
     rtol("rtol",
          cl::desc("Largest relative error --verify accepts (default 1e-5; for "
@@ -216,6 +246,48 @@ void checkRunOptions() {
     fail("--plan needs a file name");
 }
 
+/// The optimizer of --train, its options checked as PyTorch's constructors
+/// check them.
+mlir::tp::OptimizerOptions optimizerOptions() {
+  for (const cl::Option *o : std::initializer_list<const cl::Option *>{
+           &steps, &optimizer, &lr, &momentum, &weightDecay, &betas, &eps})
+    if (o->getNumOccurrences() && !train)
+      fail("--" + o->ArgStr.str() + " belongs to --train");
+  mlir::tp::OptimizerOptions o;
+  o.kind = optimizer;
+  if (o.kind != "sgd" && o.kind != "adamw")
+    fail("--optimizer must be sgd or adamw, not '" + o.kind + "'");
+  auto atLeastZero = [](const char *flag, double v) {
+    if (!std::isfinite(v) || v < 0) {
+      std::ostringstream text;
+      text << v;
+      fail(std::string("--") + flag +
+           " must be a finite number of at least "
+           "0, got " +
+           text.str());
+    }
+    return v;
+  };
+  if (steps < 1)
+    fail("--steps must be at least 1, got " + std::to_string(steps));
+  o.lr = atLeastZero("lr", lr);
+  o.momentum = atLeastZero("momentum", momentum);
+  if (weightDecay.getNumOccurrences())
+    o.weightDecay = atLeastZero("weight-decay", weightDecay);
+  o.eps = atLeastZero("eps", eps);
+  if (momentum.getNumOccurrences() && o.kind != "sgd")
+    fail("--momentum belongs to --optimizer sgd");
+  if ((betas.getNumOccurrences() || eps.getNumOccurrences()) &&
+      o.kind != "adamw")
+    fail("--betas and --eps belong to --optimizer adamw");
+  llvm::StringRef b1, b2;
+  std::tie(b1, b2) = llvm::StringRef(betas).split(',');
+  if (b1.trim().getAsDouble(o.beta1) || b2.trim().getAsDouble(o.beta2) ||
+      !(o.beta1 >= 0 && o.beta1 < 1 && o.beta2 >= 0 && o.beta2 < 1))
+    fail("--betas must be two numbers in [0, 1) as B1,B2, not '" + betas + "'");
+  return o;
+}
+
 /// Flushes stdout (a full disk is an error) and returns the job's exit
 /// code: rank 0's.
 int finish(int code) {
@@ -244,6 +316,7 @@ int main(int argc, char **argv) {
     fail(e.what());
   }
   checkRunOptions();
+  mlir::tp::OptimizerOptions optimizerArgs = optimizerOptions();
   // With mpi this process becomes one rank of the job: every rank lowers
   // the model (deterministically), rank 0 reports.
   std::unique_ptr<exec::Launcher> job;
@@ -274,7 +347,9 @@ int main(int argc, char **argv) {
       prepare.planFile = planFile;
     prepare.reference = verify;
     prepare.referenceInF32 = referenceDtype == "f32";
-    prepare.differentiate = grad;
+    prepare.differentiate = grad || train;
+    if (train)
+      prepare.optimizer = optimizerArgs;
     exec::PreparedModel model =
         exec::prepareModel(context, sourceMgr, prepare, *launcher);
     exec::Program program =
@@ -295,7 +370,7 @@ int main(int argc, char **argv) {
     if (isRoot && !saveInputs.empty())
       exec::writeInputs(program, data, saveInputs);
 
-    exec::RunResult run = launcher->run(program, data);
+    exec::RunResult run = launcher->run(program, data, train ? steps : 1);
     if (!isRoot)
       return finish(0);
     std::vector<exec::Tensor> outputs = run.assemble(program);
@@ -309,7 +384,8 @@ int main(int argc, char **argv) {
       if (rtol.getNumOccurrences())
         tolerance = rtol;
       verification =
-          exec::verifyOutputs(program, outputs, reference, data, tolerance);
+          exec::verifyOutputs(program, outputs, reference, data, tolerance,
+                              train ? steps : 1, &run.losses);
     }
     exec::RunReport report;
     report.backend = backend;

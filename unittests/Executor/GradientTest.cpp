@@ -68,7 +68,8 @@ protected:
 
   /// The model, differentiated or not, compiled for one rank.
   Program compile(bool differentiate) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModel, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kModel, &context);
     if (!module)
       throw std::runtime_error("the test model does not parse");
     if (differentiate && failed(mlir::tp::differentiate(*module)))
@@ -84,9 +85,8 @@ protected:
   static std::vector<rt::Tensor> run(const Program &program,
                                      const DataSource &data) {
     std::vector<rt::Tensor> out;
-    rt::runRanks(1, [&](rt::Communicator &comm) {
-      out = program.run(comm, data);
-    });
+    rt::runRanks(
+        1, [&](rt::Communicator &comm) { out = program.run(comm, data); });
     return out;
   }
 
@@ -116,7 +116,7 @@ TEST_F(GradientTest, BackwardProgramMatchesFiniteDifferences) {
     params.push_back(Program::globalParam(p, data));
   }
   ASSERT_EQ(names, (std::vector<std::string>{"net1.weight", "net1.bias",
-                                              "net2.weight", "scale"}));
+                                             "net2.weight", "scale"}));
   std::string path = ::testing::TempDir() + "/gradient-test.safetensors";
   auto lossWith = [&](size_t which, int64_t i, float delta) {
     std::vector<rt::Tensor> perturbed = params;
@@ -143,6 +143,74 @@ TEST_F(GradientTest, BackwardProgramMatchesFiniteDifferences) {
     }
   }
   EXPECT_EQ(checked, 5 * 4 + 5 + 2 * 5 + 2);
+}
+
+} // namespace
+
+namespace {
+
+/// The training step with an optimizer: after one step the parameters the
+/// program returns are PyTorch's update of the ones it read, and the next
+/// step reads them (the RankState keeps them): its loss is the forward
+/// program's loss at those parameters.
+TEST_F(GradientTest, OptimizerStepUpdatesWhatTheNextStepReads) {
+  for (const char *kind : {"sgd", "adamw"}) {
+    SCOPED_TRACE(kind);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kModel, &context);
+    ASSERT_TRUE(module);
+    mlir::tp::OptimizerOptions options;
+    options.kind = kind;
+    options.lr = 0.1;
+    ASSERT_TRUE(succeeded(mlir::tp::differentiate(*module)));
+    ASSERT_TRUE(succeeded(mlir::tp::addOptimizerStep(*module, options)));
+    ASSERT_TRUE(succeeded(mlir::tp::partition(*module)));
+    func::FuncOp entry;
+    module->walk([&](func::FuncOp f) { entry = f; });
+    Program step = Program::compile(entry);
+    Program forward = compile(/*differentiate=*/false);
+    DataSource data;
+    data.seed = 5;
+
+    // Two steps with one RankState.
+    std::vector<std::vector<rt::Tensor>> outs;
+    rt::runRanks(1, [&](rt::Communicator &comm) {
+      ::mlir::tp::exec::RankState state;
+      for (int s = 0; s < 2; ++s)
+        outs.push_back(step.run(comm, data, nullptr, nullptr, &state));
+    });
+    // Loss, 4 gradients, 4 updated parameters.
+    ASSERT_EQ(outs[0].size(), 9u);
+    const char *names[] = {"net1.weight", "net1.bias", "net2.weight", "scale"};
+    std::vector<std::pair<std::string, const rt::Tensor *>> named;
+    for (int k = 0; k < 4; ++k) {
+      const rt::Tensor &grad = outs[0][1 + k], &updated = outs[0][5 + k];
+      rt::Tensor before;
+      for (const auto &p : step.params())
+        if (p.name == names[k])
+          before = Program::globalParam(p, data);
+      ASSERT_EQ(before.shape(), updated.shape()) << names[k];
+      for (int64_t i = 0; i < grad.numel(); ++i) {
+        double p = before.at(i), g = grad.at(i), expected;
+        if (std::string(kind) == "sgd") {
+          expected = p - 0.1 * g;
+        } else {
+          // AdamW's first step: decay, then m_hat = g, v_hat = g^2.
+          expected = p * (1 - 0.1 * 0.01) - 0.1 * g / (std::fabs(g) + 1e-8);
+        }
+        EXPECT_NEAR(updated.at(i), expected, 1e-5 * (1 + std::fabs(expected)))
+            << names[k] << " element " << i;
+      }
+      named.push_back({names[k], &updated});
+    }
+    // The second step read the updated parameters.
+    std::string path = ::testing::TempDir() + "/optimizer-step.safetensors";
+    rt::writeSafetensors(path, named);
+    DataSource file = data;
+    file.weightsFile = path;
+    EXPECT_NEAR(outs[1][0].at(0), run(forward, file).at(0).at(0), 1e-6);
+    EXPECT_NE(outs[1][0].at(0), outs[0][0].at(0));
+  }
 }
 
 } // namespace

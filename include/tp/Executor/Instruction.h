@@ -77,6 +77,11 @@ enum class Opcode : uint8_t {
   GeluGrad,         // grad, input
   SiluGrad,         // grad, input
   MeanGrad,         // shape: the mean's input
+  // Optimizer updates (param, grad): the result is the updated parameter,
+  // which later runs with a RankState read in place of the parameter's slot
+  // (operand 0); their state is kept by name. `hyper` holds the arguments.
+  SGDUpdate,   // hyper: lr, momentum, dampening, weight_decay, nesterov
+  AdamWUpdate, // hyper: lr, beta1, beta2, eps, weight_decay
 };
 
 /// The opcode's name in the printed program ("all_gather").
@@ -112,6 +117,8 @@ struct Instruction {
   int64_t root = 0;
   /// eps of the norms, theta of rotary, the value of full.
   float value = 0;
+  /// The optimizer updates' hyperparameters (see Opcode).
+  std::vector<double> hyper;
   runtime::ReduceOp reduce = runtime::ReduceOp::Sum;
   bool causal = false;
   /// Param, ParamChunk: the index into Program::params().

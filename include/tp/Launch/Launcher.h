@@ -85,8 +85,11 @@ struct RunResult {
   std::map<std::string, int64_t> collectives;
   /// The largest peak of live tensor bytes over the ranks.
   int64_t peakBytes = 0;
-  /// Wall time of the slowest rank, in milliseconds.
+  /// Wall time of the slowest rank, in milliseconds (all steps).
   double ms = 0;
+  /// The loss of every step (the first result, when it is a scalar), as
+  /// rank 0 computed it.
+  std::vector<double> losses;
 
   /// The global value of each result, assembled from every rank's pieces
   /// (rank 0 only).
@@ -118,10 +121,13 @@ public:
   /// lowered: an mpi job of one process, started without mpirun and without
   /// --np, is refused with how to launch it. Throws LaunchError.
   virtual void checkMeshRanks(int64_t meshRanks) const;
-  /// Runs \p program on the job's ranks (as many as its mesh has; throws
-  /// LaunchError if the job has another number). Every rank gets the time
-  /// and peak of the slowest; rank 0 every rank's results.
-  virtual RunResult run(const Program &program, const DataSource &data) = 0;
+  /// Runs \p program \p steps times on the job's ranks (as many as its mesh
+  /// has; throws LaunchError if the job has another number), keeping each
+  /// rank's parameters and optimizer state between the steps. Every rank
+  /// gets the time and peak of the slowest; rank 0 every rank's results of
+  /// the last step, and every step's loss.
+  virtual RunResult run(const Program &program, const DataSource &data,
+                        int steps = 1) = 0;
   /// Reports \p message as a failure of options().toolName and ends the
   /// process; in an mpi job it names the rank and aborts every process of
   /// the job, which may be waiting for this one in a collective.

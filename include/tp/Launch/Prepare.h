@@ -10,6 +10,7 @@
 #ifndef TP_LAUNCH_PREPARE_H
 #define TP_LAUNCH_PREPARE_H
 
+#include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Launch/Launcher.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,6 +39,9 @@ struct PrepareOptions {
   /// Differentiate the model (tp-differentiate), and the reference alike:
   /// the program returns the loss and every parameter's gradient.
   bool differentiate = false;
+  /// With differentiate: also update every parameter (tp-optimizer-step);
+  /// the program then returns the updated parameters too.
+  std::optional<mlir::tp::OptimizerOptions> optimizer;
 };
 
 /// A model ready to compile.

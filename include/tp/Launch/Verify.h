@@ -58,6 +58,8 @@ struct Verification {
   /// Whether the run matches: within the tolerance, and any non-finite
   /// value where the reference has it.
   bool passed = false;
+  /// The reference's loss of every step (a run of several steps).
+  std::vector<double> referenceLosses;
 
   /// Why it did not pass ("" when it did).
   std::string failure() const;
@@ -71,15 +73,18 @@ runtime::DType programDType(const Program &program);
 /// bf16, 5e-3 for f16 (the 16-bit ones against the model in f32).
 double defaultTolerance(runtime::DType dtype);
 
-/// Runs \p reference on one rank with \p data and compares \p outputs (the
-/// global outputs of \p program, assembled from its ranks) with its
-/// results, within \p rtol (unset: defaultTolerance of the program's
-/// dtype). Throws LaunchError when the reference returns other results
-/// (their number or shapes).
+/// Runs \p reference on one rank with \p data, \p steps times as the
+/// program ran (parameters and optimizer state resident between steps), and
+/// compares \p outputs (the global outputs of \p program's last step,
+/// assembled from its ranks) with its results, and \p losses (each step's,
+/// if given) with its losses, within \p rtol (unset: defaultTolerance of
+/// the program's dtype). Throws LaunchError when the reference returns
+/// other results (their number or shapes).
 Verification verifyOutputs(const Program &program,
                            const std::vector<Tensor> &outputs,
                            const Program &reference, const DataSource &data,
-                           std::optional<double> rtol);
+                           std::optional<double> rtol, int steps = 1,
+                           const std::vector<double> *losses = nullptr);
 
 /// Names the first input or weight of \p program holding a NaN or
 /// infinity, and where ("" when all are finite).

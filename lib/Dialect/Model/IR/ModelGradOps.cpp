@@ -80,3 +80,49 @@ LogicalResult FullOp::verify() {
     return emitOpError() << "fills floats, not " << getType().getElementType();
   return success();
 }
+
+/// An update's parameter, gradient and result have one shape; the
+/// hyperparameters are those PyTorch's constructor accepts.
+static LogicalResult verifyUpdate(Operation *op, Value param, Value grad,
+                                  Value result, StringRef fqn, double lr,
+                                  double weightDecay) {
+  if (failed(expectShape(op, "gradient", shapeOf(grad), shapeOf(param))) ||
+      failed(expectShape(op, "result", shapeOf(result), shapeOf(param))))
+    return failure();
+  if (!(lr >= 0))
+    return op->emitOpError()
+           << "learning rate of '" << fqn << "' must be at least 0, got " << lr;
+  if (!(weightDecay >= 0))
+    return op->emitOpError() << "weight decay of '" << fqn
+                             << "' must be at least 0, got " << weightDecay;
+  return success();
+}
+
+LogicalResult SGDUpdateOp::verify() {
+  if (failed(verifyUpdate(*this, getParam(), getGrad(), getResult(), getFqn(),
+                          getLr().convertToDouble(),
+                          getWeightDecay().convertToDouble())))
+    return failure();
+  double momentum = getMomentum().convertToDouble();
+  if (!(momentum >= 0))
+    return emitOpError() << "momentum must be at least 0, got " << momentum;
+  if (getNesterov() && (momentum <= 0 || getDampening().convertToDouble() != 0))
+    return emitOpError("nesterov momentum needs a momentum and zero "
+                       "dampening");
+  return success();
+}
+
+LogicalResult AdamWUpdateOp::verify() {
+  if (failed(verifyUpdate(*this, getParam(), getGrad(), getResult(), getFqn(),
+                          getLr().convertToDouble(),
+                          getWeightDecay().convertToDouble())))
+    return failure();
+  for (double beta :
+       {getBeta1().convertToDouble(), getBeta2().convertToDouble()})
+    if (!(beta >= 0 && beta < 1))
+      return emitOpError() << "betas must be in [0, 1), got " << beta;
+  if (!(getEps().convertToDouble() >= 0))
+    return emitOpError() << "eps must be at least 0, got "
+                         << getEps().convertToDouble();
+  return success();
+}

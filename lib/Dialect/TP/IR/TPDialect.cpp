@@ -109,7 +109,8 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
   if (name == getArgTypesAttrHelper().getName())
     return verifyFunctionTypes(op, text, value, /*results=*/false);
   if (name == getLocalAttrHelper().getName() ||
-      name == getGradOfAttrHelper().getName())
+      name == getGradOfAttrHelper().getName() ||
+      name == getUpdatedAttrHelper().getName())
     return op->emitOpError() << "'" << text << "' belongs on a function result";
   return success();
 }
@@ -121,7 +122,8 @@ LogicalResult TPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                      NamedAttribute attr) {
   StringAttr name = attr.getName();
   bool isLocal = name == getLocalAttrHelper().getName();
-  bool isGradOf = name == getGradOfAttrHelper().getName();
+  bool isGradOf = name == getGradOfAttrHelper().getName() ||
+                  name == getUpdatedAttrHelper().getName();
   if (!isLocal && !isGradOf)
     return success();
   if (!isa<FunctionOpInterface>(op))

@@ -82,6 +82,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-propagate";
   case TPPass::Differentiate:
     return "tp-differentiate";
+  case TPPass::OptimizerStep:
+    return "tp-optimizer-step";
   case TPPass::Optimize:
     return "tp-optimize";
   case TPPass::LowerRedistribute:
@@ -114,6 +116,7 @@ static unsigned refusedStates(TPPass pass) {
   case TPPass::Propagate:
     return Partitioned | Styled;
   case TPPass::Differentiate:
+  case TPPass::OptimizerStep:
   case TPPass::Optimize:
   case TPPass::LowerRedistribute:
     return Partitioned | Styled | Unpropagated;

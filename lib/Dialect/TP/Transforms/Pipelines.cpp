@@ -27,6 +27,12 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // too.
   if (options.grad)
     pm.addPass(createTPDifferentiatePass());
+  // The optimizer's update of every parameter, on the parameter's shard.
+  if (options.grad && !options.optimizer.empty())
+    pm.addPass(createTPOptimizerStepPass(TPOptimizerStepPassOptions{
+        options.optimizer, options.lr, options.momentum, /*dampening=*/0,
+        options.weightDecay, /*nesterov=*/false, options.beta1, options.beta2,
+        options.eps}));
   // The next two steps rewrite one function at a time (func.func passes),
   // so they share one nested pipeline.
   OpPassManager &funcPM = pm.nest<func::FuncOp>();

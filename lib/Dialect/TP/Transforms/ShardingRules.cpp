@@ -360,6 +360,13 @@ public:
     return replicateAll(2);
   }
 
+  /// An optimizer update (param, grad): element-wise on the parameter's
+  /// shard; the gradient is brought to the parameter's placement.
+  AxisRule update(ArrayRef<Attribute> in) {
+    Attribute p = isa<PartialAttr>(in[0]) ? rep() : in[0];
+    return {{p, p}, p};
+  }
+
   /// The gradient of a mean, spread over the input's shape: linear.
   AxisRule meanGrad(ArrayRef<Attribute> in) { return linearUnary(in); }
 
@@ -429,6 +436,8 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
           [&](Operation *) { return rules.activationGrad(in); })
       .Case([&](m::MeanGradOp) { return rules.meanGrad(in); })
       .Case([&](m::NegOp) { return rules.linearUnary(in); })
+      .Case<m::SGDUpdateOp, m::AdamWUpdateOp>(
+          [&](Operation *) { return rules.update(in); })
       .Default([&](Operation *) {
         return rules.replicateAll(op->getNumOperands());
       });
@@ -460,6 +469,6 @@ void mlir::tp::registerModelShardingRules(DialectRegistry &registry) {
                 m::MatmulOp, m::TransposeOp, m::ReshapeOp, m::RotaryOp,
                 m::AttentionOp, m::LinearGradInputOp, m::LinearGradWeightOp,
                 m::SumToOp, m::ReluGradOp, m::GeluGradOp, m::SiluGradOp,
-                m::MeanGradOp, m::NegOp>(ctx);
+                m::MeanGradOp, m::NegOp, m::SGDUpdateOp, m::AdamWUpdateOp>(ctx);
   });
 }

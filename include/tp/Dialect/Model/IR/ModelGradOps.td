@@ -114,4 +114,52 @@ def Model_FullOp : Model_Op<"full", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Optimizer updates (tp-optimizer-step)
+//===----------------------------------------------------------------------===//
+
+// An update reads the parameter and its gradient (both with the parameter's
+// placement: the update is element-wise, so each rank updates its shard
+// with no communication) and the optimizer state the executor keeps for the
+// parameter between steps (sharded as the parameter); the result is the
+// updated parameter, which the next step reads. Not Pure: the state changes.
+class Model_UpdateOp<string mnemonic> : Model_Op<mnemonic,
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let assemblyFormat = [{
+    $fqn `(` $param `,` $grad `)` attr-dict `:` functional-type(operands, results)
+  }];
+  let results = (outs Model_TensorLike:$result);
+  let hasVerifier = 1;
+}
+
+def Model_SGDUpdateOp : Model_UpdateOp<"sgd_update"> {
+  let summary = "torch.optim.SGD's step on one parameter";
+  let description = [{
+    `param - lr * d` where `d` is the gradient plus `weight_decay * param`,
+    through the momentum buffer when `momentum > 0` (PyTorch's algorithm,
+    the buffer starting as the first step's `d`; `nesterov` as PyTorch).
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$param,
+                       Model_TensorLike:$grad, F64Attr:$lr,
+                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<BoolAttr, "false">:$nesterov);
+}
+
+def Model_AdamWUpdateOp : Model_UpdateOp<"adamw_update"> {
+  let summary = "torch.optim.AdamW's step on one parameter";
+  let description = [{
+    Decoupled weight decay (`param *= 1 - lr * weight_decay`), then Adam's
+    update with bias-corrected moments `exp_avg` and `exp_avg_sq` (kept by
+    the executor, zero before the first step), PyTorch's algorithm.
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$param,
+                       Model_TensorLike:$grad, F64Attr:$lr,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1e-8">:$eps,
+                       DefaultValuedAttr<F64Attr, "0.01">:$weight_decay);
+}
+
 #endif // TP_DIALECT_MODEL_IR_MODELGRADOPS_TD

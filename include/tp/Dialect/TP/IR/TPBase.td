@@ -31,7 +31,7 @@ def TP_Dialect : Dialect {
   // The attributes tp passes attach to other ops to hand data to later
   // passes, the executor and tools. Each gets a helper on the dialect
   // (`TPDialect::StyleAttrHelper`, ...) so no pass spells a name, and each
-  // is verified by `verifyOperationAttribute` (`local` and `grad_of`, result
+  // is verified by `verifyOperationAttribute` (`local`, `grad_of` and `updated`, result
   // attributes, by `verifyRegionResultAttribute`): its type and the ops it may sit on.
   let discardableAttrs = (ins
     // tp-apply-plan: the style a model module op (or a root-module
@@ -49,6 +49,9 @@ def TP_Dialect : Dialect {
     // tp-differentiate: on a training-step function's result, the FQN of
     // the parameter it is the gradient of.
     "::mlir::StringAttr":$grad_of,
+    // tp-optimizer-step: on a training step's result, the FQN of the
+    // parameter it is the updated value of.
+    "::mlir::StringAttr":$updated,
     // tp-partition: on a function, now per-rank SPMD code.
     "::mlir::UnitAttr":$spmd,
     // tp-partition: on a partitioned function, one tensor or dtensor type

@@ -38,6 +38,26 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
       llvm::cl::desc("Differentiate: the SPMD program returns the loss and "
                      "every parameter's gradient (tp-differentiate)"),
       llvm::cl::init(false)};
+  Option<std::string> optimizer{
+      *this, "optimizer",
+      llvm::cl::desc("With grad: also update every parameter (sgd or adamw; "
+                     "tp-optimizer-step with its defaults and `lr`)"),
+      llvm::cl::init("")};
+  Option<double> lr{*this, "lr",
+                    llvm::cl::desc("The optimizer's learning rate"),
+                    llvm::cl::init(0.01)};
+  Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
+                          llvm::cl::init(0)};
+  Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("Weight decay (negative: 0 for SGD, 0.01 for AdamW)"),
+      llvm::cl::init(-1)};
+  Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
+                       llvm::cl::init(0.9)};
+  Option<double> beta2{*this, "beta2", llvm::cl::desc("AdamW beta2"),
+                       llvm::cl::init(0.999)};
+  Option<double> eps{*this, "eps", llvm::cl::desc("AdamW eps"),
+                     llvm::cl::init(1e-8)};
 };
 
 /// Appends the plan-to-SPMD lowering to `pm`.
@@ -151,6 +171,24 @@ LogicalResult propagatePlacementsFrom(Operation *first);
 /// on a placed program (after tp-lower-styles) or on a model without a
 /// mesh.
 LogicalResult differentiate(ModuleOp module);
+
+/// The optimizer of a training step (PyTorch's SGD or AdamW arguments).
+struct OptimizerOptions {
+  /// "sgd" or "adamw".
+  std::string kind = "sgd";
+  double lr = 0.01;
+  double momentum = 0, dampening = 0;
+  /// Negative: the optimizer's default (0 for SGD, 0.01 for AdamW).
+  double weightDecay = -1;
+  bool nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+
+/// Adds the update of every parameter from its gradient to each training
+/// step of `module` (what tp-optimizer-step runs): the step then also
+/// returns the updated parameters (`tp.updated`).
+LogicalResult addOptimizerStep(ModuleOp module,
+                               const OptimizerOptions &options);
 
 /// Returns `value` laid out with `placements` on `mesh`: a plain tensor gets
 /// a `tp.distribute`, a dtensor with other placements a `tp.redistribute`;

@@ -90,6 +90,37 @@ def TPDifferentiatePass : Pass<"tp-differentiate", "::mlir::ModuleOp"> {
   }];
 }
 
+def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
+  let summary = "Update every parameter from its gradient (SGD or AdamW)";
+  let description = [{
+    After tp-differentiate: each parameter's gradient feeds an update op
+    (`model.sgd_update`, `model.adamw_update`, PyTorch's algorithms) whose
+    result, the updated parameter, the training step also returns (marked
+    `tp.updated`); the executor keeps it and the optimizer state (sharded as
+    the parameter) for the next step. The gradient is brought to the
+    parameter's placement by the update's sharding rule: a Partial gradient
+    of a replicated parameter is reduced there. A parameter read in two
+    placements is an error.
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
+           "sgd or adamw">,
+    Option<"lr", "lr", "double", /*default=*/"0.01", "Learning rate">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum">,
+    Option<"dampening", "dampening", "double", /*default=*/"0.0",
+           "SGD dampening">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1.0",
+           "Weight decay (negative: the optimizer's default, 0 for SGD and "
+           "0.01 for AdamW)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "SGD Nesterov momentum">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW eps">
+  ];
+}
+
 def TPOptimizePass : Pass<"tp-optimize", "::mlir::func::FuncOp"> {
   let summary = "Remove redistributions the math does not need";
   let description = [{

@@ -52,6 +52,7 @@ enum class TPPass {
   LowerStyles,
   Propagate,
   Differentiate,
+  OptimizerStep,
   Optimize,
   LowerRedistribute,
   Partition,
@@ -72,6 +73,7 @@ StringRef getPassFlag(TPPass pass);
 /// | tp-lower-styles       | partitioned                                   |
 /// | tp-propagate          | partitioned, styled                           |
 /// | tp-differentiate      | partitioned, styled, unpropagated             |
+/// | tp-optimizer-step     | partitioned, styled, unpropagated             |
 /// | tp-optimize           | partitioned, styled, unpropagated             |
 /// | tp-lower-redistribute | partitioned, styled, unpropagated             |
 /// | tp-partition          | partitioned, styled, unpropagated,            |

@@ -1,0 +1,160 @@
+//===- OptimizerStep.cpp - the optimizer update in the training step -----===//
+//
+// tp-optimizer-step: after tp-differentiate, each parameter gradient feeds
+// an update op (`model.sgd_update`, `model.adamw_update`) whose result, the
+// updated parameter, the step also returns (marked `tp.updated`); the
+// executor keeps it, and the optimizer state, for the next step. The
+// update's sharding rule puts the gradient on the parameter's placement, so
+// a Partial gradient (a replicated parameter read by sharded activations,
+// e.g. a norm weight under sequence parallelism) is reduced there, by the
+// same propagation and redistribution lowering as everything else.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPOPTIMIZERSTEPPASS
+#include "tp/Dialect/TP/Transforms/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+/// The value the forward program reads parameter `p` as: its distributed
+/// form, or the parameter itself where it stays replicated.
+static Value parameterValue(m::ParamOp p) {
+  for (Operation *user : p->getUsers())
+    if (auto d = dyn_cast<DistributeOp>(user))
+      return d.getResult();
+  return p.getResult();
+}
+
+static LogicalResult addUpdates(func::FuncOp func,
+                                const OptimizerOptions &options) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  StringRef gradOf = TPDialect::GradOfAttrHelper::getNameStr();
+  StringRef updated = TPDialect::UpdatedAttrHelper::getNameStr();
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    if (func.getResultAttr(i, updated))
+      return func.emitError() << "tp-optimizer-step: @" << func.getSymName()
+                              << " already updates its parameters ("
+                              << updated << " on result " << i << ")";
+  // One value per parameter FQN: the later reads of a tied parameter read
+  // the first one's value (one update serves them all), and a parameter
+  // read in two placements would need two updates that could drift apart.
+  llvm::MapVector<StringRef, Value> params;
+  WalkResult walk = func.walk([&](m::ParamOp p) {
+    Value v = parameterValue(p);
+    auto [it, fresh] = params.try_emplace(p.getName(), v);
+    if (!fresh && it->second.getType() == v.getType())
+      v.replaceAllUsesWith(it->second);
+    else if (!fresh) {
+      p.emitError() << "tp-optimizer-step: parameter '" << p.getName()
+                    << "' is read as " << it->second.getType() << " and as "
+                    << v.getType()
+                    << "; the optimizer updates one placement of a "
+                       "parameter (place tied weights alike)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  OpBuilder b(ret);
+  SmallVector<Value> results(ret.getOperands());
+  SmallVector<DictionaryAttr> attrs;
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    attrs.push_back(func.getResultAttrDict(i));
+  TPDialect::UpdatedAttrHelper updatedHelper(func.getContext());
+  Operation *first = nullptr;
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto fqn = func.getResultAttrOfType<StringAttr>(i, gradOf);
+    if (!fqn)
+      continue;
+    Value param = params.lookup(fqn.getValue());
+    if (!param)
+      return func.emitError() << "tp-optimizer-step: result " << i
+                              << " is the gradient of '" << fqn.getValue()
+                              << "', which @" << func.getSymName()
+                              << " does not read";
+    Value grad = ret.getOperand(i);
+    auto type = RankedTensorType::get(getTensorLikeShape(param.getType()),
+                                      getTensorLikeElementType(param.getType()));
+    Operation *update;
+    if (options.kind == "sgd")
+      update = m::SGDUpdateOp::create(
+          b, ret.getLoc(), type, fqn, param, grad,
+          b.getF64FloatAttr(options.lr), b.getF64FloatAttr(options.momentum),
+          b.getF64FloatAttr(options.dampening),
+          b.getF64FloatAttr(options.weightDecay < 0 ? 0 : options.weightDecay),
+          b.getBoolAttr(options.nesterov));
+    else
+      update = m::AdamWUpdateOp::create(
+          b, ret.getLoc(), type, fqn, param, grad,
+          b.getF64FloatAttr(options.lr), b.getF64FloatAttr(options.beta1),
+          b.getF64FloatAttr(options.beta2), b.getF64FloatAttr(options.eps),
+          b.getF64FloatAttr(options.weightDecay < 0 ? 0.01
+                                                    : options.weightDecay));
+    if (failed(mlir::verify(update)))
+      return failure();
+    first = first ? first : update;
+    results.push_back(update->getResult(0));
+    NamedAttrList list;
+    list.append(updatedHelper.getName(), fqn);
+    attrs.push_back(list.getDictionary(func.getContext()));
+  }
+  if (!first)
+    return func.emitError() << "tp-optimizer-step: @" << func.getSymName()
+                            << " returns no gradient (" << gradOf
+                            << "); run tp-differentiate first";
+  func::ReturnOp::create(b, ret.getLoc(), results);
+  ret.erase();
+  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                 ValueRange(results).getTypes()));
+  func.setAllResultAttrs(attrs);
+  return propagatePlacementsFrom(first);
+}
+
+LogicalResult mlir::tp::addOptimizerStep(ModuleOp module,
+                                         const OptimizerOptions &options) {
+  if (options.kind != "sgd" && options.kind != "adamw")
+    return module.emitError() << "tp-optimizer-step: unknown optimizer '"
+                              << options.kind << "' (sgd or adamw)";
+  if (failed(checkPassPrecondition(module, TPPass::OptimizerStep)))
+    return failure();
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && failed(addUpdates(func, options)))
+      return failure();
+  return success();
+}
+
+namespace {
+struct OptimizerStepPass
+    : public tp::impl::TPOptimizerStepPassBase<OptimizerStepPass> {
+  using TPOptimizerStepPassBase::TPOptimizerStepPassBase;
+  void runOnOperation() override {
+    OptimizerOptions options;
+    options.kind = optimizer;
+    options.lr = lr;
+    options.momentum = momentum;
+    options.dampening = dampening;
+    options.weightDecay = weightDecay;
+    options.nesterov = nesterov;
+    options.beta1 = beta1;
+    options.beta2 = beta2;
+    options.eps = eps;
+    if (failed(addOptimizerStep(getOperation(), options)))
+      signalPassFailure();
+  }
+};
+} // namespace
