@@ -24,28 +24,6 @@ using detail::shapeError;
 
 namespace {
 
-/// Calls fn(offsetA, offsetB, index) for every element of \p shape in
-/// row-major order, offsets advancing by the strides \p sa and \p sb.
-template <typename Fn>
-void forEachIndex(const Shape &shape, const Shape &sa, const Shape &sb, Fn fn) {
-  int64_t total = shapeNumel(shape);
-  size_t rank = shape.size();
-  Shape idx(rank, 0);
-  int64_t offA = 0, offB = 0;
-  for (int64_t n = 0; n < total; ++n) {
-    fn(offA, offB, n);
-    for (size_t d = rank; d-- > 0;) {
-      offA += sa[d];
-      offB += sb[d];
-      if (++idx[d] < shape[d])
-        break;
-      offA -= sa[d] * shape[d];
-      offB -= sb[d] * shape[d];
-      idx[d] = 0;
-    }
-  }
-}
-
 /// Throws "op: what1 AxB does not match what2 CxD" unless the shapes agree.
 void checkSame(const char *op, const char *what1, const Shape &s1,
                const char *what2, const Shape &s2) {
@@ -86,8 +64,9 @@ Tensor reduceTo(Tensor full, const Shape &shape) {
   } else {
     Shape strides = detail::broadcastStrides(shape, fs);
     Shape unit(fs.size(), 0);
-    forEachIndex(fs, strides, unit,
-                 [&](int64_t o, int64_t, int64_t i) { acc[o] += src[i]; });
+    detail::forEachStrided(
+        fs, strides, unit,
+        [&](int64_t o, int64_t, int64_t i) { acc[o] += src[i]; });
   }
   float *dst = out.data();
   for (int64_t j = 0; j < n; ++j)
@@ -193,15 +172,16 @@ BinaryGrads mlir::tp::runtime::matmulBackward(const Tensor &g, const Tensor &a,
   }
   // Per batch, accumulating (beta = 1) into the operand's batch that was
   // broadcast to it.
-  forEachIndex(d.batch, detail::broadcastStrides(d.batchA, d.batch),
-               detail::broadcastStrides(d.batchB, d.batch),
-               [&](int64_t ia, int64_t ib, int64_t io) {
-                 const float *gi = pg + io * m * n;
-                 detail::gemmT(false, true, m, k, n, 1.0f, gi, n,
-                               pb + ib * k * n, n, 1.0f, ga + ia * m * k, k);
-                 detail::gemmT(true, false, k, n, m, 1.0f, pa + ia * m * k, k,
-                               gi, n, 1.0f, gb + ib * k * n, n);
-               });
+  detail::forEachStrided(
+      d.batch, detail::broadcastStrides(d.batchA, d.batch),
+      detail::broadcastStrides(d.batchB, d.batch),
+      [&](int64_t ia, int64_t ib, int64_t io) {
+        const float *gi = pg + io * m * n;
+        detail::gemmT(false, true, m, k, n, 1.0f, gi, n, pb + ib * k * n, n,
+                      1.0f, ga + ia * m * k, k);
+        detail::gemmT(true, false, k, n, m, 1.0f, pa + ia * m * k, k, gi, n,
+                      1.0f, gb + ib * k * n, n);
+      });
   return grads;
 }
 
@@ -299,14 +279,7 @@ LayerNormGrads mlir::tp::runtime::layerNormBackward(const Tensor &g,
     const float *xr = x.data() + r * d, *gr = g.data() + r * d;
     float *out = gx.data() + r * d;
     // The statistics as the forward computes them.
-    double mean = 0.0;
-    for (int64_t j = 0; j < d; ++j)
-      mean += xr[j];
-    mean /= d;
-    double var = 0.0;
-    for (int64_t j = 0; j < d; ++j)
-      var += (xr[j] - mean) * (xr[j] - mean);
-    var /= d;
+    auto [mean, var] = detail::rowMoments(xr, d);
     double rstd = 1.0 / std::sqrt(var + eps);
     double sumDy = 0.0, sumDyXhat = 0.0;
     for (int64_t j = 0; j < d; ++j) {
@@ -453,12 +426,7 @@ Tensor mlir::tp::runtime::crossEntropyBackward(const Tensor &logits,
       continue;
     const float *row = logits.data() + i * c;
     float *dst = out.data() + i * c;
-    float maxV = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < c; ++j)
-      maxV = maxKeepNaN(maxV, row[j]);
-    double sum = 0.0;
-    for (int64_t j = 0; j < c; ++j)
-      sum += std::exp(static_cast<double>(row[j]) - maxV);
+    auto [maxV, sum] = detail::rowLogSumExp(row, c);
     for (int64_t j = 0; j < c; ++j) {
       double p = std::exp(static_cast<double>(row[j]) - maxV) / sum;
       dst[j] = static_cast<float>((p - (j == ids[i] ? 1.0 : 0.0)) * scale);

@@ -46,6 +46,53 @@ inline void gemm(bool transB, int64_t m, int64_t n, int64_t k, float alpha,
 Tensor rotate(const Tensor &x, int64_t positionOffset, float theta,
               bool inverse);
 
+/// Calls fn(offsetA, offsetB, index) for every element of \p shape in
+/// row-major order, the offsets advancing by the strides \p sa and \p sb
+/// (a broadcast operand has stride 0 on its broadcast dims:
+/// broadcastStrides).
+template <typename Fn>
+void forEachStrided(const Shape &shape, const Shape &sa, const Shape &sb,
+                    Fn fn) {
+  int64_t total = shapeNumel(shape);
+  size_t rank = shape.size();
+  Shape idx(rank, 0);
+  int64_t offA = 0, offB = 0;
+  for (int64_t n = 0; n < total; ++n) {
+    fn(offA, offB, n);
+    for (size_t d = rank; d-- > 0;) {
+      offA += sa[d];
+      offB += sb[d];
+      if (++idx[d] < shape[d])
+        break;
+      offA -= sa[d] * shape[d];
+      offB -= sb[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+/// The largest element of a row of \p n logits (NaN if any is) and the sum
+/// of exp(x - max) over it in f64: the log-sum-exp of cross entropy, forward
+/// and backward.
+struct RowLogSumExp {
+  float max;
+  double sumExp;
+};
+RowLogSumExp rowLogSumExp(const float *row, int64_t n);
+
+/// The mean and the biased variance of a row of \p d values, in f64: the
+/// statistics of layerNorm, forward and backward.
+struct RowMoments {
+  double mean, var;
+};
+RowMoments rowMoments(const float *row, int64_t d);
+
+/// Turns \p s rows of \p t attention scores into probabilities in place:
+/// a stable softmax over the keys each query sees (all, or j <= i when
+/// \p causal) and zeros after them. The forward attention and its backward
+/// (which recomputes the probabilities) share it.
+void attentionSoftmax(float *scores, int64_t s, int64_t t, bool causal);
+
 /// Converts the f32-encoded integer \p value to an int64; throws
 /// std::invalid_argument mentioning \p what if it is not integral.
 int64_t integralId(float value, const char *what);

@@ -99,32 +99,6 @@ using detail::broadcastOrThrow;
 using detail::broadcastStrides;
 
 namespace {
-/// Calls fn(offsetA, offsetB, outIndex) for every element of \p out in
-/// row-major order.
-template <typename Fn>
-void forEachBroadcast(const std::vector<int64_t> &out,
-                      const std::vector<int64_t> &sa,
-                      const std::vector<int64_t> &sb, Fn fn) {
-  int64_t total = shapeNumel(out);
-  if (total == 0)
-    return;
-  size_t rank = out.size();
-  std::vector<int64_t> idx(rank, 0);
-  int64_t offA = 0, offB = 0;
-  for (int64_t n = 0; n < total; ++n) {
-    fn(offA, offB, n);
-    for (size_t d = rank; d-- > 0;) {
-      offA += sa[d];
-      offB += sb[d];
-      if (++idx[d] < out[d])
-        break;
-      offA -= sa[d] * out[d];
-      offB -= sb[d] * out[d];
-      idx[d] = 0;
-    }
-  }
-}
-
 template <typename F>
 Tensor binary(const char *op, const Tensor &a, const Tensor &b, F f) {
   if (a.shape() == b.shape()) {
@@ -137,7 +111,7 @@ Tensor binary(const char *op, const Tensor &a, const Tensor &b, F f) {
   Tensor out(shape);
   const float *pa = a.data(), *pb = b.data();
   float *po = out.data();
-  forEachBroadcast(
+  detail::forEachStrided(
       shape, broadcastStrides(a.shape(), shape),
       broadcastStrides(b.shape(), shape),
       [&](int64_t ia, int64_t ib, int64_t io) { po[io] = f(pa[ia], pb[ib]); });
@@ -231,12 +205,13 @@ Tensor mlir::tp::runtime::matmul(const Tensor &a, const Tensor &b) {
   }
   const float *pa = a.data(), *pb = b.data();
   float *po = out.data();
-  forEachBroadcast(d.batch, broadcastStrides(d.batchA, d.batch),
-                   broadcastStrides(d.batchB, d.batch),
-                   [&](int64_t ia, int64_t ib, int64_t io) {
-                     detail::gemm(false, m, n, k, 1.0f, pa + ia * m * k, k,
-                                  pb + ib * k * n, n, 0.0f, po + io * m * n, n);
-                   });
+  detail::forEachStrided(d.batch, broadcastStrides(d.batchA, d.batch),
+                         broadcastStrides(d.batchB, d.batch),
+                         [&](int64_t ia, int64_t ib, int64_t io) {
+                           detail::gemm(false, m, n, k, 1.0f, pa + ia * m * k,
+                                        k, pb + ib * k * n, n, 0.0f,
+                                        po + io * m * n, n);
+                         });
   return out;
 }
 
@@ -342,6 +317,18 @@ static Tensor mapRows(const Tensor &x, int64_t rows, int64_t d, Fn fn) {
   return out;
 }
 
+detail::RowMoments mlir::tp::runtime::detail::rowMoments(const float *row,
+                                                         int64_t d) {
+  double mean = 0.0;
+  for (int64_t j = 0; j < d; ++j)
+    mean += row[j];
+  mean /= d;
+  double var = 0.0;
+  for (int64_t j = 0; j < d; ++j)
+    var += (row[j] - mean) * (row[j] - mean);
+  return {mean, var / d};
+}
+
 Tensor mlir::tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
                                     const Tensor *bias, float eps) {
   // (Named, not a structured binding: the lambda captures d.)
@@ -349,14 +336,7 @@ Tensor mlir::tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
       detail::checkNorm("layerNorm", x.shape(), shapeOf(weight), shapeOf(bias));
   int64_t d = rowDims.d;
   return mapRows(x, rowDims.rows, d, [&](const float *src, float *dst) {
-    double mean = 0.0;
-    for (int64_t j = 0; j < d; ++j)
-      mean += src[j];
-    mean /= d;
-    double var = 0.0;
-    for (int64_t j = 0; j < d; ++j)
-      var += (src[j] - mean) * (src[j] - mean);
-    var /= d;
+    auto [mean, var] = detail::rowMoments(src, d);
     float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
     float meanF = static_cast<float>(mean);
     for (int64_t j = 0; j < d; ++j) {
@@ -462,8 +442,9 @@ Tensor mlir::tp::runtime::permute(const Tensor &x,
   Tensor out(shape);
   const float *src = x.data();
   float *dst = out.data();
-  forEachBroadcast(shape, strides, strides,
-                   [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
+  detail::forEachStrided(
+      shape, strides, strides,
+      [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
   return out;
 }
 

@@ -137,22 +137,7 @@ AttentionGrads mlir::tp::runtime::attentionBackward(const Tensor &g,
       // Recompute the forward's probabilities exactly as attention() does.
       detail::gemm(/*transB=*/true, s, t, d, scale, qp, hq * d, kp, hkv * d,
                    0.0f, probs.data(), t);
-      for (int64_t i = 0; i < s; ++i) {
-        float *row = probs.data() + i * t;
-        int64_t visible = causal ? i + 1 : t;
-        float maxV = -std::numeric_limits<float>::infinity();
-        for (int64_t j = 0; j < visible; ++j)
-          maxV = maxKeepNaN(maxV, row[j]);
-        double sum = 0.0;
-        for (int64_t j = 0; j < visible; ++j) {
-          row[j] = std::exp(row[j] - maxV);
-          sum += row[j];
-        }
-        float inv = static_cast<float>(1.0 / sum);
-        for (int64_t j = 0; j < visible; ++j)
-          row[j] *= inv;
-        std::fill(row + visible, row + t, 0.0f);
-      }
+      detail::attentionSoftmax(probs.data(), s, t, causal);
       // dP[s, t] = dO[s, dv] V[t, dv]^T.
       detail::gemm(/*transB=*/true, s, t, dv, 1.0f, gp, hq * dv, vp, hkv * dv,
                    0.0f, dScores.data(), t);

@@ -79,22 +79,7 @@ Tensor mlir::tp::runtime::attention(const Tensor &q, const Tensor &k,
       // scores[s, t] = scale * Q_h K_kh^T, rows strided by the head layout.
       detail::gemm(/*transB=*/true, s, t, d, scale, qp, hq * d, kp, hkv * d,
                    0.0f, scores.data(), t);
-      for (int64_t i = 0; i < s; ++i) {
-        float *row = scores.data() + i * t;
-        int64_t visible = causal ? i + 1 : t;
-        float maxV = -std::numeric_limits<float>::infinity();
-        for (int64_t j = 0; j < visible; ++j)
-          maxV = maxKeepNaN(maxV, row[j]);
-        double sum = 0.0;
-        for (int64_t j = 0; j < visible; ++j) {
-          row[j] = std::exp(row[j] - maxV);
-          sum += row[j];
-        }
-        float inv = static_cast<float>(1.0 / sum);
-        for (int64_t j = 0; j < visible; ++j)
-          row[j] *= inv;
-        std::fill(row + visible, row + t, 0.0f);
-      }
+      detail::attentionSoftmax(scores.data(), s, t, causal);
       detail::gemm(/*transB=*/false, s, dv, t, 1.0f, scores.data(), t, vp,
                    hkv * dv, 0.0f, op, hq * dv);
     }
@@ -124,16 +109,42 @@ Tensor mlir::tp::runtime::crossEntropy(const Tensor &logits,
           "crossEntropy: target " + std::to_string(target) + " of row " +
           std::to_string(i) + " out of range [0, " + std::to_string(c) + ")");
     const float *row = logits.data() + i * c;
-    float maxV = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < c; ++j)
-      maxV = maxKeepNaN(maxV, row[j]);
-    double sum = 0.0;
-    for (int64_t j = 0; j < c; ++j)
-      sum += std::exp(static_cast<double>(row[j]) - maxV);
+    auto [maxV, sum] = detail::rowLogSumExp(row, c);
     total += maxV + std::log(sum) - row[target];
     ++counted;
   }
   float loss = counted ? static_cast<float>(total / counted)
                        : std::numeric_limits<float>::quiet_NaN();
   return Tensor::scalar(loss);
+}
+
+detail::RowLogSumExp mlir::tp::runtime::detail::rowLogSumExp(const float *row,
+                                                             int64_t n) {
+  float maxV = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < n; ++j)
+    maxV = maxKeepNaN(maxV, row[j]);
+  double sum = 0.0;
+  for (int64_t j = 0; j < n; ++j)
+    sum += std::exp(static_cast<double>(row[j]) - maxV);
+  return {maxV, sum};
+}
+
+void mlir::tp::runtime::detail::attentionSoftmax(float *scores, int64_t s,
+                                                 int64_t t, bool causal) {
+  for (int64_t i = 0; i < s; ++i) {
+    float *row = scores + i * t;
+    int64_t visible = causal ? i + 1 : t;
+    float maxV = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < visible; ++j)
+      maxV = maxKeepNaN(maxV, row[j]);
+    double sum = 0.0;
+    for (int64_t j = 0; j < visible; ++j) {
+      row[j] = std::exp(row[j] - maxV);
+      sum += row[j];
+    }
+    float inv = static_cast<float>(1.0 / sum);
+    for (int64_t j = 0; j < visible; ++j)
+      row[j] *= inv;
+    std::fill(row + visible, row + t, 0.0f);
+  }
 }

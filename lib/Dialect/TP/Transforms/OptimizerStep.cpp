@@ -46,8 +46,8 @@ static LogicalResult addUpdates(func::FuncOp func,
   for (unsigned i = 0; i < func.getNumResults(); ++i)
     if (func.getResultAttr(i, updated))
       return func.emitError() << "tp-optimizer-step: @" << func.getSymName()
-                              << " already updates its parameters ("
-                              << updated << " on result " << i << ")";
+                              << " already updates its parameters (" << updated
+                              << " on result " << i << ")";
   // One value per parameter FQN: the later reads of a tied parameter read
   // the first one's value (one update serves them all), and a parameter
   // read in two placements would need two updates that could drift apart.
@@ -83,13 +83,14 @@ static LogicalResult addUpdates(func::FuncOp func,
       continue;
     Value param = params.lookup(fqn.getValue());
     if (!param)
-      return func.emitError() << "tp-optimizer-step: result " << i
-                              << " is the gradient of '" << fqn.getValue()
-                              << "', which @" << func.getSymName()
-                              << " does not read";
+      return func.emitError()
+             << "tp-optimizer-step: result " << i << " is the gradient of '"
+             << fqn.getValue() << "', which @" << func.getSymName()
+             << " does not read";
     Value grad = ret.getOperand(i);
-    auto type = RankedTensorType::get(getTensorLikeShape(param.getType()),
-                                      getTensorLikeElementType(param.getType()));
+    auto type =
+        RankedTensorType::get(getTensorLikeShape(param.getType()),
+                              getTensorLikeElementType(param.getType()));
     Operation *update;
     if (options.kind == "sgd")
       update = m::SGDUpdateOp::create(
