@@ -87,6 +87,12 @@ void Compiler::compile(func::FuncOp func) {
         layout.globalShape, layout.placements);
     layout.local = static_cast<bool>(func.getResultAttr(
         i, TPDialect::LocalAttrHelper(func->getContext()).getName()));
+    if (auto fqn = func.getResultAttrOfType<StringAttr>(
+            i, TPDialect::GradOfAttrHelper::getNameStr()))
+      layout.gradOf = fqn.str();
+    if (auto fqn = func.getResultAttrOfType<StringAttr>(
+            i, TPDialect::UpdatedAttrHelper::getNameStr()))
+      layout.updated = fqn.str();
     program.results.push_back(layout);
   }
   planLiveness(program);

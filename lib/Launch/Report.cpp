@@ -149,4 +149,26 @@ void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path) {
   writeNamed(path, names, outputs);
 }
 
+void writeTrainingOutputs(const Program &program,
+                          const std::vector<Tensor> &outputs, bool updated,
+                          const std::string &path) {
+  std::vector<std::string> names;
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const ResultLayout &r = program.results()[i];
+    const std::string &fqn = updated ? r.updated : r.gradOf;
+    if (fqn.empty())
+      continue;
+    names.push_back(fqn);
+    tensors.push_back(outputs[i]);
+  }
+  if (names.empty())
+    throw std::runtime_error(
+        std::string("the program returns no ") +
+        (updated ? "updated parameters (train it: --train)"
+                 : "gradients (differentiate it: --grad or --train)") +
+        ", so " + path + " would be empty");
+  writeNamed(path, names, tensors);
+}
+
 } // namespace mlir::tp::exec

@@ -62,6 +62,16 @@ static cl::opt<std::string>
     dumpOutputs("dump-outputs",
                 cl::desc("Write the gathered outputs (safetensors)"),
                 cl::cat(category));
+static cl::opt<std::string> dumpGrads(
+    "dump-grads",
+    cl::desc("Write the last step's global parameter gradients under their "
+             "FQNs (safetensors; with --grad or --train)"),
+    cl::cat(category));
+static cl::opt<std::string> dumpWeights(
+    "dump-weights",
+    cl::desc("Write the global parameters after the last step under their "
+             "FQNs (safetensors; with --train)"),
+    cl::cat(category));
 static cl::opt<bool> dumpProgram(
     "dump-program",
     cl::desc("Print the compiled program (its instructions, slots and "
@@ -376,6 +386,12 @@ int main(int argc, char **argv) {
     std::vector<exec::Tensor> outputs = run.assemble(program);
     if (!dumpOutputs.empty())
       exec::writeOutputs(outputs, dumpOutputs);
+    if (!dumpGrads.empty())
+      exec::writeTrainingOutputs(program, outputs, /*updated=*/false,
+                                 dumpGrads);
+    if (!dumpWeights.empty())
+      exec::writeTrainingOutputs(program, outputs, /*updated=*/true,
+                                 dumpWeights);
     std::optional<exec::Verification> verification;
     if (verify) {
       exec::Program reference = exec::Program::compile(

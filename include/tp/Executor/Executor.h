@@ -42,6 +42,9 @@ struct ResultLayout {
   /// (use_local_output), not as a DTensor; assembleResult still gives the
   /// global value the pieces stand for.
   bool local = false;
+  /// A training step's result: the FQN of the parameter it is the gradient
+  /// of, or the updated value of ("" otherwise).
+  std::string gradOf, updated;
 };
 
 namespace detail {

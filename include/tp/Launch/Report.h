@@ -47,6 +47,14 @@ void writeInputs(const Program &program, const DataSource &data,
 /// ...
 void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path);
 
+/// Writes the outputs of a training step that are parameter gradients
+/// (\p updated false) or updated parameters (true) to \p path under their
+/// parameters' FQNs. Throws std::runtime_error naming the file, or when the
+/// program has no such output.
+void writeTrainingOutputs(const Program &program,
+                          const std::vector<Tensor> &outputs, bool updated,
+                          const std::string &path);
+
 } // namespace mlir::tp::exec
 
 #endif // TP_LAUNCH_REPORT_H

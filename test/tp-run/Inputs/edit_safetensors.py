@@ -11,6 +11,10 @@
   edit_safetensors.py set IN NAME INDEX VALUE OUT  # element INDEX (flat) of
                                              # NAME = VALUE (nan, inf, 1.5;
                                              # an integer for I64/I32)
+  edit_safetensors.py compare A B RTOL      # same names and shapes, F32
+                                             # values within RTOL of the
+                                             # largest magnitude; prints the
+                                             # largest relative difference
 """
 import json
 import struct
@@ -68,6 +72,25 @@ def main(argv):
             value = value[2:]  # the high half of the f32
         at = entry["data_offsets"][0] + int(argv[4]) * size
         write(argv[6], header, payload[:at] + value + payload[at + size :])
+    elif op == "compare":
+        (ha, pa), (hb, pb) = read(argv[2]), read(argv[3])
+        names = sorted(k for k in ha if k != "__metadata__")
+        if names != sorted(k for k in hb if k != "__metadata__"):
+            sys.exit("different tensors: %s" % names)
+        worst = 0.0
+        for name in names:
+            ea, eb = ha[name], hb[name]
+            if ea["shape"] != eb["shape"] or ea["dtype"] != "F32":
+                sys.exit("%s: %s vs %s" % (name, ea, eb))
+            n = (ea["data_offsets"][1] - ea["data_offsets"][0]) // 4
+            va = struct.unpack("<%df" % n, pa[slice(*ea["data_offsets"])])
+            vb = struct.unpack("<%df" % n, pb[slice(*eb["data_offsets"])])
+            scale = max([abs(v) for v in vb] + [1e-30])
+            diff = max([abs(x - y) for x, y in zip(va, vb)] + [0.0])
+            worst = max(worst, diff / scale)
+        print("%d tensors, max rel difference %.3g" % (len(names), worst))
+        if worst > float(argv[4]):
+            sys.exit("exceeds %s" % argv[4])
     else:
         sys.exit(__doc__)
 
