@@ -95,9 +95,25 @@ const OpcodeInfo kOpcodes[] = {
     {"gelu_grad", 0, true, true},
     {"silu_grad", 0, true, true},
     {"mean_grad", kShape, true, true},
+    {"log_grad", 0, true, true},
+    {"layer_norm_grad_input", kEps, true, true},
+    {"layer_norm_grad_weight", kEps, true, true},
+    {"rms_norm_grad_input", kEps, true, true},
+    {"rms_norm_grad_weight", kEps, true, true},
+    {"embedding_grad", 0, true, true},
+    {"embedding_grad_masked", kSize | kAxes, true, true},
+    {"softmax_grad", kDim, true, true},
+    {"rotary_grad", kTheta, true, true},
+    {"attention_grad_q", kCausal, true, true},
+    {"attention_grad_k", kCausal, true, true},
+    {"attention_grad_v", kCausal, true, true},
+    {"reduce_sum_grad", kDim, true, true},
+    {"reduce_max_grad", kDim, true, true},
+    {"cross_entropy_grad", 0, true, true},
+    {"target_logit_grad", kSize | kAxes, true, true},
 };
 static_assert(sizeof(kOpcodes) / sizeof(kOpcodes[0]) ==
-                  static_cast<size_t>(Opcode::MeanGrad) + 1,
+                  static_cast<size_t>(Opcode::TargetLogitGrad) + 1,
               "one table entry per opcode");
 
 const OpcodeInfo &info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }

@@ -68,7 +68,8 @@ protected:
 
   /// The model, differentiated or not, compiled for one rank.
   Program compile(bool differentiate) {
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModel, &context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(kModel, &context);
     if (!module)
       throw std::runtime_error("the test model does not parse");
     if (differentiate && failed(mlir::tp::differentiate(*module)))
@@ -84,9 +85,8 @@ protected:
   static std::vector<rt::Tensor> run(const Program &program,
                                      const DataSource &data) {
     std::vector<rt::Tensor> out;
-    rt::runRanks(1, [&](rt::Communicator &comm) {
-      out = program.run(comm, data);
-    });
+    rt::runRanks(
+        1, [&](rt::Communicator &comm) { out = program.run(comm, data); });
     return out;
   }
 
@@ -116,7 +116,7 @@ TEST_F(GradientTest, BackwardProgramMatchesFiniteDifferences) {
     params.push_back(Program::globalParam(p, data));
   }
   ASSERT_EQ(names, (std::vector<std::string>{"net1.weight", "net1.bias",
-                                              "net2.weight", "scale"}));
+                                             "net2.weight", "scale"}));
   std::string path = ::testing::TempDir() + "/gradient-test.safetensors";
   auto lossWith = [&](size_t which, int64_t i, float delta) {
     std::vector<rt::Tensor> perturbed = params;
