@@ -41,6 +41,11 @@ static std::optional<Opcode> plainOpcode(Operation *op) {
       .Case([](m::ReluGradOp) { return Opcode::ReluGrad; })
       .Case([](m::GeluGradOp) { return Opcode::GeluGrad; })
       .Case([](m::SiluGradOp) { return Opcode::SiluGrad; })
+      .Case([](m::LogGradOp) { return Opcode::LogGrad; })
+      .Case([](m::DetachOp) { return Opcode::Copy; })
+      .Case([](m::EmbeddingGradOp) { return Opcode::EmbeddingGrad; })
+      .Case([](m::CrossEntropyGradOp) { return Opcode::CrossEntropyGrad; })
+      .Case([](m::TargetLogitGradOp) { return Opcode::TargetLogitGrad; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -214,6 +219,64 @@ void Compiler::compileOp(Operation *op) {
             u.getLr().convertToDouble(), u.getBeta1().convertToDouble(),
             u.getBeta2().convertToDouble(), u.getEps().convertToDouble(),
             u.getWeightDecay().convertToDouble()};
+        emit(op, std::move(instr));
+      })
+      .Case<m::LayerNormGradInputOp, m::LayerNormGradWeightOp,
+            m::RMSNormGradInputOp, m::RMSNormGradWeightOp>([&](Operation *) {
+        instr.op =
+            llvm::TypeSwitch<Operation *, Opcode>(op)
+                .Case([](m::LayerNormGradInputOp) {
+                  return Opcode::LayerNormGradInput;
+                })
+                .Case([](m::LayerNormGradWeightOp) {
+                  return Opcode::LayerNormGradWeight;
+                })
+                .Case([](m::RMSNormGradInputOp) {
+                  return Opcode::RMSNormGradInput;
+                })
+                .Default([](Operation *) { return Opcode::RMSNormGradWeight; });
+        instr.value = cast<FloatAttr>(op->getAttr("eps")).getValueAsDouble();
+        emit(op, std::move(instr));
+      })
+      .Case([&](mlir::tp::ShardedEmbeddingGradOp e) {
+        instr.op = Opcode::EmbeddingGradMasked;
+        if (std::optional<StringRef> module = e.getModule())
+          instr.name = module->str();
+        instr.axes = axesOf(e);
+        instr.size = e.getVocabSize();
+        emit(op, std::move(instr));
+      })
+      .Case([&](mlir::tp::ShardedTargetLogitGradOp t) {
+        instr.op = Opcode::TargetLogitGrad;
+        instr.axes = axesOf(t);
+        instr.size = t.getNumClasses();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::SoftmaxGradOp s) {
+        instr.op = Opcode::SoftmaxGrad;
+        instr.dim = s.getDim();
+        emit(op, std::move(instr));
+      })
+      .Case([&](m::RotaryGradOp r) {
+        instr.op = Opcode::RotaryGrad;
+        instr.value = r.getTheta().convertToDouble();
+        emit(op, std::move(instr));
+      })
+      .Case<m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp>(
+          [&](Operation *) {
+            instr.op = isa<m::AttentionGradQOp>(op)   ? Opcode::AttentionGradQ
+                       : isa<m::AttentionGradKOp>(op) ? Opcode::AttentionGradK
+                                                      : Opcode::AttentionGradV;
+            instr.causal = cast<BoolAttr>(op->getAttr("causal")).getValue();
+            emit(op, std::move(instr));
+          })
+      .Case<m::ReduceSumGradOp, m::ReduceMaxGradOp>([&](Operation *) {
+        instr.op = isa<m::ReduceSumGradOp>(op) ? Opcode::ReduceSumGrad
+                                               : Opcode::ReduceMaxGrad;
+        auto dim = static_cast<int64_t>(
+            cast<IntegerAttr>(op->getAttr("dim")).getInt());
+        int64_t rank = shapeOf(op->getOperand(1).getType()).size();
+        instr.dim = dim < 0 ? dim + rank : dim;
         emit(op, std::move(instr));
       })
       .Case([&](m::TransposeOp t) {

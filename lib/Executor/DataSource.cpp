@@ -134,9 +134,10 @@ int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
   int64_t range = -1;
   auto narrow = [&](int64_t v) { range = range < 0 ? v : std::min(range, v); };
   for (mlir::Operation *user : ids.getUsers()) {
-    // Through local chunks (a batch-sharded input) to the embeddings.
-    if (auto chunk = mlir::dyn_cast<mlir::tp::ChunkOp>(user)) {
-      if (int64_t v = tokenRange(chunk.getResult()); v > 0)
+    // Through local chunks (a batch-sharded input) to the embeddings
+    // (and gathers: targets of a whole-row loss on batch-sharded inputs).
+    if (mlir::isa<mlir::tp::ChunkOp, mlir::tp::AllGatherOp>(user)) {
+      if (int64_t v = tokenRange(user->getResult(0)); v > 0)
         narrow(v);
       continue;
     }

@@ -15,6 +15,7 @@
 #include "tp/Runtime/GradKernels.h"
 #include "tp/Runtime/Kernels.h"
 #include "tp/Runtime/Safetensors.h"
+#include "tp/Runtime/TransformerGradKernels.h"
 #include "tp/Runtime/UnevenCollectives.h"
 
 #include <type_traits>

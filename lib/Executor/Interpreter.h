@@ -215,6 +215,48 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
       return siluBackward(arg(0), arg(1));
     case Opcode::MeanGrad:
       return meanBackward(arg(0), in.shape);
+    case Opcode::LogGrad:
+      return logBackward(arg(0), arg(1));
+    case Opcode::LayerNormGradInput:
+      return layerNormBackward(arg(0), arg(1), &arg(2), nullptr, in.value).x;
+    case Opcode::LayerNormGradWeight: {
+      // The weight's gradient does not depend on the weight.
+      Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
+      return layerNormBackward(arg(0), arg(1), &ones, nullptr, in.value).weight;
+    }
+    case Opcode::RMSNormGradInput:
+      return rmsNormBackward(arg(0), arg(1), &arg(2), in.value).x;
+    case Opcode::RMSNormGradWeight: {
+      Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
+      return rmsNormBackward(arg(0), arg(1), &ones, in.value).weight;
+    }
+    case Opcode::EmbeddingGrad:
+      return embeddingBackward(arg(0), arg(1), arg(2).shape()[0]);
+    case Opcode::EmbeddingGradMasked:
+      // This rank holds rows [offset, offset + local rows) of the vocab.
+      return embeddingMaskedBackward(arg(0), arg(1), arg(2).shape()[0],
+                                     f.chunkOf(in.size, in.axes).offset);
+    case Opcode::SoftmaxGrad:
+      return softmaxBackward(arg(0), arg(1), in.dim);
+    case Opcode::RotaryGrad:
+      return rotaryBackward(arg(0), 0, in.value);
+    // Each recomputes the whole backward and keeps one gradient.
+    case Opcode::AttentionGradQ:
+      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gq;
+    case Opcode::AttentionGradK:
+      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gk;
+    case Opcode::AttentionGradV:
+      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gv;
+    case Opcode::ReduceSumGrad:
+      return reduceSumBackward(arg(0), arg(1).shape(), in.dim);
+    case Opcode::ReduceMaxGrad:
+      return reduceMaxBackward(arg(0), arg(1), in.dim);
+    case Opcode::CrossEntropyGrad:
+      return crossEntropyBackward(arg(1), arg(2), arg(0));
+    case Opcode::TargetLogitGrad:
+      return targetLogitBackward(
+          arg(0), arg(2), arg(1).shape()[1],
+          in.axes.empty() ? 0 : f.chunkOf(in.size, in.axes).offset);
     default:
       break;
     }

@@ -68,15 +68,31 @@ enum class Opcode : uint8_t {
   CrossEntropy,
   // Backward kernels (host only for now): operands as the op's
   // (ModelGradOps.td).
-  Full,             // value: every element of the result slot's shape
-  Neg,              //
-  LinearGradInput,  // grad, weight
-  LinearGradWeight, // grad, input
-  SumTo,            // shape (-1: the grad's extent there, an uneven dim)
-  ReluGrad,         // grad, input
-  GeluGrad,         // grad, input
-  SiluGrad,         // grad, input
-  MeanGrad,         // shape: the mean's input
+  Full,                // value: every element of the result slot's shape
+  Neg,                 //
+  LinearGradInput,     // grad, weight
+  LinearGradWeight,    // grad, input
+  SumTo,               // shape (-1: the grad's extent there, an uneven dim)
+  ReluGrad,            // grad, input
+  GeluGrad,            // grad, input
+  SiluGrad,            // grad, input
+  MeanGrad,            // shape: the mean's input
+  LogGrad,             // grad, input
+  LayerNormGradInput,  // value (eps): grad, input, weight
+  LayerNormGradWeight, // value (eps): grad, input
+  RMSNormGradInput,    // value (eps): grad, input, weight
+  RMSNormGradWeight,   // value (eps): grad, input
+  EmbeddingGrad,       // grad, ids, table (its rows: the vocabulary)
+  EmbeddingGradMasked, // size (the vocabulary), axes: rows of a sharded table
+  SoftmaxGrad,         // dim: grad, output
+  RotaryGrad,          // value (theta)
+  AttentionGradQ,      // causal: grad, q, k, v
+  AttentionGradK,      // causal: grad, q, k, v
+  AttentionGradV,      // causal: grad, q, k, v
+  ReduceSumGrad,       // dim: grad, input
+  ReduceMaxGrad,       // dim: grad, input
+  CrossEntropyGrad,    // grad, logits, targets
+  TargetLogitGrad,     // size (classes), axes: empty unless they are sharded
   // Optimizer updates (param, grad): the result is the updated parameter,
   // which later runs with a RankState read in place of the parameter's slot
   // (operand 0); their state is kept by name. `hyper` holds the arguments.

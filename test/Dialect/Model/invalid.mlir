@@ -396,3 +396,235 @@ func.func @full_integer() {
   %0 = model.full 1.0 : tensor<4xi64>
   return
 }
+
+// -----
+
+func.func @norm_grad_gradient(%g: tensor<2x8xf32>, %x: tensor<2x4x8xf32>, %w: tensor<8xf32>) {
+  // expected-error @below {{'model.layer_norm_grad_input' op gradient has shape 2x8, expected 2x4x8}}
+  %0 = model.layer_norm_grad_input "ln"(%g, %x, %w) : (tensor<2x8xf32>, tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @norm_grad_weight_operand(%g: tensor<2x4x8xf32>, %w: tensor<4xf32>) {
+  // expected-error @below {{'model.rms_norm_grad_input' op weight has shape 4, expected 8}}
+  %0 = model.rms_norm_grad_input "rn"(%g, %g, %w) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4xf32>) -> tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @norm_grad_input_rank(%g: tensor<f32>, %w: tensor<4xf32>) {
+  // expected-error @below {{'model.rms_norm_grad_input' op input of 'rn' must have rank at least 1}}
+  %0 = model.rms_norm_grad_input "rn"(%g, %g, %w) : (tensor<f32>, tensor<f32>, tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @norm_grad_input_result(%g: tensor<2x4x8xf32>, %w: tensor<8xf32>) {
+  // expected-error @below {{'model.layer_norm_grad_input' op result has shape 2x8, expected 2x4x8}}
+  %0 = model.layer_norm_grad_input "ln"(%g, %g, %w) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @norm_grad_weight_result(%g: tensor<2x4x8xf32>) {
+  // expected-error @below {{'model.layer_norm_grad_weight' op result has shape 4, expected 8}}
+  %0 = model.layer_norm_grad_weight "ln"(%g, %g) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_grad_weight_gradient(%g: tensor<2x4x4xf32>, %x: tensor<2x4x8xf32>) {
+  // expected-error @below {{'model.rms_norm_grad_weight' op gradient has shape 2x4x4, expected 2x4x8}}
+  %0 = model.rms_norm_grad_weight "rn"(%g, %x) : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_weight_rank(%g: tensor<2x8xf32>, %ids: tensor<2xi64>, %w: tensor<16xf32>) {
+  // expected-error @below {{'model.embedding_grad' op weight of 'tok' must be [num_embeddings, embedding_dim], got 16}}
+  %0 = model.embedding_grad "tok"(%g, %ids, %w) : (tensor<2x8xf32>, tensor<2xi64>, tensor<16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_float_ids(%g: tensor<2x8xf32>, %ids: tensor<2xf32>, %w: tensor<16x8xf32>) {
+  // expected-error @below {{'model.embedding_grad' op ids of 'tok' must be integers}}
+  %0 = model.embedding_grad "tok"(%g, %ids, %w) : (tensor<2x8xf32>, tensor<2xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_gradient(%g: tensor<2x4xf32>, %ids: tensor<2xi64>, %w: tensor<16x8xf32>) {
+  // expected-error @below {{'model.embedding_grad' op gradient has shape 2x4, expected 2x8}}
+  %0 = model.embedding_grad "tok"(%g, %ids, %w) : (tensor<2x4xf32>, tensor<2xi64>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @embedding_grad_result(%g: tensor<2x8xf32>, %ids: tensor<2xi64>, %w: tensor<16x8xf32>) {
+  // expected-error @below {{'model.embedding_grad' op result has shape 8x8, expected 16x8}}
+  %0 = model.embedding_grad "tok"(%g, %ids, %w) : (tensor<2x8xf32>, tensor<2xi64>, tensor<16x8xf32>) -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_grad_dim(%g: tensor<4x8xf32>) {
+  // expected-error @below {{'model.softmax_grad' op dim 2 is out of range for rank 2}}
+  %0 = model.softmax_grad %g, %g {dim = 2 : i64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_grad_gradient(%g: tensor<4x4xf32>, %y: tensor<4x8xf32>) {
+  // expected-error @below {{'model.softmax_grad' op gradient has shape 4x4, expected 4x8}}
+  %0 = model.softmax_grad %g, %y {dim = 1 : i64} : (tensor<4x4xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_grad_result(%g: tensor<4x8xf32>) {
+  // expected-error @below {{'model.softmax_grad' op result has shape 8x4, expected 4x8}}
+  %0 = model.softmax_grad %g, %g {dim = 1 : i64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_grad_rank(%g: tensor<4x8xf32>) {
+  // expected-error @below {{'model.rotary_grad' op gradient must be [batch, seq, heads, head_dim]}}
+  %0 = model.rotary_grad %g : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_grad_odd(%g: tensor<1x2x2x3xf32>) {
+  // expected-error @below {{'model.rotary_grad' op rotary head_dim must be even}}
+  %0 = model.rotary_grad %g : (tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_grad_result(%g: tensor<1x2x2x4xf32>) {
+  // expected-error @below {{'model.rotary_grad' op result has shape 1x2x4x2, expected 1x2x2x4}}
+  %0 = model.rotary_grad %g : (tensor<1x2x2x4xf32>) -> tensor<1x2x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_heads(%q: tensor<2x4x3x2xf32>, %kv: tensor<2x4x2x2xf32>) {
+  // expected-error @below {{'model.attention_grad_q' op query heads (3) must be a multiple of kv heads (2)}}
+  %0 = model.attention_grad_q %q, %q, %kv, %kv : (tensor<2x4x3x2xf32>, tensor<2x4x3x2xf32>, tensor<2x4x2x2xf32>, tensor<2x4x2x2xf32>) -> tensor<2x4x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_gradient(%g: tensor<2x4x2x2xf32>, %q: tensor<2x4x4x2xf32>, %kv: tensor<2x4x2x2xf32>) {
+  // expected-error @below {{'model.attention_grad_v' op gradient has shape 2x4x2x2, expected 2x4x4x2}}
+  %0 = model.attention_grad_v %g, %q, %kv, %kv : (tensor<2x4x2x2xf32>, tensor<2x4x4x2xf32>, tensor<2x4x2x2xf32>, tensor<2x4x2x2xf32>) -> tensor<2x4x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_result(%q: tensor<2x4x4x2xf32>, %kv: tensor<2x4x2x2xf32>) {
+  // expected-error @below {{'model.attention_grad_k' op result has shape 2x4x4x2, expected 2x4x2x2}}
+  %0 = model.attention_grad_k %q, %q, %kv, %kv : (tensor<2x4x4x2xf32>, tensor<2x4x4x2xf32>, tensor<2x4x2x2xf32>, tensor<2x4x2x2xf32>) -> tensor<2x4x4x2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_grad_dim(%g: tensor<4x1xf32>, %x: tensor<4x6xf32>) {
+  // expected-error @below {{'model.reduce_sum_grad' op dim 2 is out of range for rank 2}}
+  %0 = model.reduce_sum_grad %g, %x {dim = 2 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_grad_gradient(%g: tensor<1x6xf32>, %x: tensor<4x6xf32>) {
+  // expected-error @below {{'model.reduce_max_grad' op gradient has shape 1x6, expected 4x1}}
+  %0 = model.reduce_max_grad %g, %x {dim = 1 : i64} : (tensor<1x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_grad_result(%g: tensor<4x1xf32>, %x: tensor<4x6xf32>) {
+  // expected-error @below {{'model.reduce_sum_grad' op result has shape 4x1, expected 4x6}}
+  %0 = model.reduce_sum_grad %g, %x {dim = 1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_gradient(%g: tensor<4xf32>, %l: tensor<4x6xf32>, %t: tensor<4xi64>) {
+  // expected-error @below {{'model.cross_entropy_grad' op gradient has shape 4, expected }}
+  %0 = model.cross_entropy_grad %g, %l, %t : (tensor<4xf32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_targets(%g: tensor<f32>, %l: tensor<4x6xf32>, %t: tensor<3xi64>) {
+  // expected-error @below {{'model.cross_entropy_grad' op takes logits [N, C] and targets [N]}}
+  %0 = model.cross_entropy_grad %g, %l, %t : (tensor<f32>, tensor<4x6xf32>, tensor<3xi64>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_float_targets(%g: tensor<f32>, %l: tensor<4x6xf32>, %t: tensor<4xf32>) {
+  // expected-error @below {{'model.cross_entropy_grad' op targets must be integers}}
+  %0 = model.cross_entropy_grad %g, %l, %t : (tensor<f32>, tensor<4x6xf32>, tensor<4xf32>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_result(%g: tensor<f32>, %l: tensor<4x6xf32>, %t: tensor<4xi64>) {
+  // expected-error @below {{'model.cross_entropy_grad' op result has shape 4x1, expected 4x6}}
+  %0 = model.cross_entropy_grad %g, %l, %t : (tensor<f32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @target_logit_grad_gradient(%g: tensor<4x6xf32>, %l: tensor<4x6xf32>, %t: tensor<4xi64>) {
+  // expected-error @below {{'model.target_logit_grad' op gradient has shape 4x6, expected 4x1}}
+  %0 = model.target_logit_grad %g, %l, %t : (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @log_grad_shapes(%g: tensor<4x2xf32>, %x: tensor<4x1xf32>) {
+  // expected-error @below {{'model.log_grad' op gradient has shape 4x2, expected 4x1}}
+  %0 = model.log_grad %g, %x : (tensor<4x2xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  return
+}
+
+// -----
+
+func.func @detach_result(%x: tensor<4x1xf32>) {
+  // expected-error @below {{'model.detach' op result has shape 4, expected 4x1}}
+  %0 = model.detach %x : (tensor<4x1xf32>) -> tensor<4xf32>
+  return
+}

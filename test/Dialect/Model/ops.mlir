@@ -186,3 +186,43 @@ func.func @backward_ops(%g: tensor<2x4x16xf32>, %x: tensor<2x4x8xf32>, %w: tenso
   %l = model.mean %n : (tensor<2x4x16xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// The backward ops of the transformer and Llama ops, and model.detach.
+// CHECK-LABEL: func.func @transformer_backward_ops
+func.func @transformer_backward_ops(%g: tensor<2x4x8xf32>, %x: tensor<2x4x8xf32>, %w: tensor<8xf32>, %ids: tensor<2x4xi64>, %table: tensor<16x8xf32>, %gq: tensor<2x4x4x2xf32>, %q: tensor<2x4x4x2xf32>, %kv: tensor<2x4x2x2xf32>, %gr: tensor<4x1xf32>, %lg: tensor<4x6xf32>, %t: tensor<4xi64>, %gl: tensor<f32>, %gts: !tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, %lgs: !tp.dtensor<4x6xf32, @mesh, [#tp.shard<1>]>, %ts: !tp.dtensor<4xi64, @mesh, [#tp.replicate]>) {
+  // CHECK: model.layer_norm_grad_input "ln"(%{{.*}}, %{{.*}}, %{{.*}}) {eps = 1.000000e-03 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  %0 = model.layer_norm_grad_input "ln"(%g, %x, %w) {eps = 1.0e-3 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  // CHECK: model.layer_norm_grad_weight "ln"(%{{.*}}, %{{.*}}) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<8xf32>
+  %1 = model.layer_norm_grad_weight "ln"(%g, %x) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<8xf32>
+  // CHECK: model.rms_norm_grad_input "rn"
+  %2 = model.rms_norm_grad_input "rn"(%g, %x, %w) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<8xf32>) -> tensor<2x4x8xf32>
+  // CHECK: model.rms_norm_grad_weight "rn"
+  %3 = model.rms_norm_grad_weight "rn"(%g, %x) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<8xf32>
+  // CHECK: model.embedding_grad "tok"(%{{.*}}, %{{.*}}, %{{.*}}) : (tensor<2x4x8xf32>, tensor<2x4xi64>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %4 = model.embedding_grad "tok"(%g, %ids, %table) : (tensor<2x4x8xf32>, tensor<2x4xi64>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  // CHECK: model.softmax_grad %{{.*}}, %{{.*}} {dim = -1 : i64}
+  %5 = model.softmax_grad %g, %x {dim = -1 : i64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // CHECK: model.rotary_grad %{{.*}} {theta = 5.000000e+05 : f64}
+  %6 = model.rotary_grad %gq {theta = 500000.0 : f64} : (tensor<2x4x4x2xf32>) -> tensor<2x4x4x2xf32>
+  // CHECK: model.attention_grad_q %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x4x4x2xf32>, tensor<2x4x4x2xf32>, tensor<2x4x2x2xf32>, tensor<2x4x2x2xf32>) -> tensor<2x4x4x2xf32>
+  %7 = model.attention_grad_q %gq, %q, %kv, %kv : (tensor<2x4x4x2xf32>, tensor<2x4x4x2xf32>, tensor<2x4x2x2xf32>, tensor<2x4x2x2xf32>) -> tensor<2x4x4x2xf32>
+  // CHECK: model.attention_grad_k %{{.*}} {causal = false}
+  %8 = model.attention_grad_k %gq, %q, %kv, %kv {causal = false} : (tensor<2x4x4x2xf32>, tensor<2x4x4x2xf32>, tensor<2x4x2x2xf32>, tensor<2x4x2x2xf32>) -> tensor<2x4x2x2xf32>
+  // CHECK: model.attention_grad_v
+  %9 = model.attention_grad_v %gq, %q, %kv, %kv : (tensor<2x4x4x2xf32>, tensor<2x4x4x2xf32>, tensor<2x4x2x2xf32>, tensor<2x4x2x2xf32>) -> tensor<2x4x2x2xf32>
+  // CHECK: model.reduce_sum_grad %{{.*}}, %{{.*}} {dim = 1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  %10 = model.reduce_sum_grad %gr, %lg {dim = 1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  // CHECK: model.reduce_max_grad
+  %11 = model.reduce_max_grad %gr, %lg {dim = -1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  // CHECK: model.log_grad
+  %12 = model.log_grad %gr, %gr : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  // CHECK: model.cross_entropy_grad %{{.*}}, %{{.*}}, %{{.*}} : (tensor<f32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+  %13 = model.cross_entropy_grad %gl, %lg, %t : (tensor<f32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+  // CHECK: model.target_logit_grad %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x1xf32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+  %14 = model.target_logit_grad %gr, %lg, %t : (tensor<4x1xf32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+  // CHECK: model.target_logit_grad %{{.*}} : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x6xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<4xi64, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x6xf32, @mesh, [#tp.shard<1>]>
+  %15 = model.target_logit_grad %gts, %lgs, %ts : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x6xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<4xi64, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x6xf32, @mesh, [#tp.shard<1>]>
+  // CHECK: model.detach %{{.*}} : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %16 = model.detach %gr : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  return
+}

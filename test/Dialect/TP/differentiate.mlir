@@ -87,12 +87,12 @@ func.func @no_params(%x: tensor<4x8xf32>) -> tensor<f32> {
 
 // -----
 
-func.func @no_rule(%x: tensor<4x8xf32>) -> tensor<f32> {
+func.func @dropout(%x: tensor<4x8xf32>) -> tensor<f32> {
   %w = model.param "w" : tensor<8x8xf32>
   %y = model.linear "l"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
-  // expected-error @below {{tp-differentiate: 'model.softmax' has no backward rule yet}}
-  %s = model.softmax %y {dim = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %l = model.mean %s : (tensor<4x8xf32>) -> tensor<f32>
+  // expected-error @below {{tp-differentiate: dropout with p > 0 in 'drop' has no backward rule yet}}
+  %d = model.dropout "drop"(%y) {p = 0.1 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %l = model.mean %d : (tensor<4x8xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 
@@ -103,4 +103,183 @@ func.func @twice(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<8x8xf32> {tp.grad_
   %w = model.param "w" : tensor<8x8xf32>
   %l = model.mean %x : (tensor<4x8xf32>) -> tensor<f32>
   return %l, %w : tensor<f32>, tensor<8x8xf32>
+}
+
+// -----
+
+// Norms: one backward op per gradient, each reading the norm's input; the
+// bias gradient is a sum_to.
+// CHECK-LABEL: func.func @norms
+// CHECK: %[[H:.*]] = model.linear "l"
+// CHECK: %[[LW:.*]] = model.param "ln.weight"
+// CHECK: %[[N:.*]] = model.layer_norm "ln"
+// CHECK: %[[RW:.*]] = model.param "rn.weight"
+// CHECK: %[[G:.*]] = model.mean_grad
+// CHECK-NEXT: %[[GN:.*]] = model.rms_norm_grad_input "rn"(%[[G]], %[[N]], %[[RW]]) {eps = 1.000000e-03 : f64} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[GRW:.*]] = model.rms_norm_grad_weight "rn"(%[[G]], %[[N]]) {eps = 1.000000e-03 : f64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[GH:.*]] = model.layer_norm_grad_input "ln"(%[[GN]], %[[H]], %[[LW]])
+// CHECK-NEXT: %[[GLW:.*]] = model.layer_norm_grad_weight "ln"(%[[GN]], %[[H]])
+// CHECK-NEXT: %[[GLB:.*]] = model.sum_to %[[GN]] : (tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[GW:.*]] = model.linear_grad_weight "l"(%[[GH]]
+// CHECK-NEXT: return %{{.*}}, %[[GW]], %[[GLW]], %[[GLB]], %[[GRW]]
+func.func @norms(%x: tensor<4x8xf32>) -> tensor<f32> {
+  %w = model.param "l.weight" : tensor<8x8xf32>
+  %h = model.linear "l"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %lw = model.param "ln.weight" : tensor<8xf32>
+  %lb = model.param "ln.bias" : tensor<8xf32>
+  %n = model.layer_norm "ln"(%h, %lw, %lb) : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %rw = model.param "rn.weight" : tensor<8xf32>
+  %r = model.rms_norm "rn"(%n, %rw) {eps = 1.0e-3 : f64} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %l = model.mean %r : (tensor<4x8xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// An embedding tied to the output linear: cross entropy's gradient, the
+// reshape back, the embedding's scatter-add (typed as the table) and one
+// gradient for the tied FQN, the sum.
+// CHECK-LABEL: func.func @tied_embedding
+// CHECK-SAME: -> (tensor<f32>, tensor<16x8xf32> {tp.grad_of = "tok.weight"})
+// CHECK: %[[WE:.*]] = model.param "tok.weight"
+// CHECK: %[[E:.*]] = model.embedding "tok"(%[[IDS:[^,]*]], %[[WE]])
+// CHECK: %[[WO:.*]] = model.param "tok.weight"
+// CHECK: %[[FL:.*]] = model.reshape
+// CHECK: %[[ONE:.*]] = model.full 1.000000e+00
+// CHECK-NEXT: %[[GFL:.*]] = model.cross_entropy_grad %[[ONE]], %[[FL]], %[[T:.*]] : (tensor<f32>, tensor<8x16xf32>, tensor<8xi64>) -> tensor<8x16xf32>
+// CHECK-NEXT: %[[GLG:.*]] = model.reshape %[[GFL]] : (tensor<8x16xf32>) -> tensor<2x4x16xf32>
+// CHECK-NEXT: %[[GE:.*]] = model.linear_grad_input "out"(%[[GLG]], %[[WO]])
+// CHECK-NEXT: %[[GWO:.*]] = model.linear_grad_weight "out"(%[[GLG]], %[[E]])
+// CHECK-NEXT: %[[GWE:.*]] = model.embedding_grad "tok"(%[[GE]], %[[IDS]], %[[WE]]) : (tensor<2x4x8xf32>, tensor<2x4xi64>, tensor<16x8xf32>) -> tensor<16x8xf32>
+// CHECK-NEXT: %[[SUM:.*]] = model.add %[[GWO]], %[[GWE]]
+// CHECK-NEXT: return %{{.*}}, %[[SUM]]
+func.func @tied_embedding(%ids: tensor<2x4xi64>, %t: tensor<8xi64>) -> tensor<f32> {
+  %we = model.param "tok.weight" : tensor<16x8xf32>
+  %e = model.embedding "tok"(%ids, %we) : (tensor<2x4xi64>, tensor<16x8xf32>) -> tensor<2x4x8xf32>
+  %wo = model.param "tok.weight" : tensor<16x8xf32>
+  %lg = model.linear "out"(%e, %wo) : (tensor<2x4x8xf32>, tensor<16x8xf32>) -> tensor<2x4x16xf32>
+  %fl = model.reshape %lg : (tensor<2x4x16xf32>) -> tensor<8x16xf32>
+  %l = model.cross_entropy %fl, %t : (tensor<8x16xf32>, tensor<8xi64>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Grouped-query attention with rotary on the queries: one gradient op per
+// operand (each reads q, k and v), rotary turned back, reshapes undone.
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[Q:.*]] = model.rotary %{{.*}} {theta = 5.000000e+05 : f64}
+// CHECK: %[[K:.*]] = model.reshape %{{.*}} -> tensor<2x4x1x4xf32>
+// CHECK: %[[V:.*]] = model.reshape %{{.*}} -> tensor<2x4x1x4xf32>
+// CHECK: %[[G:.*]] = model.mean_grad
+// CHECK-NEXT: %[[GO:.*]] = model.reshape %[[G]] : (tensor<2x4x8xf32>) -> tensor<2x4x2x4xf32>
+// CHECK-NEXT: %[[GQ:.*]] = model.attention_grad_q %[[GO]], %[[Q]], %[[K]], %[[V]] : (tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>, tensor<2x4x1x4xf32>, tensor<2x4x1x4xf32>) -> tensor<2x4x2x4xf32>
+// CHECK-NEXT: %[[GK:.*]] = model.attention_grad_k %[[GO]], %[[Q]], %[[K]], %[[V]] : {{.*}} -> tensor<2x4x1x4xf32>
+// CHECK-NEXT: %[[GV:.*]] = model.attention_grad_v %[[GO]], %[[Q]], %[[K]], %[[V]] : {{.*}} -> tensor<2x4x1x4xf32>
+// CHECK-NEXT: model.reshape %[[GV]] : (tensor<2x4x1x4xf32>) -> tensor<2x4x4xf32>
+// CHECK: model.reshape %[[GK]] : (tensor<2x4x1x4xf32>) -> tensor<2x4x4xf32>
+// CHECK: %[[GQ1:.*]] = model.rotary_grad %[[GQ]] {theta = 5.000000e+05 : f64} : (tensor<2x4x2x4xf32>) -> tensor<2x4x2x4xf32>
+// CHECK-NEXT: model.reshape %[[GQ1]] : (tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32>
+func.func @attention(%x: tensor<2x4x8xf32>) -> tensor<f32> {
+  %wq = model.param "wq.weight" : tensor<8x8xf32>
+  %q0 = model.linear "wq"(%x, %wq) : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  %q1 = model.reshape %q0 : (tensor<2x4x8xf32>) -> tensor<2x4x2x4xf32>
+  %q = model.rotary %q1 {theta = 500000.0 : f64} : (tensor<2x4x2x4xf32>) -> tensor<2x4x2x4xf32>
+  %wk = model.param "wk.weight" : tensor<4x8xf32>
+  %k0 = model.linear "wk"(%x, %wk) : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x4xf32>
+  %k = model.reshape %k0 : (tensor<2x4x4xf32>) -> tensor<2x4x1x4xf32>
+  %wv = model.param "wv.weight" : tensor<4x8xf32>
+  %v0 = model.linear "wv"(%x, %wv) : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x4xf32>
+  %v = model.reshape %v0 : (tensor<2x4x4xf32>) -> tensor<2x4x1x4xf32>
+  %o = model.attention %q, %k, %v : (tensor<2x4x2x4xf32>, tensor<2x4x1x4xf32>, tensor<2x4x1x4xf32>) -> tensor<2x4x2x4xf32>
+  %o2 = model.reshape %o : (tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32>
+  %l = model.mean %o2 : (tensor<2x4x8xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Softmax reads its result; matmul's gradients are matmuls with the other
+// operand transposed (a broadcast 2-D operand's summed back over the
+// batch); a transpose's gradient is the inverse permutation.
+// CHECK-LABEL: func.func @softmax_matmul
+// CHECK: %[[H:.*]] = model.matmul %[[X:.*]], %{{.*}} : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+// CHECK: %[[T:.*]] = model.transpose %[[H]] {permutation = array<i64: 2, 0, 1>} : (tensor<2x4x8xf32>) -> tensor<8x2x4xf32>
+// CHECK: %[[TT:.*]] = model.reshape %[[T]] : (tensor<8x2x4xf32>) -> tensor<2x8x4xf32>
+// CHECK: %[[P:.*]] = model.softmax
+// CHECK: %[[G:.*]] = model.mean_grad
+// CHECK-NEXT: %[[GS:.*]] = model.softmax_grad %[[G]], %[[P]] {dim = -1 : i64} : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+// CHECK-NEXT: %[[TTT:.*]] = model.transpose %[[TT]] {permutation = array<i64: 0, 2, 1>} : (tensor<2x8x4xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[GH1:.*]] = model.matmul %[[GS]], %[[TTT]] : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[HT:.*]] = model.transpose %[[H]] {permutation = array<i64: 0, 2, 1>} : (tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT: %[[GTT:.*]] = model.matmul %[[HT]], %[[GS]] : (tensor<2x8x4xf32>, tensor<2x4x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT: %[[GT:.*]] = model.reshape %[[GTT]] : (tensor<2x8x4xf32>) -> tensor<8x2x4xf32>
+// CHECK-NEXT: %[[GH2:.*]] = model.transpose %[[GT]] {permutation = array<i64: 1, 2, 0>} : (tensor<8x2x4xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[GH:.*]] = model.add %[[GH1]], %[[GH2]]
+// CHECK-NEXT: %[[XT:.*]] = model.transpose %[[X]] {permutation = array<i64: 0, 2, 1>}
+// CHECK-NEXT: %[[GWB:.*]] = model.matmul %[[XT]], %[[GH]] : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+// CHECK-NEXT: %[[GW:.*]] = model.sum_to %[[GWB]] : (tensor<2x8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT: return %{{.*}}, %[[GW]]
+func.func @softmax_matmul(%x: tensor<2x4x8xf32>) -> tensor<f32> {
+  %w = model.param "w" : tensor<8x8xf32>
+  %h = model.matmul %x, %w : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  %t = model.transpose %h {permutation = array<i64: 2, 0, 1>} : (tensor<2x4x8xf32>) -> tensor<8x2x4xf32>
+  %tt = model.reshape %t : (tensor<8x2x4xf32>) -> tensor<2x8x4xf32>
+  %s = model.matmul %h, %tt : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
+  %p = model.softmax %s {dim = -1 : i64} : (tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %l = model.mean %p : (tensor<2x4x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Cross entropy as loss_parallel decomposes it: the detached maximum gets
+// no gradient; exp's is the gradient times its result, log's the gradient
+// over its input, reduce_sum's the gradient repeated, target_logit's the
+// gradient at the targets.
+// CHECK-LABEL: func.func @loss_parallel_form
+// CHECK: %[[SH:.*]] = model.sub
+// CHECK: %[[EX:.*]] = model.exp %[[SH]]
+// CHECK: %[[SU:.*]] = model.reduce_sum %[[EX]]
+// CHECK: %[[G:.*]] = model.mean_grad
+// CHECK-NEXT: %[[GT:.*]] = model.neg %[[G]]
+// CHECK-NEXT: %[[GTL:.*]] = model.target_logit_grad %[[GT]], %[[SH]], %[[T:.*]] : (tensor<4x1xf32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+// CHECK-NEXT: %[[GSU:.*]] = model.log_grad %[[G]], %[[SU]] : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+// CHECK-NEXT: %[[GEX:.*]] = model.reduce_sum_grad %[[GSU]], %[[EX]] {dim = 1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT: %[[GSH:.*]] = model.mul %[[GEX]], %[[EX]]
+// CHECK-NEXT: %[[GSUM:.*]] = model.add %[[GTL]], %[[GSH]]
+// CHECK-NOT: reduce_max_grad
+// CHECK: model.linear_grad_weight "out"(%[[GSUM]]
+func.func @loss_parallel_form(%x: tensor<4x5xf32>, %t: tensor<4xi64>) -> tensor<f32> {
+  %w = model.param "out.weight" : tensor<6x5xf32>
+  %lg = model.linear "out"(%x, %w) : (tensor<4x5xf32>, tensor<6x5xf32>) -> tensor<4x6xf32>
+  %m = model.reduce_max %lg {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %md = model.detach %m : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %sh = model.sub %lg, %md : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  %ex = model.exp %sh : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  %su = model.reduce_sum %ex {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %ls = model.log %su : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  %tl = model.target_logit %sh, %t : (tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x1xf32>
+  %r = model.sub %ls, %tl : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %l = model.mean %r : (tensor<4x1xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Without the detach, the maximum's gradient flows: reduce_max_grad, the
+// negated, summed-back gradient of the shift.
+// CHECK-LABEL: func.func @reduce_max
+// CHECK: %[[LG:.*]] = model.linear "out"
+// CHECK: model.mean_grad
+// CHECK: %[[GM:.*]] = model.neg
+// CHECK-NEXT: model.reduce_max_grad %[[GM]], %[[LG]] {dim = 1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+func.func @reduce_max(%x: tensor<4x5xf32>) -> tensor<f32> {
+  %w = model.param "out.weight" : tensor<6x5xf32>
+  %lg = model.linear "out"(%x, %w) : (tensor<4x5xf32>, tensor<6x5xf32>) -> tensor<4x6xf32>
+  %m = model.reduce_max %lg {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  %sh = model.sub %lg, %m : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  %sq = model.mul %sh, %sh : (tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+  %l = model.mean %sq : (tensor<4x6xf32>) -> tensor<f32>
+  return %l : tensor<f32>
 }

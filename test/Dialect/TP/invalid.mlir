@@ -677,3 +677,79 @@ func.func @gather_outer_axis_range(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %r = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 5 : i64, outer_axes = array<i64: 2>} : tensor<?x4xf32> -> tensor<?x4xf32>
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// The backward of the lookups: tp.sharded_embedding_grad and
+// tp.sharded_target_logit_grad (the checks they share with the lookups are
+// above).
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_grad_weight_rank(%g: tensor<2x4xf32>, %ids: tensor<2xi64>, %w: tensor<8xf32>) {
+  // expected-error @below {{'tp.sharded_embedding_grad' op weight must be [rows, embedding_dim]}}
+  %y = tp.sharded_embedding_grad %g, %ids, %w on @mesh mesh_axes = [0] vocab_size = 32 : (tensor<2x4xf32>, tensor<2xi64>, tensor<8xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_grad_gradient(%g: tensor<2x5xf32>, %ids: tensor<2xi64>, %w: tensor<2x4xf32>) {
+  // expected-error @below {{'tp.sharded_embedding_grad' op expected a gradient of shape [2, 4] (ids and the row), got [2, 5]}}
+  %y = tp.sharded_embedding_grad %g, %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2x5xf32>, tensor<2xi64>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_grad_result(%g: tensor<2x4xf32>, %ids: tensor<2xi64>, %w: tensor<2x4xf32>) {
+  // expected-error @below {{'tp.sharded_embedding_grad' op expected a result of shape [2, 4], got [8, 4]}}
+  %y = tp.sharded_embedding_grad %g, %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2x4xf32>, tensor<2xi64>, tensor<2x4xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_embedding_grad_not_a_share(%g: tensor<2x4xf32>, %ids: tensor<2xi64>, %w: tensor<3x4xf32>) {
+  // expected-error @below {{'tp.sharded_embedding_grad' op holds 3 entries on each of 4 ranks, but vocab_size is 8; an uneven split has a dynamic size}}
+  %y = tp.sharded_embedding_grad %g, %ids, %w on @mesh mesh_axes = [0] vocab_size = 8 : (tensor<2x4xf32>, tensor<2xi64>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_grad_targets(%g: tensor<4x1xf32>, %l: tensor<4x2xf32>, %t: tensor<3xi64>) {
+  // expected-error @below {{'tp.sharded_target_logit_grad' op takes logits [N, classes] and targets [N]}}
+  %y = tp.sharded_target_logit_grad %g, %l, %t on @mesh mesh_axes = [0] num_classes = 8 : (tensor<4x1xf32>, tensor<4x2xf32>, tensor<3xi64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_grad_gradient(%g: tensor<4x2xf32>, %l: tensor<4x2xf32>, %t: tensor<4xi64>) {
+  // expected-error @below {{'tp.sharded_target_logit_grad' op expected a gradient of shape [N, 1], got [4, 2]}}
+  %y = tp.sharded_target_logit_grad %g, %l, %t on @mesh mesh_axes = [0] num_classes = 8 : (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_grad_result(%g: tensor<4x1xf32>, %l: tensor<4x2xf32>, %t: tensor<4xi64>) {
+  // expected-error @below {{'tp.sharded_target_logit_grad' op expected a result of shape [4, 2], got [4, 8]}}
+  %y = tp.sharded_target_logit_grad %g, %l, %t on @mesh mesh_axes = [0] num_classes = 8 : (tensor<4x1xf32>, tensor<4x2xf32>, tensor<4xi64>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_target_logit_grad_more_classes(%g: tensor<4x1xf32>, %l: tensor<4x16xf32>, %t: tensor<4xi64>) {
+  // expected-error @below {{'tp.sharded_target_logit_grad' op holds 16 of 8 num_classes entries}}
+  %y = tp.sharded_target_logit_grad %g, %l, %t on @mesh mesh_axes = [0] num_classes = 8 : (tensor<4x1xf32>, tensor<4x16xf32>, tensor<4xi64>) -> tensor<4x16xf32>
+  return
+}

@@ -212,6 +212,12 @@ func.func @sharded_lookups(%ids: tensor<2x3xi64>, %w: tensor<8x16xf32>, %wu: ten
   %eu = tp.sharded_embedding %ids, %wu on @mesh2d mesh_axes = [0, 1] vocab_size = 10 : (tensor<2x3xi64>, tensor<?x16xf32>) -> tensor<2x3x16xf32>
   // CHECK: tp.sharded_target_logit %{{.*}}, %{{.*}} on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x8xf32>, tensor<4xi32>) -> tensor<4x1xf32>
   %tl = tp.sharded_target_logit %l, %t on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x8xf32>, tensor<4xi32>) -> tensor<4x1xf32>
+  // CHECK: tp.sharded_embedding_grad %{{.*}}, %{{.*}}, %{{.*}} on @mesh mesh_axes = [0] vocab_size = 32 {module = "tok_embeddings"} : (tensor<2x3x16xf32>, tensor<2x3xi64>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  %ge = tp.sharded_embedding_grad %e, %ids, %w on @mesh mesh_axes = [0] vocab_size = 32 {module = "tok_embeddings"} : (tensor<2x3x16xf32>, tensor<2x3xi64>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  // CHECK: tp.sharded_embedding_grad %{{.*}} on @mesh2d mesh_axes = [0, 1] vocab_size = 10 : (tensor<2x3x16xf32>, tensor<2x3xi64>, tensor<?x16xf32>) -> tensor<?x16xf32>
+  %geu = tp.sharded_embedding_grad %eu, %ids, %wu on @mesh2d mesh_axes = [0, 1] vocab_size = 10 : (tensor<2x3x16xf32>, tensor<2x3xi64>, tensor<?x16xf32>) -> tensor<?x16xf32>
+  // CHECK: tp.sharded_target_logit_grad %{{.*}}, %{{.*}}, %{{.*}} on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x1xf32>, tensor<4x8xf32>, tensor<4xi32>) -> tensor<4x8xf32>
+  %gl = tp.sharded_target_logit_grad %tl, %l, %t on @mesh mesh_axes = [0] num_classes = 32 : (tensor<4x1xf32>, tensor<4x8xf32>, tensor<4xi32>) -> tensor<4x8xf32>
   return
 }
 

@@ -292,3 +292,106 @@ func.func @reshape_uneven(%x: tensor<2x16x10xf32>) -> (tensor<32x10xf32>, tensor
   %heads = model.reshape %d : (!tp.dtensor<2x16x10xf32, @mesh, [#tp.shard<2>]>) -> tensor<2x16x2x5xf32>
   return %flat, %heads : tensor<32x10xf32>, tensor<2x16x2x5xf32>
 }
+
+// -----
+
+// Backward rules (tp-differentiate's ops). A norm's input gradient under
+// SequenceParallel: the Partial gradient of the colwise blocks' inputs is
+// reduce-scattered onto the sequence shard of the norm's input (once per
+// use here; tp-optimize merges them), and the weight gradient is a partial
+// sum over the sequence shards.
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+// CHECK-LABEL: func.func @norm_grad_sequence_parallel
+// CHECK: %[[GS:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: model.layer_norm_grad_input "ln"(%[[GS]], %{{.*}}, %{{.*}}) : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[GS2:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: model.layer_norm_grad_weight "ln"(%[[GS2]], %{{.*}}) : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<8xf32, @mesh, [#tp.partial<sum>]>
+func.func @norm_grad_sequence_parallel(%g: tensor<2x4x8xf32>, %x: tensor<2x4x8xf32>, %w: tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<8xf32>) {
+  %dg = tp.distribute %g : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
+  %dx = tp.distribute %x : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+  %dw = tp.distribute %w : tensor<8xf32> -> !tp.dtensor<8xf32, @mesh, [#tp.replicate]>
+  %gx = model.layer_norm_grad_input "ln"(%dg, %dx, %dw) : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>, !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8xf32, @mesh, [#tp.replicate]>) -> tensor<2x4x8xf32>
+  %gw = model.layer_norm_grad_weight "ln"(%dg, %dx) : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>, !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>) -> tensor<8xf32>
+  return %gx, %gw : tensor<2x4x8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A Partial(sum) gradient passes through the backward ops whose other
+// operands are replicated: they are linear in it.
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+// CHECK-LABEL: func.func @partial_gradient_passes
+// CHECK-NOT: tp.redistribute
+// CHECK: model.rms_norm_grad_input {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.softmax_grad {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.reduce_sum_grad {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.reduce_max_grad {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.log_grad {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.rotary_grad {{.*}} -> !tp.dtensor<1x4x2x4xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.attention_grad_k {{.*}} -> !tp.dtensor<1x4x1x4xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.cross_entropy_grad {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.target_logit_grad {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.embedding_grad {{.*}} -> !tp.dtensor<16x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: model.matmul {{.*}} -> !tp.dtensor<4x4xf32, @mesh, [#tp.partial<sum>]>
+func.func @partial_gradient_passes(%g: tensor<4x8xf32>, %x: tensor<4x8xf32>, %w: tensor<8xf32>, %c: tensor<4x1xf32>, %gh: tensor<1x4x2x4xf32>, %q: tensor<1x4x2x4xf32>, %kv: tensor<1x4x1x4xf32>, %l: tensor<f32>, %t: tensor<4xi64>, %tab: tensor<16x8xf32>, %m: tensor<8x4xf32>) {
+  %dg = tp.distribute %g : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  %dc = tp.distribute %c : tensor<4x1xf32> -> !tp.dtensor<4x1xf32, @mesh, [#tp.partial<sum>]>
+  %dh = tp.distribute %gh : tensor<1x4x2x4xf32> -> !tp.dtensor<1x4x2x4xf32, @mesh, [#tp.partial<sum>]>
+  %dl = tp.distribute %l : tensor<f32> -> !tp.dtensor<f32, @mesh, [#tp.partial<sum>]>
+  %0 = model.rms_norm_grad_input "rn"(%dg, %x, %w) : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = model.softmax_grad %dg, %x {dim = 1 : i64} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = model.reduce_sum_grad %dc, %x {dim = 1 : i64} : (!tp.dtensor<4x1xf32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = model.reduce_max_grad %dc, %x {dim = 1 : i64} : (!tp.dtensor<4x1xf32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %4 = model.log_grad %dg, %x : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %5 = model.rotary_grad %dh : (!tp.dtensor<1x4x2x4xf32, @mesh, [#tp.partial<sum>]>) -> tensor<1x4x2x4xf32>
+  %6 = model.attention_grad_k %dh, %q, %kv, %kv : (!tp.dtensor<1x4x2x4xf32, @mesh, [#tp.partial<sum>]>, tensor<1x4x2x4xf32>, tensor<1x4x1x4xf32>, tensor<1x4x1x4xf32>) -> tensor<1x4x1x4xf32>
+  %7 = model.cross_entropy_grad %dl, %x, %t : (!tp.dtensor<f32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
+  %8 = model.target_logit_grad %dc, %x, %t : (!tp.dtensor<4x1xf32, @mesh, [#tp.partial<sum>]>, tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
+  %9 = model.embedding_grad "tok"(%dg, %t, %tab) : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<4xi64>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %10 = model.matmul %dg, %m : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// The lookups' gradients are laid out as the table: a vocabulary-sharded
+// table gets its rows (the gradient made whole first), class-sharded logits
+// their classes (no communication).
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+// CHECK-LABEL: func.func @lookup_grads
+// CHECK: %[[GR:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.embedding_grad "tok"(%[[GR]], %{{.*}}, %{{.*}}) : {{.*}} -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: model.target_logit_grad {{.*}} : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, {{.*}}) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: model.reduce_sum_grad {{.*}} : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// A maximum needs the whole rows.
+// CHECK-NEXT: %[[WHOLE:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.reduce_max_grad %{{.*}}, %[[WHOLE]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+func.func @lookup_grads(%g: tensor<4x8xf32>, %ids: tensor<4xi64>, %tab: tensor<16x8xf32>, %c: tensor<4x1xf32>, %l: tensor<4x8xf32>) {
+  %dg = tp.distribute %g : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  %dt = tp.distribute %tab : tensor<16x8xf32> -> !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>
+  %dc = tp.distribute %c : tensor<4x1xf32> -> !tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>
+  %dl = tp.distribute %l : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+  %0 = model.embedding_grad "tok"(%dg, %ids, %dt) : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<4xi64>, !tp.dtensor<16x8xf32, @mesh, [#tp.shard<0>]>) -> tensor<16x8xf32>
+  %1 = model.target_logit_grad %dc, %dl, %ids : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<4xi64>) -> tensor<4x8xf32>
+  %2 = model.reduce_sum_grad %dc, %dl {dim = 1 : i64} : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xf32>
+  %3 = model.reduce_max_grad %dc, %dl {dim = 1 : i64} : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// Attention's gradients follow a head shard (8 query and 4 kv heads over 2
+// ranks) in all four operands.
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+// CHECK-LABEL: func.func @attention_grad_heads
+// CHECK-NOT: tp.redistribute
+// CHECK: model.attention_grad_q {{.*}} -> !tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>
+// CHECK: model.attention_grad_v {{.*}} -> !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>
+func.func @attention_grad_heads(%g: tensor<1x4x8x2xf32>, %q: tensor<1x4x8x2xf32>, %kv: tensor<1x4x4x2xf32>) {
+  %dg = tp.distribute %g : tensor<1x4x8x2xf32> -> !tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>
+  %dq = tp.distribute %q : tensor<1x4x8x2xf32> -> !tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>
+  %dkv = tp.distribute %kv : tensor<1x4x4x2xf32> -> !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>
+  %0 = model.attention_grad_q %dg, %dq, %dkv, %dkv : (!tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>) -> tensor<1x4x8x2xf32>
+  %1 = model.attention_grad_v %dg, %dq, %dkv, %dkv : (!tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>) -> tensor<1x4x4x2xf32>
+  return
+}

@@ -68,6 +68,148 @@ static LogicalResult verifyActivationGrad(Operation *op) {
 LogicalResult ReluGradOp::verify() { return verifyActivationGrad(*this); }
 LogicalResult GeluGradOp::verify() { return verifyActivationGrad(*this); }
 LogicalResult SiluGradOp::verify() { return verifyActivationGrad(*this); }
+LogicalResult LogGradOp::verify() { return verifyActivationGrad(*this); }
+
+/// A norm's gradient and input [..., D]; its weight [D] where it has one.
+static LogicalResult verifyNormGrad(Operation *op, StringRef fqn, Value grad,
+                                    Value input, Value weight) {
+  auto g = shapeOf(grad), x = shapeOf(input);
+  if (x.empty())
+    return op->emitOpError()
+           << "input of '" << fqn << "' must have rank at least 1";
+  if (failed(expectShape(op, "gradient", g, x)))
+    return failure();
+  if (weight && failed(expectShape(op, "weight", shapeOf(weight), {x.back()})))
+    return failure();
+  return success();
+}
+
+LogicalResult LayerNormGradInputOp::verify() {
+  if (failed(
+          verifyNormGrad(*this, getFqn(), getGrad(), getInput(), getWeight())))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()),
+                     shapeOf(getInput()));
+}
+
+LogicalResult RMSNormGradInputOp::verify() {
+  if (failed(
+          verifyNormGrad(*this, getFqn(), getGrad(), getInput(), getWeight())))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()),
+                     shapeOf(getInput()));
+}
+
+LogicalResult LayerNormGradWeightOp::verify() {
+  if (failed(verifyNormGrad(*this, getFqn(), getGrad(), getInput(), {})))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()),
+                     {shapeOf(getInput()).back()});
+}
+
+LogicalResult RMSNormGradWeightOp::verify() {
+  if (failed(verifyNormGrad(*this, getFqn(), getGrad(), getInput(), {})))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()),
+                     {shapeOf(getInput()).back()});
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  auto w = shapeOf(getWeight());
+  if (w.size() != 2)
+    return emitOpError() << "weight of '" << getFqn()
+                         << "' must be [num_embeddings, embedding_dim], got "
+                         << shapeStr(w);
+  if (!isa<IntegerType>(getTensorLikeElementType(getIds().getType())))
+    return emitOpError() << "ids of '" << getFqn() << "' must be integers";
+  SmallVector<int64_t> g(shapeOf(getIds()));
+  g.push_back(w[1]);
+  if (failed(expectShape(*this, "gradient", shapeOf(getGrad()), g)))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), w);
+}
+
+LogicalResult SoftmaxGradOp::verify() {
+  auto y = shapeOf(getOutput());
+  if (failed(normalizedDim(*this, static_cast<int64_t>(getDim()), y.size())) ||
+      failed(expectShape(*this, "gradient", shapeOf(getGrad()), y)))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), y);
+}
+
+LogicalResult RotaryGradOp::verify() {
+  auto g = shapeOf(getGrad());
+  if (g.size() != 4)
+    return emitOpError("gradient must be [batch, seq, heads, head_dim]");
+  if (!ShapedType::isDynamic(g[3]) && g[3] % 2)
+    return emitOpError("rotary head_dim must be even");
+  return expectShape(*this, "result", shapeOf(getResult()), g);
+}
+
+/// The gradient has q's shape; the result the shape of operand `which`.
+static LogicalResult verifyAttentionGrad(Operation *op, unsigned which) {
+  auto q = shapeOf(op->getOperand(1));
+  if (failed(verifyAttentionOperands(op, q, shapeOf(op->getOperand(2)),
+                                     shapeOf(op->getOperand(3)))) ||
+      failed(expectShape(op, "gradient", shapeOf(op->getOperand(0)), q)))
+    return failure();
+  return expectShape(op, "result", shapeOf(op->getResult(0)),
+                     shapeOf(op->getOperand(which)));
+}
+
+LogicalResult AttentionGradQOp::verify() {
+  return verifyAttentionGrad(*this, 1);
+}
+LogicalResult AttentionGradKOp::verify() {
+  return verifyAttentionGrad(*this, 2);
+}
+LogicalResult AttentionGradVOp::verify() {
+  return verifyAttentionGrad(*this, 3);
+}
+
+/// grad is input's shape with 1 at dim.
+static LogicalResult verifyReduceGrad(Operation *op, int64_t rawDim) {
+  auto x = shapeOf(op->getOperand(1));
+  FailureOr<int64_t> dim = normalizedDim(op, rawDim, x.size());
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> g(x);
+  g[*dim] = 1;
+  if (failed(expectShape(op, "gradient", shapeOf(op->getOperand(0)), g)))
+    return failure();
+  return expectShape(op, "result", shapeOf(op->getResult(0)), x);
+}
+
+LogicalResult ReduceSumGradOp::verify() {
+  return verifyReduceGrad(*this, static_cast<int64_t>(getDim()));
+}
+LogicalResult ReduceMaxGradOp::verify() {
+  return verifyReduceGrad(*this, static_cast<int64_t>(getDim()));
+}
+
+/// logits [N, C] and integer targets [N].
+static LogicalResult verifyLogitsTargets(Operation *op, Value logits,
+                                         Value targets) {
+  auto l = shapeOf(logits), t = shapeOf(targets);
+  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
+    return op->emitOpError("takes logits [N, C] and targets [N]");
+  if (!isa<IntegerType>(getTensorLikeElementType(targets.getType())))
+    return op->emitOpError("targets must be integers");
+  return expectShape(op, "result", shapeOf(op->getResult(0)), l);
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  if (failed(expectShape(*this, "gradient", shapeOf(getGrad()), {})))
+    return failure();
+  return verifyLogitsTargets(*this, getLogits(), getTargets());
+}
+
+LogicalResult TargetLogitGradOp::verify() {
+  auto l = shapeOf(getLogits());
+  if (failed(verifyLogitsTargets(*this, getLogits(), getTargets())))
+    return failure();
+  return expectShape(*this, "gradient", shapeOf(getGrad()), {l[0], 1});
+}
 
 LogicalResult MeanGradOp::verify() {
   return expectShape(*this, "gradient", shapeOf(getGrad()), {});

@@ -231,6 +231,7 @@ LogicalResult GeluOp::verify() { return verifyUnary(*this); }
 LogicalResult SiluOp::verify() { return verifyUnary(*this); }
 LogicalResult ExpOp::verify() { return verifyUnary(*this); }
 LogicalResult LogOp::verify() { return verifyUnary(*this); }
+LogicalResult DetachOp::verify() { return verifyUnary(*this); }
 
 LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
@@ -334,20 +335,10 @@ LogicalResult RotaryOp::verify() {
 }
 
 LogicalResult AttentionOp::verify() {
-  auto q = shapeOf(getQ()), k = shapeOf(getK()), v = shapeOf(getV());
-  if (q.size() != 4 || k.size() != 4 || v.size() != 4)
-    return emitOpError("attention operands must be [batch, seq, heads, "
-                       "head_dim]");
-  if (failed(expectShape(*this, "value", v, k)))
+  auto q = shapeOf(getQ());
+  if (failed(
+          verifyAttentionOperands(*this, q, shapeOf(getK()), shapeOf(getV()))))
     return failure();
-  if (!sameSize(q[0], k[0]) || !sameSize(q[1], k[1]) || !sameSize(q[3], k[3]))
-    return emitOpError() << "query " << shapeStr(q) << " and key "
-                         << shapeStr(k) << " disagree on batch, seq or "
-                         << "head_dim";
-  if (!ShapedType::isDynamic(q[2]) && !ShapedType::isDynamic(k[2]) &&
-      (k[2] == 0 || q[2] % k[2]))
-    return emitOpError() << "query heads (" << q[2]
-                         << ") must be a multiple of kv heads (" << k[2] << ")";
   return expectShape(*this, "result", shapeOf(getResult()), q);
 }
 

@@ -72,6 +72,37 @@ inline LogicalResult verifyBroadcast(Operation *op) {
   return expectShape(op, "result", shapeOf(op->getResult(0)), out);
 }
 
+/// `dim` (an I64Attr's value, read as signed) within `rank`, normalized.
+inline FailureOr<int64_t> normalizedDim(Operation *op, int64_t dim,
+                                        int64_t rank) {
+  if (dim < -rank || dim >= rank)
+    return op->emitOpError()
+           << "dim " << dim << " is out of range for rank " << rank;
+  return dim < 0 ? dim + rank : dim;
+}
+
+/// Attention's q [b, s, h, d] and k, v [b, t, hkv, d] (forward and
+/// backward).
+inline LogicalResult verifyAttentionOperands(Operation *op, ArrayRef<int64_t> q,
+                                             ArrayRef<int64_t> k,
+                                             ArrayRef<int64_t> v) {
+  if (q.size() != 4 || k.size() != 4 || v.size() != 4)
+    return op->emitOpError("attention operands must be [batch, seq, heads, "
+                           "head_dim]");
+  if (failed(expectShape(op, "value", v, k)))
+    return failure();
+  if (!sameSize(q[0], k[0]) || !sameSize(q[1], k[1]) || !sameSize(q[3], k[3]))
+    return op->emitOpError()
+           << "query " << shapeStr(q) << " and key " << shapeStr(k)
+           << " disagree on batch, seq or head_dim";
+  if (!ShapedType::isDynamic(q[2]) && !ShapedType::isDynamic(k[2]) &&
+      (k[2] == 0 || q[2] % k[2]))
+    return op->emitOpError()
+           << "query heads (" << q[2] << ") must be a multiple of kv heads ("
+           << k[2] << ")";
+  return success();
+}
+
 } // namespace mlir::tp::model::detail
 
 #endif // TP_LIB_DIALECT_MODEL_IR_SHAPECHECKS_H

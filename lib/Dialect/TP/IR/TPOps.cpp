@@ -550,6 +550,48 @@ ShardedTargetLogitOp::verifySymbolUses(SymbolTableCollection &tables) {
                              getLogits().getType().getDimSize(1), tables);
 }
 
+LogicalResult ShardedEmbeddingGradOp::verify() {
+  auto weight = getWeight().getType(), grad = getGrad().getType();
+  if (weight.getRank() != 2)
+    return emitOpError("weight must be [rows, embedding_dim]");
+  SmallVector<int64_t> gradShape(getIds().getType().getShape());
+  gradShape.push_back(weight.getDimSize(1));
+  if (!compatibleShapes(grad.getShape(), gradShape))
+    return emitOpError() << "expected a gradient of shape "
+                         << shapeText(gradShape) << " (ids and the row), got "
+                         << shapeText(grad.getShape());
+  return verifyLookup(*this, "vocab_size", getVocabSize(), weight.getDimSize(0),
+                      "ids", getIds(), weight.getShape());
+}
+
+LogicalResult
+ShardedEmbeddingGradOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLookupSymbols(*this, getMeshAttr(), getMeshAxes(), "vocab_size",
+                             getVocabSize(),
+                             getWeight().getType().getDimSize(0), tables);
+}
+
+LogicalResult ShardedTargetLogitGradOp::verify() {
+  auto logits = getLogits().getType(), targets = getTargets().getType();
+  if (logits.getRank() != 2 || targets.getRank() != 1 ||
+      !compatibleShapes(targets.getShape(), {logits.getDimSize(0)}))
+    return emitOpError("takes logits [N, classes] and targets [N]");
+  if (!compatibleShapes(getGrad().getType().getShape(),
+                        {logits.getDimSize(0), 1}))
+    return emitOpError() << "expected a gradient of shape [N, 1], got "
+                         << shapeText(getGrad().getType().getShape());
+  return verifyLookup(*this, "num_classes", getNumClasses(),
+                      logits.getDimSize(1), "targets", getTargets(),
+                      logits.getShape());
+}
+
+LogicalResult
+ShardedTargetLogitGradOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyLookupSymbols(*this, getMeshAttr(), getMeshAxes(), "num_classes",
+                             getNumClasses(),
+                             getLogits().getType().getDimSize(1), tables);
+}
+
 //===----------------------------------------------------------------------===//
 // Folders
 //===----------------------------------------------------------------------===//

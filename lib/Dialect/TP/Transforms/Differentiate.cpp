@@ -113,9 +113,10 @@ private:
   /// Marks the values that depend on a parameter: only they get gradients.
   void markActive(ArrayRef<Operation *> ops) {
     for (Operation *op : ops)
-      if (isa<m::ParamOp>(op) || llvm::any_of(op->getOperands(), [&](Value v) {
-            return active.contains(v);
-          }))
+      if (isa<m::ParamOp>(op) || (!isa<m::DetachOp>(op) &&
+                                  llvm::any_of(op->getOperands(), [&](Value v) {
+                                    return active.contains(v);
+                                  })))
         for (Value r : op->getResults())
           active.insert(r);
   }
@@ -203,6 +204,121 @@ private:
                                            gradType(mean.getInput()), g));
           return success();
         })
+        .Case([&](m::LayerNormOp n) {
+          Value x = n.getInput();
+          if (isActive(x))
+            accumulate(x, m::LayerNormGradInputOp::create(
+                              builder, loc, gradType(x), n.getFqnAttr(), g, x,
+                              n.getWeight(), n.getEpsAttr()));
+          if (isActive(n.getWeight()))
+            accumulate(n.getWeight(),
+                       m::LayerNormGradWeightOp::create(
+                           builder, loc, gradType(n.getWeight()),
+                           n.getFqnAttr(), g, x, n.getEpsAttr()));
+          if (isActive(n.getBias()))
+            accumulate(n.getBias(), sumTo(g, n.getBias()));
+          return success();
+        })
+        .Case([&](m::RMSNormOp n) {
+          Value x = n.getInput();
+          if (isActive(x))
+            accumulate(x, m::RMSNormGradInputOp::create(
+                              builder, loc, gradType(x), n.getFqnAttr(), g, x,
+                              n.getWeight(), n.getEpsAttr()));
+          if (isActive(n.getWeight()))
+            accumulate(n.getWeight(),
+                       m::RMSNormGradWeightOp::create(
+                           builder, loc, gradType(n.getWeight()),
+                           n.getFqnAttr(), g, x, n.getEpsAttr()));
+          return success();
+        })
+        .Case([&](m::EmbeddingOp e) {
+          Value w = e.getWeight();
+          accumulate(w, m::EmbeddingGradOp::create(builder, loc, gradType(w),
+                                                   e.getFqnAttr(), g,
+                                                   e.getIds(), w));
+          return success();
+        })
+        .Case([&](m::SoftmaxOp s) {
+          accumulate(s.getInput(), m::SoftmaxGradOp::create(
+                                       builder, loc, gradType(s.getInput()), g,
+                                       s.getResult(), s.getDimAttr()));
+          return success();
+        })
+        .Case([&](m::ReshapeOp r) {
+          accumulate(
+              r.getInput(),
+              m::ReshapeOp::create(builder, loc, gradType(r.getInput()), g));
+          return success();
+        })
+        .Case([&](m::TransposeOp t) {
+          // The inverse permutation: dim perm[i] of the input is dim i.
+          ArrayRef<int64_t> perm = t.getPermutation();
+          SmallVector<int64_t> inverse(perm.size());
+          for (auto [i, p] : llvm::enumerate(perm))
+            inverse[p] = i;
+          accumulate(t.getInput(),
+                     m::TransposeOp::create(
+                         builder, loc, gradType(t.getInput()), g, inverse));
+          return success();
+        })
+        .Case([&](m::RotaryOp r) {
+          accumulate(r.getInput(), m::RotaryGradOp::create(
+                                       builder, loc, gradType(r.getInput()), g,
+                                       r.getThetaAttr()));
+          return success();
+        })
+        .Case([&](m::AttentionOp a) {
+          Value q = a.getQ(), k = a.getK(), v = a.getV();
+          if (isActive(q))
+            accumulate(q,
+                       m::AttentionGradQOp::create(builder, loc, gradType(q), g,
+                                                   q, k, v, a.getCausalAttr()));
+          if (isActive(k))
+            accumulate(k,
+                       m::AttentionGradKOp::create(builder, loc, gradType(k), g,
+                                                   q, k, v, a.getCausalAttr()));
+          if (isActive(v))
+            accumulate(v,
+                       m::AttentionGradVOp::create(builder, loc, gradType(v), g,
+                                                   q, k, v, a.getCausalAttr()));
+          return success();
+        })
+        .Case([&](m::MatmulOp mm) { return matmul(mm, g); })
+        .Case([&](m::ExpOp e) {
+          // d exp(x) = exp(x) dx: the forward result times the gradient.
+          accumulate(e.getInput(),
+                     m::MulOp::create(builder, loc, gradType(e.getInput()), g,
+                                      e.getResult()));
+          return success();
+        })
+        .Case([&](m::LogOp l) {
+          return activation<m::LogGradOp>(l.getInput(), g);
+        })
+        .Case([&](m::ReduceSumOp r) {
+          accumulate(r.getInput(), m::ReduceSumGradOp::create(
+                                       builder, loc, gradType(r.getInput()), g,
+                                       r.getInput(), r.getDimAttr()));
+          return success();
+        })
+        .Case([&](m::ReduceMaxOp r) {
+          accumulate(r.getInput(), m::ReduceMaxGradOp::create(
+                                       builder, loc, gradType(r.getInput()), g,
+                                       r.getInput(), r.getDimAttr()));
+          return success();
+        })
+        .Case([&](m::CrossEntropyOp ce) {
+          accumulate(ce.getLogits(), m::CrossEntropyGradOp::create(
+                                         builder, loc, gradType(ce.getLogits()),
+                                         g, ce.getLogits(), ce.getTargets()));
+          return success();
+        })
+        .Case([&](m::TargetLogitOp t) {
+          accumulate(t.getLogits(), m::TargetLogitGradOp::create(
+                                        builder, loc, gradType(t.getLogits()),
+                                        g, t.getLogits(), t.getTargets()));
+          return success();
+        })
         .Case([&](m::DropoutOp d) -> LogicalResult {
           if (d.getP().convertToDouble() != 0)
             return d.emitError() << "tp-differentiate: dropout with p > 0 in '"
@@ -224,6 +340,40 @@ private:
             diag << " (in '" << fqn << "')";
           return diag;
         });
+  }
+
+  /// a [..., m, k] @ b [..., k, n]: a gets g @ b^T, b gets a^T @ g, each
+  /// summed over the batch dims it was broadcast along.
+  LogicalResult matmul(m::MatmulOp mm, Value g) {
+    Location loc = mm.getLoc();
+    auto transposed = [&](Value v) {
+      SmallVector<int64_t> shape(getTensorLikeShape(v.getType()));
+      SmallVector<int64_t> perm =
+          llvm::to_vector(llvm::seq<int64_t>(0, shape.size()));
+      std::swap(perm[perm.size() - 2], perm.back());
+      std::swap(shape[shape.size() - 2], shape.back());
+      auto type =
+          RankedTensorType::get(shape, getTensorLikeElementType(v.getType()));
+      return m::TransposeOp::create(builder, loc, type, v, perm);
+    };
+    auto product = [&](Value lhs, Value rhs) {
+      auto l = getTensorLikeShape(lhs.getType()),
+           r = getTensorLikeShape(rhs.getType());
+      // Batch dims broadcast as the forward's verifier allows.
+      SmallVector<int64_t> shape(l.size() >= r.size() ? l.drop_back(2)
+                                                      : r.drop_back(2));
+      shape.push_back(l[l.size() - 2]);
+      shape.push_back(r.back());
+      auto type =
+          RankedTensorType::get(shape, getTensorLikeElementType(g.getType()));
+      return m::MatmulOp::create(builder, loc, type, lhs, rhs);
+    };
+    Value a = mm.getLhs(), b = mm.getRhs();
+    if (isActive(a))
+      accumulate(a, sumTo(product(g, transposed(b)), a));
+    if (isActive(b))
+      accumulate(b, sumTo(product(transposed(a), g), b));
+    return success();
   }
 
   template <typename GradOp> LogicalResult activation(Value x, Value g) {

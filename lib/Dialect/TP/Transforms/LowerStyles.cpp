@@ -714,7 +714,8 @@ static void shardInputsOnBatch(ModuleOp module, MeshOp mesh, int64_t dpAxis) {
 }
 
 /// loss_parallel: rewrites each cross entropy into the steps that work on
-/// class-sharded logits, `mean(log(sum(exp(l - max(l)))) - (l - max(l))[t])`.
+/// class-sharded logits, `mean(log(sum(exp(l - m))) - (l - m)[t])` with `m`
+/// the detached row maximum `max(l)`.
 /// The max, the sum and the target logit are each reduced over the class
 /// shards by one small all-reduce once placements are propagated; the logits
 /// are never gathered.
@@ -729,8 +730,12 @@ static void decomposeCrossEntropy(ModuleOp module) {
     Type elt = getTensorLikeElementType(logits.getType());
     auto column = RankedTensorType::get({shape[0], 1}, elt);
     auto full = RankedTensorType::get(shape, elt);
-    Value mx =
-        m::ReduceMaxOp::create(b, loc, column, logits, b.getI64IntegerAttr(1));
+    // The shift by the row maximum is for range only: the loss does not
+    // depend on it, so no gradient flows through it (as in PyTorch's
+    // loss_parallel and Megatron's vocab-parallel cross entropy).
+    Value mx = m::DetachOp::create(
+        b, loc, column,
+        m::ReduceMaxOp::create(b, loc, column, logits, b.getI64IntegerAttr(1)));
     Value shifted = m::SubOp::create(b, loc, full, logits, mx);
     Value e = m::ExpOp::create(b, loc, full, shifted);
     Value sum =

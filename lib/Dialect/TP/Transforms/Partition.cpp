@@ -54,7 +54,8 @@ static SmallVector<int64_t> axesSharding(Value v, int64_t dim) {
 namespace {
 /// A lookup into a table split over mesh axes: a model.embedding whose
 /// weight is sharded on its rows, or a model.target_logit whose logits are
-/// sharded on the classes.
+/// sharded on the classes, or the backward of either (which writes this
+/// rank's rows or classes of the gradient).
 struct ShardedLookup {
   Operation *op;
   FlatSymbolRefAttr mesh;
@@ -81,6 +82,10 @@ static SmallVector<ShardedLookup> findShardedLookups(func::FuncOp func) {
       record(op, t.getLogits(), 1);
     else if (auto emb = dyn_cast<m::EmbeddingOp>(op))
       record(op, emb.getWeight(), 0);
+    else if (auto g = dyn_cast<m::EmbeddingGradOp>(op))
+      record(op, g.getWeight(), 0);
+    else if (auto g = dyn_cast<m::TargetLogitGradOp>(op))
+      record(op, g.getLogits(), 1);
   });
   return found;
 }
@@ -98,11 +103,20 @@ static void localizeShardedLookups(ArrayRef<ShardedLookup> lookups) {
       replacement = ShardedEmbeddingOp::create(
           b, emb.getLoc(), resultType, l.mesh, axes, emb.getFqnAttr(),
           emb.getIds(), emb.getWeight(), b.getI64IntegerAttr(l.fullSize));
-    else {
-      auto t = cast<m::TargetLogitOp>(l.op);
+    else if (auto t = dyn_cast<m::TargetLogitOp>(l.op))
       replacement = ShardedTargetLogitOp::create(
           b, t.getLoc(), resultType, l.mesh, axes, /*module=*/nullptr,
           t.getLogits(), t.getTargets(), b.getI64IntegerAttr(l.fullSize));
+    else if (auto g = dyn_cast<m::EmbeddingGradOp>(l.op))
+      replacement = ShardedEmbeddingGradOp::create(
+          b, g.getLoc(), resultType, l.mesh, axes, g.getFqnAttr(), g.getGrad(),
+          g.getIds(), g.getWeight(), b.getI64IntegerAttr(l.fullSize));
+    else {
+      auto t = cast<m::TargetLogitGradOp>(l.op);
+      replacement = ShardedTargetLogitGradOp::create(
+          b, t.getLoc(), resultType, l.mesh, axes, /*module=*/nullptr,
+          t.getGrad(), t.getLogits(), t.getTargets(),
+          b.getI64IntegerAttr(l.fullSize));
     }
     l.op->getResult(0).replaceAllUsesWith(replacement);
     l.op->erase();

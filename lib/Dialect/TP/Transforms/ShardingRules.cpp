@@ -163,6 +163,11 @@ public:
 
   AxisRule matmul(ArrayRef<Attribute> in, int64_t ra, int64_t rb) {
     auto da = shardDim(in[0]), db = shardDim(in[1]);
+    // Linear in each operand: a partial sum times a replicated operand is
+    // a partial sum (a backward product of a Partial gradient).
+    for (int i = 0; i < 2; ++i)
+      if (isPartialSum(in[i]) && isa<ReplicateAttr>(in[1 - i]))
+        return {{in[0], in[1]}, in[i]};
     if (da && *da < ra - 2 && (rb == 2 ? isa<ReplicateAttr>(in[1]) : true))
       return {{in[0], rb == 2 ? rep() : shard(*da)}, in[0]};
     if (da == ra - 1 && db == rb - 2)
@@ -370,6 +375,128 @@ public:
   /// The gradient of a mean, spread over the input's shape: linear.
   AxisRule meanGrad(ArrayRef<Attribute> in) { return linearUnary(in); }
 
+  /// Norm backward (grad, input, weight): rows are independent, so a
+  /// leading-dim shard of the input (SequenceParallel: the sequence) keeps
+  /// the gradient of the input sharded alike; the weight is whole.
+  AxisRule normGradInput(ArrayRef<Attribute> in, int64_t rank) {
+    auto dx = shardDim(in[1]), dg = shardDim(in[0]);
+    if (dx && *dx < rank - 1)
+      return {{in[1], in[1], rep()}, in[1]};
+    if (isPartialSum(in[0]) && !isa<PartialAttr>(in[1]) && !dx)
+      return {{in[0], rep(), rep()}, in[0]};
+    if (dg && *dg < rank - 1)
+      return {{in[0], in[0], rep()}, in[0]};
+    return replicateAll(3);
+  }
+
+  /// Norm weight gradient (grad, input): a sum over rows, so rows split
+  /// over the ranks give a partial sum (Megatron's sequence-parallel norm
+  /// weights, reduced once).
+  AxisRule normGradWeight(ArrayRef<Attribute> in, int64_t rank) {
+    auto dx = shardDim(in[1]), dg = shardDim(in[0]);
+    if (dx && *dx < rank - 1)
+      return {{in[1], in[1]}, partialSum()};
+    if (isPartialSum(in[0]) && !isa<PartialAttr>(in[1]) && !dx)
+      return {{in[0], rep()}, in[0]};
+    if (dg && *dg < rank - 1)
+      return {{in[0], in[0]}, partialSum()};
+    return replicateAll(2);
+  }
+
+  /// Embedding table gradient (grad [..., D], ids [...], weight [V, D]):
+  /// laid out as the table. Vocabulary rows sharded: each rank scatters
+  /// the whole gradient into its rows; columns sharded: the gradient's
+  /// columns; a whole table: rows of the lookup split over ranks give a
+  /// partial sum.
+  AxisRule embeddingGrad(ArrayRef<Attribute> in, int64_t idsRank) {
+    Attribute g = in[0], ids = in[1], w = in[2];
+    if (shardDim(w) == 0)
+      return {{rep(), rep(), w}, w};
+    if (shardDim(w) == 1)
+      return {{shard(idsRank), rep(), w}, w};
+    if (shardDim(ids))
+      return {{ids, ids, rep()}, partialSum()};
+    if (auto d = shardDim(g); d && *d < idsRank)
+      return {{g, g, rep()}, partialSum()};
+    if (isPartialSum(g))
+      return {{g, rep(), rep()}, g};
+    return replicateAll(3);
+  }
+
+  /// Softmax backward (grad, output): rows along `dim` are independent.
+  AxisRule softmaxGrad(ArrayRef<Attribute> in, int64_t dim) {
+    if (auto d = shardDim(in[1]); d && *d != dim)
+      return {{in[1], in[1]}, in[1]};
+    if (isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]))
+      return {{in[0], in[1]}, in[0]};
+    if (auto d = shardDim(in[0]); d && *d != dim)
+      return {{in[0], in[0]}, in[0]};
+    return replicateAll(2);
+  }
+
+  /// Rotary backward: as the forward (batch or heads), and linear.
+  AxisRule rotaryGrad(ArrayRef<Attribute> in) {
+    if (isPartialSum(in[0]))
+      return {{in[0]}, in[0]};
+    return rotary(in);
+  }
+
+  /// Attention backward (grad, q, k, v): heads (dim 2) or batch (dim 0)
+  /// sharded in all four, as the forward; linear in the gradient.
+  AxisRule attentionGrad(ArrayRef<Attribute> in, ArrayRef<int64_t> q,
+                         ArrayRef<int64_t> k) {
+    for (Attribute p : {in[1], in[0]}) {
+      auto d = shardDim(p);
+      if ((d == 2 && q[2] % n == 0 && k[2] % n == 0) || d == 0)
+        return {{p, p, p, p}, p};
+    }
+    if (isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]) &&
+        isa<ReplicateAttr>(in[2]) && isa<ReplicateAttr>(in[3]))
+      return {{in[0], rep(), rep(), rep()}, in[0]};
+    return replicateAll(4);
+  }
+
+  /// Keepdim reduction backward (grad, input): laid out as the input. A
+  /// shard of the summed dim repeats the whole gradient over the local
+  /// extent; a max needs the whole slice to find its maxima.
+  AxisRule reduceGrad(ArrayRef<Attribute> in, int64_t dim, bool isMax) {
+    if (auto d = shardDim(in[1])) {
+      if (*d != dim)
+        return {{in[1], in[1]}, in[1]};
+      if (!isMax)
+        return {{rep(), in[1]}, in[1]};
+      return replicateAll(2);
+    }
+    if (isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]))
+      return {{in[0], in[1]}, in[0]};
+    if (auto d = shardDim(in[0]); d && *d != dim)
+      return {{in[0], in[0]}, in[0]};
+    return replicateAll(2);
+  }
+
+  /// Cross entropy backward (grad, logits, targets): the mean's divisor
+  /// counts every row, so the rows stay whole; linear in the gradient.
+  AxisRule crossEntropyGrad(ArrayRef<Attribute> in) {
+    if (isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]) &&
+        isa<ReplicateAttr>(in[2]))
+      return {{in[0], in[1], in[2]}, in[0]};
+    return replicateAll(3);
+  }
+
+  /// Target logit backward (grad [N, 1], logits [N, C], targets [N]): laid
+  /// out as the logits. On class shards each rank writes the targets it
+  /// holds (loss_parallel: no communication); rows follow the rows.
+  AxisRule targetLogitGrad(ArrayRef<Attribute> in) {
+    if (shardDim(in[1]) == 1)
+      return {{rep(), in[1], rep()}, in[1]};
+    if (shardDim(in[1]) == 0 ||
+        (shardDim(in[0]) == 0 && isa<ReplicateAttr>(in[1])))
+      return {{shard(0), shard(0), shard(0)}, shard(0)};
+    if (isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]))
+      return {{in[0], rep(), rep()}, in[0]};
+    return replicateAll(3);
+  }
+
 private:
   MLIRContext *ctx;
   int64_t n;
@@ -388,8 +515,8 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
     return dim < 0 ? dim + (int64_t)shape(0).size() : dim;
   };
   return llvm::TypeSwitch<Operation *, AxisRule>(op)
-      .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp, m::LogOp>(
-          [&](Operation *) { return rules.unary(in); })
+      .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp, m::LogOp,
+            m::DetachOp>([&](Operation *) { return rules.unary(in); })
       .Case<m::AddOp, m::SubOp>([&](Operation *) {
         return rules.binary(in, shape(0), shape(1), out, true);
       })
@@ -432,10 +559,34 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
         return rules.linearGradWeight(in, shape(0).size());
       })
       .Case([&](m::SumToOp) { return rules.sumTo(in, shape(0), out); })
-      .Case<m::ReluGradOp, m::GeluGradOp, m::SiluGradOp>(
+      .Case<m::ReluGradOp, m::GeluGradOp, m::SiluGradOp, m::LogGradOp>(
           [&](Operation *) { return rules.activationGrad(in); })
       .Case([&](m::MeanGradOp) { return rules.meanGrad(in); })
       .Case([&](m::NegOp) { return rules.linearUnary(in); })
+      .Case<m::LayerNormGradInputOp, m::RMSNormGradInputOp>(
+          [&](Operation *) { return rules.normGradInput(in, shape(0).size()); })
+      .Case<m::LayerNormGradWeightOp, m::RMSNormGradWeightOp>([&](Operation *) {
+        return rules.normGradWeight(in, shape(0).size());
+      })
+      .Case([&](m::EmbeddingGradOp) {
+        return rules.embeddingGrad(in, shape(1).size());
+      })
+      .Case([&](m::SoftmaxGradOp s) {
+        return rules.softmaxGrad(in, normDim(s.getDim()));
+      })
+      .Case([&](m::RotaryGradOp) { return rules.rotaryGrad(in); })
+      .Case<m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp>(
+          [&](Operation *) {
+            return rules.attentionGrad(in, shape(1), shape(2));
+          })
+      .Case([&](m::ReduceSumGradOp r) {
+        return rules.reduceGrad(in, normDim(r.getDim()), /*isMax=*/false);
+      })
+      .Case([&](m::ReduceMaxGradOp r) {
+        return rules.reduceGrad(in, normDim(r.getDim()), /*isMax=*/true);
+      })
+      .Case([&](m::CrossEntropyGradOp) { return rules.crossEntropyGrad(in); })
+      .Case([&](m::TargetLogitGradOp) { return rules.targetLogitGrad(in); })
       .Case<m::SGDUpdateOp, m::AdamWUpdateOp>(
           [&](Operation *) { return rules.update(in); })
       .Default([&](Operation *) {
@@ -469,6 +620,12 @@ void mlir::tp::registerModelShardingRules(DialectRegistry &registry) {
                 m::MatmulOp, m::TransposeOp, m::ReshapeOp, m::RotaryOp,
                 m::AttentionOp, m::LinearGradInputOp, m::LinearGradWeightOp,
                 m::SumToOp, m::ReluGradOp, m::GeluGradOp, m::SiluGradOp,
-                m::MeanGradOp, m::NegOp, m::SGDUpdateOp, m::AdamWUpdateOp>(ctx);
+                m::MeanGradOp, m::NegOp, m::DetachOp, m::LogGradOp,
+                m::LayerNormGradInputOp, m::LayerNormGradWeightOp,
+                m::RMSNormGradInputOp, m::RMSNormGradWeightOp,
+                m::EmbeddingGradOp, m::SoftmaxGradOp, m::RotaryGradOp,
+                m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp,
+                m::ReduceSumGradOp, m::ReduceMaxGradOp, m::CrossEntropyGradOp,
+                m::TargetLogitGradOp, m::SGDUpdateOp, m::AdamWUpdateOp>(ctx);
   });
 }

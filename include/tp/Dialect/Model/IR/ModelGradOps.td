@@ -86,6 +86,165 @@ def Model_GeluGradOp : Model_ActivationGradOp<"gelu_grad",
 def Model_SiluGradOp : Model_ActivationGradOp<"silu_grad",
     "Gradient of SiLU: `grad * s * (1 + input * (1 - s))`, `s = sigmoid(input)`">;
 
+def Model_LogGradOp : Model_ActivationGradOp<"log_grad",
+    "Gradient of the natural logarithm: `grad / input`">;
+
+//===----------------------------------------------------------------------===//
+// Norms: one op per gradient (tp-propagate places single-result ops), each
+// recomputing the row statistics from the input. A bias gradient is
+// `model.sum_to`.
+//===----------------------------------------------------------------------===//
+
+class Model_NormGradInputOp<string mnemonic, string desc>
+    : Model_LeafGradOp<mnemonic> {
+  let summary = desc;
+  let description = [{
+    `grad` and `input` have the norm's input shape `[..., D]`, `weight` is
+    the norm's `[D]` weight; the result is the gradient of the input. The
+    statistics of every row (over the last dim) are recomputed from `input`.
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$grad,
+                       Model_TensorLike:$input, Model_TensorLike:$weight,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs Model_TensorLike:$result);
+}
+
+class Model_NormGradWeightOp<string mnemonic, string desc>
+    : Model_LeafGradOp<mnemonic> {
+  let summary = desc;
+  let description = [{
+    `grad` and `input` have the norm's input shape `[..., D]`; the result
+    `[D]` sums `grad * normalized input` over every row (batch, sequence),
+    so rows split over ranks give a partial sum.
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$grad,
+                       Model_TensorLike:$input,
+                       DefaultValuedAttr<F64Attr, "1e-5">:$eps);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_LayerNormGradInputOp : Model_NormGradInputOp<"layer_norm_grad_input",
+    "Gradient of nn.LayerNorm's input">;
+def Model_LayerNormGradWeightOp
+    : Model_NormGradWeightOp<"layer_norm_grad_weight",
+    "Gradient of nn.LayerNorm's weight: rows of `grad * xhat` summed">;
+def Model_RMSNormGradInputOp : Model_NormGradInputOp<"rms_norm_grad_input",
+    "Gradient of RMSNorm's input">;
+def Model_RMSNormGradWeightOp : Model_NormGradWeightOp<"rms_norm_grad_weight",
+    "Gradient of RMSNorm's weight: rows of `grad * x * rsqrt(mean(x^2) + eps)` summed">;
+
+def Model_EmbeddingGradOp : Model_LeafGradOp<"embedding_grad"> {
+  let summary = "Gradient of nn.Embedding's table: a scatter-add of `grad` rows";
+  let description = [{
+    `grad` is `[..., D]` (the lookup's result), `ids` the looked-up ids
+    `[...]`; row `v` of the result sums the rows of `grad` whose id is `v`.
+    `weight` is the table itself: only its shape and placement are read, so
+    that the gradient is laid out as the table (a vocabulary-sharded table
+    gets each rank's rows, `tp.sharded_embedding_grad` after
+    tp-partition).
+
+    ```mlir
+    %gw = model.embedding_grad "tok"(%g, %ids, %w) : (tensor<2x8x16xf32>, tensor<2x8xi64>, tensor<32x16xf32>) -> tensor<32x16xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$grad,
+                       Model_TensorLike:$ids, Model_TensorLike:$weight);
+  let results = (outs Model_TensorLike:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Transformer ops
+//===----------------------------------------------------------------------===//
+
+def Model_SoftmaxGradOp : Model_FnOp<"softmax_grad"> {
+  let summary = "Gradient of softmax: `y * (grad - sum(grad * y, dim))`";
+  let description = [{
+    `grad` is the gradient of the softmax's result `y` (same shape); the
+    result is the gradient of its input.
+  }];
+  let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$output,
+                       I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_RotaryGradOp : Model_FnOp<"rotary_grad"> {
+  let summary = "Gradient of rotary: every pair turned back by its angle";
+  let description = [{
+    `grad` is `[batch, seq, heads, head_dim]`, the gradient of a
+    `model.rotary` result; the rotation is orthogonal, so the gradient of
+    its input is the inverse rotation of `grad`.
+  }];
+  let arguments = (ins Model_TensorLike:$grad,
+                       DefaultValuedAttr<F64Attr, "10000.0">:$theta);
+  let results = (outs Model_TensorLike:$result);
+}
+
+class Model_AttentionGradOp<string mnemonic, string which>
+    : Model_FnOp<mnemonic> {
+  let summary = "Gradient of attention's " # which;
+  let description = [{
+    `grad` is the gradient of the attention's result `[batch, seq, heads,
+    head_dim]`, `q`, `k`, `v` its operands. The probabilities are
+    recomputed from `q` and `k` by each of the three gradient ops (one per
+    operand, so each is placed on its own): three times the backward's
+    cost, for now. Under grouped-query attention a kv head's gradient sums
+    over the query heads that share it.
+  }];
+  let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$q,
+                       Model_TensorLike:$k, Model_TensorLike:$v,
+                       DefaultValuedAttr<BoolAttr, "true">:$causal);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_AttentionGradQOp : Model_AttentionGradOp<"attention_grad_q", "query">;
+def Model_AttentionGradKOp : Model_AttentionGradOp<"attention_grad_k", "key">;
+def Model_AttentionGradVOp : Model_AttentionGradOp<"attention_grad_v", "value">;
+
+//===----------------------------------------------------------------------===//
+// Reductions and losses
+//===----------------------------------------------------------------------===//
+
+class Model_ReduceGradOp<string mnemonic, string desc> : Model_FnOp<mnemonic> {
+  let summary = desc;
+  let description = [{
+    `grad` is the gradient of a keepdim reduction along `dim` (the input's
+    shape with 1 at `dim`), `input` the reduction's input; the result has
+    the input's shape (and is laid out as the input).
+  }];
+  let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$input,
+                       I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_ReduceSumGradOp : Model_ReduceGradOp<"reduce_sum_grad",
+    "Gradient of reduce_sum: `grad` repeated along `dim`">;
+def Model_ReduceMaxGradOp : Model_ReduceGradOp<"reduce_max_grad",
+    "Gradient of reduce_max: `grad` split among the maxima (torch.amax)">;
+
+def Model_CrossEntropyGradOp : Model_FnOp<"cross_entropy_grad"> {
+  let summary = "Gradient of cross entropy's logits: `(softmax - onehot) * grad / N`";
+  let description = [{
+    `grad` is the rank-0 gradient of the loss, `logits` `[N, C]` and
+    `targets` `[N]` the loss's operands; the result is `[N, C]`.
+  }];
+  let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$logits,
+                       Model_TensorLike:$targets);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_TargetLogitGradOp : Model_FnOp<"target_logit_grad"> {
+  let summary = "Gradient of target_logit: `grad[i]` at `(i, t_i)`, else 0";
+  let description = [{
+    `grad` is `[N, 1]`, `logits` `[N, C]` (only its shape and placement are
+    read: on class-sharded logits each rank writes its classes,
+    `tp.sharded_target_logit_grad` after tp-partition) and `targets` `[N]`;
+    the result is `[N, C]`.
+  }];
+  let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$logits,
+                       Model_TensorLike:$targets);
+  let results = (outs Model_TensorLike:$result);
+}
+
 def Model_MeanGradOp : Model_FnOp<"mean_grad"> {
   let summary = "Gradient of `mean`: `grad / numel` in every element";
   let description = [{

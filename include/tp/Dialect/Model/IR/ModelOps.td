@@ -293,6 +293,17 @@ def Model_CrossEntropyOp : Model_FnOp<"cross_entropy"> {
   let results = (outs Model_TensorLike:$result);
 }
 
+def Model_DetachOp : Model_UnaryOp<"detach",
+    "The value, through which no gradient flows (torch.Tensor.detach)"> {
+  let description = [{
+    The identity in the forward program; tp-differentiate sends no gradient
+    through it. loss_parallel's cross entropy subtracts the detached row
+    maximum of the logits, as PyTorch and Megatron do: the loss does not
+    depend on that shift, so its gradient is exactly zero, and detaching it
+    keeps the backward from needing the whole rows.
+  }];
+}
+
 include "tp/Dialect/Model/IR/ModelGradOps.td"
 
 #endif // TP_DIALECT_MODEL_IR_MODELOPS_TD

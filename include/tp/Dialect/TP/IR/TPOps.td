@@ -360,4 +360,57 @@ def TP_ShardedTargetLogitOp : TP_ShardedLookupOp<"sharded_target_logit"> {
   }];
 }
 
+def TP_ShardedEmbeddingGradOp : TP_ShardedLookupOp<"sharded_embedding_grad"> {
+  let summary = "Gradient of this rank's rows of a vocabulary-sharded table";
+  let description = [{
+    The backward of `tp.sharded_embedding`: `grad` `[..., D]` is the whole
+    gradient of the lookup, `ids` the global ids; `weight` is this rank's
+    chunk of the `vocab_size` rows (only its shape is read). Row `r` of the
+    result sums the rows of `grad` whose id is `offset + r`; ids this rank
+    does not hold contribute nothing. The result is `Shard(0)` of the
+    table's gradient over `mesh_axes`.
+
+    ```
+    vocab_size = 4, 2 ranks, ids = [0 3], grad = [g0; g1]:
+      rank0 (rows 0-1): [g0; 0]   rank1 (rows 2-3): [0; g1]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, TP_MeshAxesAttr:$mesh_axes,
+                       OptionalAttr<StrAttr>:$module, AnyRankedTensor:$grad,
+                       AnyRankedTensor:$ids, AnyRankedTensor:$weight,
+                       I64Attr:$vocab_size);
+  let assemblyFormat = [{
+    $grad `,` $ids `,` $weight `on` $mesh `mesh_axes` `=` $mesh_axes
+    `vocab_size` `=` $vocab_size attr-dict `:` `(` type($grad) `,`
+    type($ids) `,` type($weight) `)` `->` type($result)
+  }];
+}
+
+def TP_ShardedTargetLogitGradOp
+    : TP_ShardedLookupOp<"sharded_target_logit_grad"> {
+  let summary = "Gradient of this rank's classes of a target logit";
+  let description = [{
+    The backward of `tp.sharded_target_logit`: `grad` `[N, 1]`, `logits`
+    `[N, C_local]` this rank's chunk of `num_classes` classes (only its
+    shape is read), `targets` `[N]` global class ids. Element
+    `(i, targets[i] - offset)` is `grad[i]` where this rank holds class
+    `targets[i]`, everything else is zero: `Shard(1)` of the gradient of
+    the logits over `mesh_axes`.
+
+    ```
+    num_classes = 4, 2 ranks, targets = [1 2], grad = [a; b]:
+      rank0 (classes 0-1): [0 a; 0 0]   rank1 (classes 2-3): [0 0; b 0]
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$mesh, TP_MeshAxesAttr:$mesh_axes,
+                       OptionalAttr<StrAttr>:$module, AnyRankedTensor:$grad,
+                       AnyRankedTensor:$logits, AnyRankedTensor:$targets,
+                       I64Attr:$num_classes);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $targets `on` $mesh `mesh_axes` `=` $mesh_axes
+    `num_classes` `=` $num_classes attr-dict `:` `(` type($grad) `,`
+    type($logits) `,` type($targets) `)` `->` type($result)
+  }];
+}
+
 #endif // TP_DIALECT_TP_IR_TPOPS_TD
