@@ -29,13 +29,26 @@ using namespace mlir;
 using namespace mlir::tp;
 namespace m = mlir::tp::model;
 
-/// The value the forward program reads parameter `p` as: its distributed
-/// form, or the parameter itself where it stays replicated.
-static Value parameterValue(m::ParamOp p) {
-  for (Operation *user : p->getUsers())
+/// The values the forward program reads parameter `p` as: its distributed
+/// forms (one per style that placed it; a tied parameter may have several),
+/// and the parameter itself where another op reads it replicated.
+static SmallVector<Value> parameterValues(m::ParamOp p) {
+  SmallVector<Value> values;
+  bool plainUse = false;
+  for (Operation *user : p->getUsers()) {
     if (auto d = dyn_cast<DistributeOp>(user))
-      return d.getResult();
-  return p.getResult();
+      values.push_back(d.getResult());
+    else
+      plainUse = true;
+  }
+  // In program order (use lists are not), so diagnostics name the first
+  // read first.
+  llvm::sort(values, [](Value a, Value b) {
+    return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
+  });
+  if (plainUse || values.empty())
+    values.insert(values.begin(), p.getResult());
+  return values;
 }
 
 static LogicalResult addUpdates(func::FuncOp func,
@@ -53,11 +66,25 @@ static LogicalResult addUpdates(func::FuncOp func,
   // read in two placements would need two updates that could drift apart.
   llvm::MapVector<StringRef, Value> params;
   WalkResult walk = func.walk([&](m::ParamOp p) {
-    Value v = parameterValue(p);
-    auto [it, fresh] = params.try_emplace(p.getName(), v);
-    if (!fresh && it->second.getType() == v.getType())
-      v.replaceAllUsesWith(it->second);
-    else if (!fresh) {
+    for (Value v : parameterValues(p)) {
+      auto [it, fresh] = params.try_emplace(p.getName(), v);
+      if (fresh || it->second == v)
+        continue;
+      if (it->second.getType() == v.getType()) {
+        // The one value must dominate every read: it is a parameter or its
+        // tp.distribute (whose parameter comes before it), so it can move
+        // up to the earlier of the two.
+        Operation *keep = it->second.getDefiningOp(), *drop = v.getDefiningOp();
+        if (drop->isBeforeInBlock(keep)) {
+          if (auto d = dyn_cast<DistributeOp>(keep))
+            if (Operation *param = d.getInput().getDefiningOp();
+                param && drop->isBeforeInBlock(param))
+              param->moveBefore(drop);
+          keep->moveBefore(drop);
+        }
+        v.replaceAllUsesWith(it->second);
+        continue;
+      }
       p.emitError() << "tp-optimizer-step: parameter '" << p.getName()
                     << "' is read as " << it->second.getType() << " and as "
                     << v.getType()
