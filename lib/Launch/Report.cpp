@@ -29,8 +29,12 @@ void printDistributedResults(llvm::raw_ostream &os, const Program &program) {
     if (llvm::all_of(r.placements,
                      [](const std::string &p) { return p == "R"; }))
       continue;
-    os << "output " << i << ": "
-       << (r.local ? "each rank's local tensor" : "a DTensor") << ", [";
+    os << "output " << i;
+    if (!r.gradOf.empty())
+      os << " (gradient of '" << r.gradOf << "')";
+    else if (!r.updated.empty())
+      os << " ('" << r.updated << "' updated)";
+    os << ": " << (r.local ? "each rank's local tensor" : "a DTensor") << ", [";
     llvm::interleaveComma(r.placements, os, [&](const std::string &p) {
       if (p[0] == 'S')
         os << "Shard(" << p.substr(1) << ")";
