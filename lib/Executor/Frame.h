@@ -1,0 +1,288 @@
+//===- Frame.h - one rank's state and the kernels of its instructions ----===//
+//
+// Private to lib/Executor, for Interpreter.h: the state of one rank while a
+// program runs (Frame: its slots, communicators, data and RankState) and
+// what each kernel instruction computes on a backend B (runKernel, and the
+// optimizer updates on host tensors). Interpreter.h's loop executes the
+// instructions with them; its header comment says what a backend provides.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_EXECUTOR_FRAME_H
+#define TP_LIB_EXECUTOR_FRAME_H
+
+#include "ProgramData.h"
+
+#include "tp/Runtime/Optimizers.h"
+#include "tp/Runtime/Safetensors.h"
+
+#include <stdexcept>
+
+namespace mlir::tp::exec::detail {
+
+using Groups =
+    std::map<std::vector<int64_t>, std::unique_ptr<rt::Communicator>>;
+
+/// Per-rank state while a program runs.
+template <class B> struct Frame {
+  using Buffer = typename B::Buffer;
+
+  /// Value slots; a slot may share its buffer with the RankState (a
+  /// resident parameter). Buffers are never written after they are set.
+  std::vector<std::shared_ptr<Buffer>> slots;
+  /// Whether the slot's buffer is a resident parameter (kept after the run).
+  std::vector<bool> resident;
+  const ProgramData *program = nullptr;
+  rt::Communicator *world = nullptr;
+  Groups ownGroups;
+  const Groups *groups = nullptr;
+  std::vector<int64_t> coords;
+  const DataSource *data = nullptr;
+  std::unique_ptr<rt::SafetensorsFile> weights, inputs;
+  RankStateImpl *state = nullptr;
+  /// The optimizer step of this run (1 without a RankState) and the
+  /// optimizers' state: the RankState's, or this run's own.
+  int64_t step = 1;
+  std::map<std::string, std::shared_ptr<void>> ownOptimizerState;
+  std::map<std::string, std::shared_ptr<void>> *optimizerState =
+      &ownOptimizerState;
+
+  const Buffer &at(int s) const { return *slots[s]; }
+  void set(int s, Buffer b) {
+    slots[s] = std::make_shared<Buffer>(std::move(b));
+  }
+  /// Slot \p s's buffer, moved out if nothing else holds it.
+  Buffer take(int s) {
+    if (slots[s].use_count() == 1)
+      return std::move(*slots[s]);
+    return B::clone(*slots[s]);
+  }
+  /// The communicator of the group of ranks that differ only on \p axes.
+  rt::Communicator &comm(const std::vector<int64_t> &axes) const {
+    if (axes.size() == program->meshShape.size())
+      return *world;
+    return *groups->at(axes);
+  }
+  /// This rank's torch.chunk of \p n over the group of \p axes.
+  rt::Chunk chunkOf(int64_t n, const std::vector<int64_t> &axes) const {
+    return rt::chunkOf(n, program->groupSize(axes),
+                       program->groupIndex(coords, axes));
+  }
+
+  /// Sets parameter \p index's value into slot \p out: the resident one if
+  /// the RankState has it, else `load()` (kept resident when there is a
+  /// RankState).
+  template <class Fn> void loadParam(int out, size_t index, Fn load) {
+    if (state && index < state->params.size() && state->params[index]) {
+      slots[out] = std::static_pointer_cast<Buffer>(state->params[index]);
+      resident[out] = true;
+      return;
+    }
+    set(out, B::fromHost(load()));
+    if (state) {
+      if (state->params.size() <= index)
+        state->params.resize(index + 1);
+      state->params[index] = slots[out];
+      state->paramBytes += static_cast<int64_t>(slots[out]->bytes());
+      resident[out] = true;
+    }
+  }
+};
+
+/// The value of kernel instruction \p in (16-bit float operands already
+/// widened to f32; integer operands as they are).
+template <class B>
+typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
+  auto arg = [&](size_t i) -> const typename B::Buffer & {
+    return f.at(in.operands[i]);
+  };
+  switch (in.op) {
+  case Opcode::Linear:
+    return linear(arg(0), arg(1), in.operands.size() > 2 ? &arg(2) : nullptr);
+  case Opcode::Embedding:
+    return embedding(arg(0), arg(1));
+  case Opcode::EmbeddingMasked:
+    // This rank holds rows [offset, offset + local rows) of the vocab.
+    return embeddingMasked(arg(0), arg(1), f.chunkOf(in.size, in.axes).offset);
+  case Opcode::LayerNorm:
+    return layerNorm(arg(0), &arg(1), &arg(2), in.value);
+  case Opcode::RMSNorm:
+    return rmsNorm(arg(0), &arg(1), in.value);
+  case Opcode::Copy:
+    return B::clone(arg(0));
+  case Opcode::Relu:
+    return relu(arg(0));
+  case Opcode::Gelu:
+    return gelu(arg(0));
+  case Opcode::Silu:
+    return silu(arg(0));
+  case Opcode::Exp:
+    return exp(arg(0));
+  case Opcode::Add:
+    return add(arg(0), arg(1));
+  case Opcode::Mul:
+    return mul(arg(0), arg(1));
+  case Opcode::Matmul:
+    return matmul(arg(0), arg(1));
+  case Opcode::Softmax:
+    return softmax(arg(0), in.dim);
+  case Opcode::Rotary:
+    return rotary(arg(0), 0, in.value);
+  case Opcode::Attention:
+    return attention(arg(0), arg(1), arg(2), in.causal);
+  case Opcode::Reshape: {
+    // An uneven (dynamic) dim takes what the others leave.
+    std::vector<int64_t> s = in.shape;
+    int64_t known = 1;
+    for (int64_t d : s)
+      if (d >= 0)
+        known *= d;
+    for (int64_t &d : s)
+      if (d < 0)
+        d = known ? arg(0).numel() / known : 0;
+    return reshape(arg(0), s);
+  }
+  case Opcode::Arange: {
+    // Made in the slot's integer dtype: the device does not convert ints.
+    std::vector<int64_t> v(in.size);
+    for (int64_t i = 0; i < in.size; ++i)
+      v[i] = i;
+    return B::fromHost(
+        Tensor::fromInts({in.size}, v, f.program->slots[in.result].dtype));
+  }
+  default:
+    break;
+  }
+  if constexpr (B::kHostOnlyKernels) {
+    switch (in.op) {
+    case Opcode::Transpose:
+      return permute(arg(0), in.shape);
+    case Opcode::Sub:
+      return sub(arg(0), arg(1));
+    case Opcode::Log:
+      return log(arg(0));
+    case Opcode::ReduceMax:
+      return reduceMax(arg(0), in.dim);
+    case Opcode::ReduceSum:
+      return reduceSum(arg(0), in.dim);
+    case Opcode::Mean:
+      return mean(arg(0));
+    case Opcode::TargetLogit:
+      return targetLogit(arg(0), arg(1),
+                         in.axes.empty() ? 0
+                                         : f.chunkOf(in.size, in.axes).offset);
+    case Opcode::CrossEntropy:
+      return crossEntropy(arg(0), arg(1));
+    case Opcode::Full:
+      return B::fromHost(Tensor::full(in.shape, in.value));
+    case Opcode::Neg:
+      return neg(arg(0));
+    case Opcode::LinearGradInput:
+      return linearBackwardInput(arg(0), arg(1));
+    case Opcode::LinearGradWeight:
+      return linearBackwardWeight(arg(0), arg(1));
+    case Opcode::SumTo: {
+      // An uneven (dynamic) dim keeps the gradient's extent there.
+      std::vector<int64_t> s = in.shape;
+      size_t lead = arg(0).shape().size() - s.size();
+      for (size_t i = 0; i < s.size(); ++i)
+        if (s[i] < 0)
+          s[i] = arg(0).shape()[lead + i];
+      return sumToShape(arg(0), s);
+    }
+    case Opcode::ReluGrad:
+      return reluBackward(arg(0), arg(1));
+    case Opcode::GeluGrad:
+      return geluBackward(arg(0), arg(1));
+    case Opcode::SiluGrad:
+      return siluBackward(arg(0), arg(1));
+    case Opcode::MeanGrad:
+      return meanBackward(arg(0), in.shape);
+    case Opcode::LogGrad:
+      return logBackward(arg(0), arg(1));
+    case Opcode::LayerNormGradInput:
+      return layerNormBackward(arg(0), arg(1), &arg(2), nullptr, in.value).x;
+    case Opcode::LayerNormGradWeight: {
+      // The weight's gradient does not depend on the weight.
+      Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
+      return layerNormBackward(arg(0), arg(1), &ones, nullptr, in.value).weight;
+    }
+    case Opcode::RMSNormGradInput:
+      return rmsNormBackward(arg(0), arg(1), &arg(2), in.value).x;
+    case Opcode::RMSNormGradWeight: {
+      Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
+      return rmsNormBackward(arg(0), arg(1), &ones, in.value).weight;
+    }
+    case Opcode::EmbeddingGrad:
+      return embeddingBackward(arg(0), arg(1), arg(2).shape()[0]);
+    case Opcode::EmbeddingGradMasked:
+      // This rank holds rows [offset, offset + local rows) of the vocab.
+      return embeddingMaskedBackward(arg(0), arg(1), arg(2).shape()[0],
+                                     f.chunkOf(in.size, in.axes).offset);
+    case Opcode::SoftmaxGrad:
+      return softmaxBackward(arg(0), arg(1), in.dim);
+    case Opcode::RotaryGrad:
+      return rotaryBackward(arg(0), 0, in.value);
+    // Each recomputes the whole backward and keeps one gradient.
+    case Opcode::AttentionGradQ:
+      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gq;
+    case Opcode::AttentionGradK:
+      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gk;
+    case Opcode::AttentionGradV:
+      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gv;
+    case Opcode::ReduceSumGrad:
+      return reduceSumBackward(arg(0), arg(1).shape(), in.dim);
+    case Opcode::ReduceMaxGrad:
+      return reduceMaxBackward(arg(0), arg(1), in.dim);
+    case Opcode::CrossEntropyGrad:
+      return crossEntropyBackward(arg(1), arg(2), arg(0));
+    case Opcode::TargetLogitGrad:
+      return targetLogitBackward(
+          arg(0), arg(2), arg(1).shape()[1],
+          in.axes.empty() ? 0 : f.chunkOf(in.size, in.axes).offset);
+    default:
+      break;
+    }
+  }
+  throw std::runtime_error(std::string("the ") + B::kName +
+                           " backend has no kernel for " + in.origin);
+}
+
+/// The updated parameter of optimizer update \p in (host tensors): the
+/// parameter's copy stepped by runtime::sgdStep or adamwStep, whose state
+/// (zero at first) the frame keeps by FQN.
+template <class B>
+typename B::Buffer optimizerUpdate(const Instruction &in, Frame<B> &f) {
+  Tensor p = B::clone(f.at(in.operands[0]));
+  const Tensor &g = f.at(in.operands[1]);
+  auto state = [&](const char *what) -> Tensor & {
+    std::shared_ptr<void> &s = (*f.optimizerState)[in.name + "." + what];
+    if (!s)
+      s = std::make_shared<Tensor>(p.shape(), p.dtype());
+    return *std::static_pointer_cast<Tensor>(s);
+  };
+  const std::vector<double> &h = in.hyper;
+  if (in.op == Opcode::SGDUpdate) {
+    rt::SGDOptions o;
+    o.lr = static_cast<float>(h[0]);
+    o.momentum = static_cast<float>(h[1]);
+    o.dampening = static_cast<float>(h[2]);
+    o.weightDecay = static_cast<float>(h[3]);
+    o.nesterov = h[4] != 0;
+    rt::sgdStep(p, g, o.momentum > 0 ? &state("momentum_buffer") : nullptr,
+                f.step, o);
+  } else {
+    rt::AdamWOptions o;
+    o.lr = static_cast<float>(h[0]);
+    o.beta1 = static_cast<float>(h[1]);
+    o.beta2 = static_cast<float>(h[2]);
+    o.eps = static_cast<float>(h[3]);
+    o.weightDecay = static_cast<float>(h[4]);
+    rt::adamwStep(p, g, state("exp_avg"), state("exp_avg_sq"), f.step, o);
+  }
+  return p;
+}
+
+} // namespace mlir::tp::exec::detail
+
+#endif // TP_LIB_EXECUTOR_FRAME_H
