@@ -355,14 +355,9 @@ static Tensor scatterRows(const char *op, const Tensor &g, const Tensor &ids,
   const float *src = g.data();
   float *dst = out.data();
   for (int64_t i = 0, e = ids.numel(); i < e; ++i) {
-    int64_t id = values[i];
-    // id >= offset first, so that id - offset cannot overflow.
-    int64_t row = id >= offset ? id - offset : -1;
-    if (row < 0 || row >= rows) {
-      if (mask && id >= 0)
-        continue;
-      throw detail::idOutOfRange(op, id, offset, rows);
-    }
+    int64_t row = detail::tableRow(op, values[i], offset, rows, mask);
+    if (row < 0)
+      continue;
     for (int64_t j = 0; j < d; ++j)
       dst[row * d + j] += src[i * d + j];
   }

@@ -154,6 +154,21 @@ RowDims checkEmbeddingWeight(const char *op, const Shape &weight);
 std::invalid_argument idOutOfRange(const char *op, int64_t id, int64_t offset,
                                    int64_t rows);
 
+/// The row of a table holding rows [offset, offset + rows) that \p id
+/// reads, or -1 when \p mask and a non-negative id lies outside (a shard of
+/// a vocabulary-sharded table); throws idOutOfRange otherwise. The gather
+/// of the embedding and the scatter of its gradient resolve ids with it.
+inline int64_t tableRow(const char *op, int64_t id, int64_t offset,
+                        int64_t rows, bool mask) {
+  // id >= offset first, so that id - offset cannot overflow.
+  int64_t row = id >= offset ? id - offset : -1;
+  if (row >= 0 && row < rows)
+    return row;
+  if (mask && id >= 0)
+    return -1;
+  throw idOutOfRange(op, id, offset, rows);
+}
+
 /// rotary(x [batch, seq, heads, dim]) with an even dim.
 void checkRotary(const Shape &x);
 

@@ -377,14 +377,9 @@ static Tensor gatherRows(const char *op, const Tensor &ids,
   Tensor out(shape);
   std::vector<int64_t> values = detail::readIds(ids, op, "ids");
   for (int64_t i = 0, e = ids.numel(); i < e; ++i) {
-    int64_t id = values[i];
-    // id >= offset first, so that id - offset cannot overflow.
-    int64_t row = id >= offset ? id - offset : -1;
-    if (row < 0 || row >= rows) {
-      if (mask && id >= 0)
-        continue;
-      throw detail::idOutOfRange(op, id, offset, rows);
-    }
+    int64_t row = detail::tableRow(op, values[i], offset, rows, mask);
+    if (row < 0)
+      continue;
     std::copy_n(weight.data() + row * d, d, out.data() + i * d);
   }
   return out;
