@@ -62,6 +62,10 @@ void Compiler::compileOp(Operation *op) {
   }
   if (std::optional<Opcode> code = plainOpcode(op)) {
     instr.op = *code;
+    // The means of a shard (mean, cross_entropy and its gradient): the
+    // global divisor tp-partition set.
+    if (auto count = op->getAttrOfType<IntegerAttr>("count"))
+      instr.size = count.getInt();
     emit(op, std::move(instr));
     return;
   }

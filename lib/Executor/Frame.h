@@ -89,6 +89,16 @@ template <class B> struct Frame {
   }
 };
 
+/// A mean over \p own elements (or rows) made a mean over \p count of them
+/// (a shard's part of the global mean); \p count 0 keeps it.
+template <class Buffer>
+Buffer overCount(Buffer mean, int64_t own, int64_t count) {
+  if (count == 0 || count == own)
+    return mean;
+  return scale(mean, static_cast<float>(static_cast<double>(own) /
+                                        static_cast<double>(count)));
+}
+
 /// The value of kernel instruction \p in (16-bit float operands already
 /// widened to f32; integer operands as they are).
 template <class B>
@@ -166,13 +176,13 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     case Opcode::ReduceSum:
       return reduceSum(arg(0), in.dim);
     case Opcode::Mean:
-      return mean(arg(0));
+      return overCount(mean(arg(0)), arg(0).numel(), in.size);
     case Opcode::TargetLogit:
       return targetLogit(arg(0), arg(1),
                          in.axes.empty() ? 0
                                          : f.chunkOf(in.size, in.axes).offset);
     case Opcode::CrossEntropy:
-      return crossEntropy(arg(0), arg(1));
+      return overCount(crossEntropy(arg(0), arg(1)), arg(1).numel(), in.size);
     case Opcode::Full:
       return B::fromHost(Tensor::full(in.shape, in.value));
     case Opcode::Neg:
@@ -235,7 +245,8 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     case Opcode::ReduceMaxGrad:
       return reduceMaxBackward(arg(0), arg(1), in.dim);
     case Opcode::CrossEntropyGrad:
-      return crossEntropyBackward(arg(1), arg(2), arg(0));
+      return overCount(crossEntropyBackward(arg(1), arg(2), arg(0)),
+                       arg(2).numel(), in.size);
     case Opcode::TargetLogitGrad:
       return targetLogitBackward(
           arg(0), arg(2), arg(1).shape()[1],

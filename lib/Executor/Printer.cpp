@@ -39,6 +39,7 @@ enum Arg : unsigned {
   kAxes = 1 << 11,
   kValue = 1 << 12,
   kHyper = 1 << 13,
+  kCount = 1 << 14, // `size` as a mean's global divisor, shown when set
 };
 
 struct OpcodeInfo {
@@ -84,9 +85,9 @@ const OpcodeInfo kOpcodes[] = {
     {"attention", kCausal, true, false},
     {"reduce_max", kDim, true, true},
     {"reduce_sum", kDim, true, true},
-    {"mean", 0, true, true},
+    {"mean", kCount, true, true},
     {"target_logit", kSize | kAxes, true, true},
-    {"cross_entropy", 0, true, true},
+    {"cross_entropy", kCount, true, true},
     {"full", kValue, true, true},
     {"neg", 0, true, true},
     {"linear_grad_input", 0, true, true},
@@ -110,7 +111,7 @@ const OpcodeInfo kOpcodes[] = {
     {"attention_grad_v", kCausal, true, true},
     {"reduce_sum_grad", kDim, true, true},
     {"reduce_max_grad", kDim, true, true},
-    {"cross_entropy_grad", 0, true, true},
+    {"cross_entropy_grad", kCount, true, true},
     {"target_logit_grad", kSize | kAxes, true, true},
     {"sgd_update", kHyper, false, true},
     {"adamw_update", kHyper, false, true},
@@ -169,6 +170,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
   unsigned args = info(in.op).args;
   if (in.op == Opcode::TargetLogit && in.axes.empty())
     args = 0; // classes not sharded: nothing to say
+  if ((args & kCount) && in.size == 0)
+    args &= ~kCount; // the mean divides by its own operand's count
   if (!args)
     return;
   const char *sep = " {";
@@ -183,6 +186,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("concat_dim") << in.concatDim;
   if (args & kSize)
     key("size") << in.size;
+  if (args & kCount)
+    key("count") << in.size;
   if (args & kRoot)
     key("root") << in.root;
   if (args & kShape)

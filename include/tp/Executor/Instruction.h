@@ -58,14 +58,14 @@ enum class Opcode : uint8_t {
   Sub,
   Mul,
   Matmul,
-  Softmax,     // dim
-  Rotary,      // value (theta)
-  Attention,   // causal
-  ReduceMax,   // dim
-  ReduceSum,   // dim
-  Mean,        //
-  TargetLogit, // size (classes), axes: empty unless the classes are sharded
-  CrossEntropy,
+  Softmax,      // dim
+  Rotary,       // value (theta)
+  Attention,    // causal
+  ReduceMax,    // dim
+  ReduceSum,    // dim
+  Mean,         // size: the global count over a shard (0: its own)
+  TargetLogit,  // size (classes), axes: empty unless the classes are sharded
+  CrossEntropy, // size: the global rows over a shard of rows (0: its own)
   // Backward kernels (host only for now): operands as the op's
   // (ModelGradOps.td).
   Full,                // value: every element of the result slot's shape
@@ -91,7 +91,7 @@ enum class Opcode : uint8_t {
   AttentionGradV,      // causal: grad, q, k, v
   ReduceSumGrad,       // dim: grad, input
   ReduceMaxGrad,       // dim: grad, input
-  CrossEntropyGrad,    // grad, logits, targets
+  CrossEntropyGrad,    // size (as CrossEntropy): grad, logits, targets
   TargetLogitGrad,     // size (classes), axes: empty unless they are sharded
   // Optimizer updates (param, grad): the result is the updated parameter,
   // which later runs with a RankState read in place of the parameter's slot
@@ -128,7 +128,7 @@ struct Instruction {
   int64_t dim = 0;
   int64_t concatDim = 0;
   /// A full (unsharded) extent: the gathered dim, the vocabulary, the number
-  /// of classes, the arange length.
+  /// of classes, the arange length, a mean's global count.
   int64_t size = 0;
   int64_t root = 0;
   /// eps of the norms, theta of rotary, the value of full.

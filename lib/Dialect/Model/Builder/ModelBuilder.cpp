@@ -408,8 +408,8 @@ public:
     Value logits = body(entry->getArgument(0));
     Value flat =
         model::ReshapeOp::create(b, loc, tensor({rows, vocab}), logits);
-    Value loss = model::CrossEntropyOp::create(b, loc, lossType, flat,
-                                               entry->getArgument(1));
+    Value loss = model::CrossEntropyOp::create(
+        b, loc, lossType, flat, entry->getArgument(1), /*count=*/nullptr);
     func::ReturnOp::create(b, loc, loss);
     return fn;
   }
@@ -445,8 +445,8 @@ public:
     b.setInsertionPointToStart(entry);
     Value diff = binary<model::SubOp>(body(entry->getArgument(0)),
                                       entry->getArgument(1));
-    Value loss = model::MeanOp::create(b, loc, lossType,
-                                       binary<model::MulOp>(diff, diff));
+    Value loss = model::MeanOp::create(
+        b, loc, lossType, binary<model::MulOp>(diff, diff), /*count=*/nullptr);
     func::ReturnOp::create(b, loc, loss);
     return fn;
   }

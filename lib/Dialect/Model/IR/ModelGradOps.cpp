@@ -201,6 +201,8 @@ static LogicalResult verifyLogitsTargets(Operation *op, Value logits,
 LogicalResult CrossEntropyGradOp::verify() {
   if (failed(expectShape(*this, "gradient", shapeOf(getGrad()), {})))
     return failure();
+  if (failed(verifyCount(*this, getCount())))
+    return failure();
   return verifyLogitsTargets(*this, getLogits(), getTargets());
 }
 

@@ -256,6 +256,8 @@ LogicalResult ReduceSumOp::verify() {
 }
 
 LogicalResult MeanOp::verify() {
+  if (failed(verifyCount(*this, getCount())))
+    return failure();
   return expectShape(*this, "result", shapeOf(getResult()), {});
 }
 
@@ -353,6 +355,8 @@ LogicalResult CrossEntropyOp::verify() {
   auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
   if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
     return emitOpError("cross_entropy takes logits [N, C] and targets [N]");
+  if (failed(verifyCount(*this, getCount())))
+    return failure();
   return expectShape(*this, "result", shapeOf(getResult()), {});
 }
 

@@ -103,6 +103,15 @@ inline LogicalResult verifyAttentionOperands(Operation *op, ArrayRef<int64_t> q,
   return success();
 }
 
+/// A mean's divisor set by tp-partition (the global count of a shard's
+/// elements or rows) counts at least one.
+inline LogicalResult verifyCount(Operation *op, std::optional<uint64_t> count) {
+  if (count && static_cast<int64_t>(*count) < 1)
+    return op->emitOpError()
+           << "count must be positive, not " << static_cast<int64_t>(*count);
+  return success();
+}
+
 } // namespace mlir::tp::model::detail
 
 #endif // TP_LIB_DIALECT_MODEL_IR_SHAPECHECKS_H

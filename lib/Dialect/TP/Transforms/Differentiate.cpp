@@ -84,13 +84,31 @@ public:
         if (auto it = paramGrads.find(p.getName()); it != paramGrads.end())
           ordered.insert(*it);
     paramGrads = std::move(ordered);
-    SmallVector<Value> results{loss};
+    // The step's loss is the global one on every rank: a loss over a batch
+    // split on a data-parallel axis is a partial sum there (the sharding
+    // rules of model.mean and model.cross_entropy), reduced here once.
+    Value globalLoss = loss;
+    if (auto type = dyn_cast<DTensorType>(loss.getType());
+        type &&
+        !llvm::all_of(type.getPlacements(), llvm::IsaPred<ReplicateAttr>)) {
+      SmallVector<Attribute> replicated(type.getPlacements().size(),
+                                        ReplicateAttr::get(func.getContext()));
+      globalLoss = RedistributeOp::create(
+          builder, loc,
+          DTensorType::get(func.getContext(), type.getShape(),
+                           type.getElementType(), type.getMesh(), replicated),
+          loss, /*module=*/nullptr);
+    }
+    SmallVector<Value> results{globalLoss};
     for (auto &[name, g] : paramGrads)
       results.push_back(g);
     func::ReturnOp::create(builder, loc, results);
     ret.erase();
     func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
                                    ValueRange(results).getTypes()));
+    // Replicated, it is one value whatever the forward's styles returned.
+    func.removeResultAttr(
+        0, TPDialect::LocalAttrHelper(func.getContext()).getName());
     SmallVector<DictionaryAttr> attrs{func.getResultAttrDict(0)};
     TPDialect::GradOfAttrHelper gradOf(func.getContext());
     for (auto &[name, g] : paramGrads) {
@@ -308,9 +326,10 @@ private:
           return success();
         })
         .Case([&](m::CrossEntropyOp ce) {
-          accumulate(ce.getLogits(), m::CrossEntropyGradOp::create(
-                                         builder, loc, gradType(ce.getLogits()),
-                                         g, ce.getLogits(), ce.getTargets()));
+          accumulate(ce.getLogits(),
+                     m::CrossEntropyGradOp::create(
+                         builder, loc, gradType(ce.getLogits()), g,
+                         ce.getLogits(), ce.getTargets(), ce.getCountAttr()));
           return success();
         })
         .Case([&](m::TargetLogitOp t) {

@@ -744,7 +744,8 @@ static void decomposeCrossEntropy(ModuleOp module) {
     Value target =
         m::TargetLogitOp::create(b, loc, column, shifted, op.getTargets());
     Value perRow = m::SubOp::create(b, loc, column, lse, target);
-    Value loss = m::MeanOp::create(b, loc, op.getType(), perRow);
+    Value loss =
+        m::MeanOp::create(b, loc, op.getType(), perRow, /*count=*/nullptr);
     op.getResult().replaceAllUsesWith(loss);
     op.erase();
   }

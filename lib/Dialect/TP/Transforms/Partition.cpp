@@ -123,10 +123,48 @@ static void localizeShardedLookups(ArrayRef<ShardedLookup> lookups) {
   }
 }
 
+/// Means over a shard divide by the global count, so that each rank's
+/// result is a partial sum of the mean (the sharding rules of model.mean and
+/// model.cross_entropy): set while the operands still have their global
+/// types. A count already present is kept.
+static void setGlobalCounts(func::FuncOp func) {
+  auto sharded = [](Value v) -> DTensorType {
+    auto t = dyn_cast<DTensorType>(v.getType());
+    if (t && llvm::any_of(t.getPlacements(), llvm::IsaPred<ShardAttr>))
+      return t;
+    return nullptr;
+  };
+  Builder b(func.getContext());
+  func.walk([&](Operation *op) {
+    if (auto mean = dyn_cast<m::MeanOp>(op)) {
+      if (DTensorType t = sharded(mean.getInput()); t && !mean.getCount())
+        mean.setCountAttr(
+            b.getI64IntegerAttr(ShapedType::getNumElements(t.getShape())));
+      return;
+    }
+    // Rows of the loss (logits [N, C], targets [N]).
+    Value logits, targets;
+    if (auto ce = dyn_cast<m::CrossEntropyOp>(op)) {
+      logits = ce.getLogits();
+      targets = ce.getTargets();
+    } else if (auto g = dyn_cast<m::CrossEntropyGradOp>(op)) {
+      logits = g.getLogits();
+      targets = g.getTargets();
+    } else {
+      return;
+    }
+    if (op->hasAttr("count") || (!sharded(logits) && !sharded(targets)))
+      return;
+    int64_t rows = getTensorLikeShape(targets.getType())[0];
+    op->setAttr("count", b.getI64IntegerAttr(rows));
+  });
+}
+
 static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
   SmallVector<ShardedLookup> lookups = findShardedLookups(func);
+  setGlobalCounts(func);
   Block &block = func.getBody().front();
   // Arguments: each rank receives its local piece of a distributed input;
   // the global (dtensor) types stay for the runtime to cut them.

@@ -232,12 +232,24 @@ public:
     return {{in[0]}, in[0]};
   }
 
-  /// Mean of all elements: linear in a partial sum; shards are gathered.
+  /// Mean of all elements: linear in a partial sum; on a shard each rank
+  /// divides its sum by the global count (tp-partition sets `count`), a
+  /// partial sum of the mean.
   AxisRule mean(ArrayRef<Attribute> in) {
-    if (auto p = dyn_cast<PartialAttr>(in[0]);
-        p && p.getKind() == ReductionKind::Sum)
-      return {{in[0]}, in[0]};
+    if (isPartialSum(in[0]) || shardDim(in[0]))
+      return {{in[0]}, partialSum()};
     return replicateAll(1);
+  }
+
+  /// Cross entropy (logits [N, C], targets [N]): rows are independent, so
+  /// rows split over the ranks (a data-parallel batch) give a partial sum
+  /// of the mean over the global rows (`count`); a replicated operand is
+  /// chunked alike, for free.
+  AxisRule crossEntropy(ArrayRef<Attribute> in) {
+    if (shardDim(in[0]) == 0 ||
+        (isa<ReplicateAttr>(in[0]) && shardDim(in[1]) == 0))
+      return {{shard(0), shard(0)}, partialSum()};
+    return replicateAll(2);
   }
 
   /// logits[i, t_i]: on class shards, out-of-shard targets give zero, so the
@@ -474,12 +486,14 @@ public:
     return replicateAll(2);
   }
 
-  /// Cross entropy backward (grad, logits, targets): the mean's divisor
-  /// counts every row, so the rows stay whole; linear in the gradient.
+  /// Cross entropy backward (grad, logits, targets): rows as the forward's
+  /// (split rows divide by the global count); linear in the gradient.
   AxisRule crossEntropyGrad(ArrayRef<Attribute> in) {
     if (isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]) &&
         isa<ReplicateAttr>(in[2]))
       return {{in[0], in[1], in[2]}, in[0]};
+    if (shardDim(in[1]) == 0 || shardDim(in[2]) == 0)
+      return {{rep(), shard(0), shard(0)}, shard(0)};
     return replicateAll(3);
   }
 
@@ -530,6 +544,7 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
         return rules.reduce(in, normDim(r.getDim()), ReductionKind::Sum);
       })
       .Case([&](m::MeanOp) { return rules.mean(in); })
+      .Case([&](m::CrossEntropyOp) { return rules.crossEntropy(in); })
       .Case([&](m::TargetLogitOp) { return rules.targetLogit(in); })
       .Case([&](m::LinearOp l) {
         return rules.linear(in, shape(0).size(), l.getBias() != nullptr);
@@ -615,13 +630,13 @@ void mlir::tp::registerModelShardingRules(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, m::ModelDialect *) {
     attachRules<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp,
                 m::LogOp, m::AddOp, m::SubOp, m::MulOp, m::ReduceMaxOp,
-                m::ReduceSumOp, m::MeanOp, m::TargetLogitOp, m::LinearOp,
-                m::EmbeddingOp, m::LayerNormOp, m::RMSNormOp, m::SoftmaxOp,
-                m::MatmulOp, m::TransposeOp, m::ReshapeOp, m::RotaryOp,
-                m::AttentionOp, m::LinearGradInputOp, m::LinearGradWeightOp,
-                m::SumToOp, m::ReluGradOp, m::GeluGradOp, m::SiluGradOp,
-                m::MeanGradOp, m::NegOp, m::DetachOp, m::LogGradOp,
-                m::LayerNormGradInputOp, m::LayerNormGradWeightOp,
+                m::ReduceSumOp, m::MeanOp, m::CrossEntropyOp, m::TargetLogitOp,
+                m::LinearOp, m::EmbeddingOp, m::LayerNormOp, m::RMSNormOp,
+                m::SoftmaxOp, m::MatmulOp, m::TransposeOp, m::ReshapeOp,
+                m::RotaryOp, m::AttentionOp, m::LinearGradInputOp,
+                m::LinearGradWeightOp, m::SumToOp, m::ReluGradOp, m::GeluGradOp,
+                m::SiluGradOp, m::MeanGradOp, m::NegOp, m::DetachOp,
+                m::LogGradOp, m::LayerNormGradInputOp, m::LayerNormGradWeightOp,
                 m::RMSNormGradInputOp, m::RMSNormGradWeightOp,
                 m::EmbeddingGradOp, m::SoftmaxGradOp, m::RotaryGradOp,
                 m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp,

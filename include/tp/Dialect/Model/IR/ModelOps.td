@@ -272,7 +272,13 @@ def Model_ReduceSumOp : Model_ReduceOp<"reduce_sum", "Sum along `dim`">;
 
 def Model_MeanOp : Model_FnOp<"mean"> {
   let summary = "Mean of all elements (a rank-0 tensor)";
-  let arguments = (ins Model_TensorLike:$input);
+  let description = [{
+    `count`, when present, is the divisor in place of the input's number of
+    elements: tp-partition sets it to the global count where the input is a
+    shard (each rank's local sum over the global count is a partial sum of
+    the mean, e.g. a loss over a batch split on a data-parallel axis).
+  }];
+  let arguments = (ins Model_TensorLike:$input, OptionalAttr<I64Attr>:$count);
   let results = (outs Model_TensorLike:$result);
 }
 
@@ -289,7 +295,14 @@ def Model_TargetLogitOp : Model_FnOp<"target_logit"> {
 
 def Model_CrossEntropyOp : Model_FnOp<"cross_entropy"> {
   let summary = "Mean cross entropy of logits `[N, C]` against targets `[N]`";
-  let arguments = (ins Model_TensorLike:$logits, Model_TensorLike:$targets);
+  let description = [{
+    `count`, when present, is the divisor in place of `N`: tp-partition sets
+    it to the global number of rows where the rows are sharded (each rank's
+    sum over its rows, divided by the global count, is a partial sum of the
+    loss).
+  }];
+  let arguments = (ins Model_TensorLike:$logits, Model_TensorLike:$targets,
+                       OptionalAttr<I64Attr>:$count);
   let results = (outs Model_TensorLike:$result);
 }
 
