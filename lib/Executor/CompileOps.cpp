@@ -112,6 +112,16 @@ void Compiler::compileOp(Operation *op) {
         i.size = total;
         i.outerAxes = std::move(outer);
       })
+      .Case([&](mlir::tp::PackOp) {
+        instr.op = Opcode::Pack;
+        emit(op, std::move(instr));
+      })
+      .Case([&](mlir::tp::UnpackOp u) {
+        instr.op = Opcode::Unpack;
+        instr.size = static_cast<int64_t>(u.getOffset());
+        instr.shape = shapeOf(u.getType());
+        emit(op, std::move(instr));
+      })
       .Case([&](mlir::tp::AllReduceOp c) {
         emitCollective(op, Opcode::AllReduce, axesOf(c)).reduce =
             reduceOp(c.getReduction());

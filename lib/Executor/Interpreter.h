@@ -66,6 +66,22 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
     f.set(in.result, keep ? B::clone(x) : B::zeros(x.shape(), x.dtype()));
     return;
   }
+  case Opcode::Pack: {
+    // A bucket's tensors, one after another, for one collective.
+    std::vector<Buffer> flat;
+    flat.reserve(in.operands.size());
+    for (size_t i = 0; i < in.operands.size(); ++i)
+      flat.push_back(reshape(arg(i), {arg(i).numel()}));
+    f.set(in.result, concatDim(flat, 0));
+    return;
+  }
+  case Opcode::Unpack: {
+    int64_t n = 1;
+    for (int64_t d : in.shape)
+      n *= d;
+    f.set(in.result, reshape(sliceDim(arg(0), 0, in.size, n), in.shape));
+    return;
+  }
   case Opcode::AllGather:
     f.set(in.result, allGatherDim(f.comm(in.axes), arg(0), in.dim));
     return;

@@ -39,7 +39,8 @@ enum Arg : unsigned {
   kAxes = 1 << 11,
   kValue = 1 << 12,
   kHyper = 1 << 13,
-  kCount = 1 << 14, // `size` as a mean's global divisor, shown when set
+  kCount = 1 << 14,  // `size` as a mean's global divisor, shown when set
+  kOffset = 1 << 15, // `size` as an offset
 };
 
 struct OpcodeInfo {
@@ -59,6 +60,8 @@ const OpcodeInfo kOpcodes[] = {
     {"reshape", kShape, true, false},
     {"transpose", kPerm, true, true},
     {"copy", 0, true, false},
+    {"pack", 0, false, false},
+    {"unpack", kOffset | kShape, false, false},
     {"all_gather", kDim | kAxes, false, false},
     {"all_gather_uneven", kDim | kSize | kOuterAxes | kAxes, false, false},
     {"all_reduce", kReduce | kAxes, false, false},
@@ -188,6 +191,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("size") << in.size;
   if (args & kCount)
     key("count") << in.size;
+  if (args & kOffset)
+    key("offset") << in.size;
   if (args & kRoot)
     key("root") << in.root;
   if (args & kShape)

@@ -203,6 +203,50 @@ func.func @forward(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) -> (tensor<2x3xf32
   EXPECT_FALSE(x == zeros);
 }
 
+TEST_F(ExecutorTest, BucketedAllReduceEqualsOneAllReducePerTensor) {
+  // tp.pack, one all_reduce, tp.unpack (tp-merge-collectives' bucket) give
+  // each tensor what its own all_reduce gives.
+  module = parseSourceString<ModuleOp>(R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
+func.func @forward(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> (tensor<2x3xf32>, tensor<4xf32>, tensor<2x3xf32>, tensor<4xf32>) {
+  %ra = tp.all_reduce %a on @mesh mesh_axes = [0] reduction = sum : tensor<2x3xf32>
+  %rb = tp.all_reduce %b on @mesh mesh_axes = [0] reduction = sum : tensor<4xf32>
+  %p = tp.pack %a, %b : tensor<2x3xf32>, tensor<4xf32> -> tensor<10xf32>
+  %r = tp.all_reduce %p on @mesh mesh_axes = [0] reduction = sum : tensor<10xf32>
+  %ua = tp.unpack %r offset = 0 : tensor<10xf32> -> tensor<2x3xf32>
+  %ub = tp.unpack %r offset = 6 : tensor<10xf32> -> tensor<4xf32>
+  return %ua, %ub, %ra, %rb : tensor<2x3xf32>, tensor<4xf32>, tensor<2x3xf32>, tensor<4xf32>
+}
+)",
+                                       &context);
+  ASSERT_TRUE(module);
+  func::FuncOp entry;
+  module->walk([&](func::FuncOp f) { entry = f; });
+  Program program = Program::compile(entry);
+  DataSource data;
+  data.seed = 5;
+  std::vector<std::vector<rt::Tensor>> out(2);
+  std::vector<rt::CollectiveStats> stats(2);
+  std::mutex mu;
+  rt::runRanks(2, [&](rt::Communicator &comm) {
+    rt::CollectiveStats s;
+    auto r = program.run(comm, data, nullptr, &s);
+    std::lock_guard<std::mutex> lock(mu);
+    out[comm.rank()] = std::move(r);
+    stats[comm.rank()] = s;
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(out[r].size(), 4u);
+    EXPECT_EQ(out[r][0].shape(), (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(out[r][0], out[r][2]) << "rank " << r;
+    EXPECT_EQ(out[r][1], out[r][3]) << "rank " << r;
+    EXPECT_EQ(stats[r].counts["all_reduce"], 3) << "rank " << r;
+  }
+  // Every rank holds the same inputs: the sum is twice the input, and not
+  // zero, so the checks above can fail.
+  EXPECT_FALSE(out[0][1] == rt::Tensor({4}));
+}
+
 TEST_F(ExecutorTest, RejectsUnsupportedElementTypes) {
   module = parseSourceString<ModuleOp>(R"(
 func.func @forward(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {

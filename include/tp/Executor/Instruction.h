@@ -34,6 +34,8 @@ enum class Opcode : uint8_t {
   Reshape,              // shape (-1: the uneven dim, whatever is left)
   Transpose,            // shape: the permutation
   Copy,                 // (dropout at inference)
+  Pack,                 // every operand flattened, one after another
+  Unpack,               // size (offset), shape: elements of a 1-D operand
   // Collectives over the group of ranks that differ only on `axes`.
   AllGather,           // dim, axes
   AllGatherUneven,     // dim, size, outerAxes, axes: torch.chunk pieces

@@ -753,3 +753,43 @@ func.func @sharded_target_logit_grad_more_classes(%g: tensor<4x1xf32>, %l: tenso
   %y = tp.sharded_target_logit_grad %g, %l, %t on @mesh mesh_axes = [0] num_classes = 8 : (tensor<4x1xf32>, tensor<4x16xf32>, tensor<4xi64>) -> tensor<4x16xf32>
   return
 }
+
+// -----
+
+func.func @pack_size(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<9xf32> {
+  // expected-error @below {{'tp.pack' op the inputs hold 10 elements but the result 9}}
+  %p = tp.pack %a, %b : tensor<2x3xf32>, tensor<4xf32> -> tensor<9xf32>
+  return %p : tensor<9xf32>
+}
+
+// -----
+
+func.func @pack_dtype(%a: tensor<2x3xf32>, %b: tensor<4xf16>) -> tensor<10xf32> {
+  // expected-error @below {{'tp.pack' op input 1 has element type 'f16', the result 'f32'}}
+  %p = tp.pack %a, %b : tensor<2x3xf32>, tensor<4xf16> -> tensor<10xf32>
+  return %p : tensor<10xf32>
+}
+
+// -----
+
+func.func @pack_dynamic(%a: tensor<?x3xf32>) -> tensor<9xf32> {
+  // expected-error @below {{'tp.pack' op input 0 has a dynamic shape ('tensor<?x3xf32>')}}
+  %p = tp.pack %a : tensor<?x3xf32> -> tensor<9xf32>
+  return %p : tensor<9xf32>
+}
+
+// -----
+
+func.func @unpack_outside(%a: tensor<10xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{'tp.unpack' op elements [6, 12) are outside the input's 10}}
+  %u = tp.unpack %a offset = 6 : tensor<10xf32> -> tensor<2x3xf32>
+  return %u : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @unpack_rank(%a: tensor<2x5xf32>) -> tensor<3xf32> {
+  // expected-error @below {{'tp.unpack' op input must be a static 1-D tensor, not 'tensor<2x5xf32>'}}
+  %u = tp.unpack %a offset = 0 : tensor<2x5xf32> -> tensor<3xf32>
+  return %u : tensor<3xf32>
+}

@@ -516,6 +516,50 @@ static LogicalResult verifyLookupSymbols(Operation *op, FlatSymbolRefAttr mesh,
   return success();
 }
 
+LogicalResult PackOp::verify() {
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (result.getRank() != 1 || result.isDynamicDim(0))
+    return emitOpError() << "result must be a static 1-D tensor, not "
+                         << result;
+  if (getInputs().empty())
+    return emitOpError("packs at least one tensor");
+  int64_t total = 0;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (!t.hasStaticShape())
+      return emitOpError() << "input " << i << " has a dynamic shape (" << t
+                           << ")";
+    if (t.getElementType() != result.getElementType())
+      return emitOpError() << "input " << i << " has element type "
+                           << t.getElementType() << ", the result "
+                           << result.getElementType();
+    total += t.getNumElements();
+  }
+  if (total != result.getDimSize(0))
+    return emitOpError() << "the inputs hold " << total
+                         << " elements but the result " << result.getDimSize(0);
+  return success();
+}
+
+LogicalResult UnpackOp::verify() {
+  auto input = cast<RankedTensorType>(getInput().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (input.getRank() != 1 || input.isDynamicDim(0))
+    return emitOpError() << "input must be a static 1-D tensor, not " << input;
+  if (!result.hasStaticShape())
+    return emitOpError() << "result must have a static shape, not " << result;
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "input and result element types differ ("
+                         << input.getElementType() << ", "
+                         << result.getElementType() << ")";
+  int64_t offset = static_cast<int64_t>(getOffset());
+  if (offset < 0 || offset + result.getNumElements() > input.getDimSize(0))
+    return emitOpError() << "elements [" << offset << ", "
+                         << offset + result.getNumElements()
+                         << ") are outside the input's " << input.getDimSize(0);
+  return success();
+}
+
 LogicalResult ShardedEmbeddingOp::verify() {
   auto weight = getWeight().getType();
   if (weight.getRank() != 2)

@@ -90,6 +90,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-lower-redistribute";
   case TPPass::Partition:
     return "tp-partition";
+  case TPPass::MergeCollectives:
+    return "tp-merge-collectives";
   case TPPass::CommReport:
     return "tp-comm-report";
   }
@@ -122,6 +124,8 @@ static unsigned refusedStates(TPPass pass) {
     return Partitioned | Styled | Unpropagated;
   case TPPass::Partition:
     return Partitioned | Styled | Unpropagated | Redistributions;
+  case TPPass::MergeCollectives:
+    return Styled | Distributed | Unpropagated | Redistributions;
   case TPPass::CommReport:
     return Styled | Unpropagated | Redistributions;
   }
@@ -192,6 +196,10 @@ LogicalResult mlir::tp::checkPassPrecondition(Operation *root, TPPass pass) {
                            << " still carries a tp.style; run "
                               "tp-lower-styles first";
   }
+  if (Operation *op = first[2]; op && pass != TPPass::ApplyPlan)
+    return op->emitError() << flag << ": the program is not partitioned yet ('"
+                           << op->getName()
+                           << "' yields a !tp.dtensor); run tp-partition first";
   if (Operation *op = first[2])
     return op->emitError()
            << flag << ": styles are already lowered ('" << op->getName()

@@ -47,6 +47,11 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // (same input, mesh axes, attributes and module) are computed once, and
   // unused ones are dropped, alike on every rank.
   pm.addPass(createCSEPass());
+  // Fewer, larger all_reduces: a Partial on two mesh axes reduced at once,
+  // and the all_reduces nobody reads until later (a training step's
+  // gradients and loss) in buckets.
+  pm.addNestedPass<func::FuncOp>(createTPMergeCollectivesPass(
+      TPMergeCollectivesPassOptions{options.bucketBytes}));
   // Count what each rank communicates.
   if (!options.reportJson.empty() || options.reportTable)
     pm.addPass(createTPCommReportPass(

@@ -296,6 +296,49 @@ def TP_PartialFromReplicateOp : TP_CollectiveOp<"partial_from_replicate", [
 }
 
 //===----------------------------------------------------------------------===//
+// Buckets (local, made by tp-merge-collectives)
+//===----------------------------------------------------------------------===//
+
+def TP_PackOp : TP_Op<"pack", [Pure]> {
+  let summary = "Flatten tensors into one 1-D tensor, one after another";
+  let description = [{
+    The inputs' elements in row-major order, the first input's first, in a
+    1-D tensor of their total size. With `tp.unpack` it carries several
+    tensors through one collective (a bucket):
+
+    ```mlir
+    %b = tp.pack %gw, %gb : tensor<4x8xf32>, tensor<8xf32> -> tensor<40xf32>
+    %r = tp.all_reduce %b on @mesh mesh_axes = [0] reduction = sum : tensor<40xf32>
+    %w = tp.unpack %r offset = 0 : tensor<40xf32> -> tensor<4x8xf32>
+    %c = tp.unpack %r offset = 32 : tensor<40xf32> -> tensor<8xf32>
+    ```
+
+    Every input has a static shape and the result's element type.
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_UnpackOp : TP_Op<"unpack", [Pure]> {
+  let summary = "A tensor read from a 1-D tensor at an offset (of tp.pack)";
+  let description = [{
+    The elements `[offset, offset + n)` of the 1-D `input`, `n` the static
+    size of the result, in the result's shape (row-major): the inverse of
+    one input of `tp.pack`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$offset);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `offset` `=` $offset attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Lookups into a sharded dim (local, made by tp-partition)
 //===----------------------------------------------------------------------===//
 

@@ -58,6 +58,11 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
                        llvm::cl::init(0.999)};
   Option<double> eps{*this, "eps", llvm::cl::desc("AdamW eps"),
                      llvm::cl::init(1e-8)};
+  Option<int64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("Largest all_reduce bucket in bytes per rank "
+                     "(tp-merge-collectives; 0: no limit)"),
+      llvm::cl::init(25 * 1024 * 1024)};
 };
 
 /// Appends the plan-to-SPMD lowering to `pm`.
@@ -153,6 +158,11 @@ LogicalResult lowerRedistributions(func::FuncOp func);
 
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);
+
+/// Fuses chained all_reduces and buckets the independent ones of `func`
+/// (tp-merge-collectives); a bucket holds at most `bucketBytes` per rank
+/// (0: no limit).
+LogicalResult mergeCollectives(func::FuncOp func, int64_t bucketBytes);
 
 /// Moves the bodies of `func`'s composite modules into their parents (what
 /// tp-partition and tp-differentiate start with).

@@ -166,6 +166,35 @@ def TPPartitionPass : Pass<"tp-partition", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
+def TPMergeCollectivesPass
+    : Pass<"tp-merge-collectives", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chained all_reduces and bucket independent ones";
+  let description = [{
+    On the partitioned program (local tensors), two rewrites that leave
+    every value the same and communicate less:
+
+    * An all_reduce of an all_reduce of the same reduction over other mesh
+      axes of the same mesh, the inner one used only there, is one
+      all_reduce over both sets of axes (a Partial on two mesh axes reduced
+      at once: one collective over the whole group instead of two).
+    * All_reduces of the same mesh axes, reduction and element type whose
+      results are not read before the last of them (the gradients the
+      optimizer reads at the end of a training step, the loss) are one
+      bucket: `tp.pack` their inputs into one 1-D tensor where the last of
+      them was, all_reduce it once, and `tp.unpack` each result. A bucket
+      holds at most `bucket-bytes` (as PyTorch DDP's bucket_cap_mb; 0: no
+      limit); tensors of a dynamic shape (uneven shards) stay alone.
+
+    A function pass: it rewrites one function's body.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t",
+           /*default=*/"25 * 1024 * 1024",
+           "Largest bucket in bytes per rank (0: no limit)">
+  ];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
+}
+
 def TPCommReportPass : Pass<"tp-comm-report", "::mlir::ModuleOp"> {
   let summary = "Count collectives and bytes per rank, per module";
   let description = [{

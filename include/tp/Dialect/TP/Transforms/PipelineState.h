@@ -56,6 +56,7 @@ enum class TPPass {
   Optimize,
   LowerRedistribute,
   Partition,
+  MergeCollectives,
   CommReport,
 };
 
@@ -77,6 +78,8 @@ StringRef getPassFlag(TPPass pass);
 /// | tp-optimize           | partitioned, styled, unpropagated             |
 /// | tp-lower-redistribute | partitioned, styled, unpropagated             |
 /// | tp-partition          | partitioned, styled, unpropagated,            |
+/// |                       | redistributions                               |
+/// | tp-merge-collectives  | styled, distributed, unpropagated,            |
 /// |                       | redistributions                               |
 /// | tp-comm-report        | styled, unpropagated, redistributions         |
 ///
