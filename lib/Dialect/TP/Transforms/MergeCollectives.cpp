@@ -200,8 +200,7 @@ static void bucketAllReduces(Block &block, int64_t capBytes) {
       int64_t bytes = bytesOf(c.op.getType());
       bool fits = capBytes <= 0 || open.bytes + bytes <= capBytes;
       if (!open.members.empty() &&
-          (c.readyPos >= open.needPos || c.needPos <= open.readyPos ||
-           !fits)) {
+          (c.readyPos >= open.needPos || c.needPos <= open.readyPos || !fits)) {
         buckets.push_back(std::move(open));
         open = Bucket{key, {}, 0, nullptr, -1, n};
       }
