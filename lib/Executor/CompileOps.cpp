@@ -46,6 +46,7 @@ static std::optional<Opcode> plainOpcode(Operation *op) {
       .Case([](m::EmbeddingGradOp) { return Opcode::EmbeddingGrad; })
       .Case([](m::CrossEntropyGradOp) { return Opcode::CrossEntropyGrad; })
       .Case([](m::TargetLogitGradOp) { return Opcode::TargetLogitGrad; })
+      .Case([](m::SumSquaresOp) { return Opcode::SumSquares; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -111,6 +112,11 @@ void Compiler::compileOp(Operation *op) {
         i.dim = dim;
         i.size = total;
         i.outerAxes = std::move(outer);
+      })
+      .Case([&](m::ClipCoefficientOp c) {
+        instr.op = Opcode::ClipCoefficient;
+        instr.value = static_cast<float>(c.getMaxNorm().convertToDouble());
+        emit(op, std::move(instr));
       })
       .Case([&](mlir::tp::PackOp) {
         instr.op = Opcode::Pack;

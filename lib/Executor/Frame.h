@@ -251,6 +251,14 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
       return targetLogitBackward(
           arg(0), arg(2), arg(1).shape()[1],
           in.axes.empty() ? 0 : f.chunkOf(in.size, in.axes).offset);
+    case Opcode::SumSquares: {
+      double total = 0;
+      for (size_t i = 0; i < in.operands.size(); ++i)
+        total += sumOfSquares(arg(i));
+      return Tensor::full({}, static_cast<float>(total));
+    }
+    case Opcode::ClipCoefficient:
+      return Tensor::full({}, rt::clipCoefficient(arg(0).at(0), in.value));
     default:
       break;
     }

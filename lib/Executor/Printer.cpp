@@ -39,8 +39,9 @@ enum Arg : unsigned {
   kAxes = 1 << 11,
   kValue = 1 << 12,
   kHyper = 1 << 13,
-  kCount = 1 << 14,  // `size` as a mean's global divisor, shown when set
-  kOffset = 1 << 15, // `size` as an offset
+  kCount = 1 << 14,   // `size` as a mean's global divisor, shown when set
+  kOffset = 1 << 15,  // `size` as an offset
+  kMaxNorm = 1 << 16, // `value` as clipping's max_norm
 };
 
 struct OpcodeInfo {
@@ -118,9 +119,11 @@ const OpcodeInfo kOpcodes[] = {
     {"target_logit_grad", kSize | kAxes, true, true},
     {"sgd_update", kHyper, false, true},
     {"adamw_update", kHyper, false, true},
+    {"sum_squares", 0, true, true},
+    {"clip_coefficient", kMaxNorm, true, true},
 };
 static_assert(sizeof(kOpcodes) / sizeof(kOpcodes[0]) ==
-                  static_cast<size_t>(Opcode::AdamWUpdate) + 1,
+                  static_cast<size_t>(Opcode::ClipCoefficient) + 1,
               "one table entry per opcode");
 
 const OpcodeInfo &info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
@@ -205,6 +208,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("theta") << llvm::format("%g", in.value);
   if (args & kValue)
     key("value") << llvm::format("%g", in.value);
+  if (args & kMaxNorm)
+    key("max_norm") << llvm::format("%g", in.value);
   if (args & kHyper) {
     static const char *const sgd[] = {"lr", "momentum", "dampening",
                                       "weight_decay", "nesterov"};

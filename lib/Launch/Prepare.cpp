@@ -165,6 +165,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       pipeline.beta1 = o->beta1;
       pipeline.beta2 = o->beta2;
       pipeline.eps = o->eps;
+      pipeline.maxGradNorm = o->maxGradNorm;
     }
     mlir::tp::buildTPPipeline(pm, pipeline);
     if (failed(pm.run(module)))

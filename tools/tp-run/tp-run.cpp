@@ -120,6 +120,11 @@ static cl::opt<std::string> betas("betas",
                                   cl::init("0.9,0.999"), cl::cat(category));
 static cl::opt<double> eps("eps", cl::desc("AdamW eps (default 1e-8)"),
                            cl::init(1e-8), cl::cat(category));
+static cl::opt<double> maxGradNorm(
+    "max-grad-norm",
+    cl::desc("Clip the gradients to this global 2-norm before each update "
+             "(clip_grad_norm_; default: no clipping)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<double>
     rtol("rtol",
          cl::desc("Largest relative error --verify accepts (default 1e-5; for "
@@ -260,7 +265,8 @@ void checkRunOptions() {
 /// check them.
 mlir::tp::OptimizerOptions optimizerOptions() {
   for (const cl::Option *o : std::initializer_list<const cl::Option *>{
-           &steps, &optimizer, &lr, &momentum, &weightDecay, &betas, &eps})
+           &steps, &optimizer, &lr, &momentum, &weightDecay, &betas, &eps,
+           &maxGradNorm})
     if (o->getNumOccurrences() && !train)
       fail("--" + o->ArgStr.str() + " belongs to --train");
   mlir::tp::OptimizerOptions o;
@@ -285,6 +291,10 @@ mlir::tp::OptimizerOptions optimizerOptions() {
   if (weightDecay.getNumOccurrences())
     o.weightDecay = atLeastZero("weight-decay", weightDecay);
   o.eps = atLeastZero("eps", eps);
+  if (maxGradNorm.getNumOccurrences() &&
+      !(atLeastZero("max-grad-norm", maxGradNorm) > 0))
+    fail("--max-grad-norm must be positive (leave it out for no clipping)");
+  o.maxGradNorm = maxGradNorm;
   if (momentum.getNumOccurrences() && o.kind != "sgd")
     fail("--momentum belongs to --optimizer sgd");
   if ((betas.getNumOccurrences() || eps.getNumOccurrences()) &&

@@ -100,6 +100,9 @@ enum class Opcode : uint8_t {
   // (operand 0); their state is kept by name. `hyper` holds the arguments.
   SGDUpdate,   // hyper: lr, momentum, dampening, weight_decay, nesterov
   AdamWUpdate, // hyper: lr, beta1, beta2, eps, weight_decay
+  // Clipping by the global norm (clip_grad_norm_).
+  SumSquares,      // every operand's squared elements, summed: f32 scalar
+  ClipCoefficient, // value (max_norm): min(1, max_norm / (sqrt(x) + 1e-6))
 };
 
 /// The opcode's name in the printed program ("all_gather").

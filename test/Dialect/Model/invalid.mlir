@@ -628,3 +628,35 @@ func.func @detach_result(%x: tensor<4x1xf32>) {
   %0 = model.detach %x : (tensor<4x1xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @sum_squares_result(%x: tensor<4x1xf32>) {
+  // expected-error @below {{'model.sum_squares' op result must be f32}}
+  %0 = model.sum_squares %x : tensor<4x1xf32> -> tensor<f16>
+  return
+}
+
+// -----
+
+func.func @sum_squares_ints(%x: tensor<4xi64>) {
+  // expected-error @below {{'model.sum_squares' op operand 0 is not a float tensor}}
+  %0 = model.sum_squares %x : tensor<4xi64> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @clip_max_norm(%x: tensor<f32>) {
+  // expected-error @below {{'model.clip_coefficient' op max_norm must be positive and finite, got 0}}
+  %0 = model.clip_coefficient %x {max_norm = 0.0 : f64} : tensor<f32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @mean_count(%x: tensor<4xf32>) {
+  // expected-error @below {{'model.mean' op count must be positive, not 0}}
+  %0 = model.mean %x {count = 0 : i64} : (tensor<4xf32>) -> tensor<f32>
+  return
+}

@@ -224,5 +224,11 @@ func.func @transformer_backward_ops(%g: tensor<2x4x8xf32>, %x: tensor<2x4x8xf32>
   %15 = model.target_logit_grad %gts, %lgs, %ts : (!tp.dtensor<4x1xf32, @mesh, [#tp.replicate]>, !tp.dtensor<4x6xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<4xi64, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x6xf32, @mesh, [#tp.shard<1>]>
   // CHECK: model.detach %{{.*}} : (tensor<4x1xf32>) -> tensor<4x1xf32>
   %16 = model.detach %gr : (tensor<4x1xf32>) -> tensor<4x1xf32>
+  // CHECK: %[[SQ:.*]] = model.sum_squares %{{.*}}, %{{.*}} : tensor<4x6xf32>, tensor<4x1xf32> -> tensor<f32>
+  %17 = model.sum_squares %lg, %gr : tensor<4x6xf32>, tensor<4x1xf32> -> tensor<f32>
+  // CHECK: model.clip_coefficient %[[SQ]] {max_norm = 1.000000e+00 : f64} : tensor<f32> -> tensor<f32>
+  %18 = model.clip_coefficient %17 {max_norm = 1.0 : f64} : tensor<f32> -> tensor<f32>
+  // CHECK: model.mean %{{.*}} {count = 48 : i64}
+  %19 = model.mean %lg {count = 48 : i64} : (tensor<4x6xf32>) -> tensor<f32>
   return
 }

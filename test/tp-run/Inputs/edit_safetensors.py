@@ -15,6 +15,8 @@
                                              # values within RTOL of the
                                              # largest magnitude; prints the
                                              # largest relative difference
+  edit_safetensors.py norm IN               # the 2-norm of every F32
+                                             # element of every tensor
 """
 import json
 import struct
@@ -91,6 +93,18 @@ def main(argv):
         print("%d tensors, max rel difference %.3g" % (len(names), worst))
         if worst > float(argv[4]):
             sys.exit("exceeds %s" % argv[4])
+    elif op == "norm":
+        header, payload = read(argv[2])
+        total = 0.0
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            if entry["dtype"] != "F32":
+                sys.exit("%s: %s" % (name, entry))
+            n = (entry["data_offsets"][1] - entry["data_offsets"][0]) // 4
+            values = struct.unpack("<%df" % n, payload[slice(*entry["data_offsets"])])
+            total += sum(v * v for v in values)
+        print("norm %.6f" % total ** 0.5)
     else:
         sys.exit(__doc__)
 

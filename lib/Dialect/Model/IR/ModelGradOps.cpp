@@ -9,6 +9,8 @@
 
 #include "ShapeChecks.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::model;
@@ -254,6 +256,30 @@ LogicalResult SGDUpdateOp::verify() {
     return emitOpError("nesterov momentum needs a momentum and zero "
                        "dampening");
   return success();
+}
+
+LogicalResult SumSquaresOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one operand");
+  for (auto [i, v] : llvm::enumerate(getInputs()))
+    if (!isa<FloatType>(getTensorLikeElementType(v.getType())))
+      return emitOpError() << "operand " << i << " is not a float tensor";
+  if (!getTensorLikeElementType(getResult().getType()).isF32())
+    return emitOpError("result must be f32");
+  return expectShape(*this, "result", shapeOf(getResult()), {});
+}
+
+LogicalResult ClipCoefficientOp::verify() {
+  double maxNorm = getMaxNorm().convertToDouble();
+  if (!(maxNorm > 0) || std::isinf(maxNorm))
+    return emitOpError() << "max_norm must be positive and finite, got "
+                         << maxNorm;
+  for (Value v : {getSumSquares(), getResult()})
+    if (!getTensorLikeElementType(v.getType()).isF32())
+      return emitOpError("operand and result must be f32");
+  if (failed(expectShape(*this, "operand", shapeOf(getSumSquares()), {})))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), {});
 }
 
 LogicalResult AdamWUpdateOp::verify() {

@@ -20,6 +20,8 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <cmath>
+
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPOPTIMIZERSTEPPASS
 #include "tp/Dialect/TP/Transforms/Passes.h.inc"
@@ -99,11 +101,8 @@ static LogicalResult addUpdates(func::FuncOp func,
 
   OpBuilder b(ret);
   SmallVector<Value> results(ret.getOperands());
-  SmallVector<DictionaryAttr> attrs;
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    attrs.push_back(func.getResultAttrDict(i));
-  TPDialect::UpdatedAttrHelper updatedHelper(func.getContext());
-  Operation *first = nullptr;
+  // The parameter of each gradient result.
+  DenseMap<unsigned, Value> paramOf;
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
     auto fqn = func.getResultAttrOfType<StringAttr>(i, gradOf);
     if (!fqn)
@@ -114,7 +113,57 @@ static LogicalResult addUpdates(func::FuncOp func,
              << "tp-optimizer-step: result " << i << " is the gradient of '"
              << fqn.getValue() << "', which @" << func.getSymName()
              << " does not read";
-    Value grad = ret.getOperand(i);
+    paramOf[i] = param;
+  }
+  // The first new op: placements are propagated from there.
+  Operation *first = nullptr;
+  // Clipping by the global norm (clip_grad_norm_): every gradient scaled by
+  // one coefficient; the step returns the clipped gradients, as PyTorch
+  // leaves them in .grad. Each gradient is taken as its update reads it
+  // (on its parameter's placement, a Partial one reduced once), since the
+  // sum of squares needs whole values.
+  if (options.maxGradNorm > 0 && !paramOf.empty()) {
+    Location loc = ret.getLoc();
+    SmallVector<Value> grads;
+    for (unsigned i = 0; i < func.getNumResults(); ++i) {
+      if (!paramOf.count(i))
+        continue;
+      // A parameter read whole (a plain tensor) is replicated.
+      if (auto p = dyn_cast<DTensorType>(paramOf[i].getType()))
+        results[i] = ensurePlacements(b, loc, results[i], p.getMesh(),
+                                      p.getPlacements(), /*module=*/"");
+      else if (auto g = dyn_cast<DTensorType>(results[i].getType()))
+        results[i] = ensurePlacements(
+            b, loc, results[i], g.getMesh(),
+            SmallVector<Attribute>(g.getPlacements().size(),
+                                   ReplicateAttr::get(b.getContext())),
+            /*module=*/"");
+      grads.push_back(results[i]);
+    }
+    auto scalar = RankedTensorType::get({}, b.getF32Type());
+    Value squares = m::SumSquaresOp::create(b, loc, scalar, grads);
+    first = squares.getDefiningOp();
+    Value coef = m::ClipCoefficientOp::create(
+        b, loc, scalar, squares, b.getF64FloatAttr(options.maxGradNorm));
+    for (unsigned i = 0; i < func.getNumResults(); ++i) {
+      if (!paramOf.count(i))
+        continue;
+      Value g = results[i];
+      auto type = RankedTensorType::get(getTensorLikeShape(g.getType()),
+                                        getTensorLikeElementType(g.getType()));
+      results[i] = m::MulOp::create(b, loc, type, g, coef);
+    }
+  }
+  SmallVector<DictionaryAttr> attrs;
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    attrs.push_back(func.getResultAttrDict(i));
+  TPDialect::UpdatedAttrHelper updatedHelper(func.getContext());
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    auto fqn = func.getResultAttrOfType<StringAttr>(i, gradOf);
+    if (!fqn)
+      continue;
+    Value param = paramOf[i];
+    Value grad = results[i];
     auto type =
         RankedTensorType::get(getTensorLikeShape(param.getType()),
                               getTensorLikeElementType(param.getType()));
@@ -158,6 +207,11 @@ LogicalResult mlir::tp::addOptimizerStep(ModuleOp module,
   if (options.kind != "sgd" && options.kind != "adamw")
     return module.emitError() << "tp-optimizer-step: unknown optimizer '"
                               << options.kind << "' (sgd or adamw)";
+  if (!(options.maxGradNorm >= 0) || std::isinf(options.maxGradNorm))
+    return module.emitError()
+           << "tp-optimizer-step: max-grad-norm must be positive and finite "
+              "(0: no clipping), got "
+           << options.maxGradNorm;
   if (failed(checkPassPrecondition(module, TPPass::OptimizerStep)))
     return failure();
   for (auto func : module.getOps<func::FuncOp>())
@@ -181,6 +235,7 @@ struct OptimizerStepPass
     options.beta1 = beta1;
     options.beta2 = beta2;
     options.eps = eps;
+    options.maxGradNorm = maxGradNorm;
     if (failed(addOptimizerStep(getOperation(), options)))
       signalPassFailure();
   }

@@ -160,11 +160,60 @@ static void setGlobalCounts(func::FuncOp func) {
   });
 }
 
+namespace {
+/// An operand of a model.sum_squares replicated over mesh axes where its
+/// result is a partial sum: it must count on one rank of those axes only.
+struct CountOnce {
+  m::SumSquaresOp op;
+  unsigned operand;
+  FlatSymbolRefAttr mesh;
+  SmallVector<int64_t> axes;
+};
+} // namespace
+
+/// The operands of the sums of squares that are replicated where the sum
+/// is partial, found while the values still carry their placements.
+static SmallVector<CountOnce> findCountOnce(func::FuncOp func) {
+  SmallVector<CountOnce> found;
+  func.walk([&](m::SumSquaresOp op) {
+    auto result = dyn_cast<DTensorType>(op.getResult().getType());
+    if (!result)
+      return;
+    for (auto [i, v] : llvm::enumerate(op.getInputs())) {
+      auto type = dyn_cast<DTensorType>(v.getType());
+      CountOnce once{op, static_cast<unsigned>(i), result.getMesh(), {}};
+      for (auto [axis, p] : llvm::enumerate(result.getPlacements()))
+        if (isa<PartialAttr>(p) &&
+            (!type || isa<ReplicateAttr>(type.getPlacements()[axis])))
+          once.axes.push_back(axis);
+      if (!once.axes.empty())
+        found.push_back(std::move(once));
+    }
+  });
+  return found;
+}
+
+/// Each such operand keeps its value on coordinate 0 of those axes and
+/// zeros elsewhere (tp.partial_from_replicate), so the ranks' partial sums
+/// add it once.
+static void countOnce(MutableArrayRef<CountOnce> operands) {
+  for (CountOnce &c : operands) {
+    OpBuilder b(c.op);
+    Value v = c.op->getOperand(c.operand);
+    Value once = PartialFromReplicateOp::create(
+        b, c.op.getLoc(), cast<RankedTensorType>(v.getType()), c.mesh,
+        b.getDenseI64ArrayAttr(c.axes), /*module=*/nullptr, v,
+        ReductionKindAttr::get(b.getContext(), ReductionKind::Sum));
+    c.op->setOperand(c.operand, once);
+  }
+}
+
 static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
   SmallVector<ShardedLookup> lookups = findShardedLookups(func);
   setGlobalCounts(func);
+  SmallVector<CountOnce> countedOnce = findCountOnce(func);
   Block &block = func.getBody().front();
   // Arguments: each rank receives its local piece of a distributed input;
   // the global (dtensor) types stay for the runtime to cut them.
@@ -250,6 +299,7 @@ static LogicalResult partitionFunc(func::FuncOp func,
   }
 
   localizeShardedLookups(lookups);
+  countOnce(countedOnce);
 
   // Results: local types, with their placements kept for the runtime.
   auto ret = cast<func::ReturnOp>(block.getTerminator());

@@ -32,7 +32,7 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
     pm.addPass(createTPOptimizerStepPass(TPOptimizerStepPassOptions{
         options.optimizer, options.lr, options.momentum, /*dampening=*/0,
         options.weightDecay, /*nesterov=*/false, options.beta1, options.beta2,
-        options.eps}));
+        options.eps, options.maxGradNorm}));
   // The next two steps rewrite one function at a time (func.func passes),
   // so they share one nested pipeline.
   OpPassManager &funcPM = pm.nest<func::FuncOp>();

@@ -384,6 +384,21 @@ public:
     return {{p, p}, p};
   }
 
+  /// Sum of squares of every operand (clipping's global norm): not linear,
+  /// so partial operands are reduced; each rank sums its shards, a partial
+  /// sum where any operand is sharded (tp-partition counts the replicated
+  /// ones on one rank only).
+  AxisRule sumSquares(ArrayRef<Attribute> in) {
+    AxisRule dec;
+    bool anyShard = false;
+    for (Attribute p : in) {
+      anyShard |= shardDim(p).has_value();
+      dec.operands.push_back(isa<PartialAttr>(p) ? rep() : p);
+    }
+    dec.result = anyShard ? partialSum() : rep();
+    return dec;
+  }
+
   /// The gradient of a mean, spread over the input's shape: linear.
   AxisRule meanGrad(ArrayRef<Attribute> in) { return linearUnary(in); }
 
@@ -577,6 +592,7 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
       .Case<m::ReluGradOp, m::GeluGradOp, m::SiluGradOp, m::LogGradOp>(
           [&](Operation *) { return rules.activationGrad(in); })
       .Case([&](m::MeanGradOp) { return rules.meanGrad(in); })
+      .Case([&](m::SumSquaresOp) { return rules.sumSquares(in); })
       .Case([&](m::NegOp) { return rules.linearUnary(in); })
       .Case<m::LayerNormGradInputOp, m::RMSNormGradInputOp>(
           [&](Operation *) { return rules.normGradInput(in, shape(0).size()); })
@@ -641,6 +657,7 @@ void mlir::tp::registerModelShardingRules(DialectRegistry &registry) {
                 m::EmbeddingGradOp, m::SoftmaxGradOp, m::RotaryGradOp,
                 m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp,
                 m::ReduceSumGradOp, m::ReduceMaxGradOp, m::CrossEntropyGradOp,
-                m::TargetLogitGradOp, m::SGDUpdateOp, m::AdamWUpdateOp>(ctx);
+                m::TargetLogitGradOp, m::SGDUpdateOp, m::AdamWUpdateOp,
+                m::SumSquaresOp, m::ClipCoefficientOp>(ctx);
   });
 }

@@ -323,4 +323,41 @@ def Model_AdamWUpdateOp : Model_UpdateOp<"adamw_update"> {
                        DefaultValuedAttr<F64Attr, "0.01">:$weight_decay);
 }
 
+def Model_SumSquaresOp : Model_Op<"sum_squares", [Pure]> {
+  let summary = "Sum of the squares of every element of every operand";
+  let description = [{
+    The squared global norm of the gradients, for clipping
+    (torch.nn.utils.clip_grad_norm_ with the 2-norm): a rank-0 f32 tensor.
+    On a mesh, operands sharded over an axis give a partial sum there; a
+    replicated operand is counted once (tp-partition makes it a
+    `tp.partial_from_replicate` where the result is partial).
+
+    ```mlir
+    %sq = model.sum_squares %gw, %gb : tensor<4x8xf32>, tensor<4xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Variadic<Model_TensorLike>:$inputs);
+  let results = (outs Model_TensorLike:$result);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` type($inputs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Model_ClipCoefficientOp : Model_Op<"clip_coefficient", [Pure]> {
+  let summary = "The factor clip_grad_norm_ scales every gradient by";
+  let description = [{
+    `min(1, max_norm / (sqrt(sum_squares) + 1e-6))`, PyTorch's
+    clip_grad_norm_ (an infinite norm gives 0, a NaN norm NaN, as PyTorch
+    with `error_if_nonfinite=False`). The operand and the result are
+    rank-0 f32 tensors.
+  }];
+  let arguments = (ins Model_TensorLike:$sum_squares, F64Attr:$max_norm);
+  let results = (outs Model_TensorLike:$result);
+  let assemblyFormat = [{
+    $sum_squares attr-dict `:` type($sum_squares) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TP_DIALECT_MODEL_IR_MODELGRADOPS_TD

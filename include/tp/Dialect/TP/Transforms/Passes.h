@@ -58,6 +58,11 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
                        llvm::cl::init(0.999)};
   Option<double> eps{*this, "eps", llvm::cl::desc("AdamW eps"),
                      llvm::cl::init(1e-8)};
+  Option<double> maxGradNorm{
+      *this, "max-grad-norm",
+      llvm::cl::desc("Clip the gradients to this global 2-norm before the "
+                     "update (0: no clipping)"),
+      llvm::cl::init(0)};
   Option<int64_t> bucketBytes{
       *this, "bucket-bytes",
       llvm::cl::desc("Largest all_reduce bucket in bytes per rank "
@@ -192,6 +197,9 @@ struct OptimizerOptions {
   double weightDecay = -1;
   bool nesterov = false;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  /// Positive: clip the gradients to this global 2-norm first
+  /// (clip_grad_norm_); 0: no clipping.
+  double maxGradNorm = 0;
 };
 
 /// Adds the update of every parameter from its gradient to each training

@@ -101,6 +101,12 @@ def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
     parameter's placement by the update's sharding rule: a Partial gradient
     of a replicated parameter is reduced there. A parameter read in two
     placements is an error.
+
+    With `max-grad-norm`, the gradients are first scaled as
+    torch.nn.utils.clip_grad_norm_ does: `model.sum_squares` of all of them
+    (a partial sum over the ranks that shard them, so one scalar
+    all_reduce), `model.clip_coefficient`, and a `model.mul` of each
+    gradient; the step returns the clipped gradients.
   }];
   let options = [
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
@@ -117,7 +123,9 @@ def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
            "SGD Nesterov momentum">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9", "AdamW beta1">,
     Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
-    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW eps">
+    Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW eps">,
+    Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
+           "Clip the gradients to this global 2-norm first (0: no clipping)">
   ];
 }
 
