@@ -753,3 +753,50 @@ func.func @sharded_target_logit_grad_more_classes(%g: tensor<4x1xf32>, %l: tenso
   %y = tp.sharded_target_logit_grad %g, %l, %t on @mesh mesh_axes = [0] num_classes = 8 : (tensor<4x1xf32>, tensor<4x16xf32>, tensor<4xi64>) -> tensor<4x16xf32>
   return
 }
+
+// -----
+
+// A training dropout on a shard: tp.sharded_dropout and _grad.
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_p(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op dropout probability must be in [0, 1)}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8, 8] {p = 1.0 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_global_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op global shape [8] and the local type 'tensor<2x8xf32>' differ in rank}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8] {p = 0.1 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_shard_dim(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout_grad' op shard dim 2 is out of range for 'tensor<2x8xf32>' (-1: the axis shards nothing)}}
+  %y = tp.sharded_dropout_grad "drop"(%x) on @mesh shard_dims = [2] global_shape = [8, 8] {p = 0.1 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2x2)
+func.func @sharded_dropout_mesh_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op has 1 shard dims for mesh mesh of rank 2}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8, 8] {p = 0.1 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_local_shape(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op expected a local shard of shape [2, 8], got [4, 8]}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8, 8] {p = 0.1 : f64} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
