@@ -39,6 +39,7 @@ enum Arg : unsigned {
   kAxes = 1 << 11,
   kValue = 1 << 12,
   kHyper = 1 << 13,
+  kDropout = 1 << 14, // p, the global shape, shard dims when sharded
 };
 
 struct OpcodeInfo {
@@ -112,6 +113,8 @@ const OpcodeInfo kOpcodes[] = {
     {"reduce_max_grad", kDim, true, true},
     {"cross_entropy_grad", 0, true, true},
     {"target_logit_grad", kSize | kAxes, true, true},
+    {"dropout", kDropout, true, true},
+    {"dropout_grad", kDropout, true, true},
     {"sgd_update", kHyper, false, true},
     {"adamw_update", kHyper, false, true},
 };
@@ -203,6 +206,16 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     const char *const *names = in.op == Opcode::SGDUpdate ? sgd : adamw;
     for (size_t i = 0; i < in.hyper.size() && i < 5; ++i)
       key(names[i]) << llvm::format("%g", in.hyper[i]);
+  }
+  if (args & kDropout) {
+    key("p") << llvm::format("%g", in.value);
+    printList(key("global_shape"), in.shape);
+    if (!in.shardDims.empty()) {
+      // -1 (the axis shards nothing) prints as it is, as in the IR.
+      key("shard_dims") << '[';
+      llvm::interleaveComma(in.shardDims, os);
+      os << ']';
+    }
   }
   if (args & kReduce)
     key("reduce") << reduceName(in.reduce);
