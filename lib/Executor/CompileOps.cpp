@@ -23,7 +23,6 @@ using mlir::tp::TPDialect;
 static std::optional<Opcode> plainOpcode(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<Opcode>>(op)
       .Case([](m::LinearOp) { return Opcode::Linear; })
-      .Case([](m::DropoutOp) { return Opcode::Copy; })
       .Case([](m::ReluOp) { return Opcode::Relu; })
       .Case([](m::GeluOp) { return Opcode::Gelu; })
       .Case([](m::SiluOp) { return Opcode::Silu; })
@@ -272,6 +271,9 @@ void Compiler::compileOp(Operation *op) {
         instr.size = t.getNumClasses();
         emit(op, std::move(instr));
       })
+      .Case<m::DropoutOp, m::DropoutGradOp, mlir::tp::ShardedDropoutOp,
+            mlir::tp::ShardedDropoutGradOp>(
+          [&](Operation *) { compileDropout(op, std::move(instr)); })
       .Case([&](m::SoftmaxGradOp s) {
         instr.op = Opcode::SoftmaxGrad;
         instr.dim = s.getDim();
@@ -336,4 +338,36 @@ void Compiler::compileOp(Operation *op) {
                  ? " (the program is not partitioned; run tp-pipeline)"
                  : ""));
       });
+}
+
+void Compiler::compileDropout(Operation *op, Instruction instr) {
+  auto p = cast<FloatAttr>(op->getAttr("p"));
+  auto eval = dyn_cast<m::DropoutOp>(op);
+  if ((eval && !eval.getTrain()) || p.getValue().isZero()) {
+    // The identity: eval mode, or nothing to drop.
+    instr.op = Opcode::Copy;
+    emit(op, std::move(instr));
+    return;
+  }
+  instr.op = isa<m::DropoutOp, mlir::tp::ShardedDropoutOp>(op)
+                 ? Opcode::Dropout
+                 : Opcode::DropoutGrad;
+  instr.name = cast<StringAttr>(op->getAttr("fqn")).str();
+  instr.value = p.getValueAsDouble();
+  if (auto global = op->getAttrOfType<DenseI64ArrayAttr>("global_shape")) {
+    // A shard (tp.sharded_dropout): where it lies follows from the global
+    // shape, the shard dims and the rank's coordinates.
+    instr.shape.assign(global.asArrayRef().begin(), global.asArrayRef().end());
+    ArrayRef<int64_t> dims =
+        op->getAttrOfType<DenseI64ArrayAttr>("shard_dims").asArrayRef();
+    instr.shardDims.assign(dims.begin(), dims.end());
+  } else {
+    // A whole tensor (no mesh axis shards it): its type is the global one.
+    instr.shape = shapeOf(op->getResult(0).getType());
+    if (llvm::is_contained(instr.shape, -1))
+      throw std::runtime_error("tp executor cannot draw a dropout mask on a "
+                               "dynamic shape without its global shape: " +
+                               describe(op));
+  }
+  emit(op, std::move(instr));
 }

@@ -88,6 +88,9 @@ private:
   /// One instruction per op (CompileOps.cpp).
   void compileOp(mlir::Operation *op);
   void compileParam(mlir::tp::model::ParamOp op);
+  /// model.dropout (Copy unless `train`), model.dropout_grad and their
+  /// sharded forms (the global shape and shard dims for the mask's index).
+  void compileDropout(mlir::Operation *op, Instruction instr);
   /// Appends \p instr defining the result of \p op (its only result, a
   /// ranked tensor); a kernel also gets its widened operands.
   Instruction &emit(mlir::Operation *op, Instruction instr);

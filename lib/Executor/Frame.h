@@ -13,6 +13,7 @@
 
 #include "ProgramData.h"
 
+#include "tp/Runtime/GradKernels.h"
 #include "tp/Runtime/Optimizers.h"
 #include "tp/Runtime/Safetensors.h"
 
@@ -67,6 +68,25 @@ template <class B> struct Frame {
   rt::Chunk chunkOf(int64_t n, const std::vector<int64_t> &axes) const {
     return rt::chunkOf(n, program->groupSize(axes),
                        program->groupIndex(coords, axes));
+  }
+
+  /// The offset of each dim of this rank's shard of a tensor of
+  /// \p globalShape whose dims the mesh axes shard as \p shardDims says (one
+  /// per axis, -1: none): nested torch.chunk pieces in mesh order, as
+  /// tp-partition cuts.
+  std::vector<int64_t>
+  shardOffsets(const std::vector<int64_t> &globalShape,
+               const std::vector<int64_t> &shardDims) const {
+    std::vector<int64_t> offsets(globalShape.size(), 0), sizes = globalShape;
+    for (size_t a = 0; a < shardDims.size(); ++a) {
+      int64_t d = shardDims[a];
+      if (d < 0)
+        continue;
+      rt::Chunk c = rt::chunkOf(sizes[d], program->meshShape[a], coords[a]);
+      offsets[d] += c.offset;
+      sizes[d] = c.size;
+    }
+    return offsets;
   }
 
   /// Sets parameter \p index's value into slot \p out: the resident one if
@@ -259,6 +279,18 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     }
     case Opcode::ClipCoefficient:
       return Tensor::full({}, rt::clipCoefficient(arg(0).at(0), in.value));
+    case Opcode::Dropout:
+    case Opcode::DropoutGrad: {
+      // The mask of (seed, step, FQN, global index): the backward draws the
+      // forward's again.
+      rt::DropoutKey key;
+      key.seed = f.data->seed;
+      key.step = f.step;
+      key.fqn = in.name;
+      key.p = in.value;
+      return dropout(arg(0), key, in.shape,
+                     f.shardOffsets(in.shape, in.shardDims));
+    }
     default:
       break;
     }

@@ -42,6 +42,7 @@ enum Arg : unsigned {
   kCount = 1 << 14,   // `size` as a mean's global divisor, shown when set
   kOffset = 1 << 15,  // `size` as an offset
   kMaxNorm = 1 << 16, // `value` as clipping's max_norm
+  kDropout = 1 << 17, // p, the global shape, shard dims when sharded
 };
 
 struct OpcodeInfo {
@@ -117,6 +118,8 @@ const OpcodeInfo kOpcodes[] = {
     {"reduce_max_grad", kDim, true, true},
     {"cross_entropy_grad", kCount, true, true},
     {"target_logit_grad", kSize | kAxes, true, true},
+    {"dropout", kDropout, true, true},
+    {"dropout_grad", kDropout, true, true},
     {"sgd_update", kHyper, false, true},
     {"adamw_update", kHyper, false, true},
     {"sum_squares", 0, true, true},
@@ -218,6 +221,16 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     const char *const *names = in.op == Opcode::SGDUpdate ? sgd : adamw;
     for (size_t i = 0; i < in.hyper.size() && i < 5; ++i)
       key(names[i]) << llvm::format("%g", in.hyper[i]);
+  }
+  if (args & kDropout) {
+    key("p") << llvm::format("%g", in.value);
+    printList(key("global_shape"), in.shape);
+    if (!in.shardDims.empty()) {
+      // -1 (the axis shards nothing) prints as it is, as in the IR.
+      key("shard_dims") << '[';
+      llvm::interleaveComma(in.shardDims, os);
+      os << ']';
+    }
   }
   if (args & kReduce)
     key("reduce") << reduceName(in.reduce);

@@ -33,6 +33,13 @@ static uint64_t streamKey(uint64_t seed, const std::string &name) {
   return splitmix64(splitmix64(seed) ^ fnv1a(name));
 }
 
+InitStream::InitStream(uint64_t seed, const std::string &name)
+    : key(streamKey(seed, name)) {}
+
+uint64_t InitStream::bits(int64_t globalIndex) const {
+  return splitmix64(key + static_cast<uint64_t>(globalIndex));
+}
+
 static float uniformFromBits(uint64_t bits, float scale) {
   // 24 random bits give a float in [0, 1) exactly, then [-1, 1) exactly.
   float unit = static_cast<float>(bits >> 40) * (1.0f / 16777216.0f);
@@ -43,7 +50,7 @@ static float uniformFromBits(uint64_t bits, float scale) {
 
 uint64_t mlir::tp::runtime::initBits(uint64_t seed, const std::string &name,
                                      int64_t globalIndex) {
-  return splitmix64(streamKey(seed, name) + static_cast<uint64_t>(globalIndex));
+  return InitStream(seed, name).bits(globalIndex);
 }
 
 float mlir::tp::runtime::initValue(uint64_t seed, const std::string &name,

@@ -45,8 +45,11 @@ static cl::opt<int>
 static cl::opt<std::string> backend("backend",
                                     cl::desc("threads (default), mpi, nccl"),
                                     cl::init("threads"), cl::cat(category));
-static cl::opt<uint64_t> seed("seed", cl::desc("Seed of generated data"),
-                              cl::init(0), cl::cat(category));
+static cl::opt<uint64_t>
+    seed("seed",
+         cl::desc("Seed of generated data and of a training step's dropout "
+                  "masks"),
+         cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     weights("weights", cl::desc("Parameters (safetensors)"), cl::cat(category));
 static cl::opt<std::string> inputs("inputs", cl::desc("Inputs (safetensors)"),

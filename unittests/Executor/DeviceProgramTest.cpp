@@ -83,3 +83,43 @@ func.func @forward(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
 }
 
 } // namespace
+
+namespace {
+
+/// Dropout in training is host-only for now; in eval it is a copy, which the
+/// device runs.
+TEST_F(DeviceProgramTest, RefusesTrainingDropoutButNotEval) {
+  Program eval = compile(R"(
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %d = model.dropout "drop"(%x) {p = 0.1 : f64} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %d : tensor<2x4xf32>
+}
+)");
+  EXPECT_NO_THROW(DeviceProgram{eval});
+  for (const char *op : {"model.dropout", "tp.sharded_dropout_grad"}) {
+    Program train = compile(std::string(op) == "model.dropout" ? R"(
+func.func @forward(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %d = model.dropout "drop"(%x) {p = 0.1 : f64, train} : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %d : tensor<2x4xf32>
+}
+)"
+                                                               : R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+func.func @forward(%g: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %d = tp.sharded_dropout_grad "drop"(%g) on @mesh shard_dims = [0] global_shape = [2, 4] {p = 0.1 : f64} : tensor<1x4xf32>
+  return %d : tensor<1x4xf32>
+}
+)");
+    try {
+      DeviceProgram device(train);
+      FAIL() << "the device program accepted " << op;
+    } catch (const std::runtime_error &e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    std::string("the device backend has no kernel for ") + op),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+} // namespace

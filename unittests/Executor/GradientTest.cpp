@@ -213,18 +213,25 @@ protected:
 
   /// Checks every element of every parameter gradient of the training
   /// step of \p text against central finite differences of its forward
-  /// program (each element perturbed by +-h through a weights file).
+  /// program (each element perturbed by +-h through a weights file), or,
+  /// with \p stepLoss, of the step's own loss: a model with dropouts, which
+  /// only the training step applies (the mask of one step and seed is a
+  /// fixed function of the parameters' consumers, so the loss is smooth).
   /// \p names are the parameter FQNs in definition order.
   void checkAgainstFiniteDifferences(const char *text,
                                      const std::vector<std::string> &names,
-                                     double atol = 2e-3, double rtol = 1e-2) {
+                                     double atol = 2e-3, double rtol = 1e-2,
+                                     bool stepLoss = false) {
     Program step = compile(/*differentiate=*/true, text);
     Program forward = compile(/*differentiate=*/false, text);
     DataSource data;
     data.seed = 11;
     std::vector<rt::Tensor> out = run(step, data);
     ASSERT_EQ(out.size(), names.size() + 1);
-    EXPECT_FLOAT_EQ(out[0].at(0), run(forward, data).at(0).at(0));
+    if (stepLoss)
+      EXPECT_NE(out[0].at(0), run(forward, data).at(0).at(0));
+    else
+      EXPECT_FLOAT_EQ(out[0].at(0), run(forward, data).at(0).at(0));
     std::vector<std::string> found;
     std::vector<rt::Tensor> params;
     for (const auto &p : forward.params()) {
@@ -248,7 +255,8 @@ protected:
       rt::writeSafetensors(path, named);
       DataSource file = data;
       file.weightsFile = path;
-      return static_cast<double>(run(forward, file).at(0).at(0));
+      return static_cast<double>(
+          run(stepLoss ? step : forward, file).at(0).at(0));
     };
     const float h = 1e-2f;
     int64_t checked = 0, expected = 0;
@@ -290,6 +298,23 @@ TEST_F(GradientTest, LlamaBlockMatchesFiniteDifferences) {
                "attn.wk.weight", "attn.wv.weight", "attn.wo.weight",
                "ffn_norm.weight", "ffn.w1.weight", "ffn.w3.weight",
                "ffn.w2.weight", "norm.weight", "output.weight"});
+}
+
+/// Dropout in training (p = 0.5 after the GELU, whose output both linears
+/// read): the backward scales by the forward's mask, drawn again.
+TEST_F(GradientTest, DropoutMatchesFiniteDifferencesOfTheStep) {
+  std::string text = kModel;
+  std::string gelu =
+      "%g = model.gelu %h : (tensor<3x5xf32>) -> tensor<3x5xf32>\n";
+  size_t at = text.find(gelu);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, gelu.size(),
+               "%g0 = model.gelu %h : (tensor<3x5xf32>) -> tensor<3x5xf32>\n"
+               "  %g = model.dropout \"drop\"(%g0) {p = 0.5 : f64} : "
+               "(tensor<3x5xf32>) -> tensor<3x5xf32>\n");
+  checkAgainstFiniteDifferences(
+      text.c_str(), {"net1.weight", "net1.bias", "net2.weight", "scale"}, 2e-3,
+      1e-2, /*stepLoss=*/true);
 }
 
 /// The decomposed cross entropy, with the maximum detached (as

@@ -76,6 +76,8 @@ struct ParamInit {
 /// generator, whose values depend only on (seed, name, global index), so a
 /// rank can produce its shard without the whole tensor.
 struct DataSource {
+  /// The generator's seed; also the seed of a training step's dropout
+  /// masks (runtime::DropoutKey), so a run is reproducible from it alone.
   uint64_t seed = 0;
   /// Optional safetensors files with global tensors under their FQNs
   /// (parameters) and function argument names (inputs).

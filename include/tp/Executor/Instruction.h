@@ -33,7 +33,7 @@ enum class Opcode : uint8_t {
   PartialFromReplicate, // axes, reduce: sum keeps the value on coordinate 0
   Reshape,              // shape (-1: the uneven dim, whatever is left)
   Transpose,            // shape: the permutation
-  Copy,                 // (dropout at inference)
+  Copy,                 // (dropout at inference, detach)
   Pack,                 // every operand flattened, one after another
   Unpack,               // size (offset), shape: elements of a 1-D operand
   // Collectives over the group of ranks that differ only on `axes`.
@@ -95,6 +95,11 @@ enum class Opcode : uint8_t {
   ReduceMaxGrad,       // dim: grad, input
   CrossEntropyGrad,    // size (as CrossEntropy): grad, logits, targets
   TargetLogitGrad,     // size (classes), axes: empty unless they are sharded
+  // Dropout in training and its backward (the same mask on the gradient):
+  // value (p), name (the FQN, the mask's key), shape (the global shape),
+  // shardDims (empty unless the operand is a shard).
+  Dropout,
+  DropoutGrad,
   // Optimizer updates (param, grad): the result is the updated parameter,
   // which later runs with a RankState read in place of the parameter's slot
   // (operand 0); their state is kept by name. `hyper` holds the arguments.
@@ -128,15 +133,19 @@ struct Instruction {
   /// AllGatherUneven: earlier mesh axes that split the same dim, so this
   /// group's full size is the nested torch.chunk of `size`.
   std::vector<int64_t> outerAxes;
-  /// Reshape's target shape, Transpose's permutation.
+  /// Reshape's target shape, Transpose's permutation, the global shape of
+  /// a dropout's operand.
   std::vector<int64_t> shape;
+  /// Dropout: the dim of the operand each mesh axis shards (-1: none), so
+  /// that a rank finds where its shard lies in the global tensor.
+  std::vector<int64_t> shardDims;
   int64_t dim = 0;
   int64_t concatDim = 0;
   /// A full (unsharded) extent: the gathered dim, the vocabulary, the number
   /// of classes, the arange length, a mean's global count.
   int64_t size = 0;
   int64_t root = 0;
-  /// eps of the norms, theta of rotary, the value of full.
+  /// eps of the norms, theta of rotary, the value of full, dropout's p.
   float value = 0;
   /// The optimizer updates' hyperparameters (see Opcode).
   std::vector<double> hyper;

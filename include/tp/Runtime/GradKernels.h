@@ -14,6 +14,7 @@
 #include "tp/Runtime/Tensor.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace mlir::tp {
@@ -130,6 +131,38 @@ Tensor embeddingBackward(const Tensor &g, const Tensor &ids,
 /// the forward.
 Tensor embeddingMaskedBackward(const Tensor &g, const Tensor &ids, int64_t rows,
                                int64_t vocabOffset);
+
+//===----------------------------------------------------------------------===//
+// Dropout in training
+//===----------------------------------------------------------------------===//
+
+/// What the mask of one training dropout depends on: the run's seed, the
+/// optimizer step, the module's FQN and (per element) the element's flat
+/// row-major index in the global tensor. Nothing else: a rank holding any
+/// slice of the tensor draws exactly that slice of the mask, so N ranks
+/// equal one rank; the backward draws the same mask again.
+struct DropoutKey {
+  uint64_t seed = 0;
+  int64_t step = 1;
+  std::string fqn;
+  /// The probability of dropping an element, in [0, 1).
+  float p = 0;
+};
+
+/// Whether element \p globalIndex is kept (probability 1 - p): 53 bits of
+/// the InitStream of (seed, step) and the FQN (Init.h) against p.
+bool dropoutKeeps(const DropoutKey &key, int64_t globalIndex);
+
+/// nn.Dropout in training on \p x, the slice at \p offsets (one per dim) of
+/// a tensor of \p globalShape: x * keep / (1 - p), each element's keep
+/// decided by dropoutKeeps at its global index (a dropped NaN stays NaN, as
+/// PyTorch's x * mask). The backward is the same call on the gradient: the
+/// mask is recomputed, nothing is stored between the two. Throws
+/// std::invalid_argument when the slice does not fit the global shape or p
+/// is outside [0, 1).
+Tensor dropout(const Tensor &x, const DropoutKey &key,
+               const std::vector<int64_t> &globalShape,
+               const std::vector<int64_t> &offsets);
 
 //===----------------------------------------------------------------------===//
 // Losses and reductions

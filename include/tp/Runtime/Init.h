@@ -17,8 +17,19 @@
 namespace mlir::tp {
 namespace runtime {
 
-/// 64 pseudo-random bits for element \p globalIndex of tensor \p name: a
-/// splitmix64 counter stream keyed by \p seed and the FNV-1a hash of \p name.
+/// The counter stream of tensor \p name under \p seed: bits(i) are 64
+/// pseudo-random bits for element i, splitmix64 of a key made of \p seed and
+/// the FNV-1a hash of \p name plus i. No state carries between elements.
+class InitStream {
+public:
+  InitStream(uint64_t seed, const std::string &name);
+  uint64_t bits(int64_t globalIndex) const;
+
+private:
+  uint64_t key;
+};
+
+/// InitStream(seed, name).bits(globalIndex).
 uint64_t initBits(uint64_t seed, const std::string &name, int64_t globalIndex);
 
 /// A value uniform in [-scale, scale) for element \p globalIndex (row-major

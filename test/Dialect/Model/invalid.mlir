@@ -319,6 +319,22 @@ func.func @integer_param() {
 
 // -----
 
+func.func @dropout_grad_p(%g: tensor<4x8xf32>) {
+  // expected-error @below {{'model.dropout_grad' op dropout probability must be in [0, 1)}}
+  %0 = model.dropout_grad "drop"(%g) {p = 1.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_grad_result(%g: tensor<4x8xf32>) {
+  // expected-error @below {{'model.dropout_grad' op result has shape 4x4, expected 4x8}}
+  %0 = model.dropout_grad "drop"(%g) {p = 0.1 : f64} : (tensor<4x8xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
 func.func @linear_grad_input_features(%g: tensor<4x12xf32>, %w: tensor<16x8xf32>) {
   // expected-error @below {{'model.linear_grad_input' op gradient of 'fc' has shape 4x12 but the weight has 16 output features}}
   %0 = model.linear_grad_input "fc"(%g, %w) : (tensor<4x12xf32>, tensor<16x8xf32>) -> tensor<4x8xf32>

@@ -33,6 +33,9 @@ func.func @leaf_modules(%x: tensor<2x8x16xf32>, %ids: tensor<2x8xi64>) -> tensor
   // The default p = 0.0 is elided.
   // CHECK: model.dropout "drop0"(%[[RMS]]) : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
   %drop0 = model.dropout "drop0"(%rms) {p = 0.0 : f64} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  // The training form (tp-differentiate).
+  // CHECK: model.dropout "drop"(%[[RMS]]) {p = 1.000000e-01 : f64, train} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
+  %drop_train = model.dropout "drop"(%rms) {p = 0.1 : f64, train} : (tensor<2x8x32xf32>) -> tensor<2x8x32xf32>
   // CHECK: return %[[DROP]] : tensor<2x8x32xf32>
   return %drop : tensor<2x8x32xf32>
 }
@@ -177,6 +180,8 @@ func.func @backward_ops(%g: tensor<2x4x16xf32>, %x: tensor<2x4x8xf32>, %w: tenso
   %gk = model.sum_to %g : (tensor<2x4x16xf32>) -> tensor<1x4x16xf32>
   // CHECK: model.relu_grad
   %r = model.relu_grad %g, %g : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  // CHECK: model.dropout_grad "drop"(%{{.*}}) {p = 1.000000e-01 : f64} : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %gd = model.dropout_grad "drop"(%g) {p = 0.1 : f64} : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
   // CHECK: model.gelu_grad
   %ge = model.gelu_grad %r, %g : (tensor<2x4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
   // CHECK: model.silu_grad

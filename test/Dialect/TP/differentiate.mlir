@@ -87,12 +87,27 @@ func.func @no_params(%x: tensor<4x8xf32>) -> tensor<f32> {
 
 // -----
 
+// Dropout: a training step applies the masks. Every dropout with p > 0
+// gets `train` (also one no parameter reaches), and its gradient is
+// model.dropout_grad of the same FQN and p (the same mask, drawn again);
+// at p = 0 the gradient passes through.
+// CHECK-LABEL: func.func @dropout
+// CHECK: %[[IN:.*]] = model.dropout "in_drop"(%{{.*}}) {p = 5.000000e-01 : f64, train}
+// CHECK: %[[Y:.*]] = model.linear "l"(%[[IN]], %{{.*}})
+// CHECK: %[[D:.*]] = model.dropout "drop"(%[[Y]]) {p = 1.000000e-01 : f64, train}
+// CHECK: %[[D0:.*]] = model.dropout "drop0"(%[[D]]) :
+// CHECK: %[[G:.*]] = model.mean_grad
+// CHECK-NEXT: %[[GY:.*]] = model.dropout_grad "drop"(%[[G]]) {p = 1.000000e-01 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: model.linear_grad_weight "l"(%[[GY]], %[[IN]])
+// CHECK-NOT: dropout_grad
+// CHECK: return
 func.func @dropout(%x: tensor<4x8xf32>) -> tensor<f32> {
   %w = model.param "w" : tensor<8x8xf32>
-  %y = model.linear "l"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
-  // expected-error @below {{tp-differentiate: dropout with p > 0 in 'drop' has no backward rule yet}}
+  %xd = model.dropout "in_drop"(%x) {p = 0.5 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = model.linear "l"(%xd, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %d = model.dropout "drop"(%y) {p = 0.1 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  %l = model.mean %d : (tensor<4x8xf32>) -> tensor<f32>
+  %d0 = model.dropout "drop0"(%d) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %l = model.mean %d0 : (tensor<4x8xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -764,10 +764,30 @@ func.func @pack_size(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<9xf32> {
 
 // -----
 
+// A training dropout on a shard: tp.sharded_dropout and _grad.
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_p(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op dropout probability must be in [0, 1)}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8, 8] {p = 1.0 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
 func.func @pack_dtype(%a: tensor<2x3xf32>, %b: tensor<4xf16>) -> tensor<10xf32> {
   // expected-error @below {{'tp.pack' op input 1 has element type 'f16', the result 'f32'}}
   %p = tp.pack %a, %b : tensor<2x3xf32>, tensor<4xf16> -> tensor<10xf32>
   return %p : tensor<10xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_global_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op global shape [8] and the local type 'tensor<2x8xf32>' differ in rank}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8] {p = 0.1 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
 }
 
 // -----
@@ -780,6 +800,15 @@ func.func @pack_dynamic(%a: tensor<?x3xf32>) -> tensor<9xf32> {
 
 // -----
 
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_shard_dim(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout_grad' op shard dim 2 is out of range for 'tensor<2x8xf32>' (-1: the axis shards nothing)}}
+  %y = tp.sharded_dropout_grad "drop"(%x) on @mesh shard_dims = [2] global_shape = [8, 8] {p = 0.1 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
 func.func @unpack_outside(%a: tensor<10xf32>) -> tensor<2x3xf32> {
   // expected-error @below {{'tp.unpack' op elements [6, 12) are outside the input's 10}}
   %u = tp.unpack %a offset = 6 : tensor<10xf32> -> tensor<2x3xf32>
@@ -788,8 +817,26 @@ func.func @unpack_outside(%a: tensor<10xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+tp.mesh @mesh(shape = 2x2)
+func.func @sharded_dropout_mesh_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op has 1 shard dims for mesh mesh of rank 2}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8, 8] {p = 0.1 : f64} : tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
 func.func @unpack_rank(%a: tensor<2x5xf32>) -> tensor<3xf32> {
   // expected-error @below {{'tp.unpack' op input must be a static 1-D tensor, not 'tensor<2x5xf32>'}}
   %u = tp.unpack %a offset = 0 : tensor<2x5xf32> -> tensor<3xf32>
   return %u : tensor<3xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @sharded_dropout_local_shape(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'tp.sharded_dropout' op expected a local shard of shape [2, 8], got [4, 8]}}
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8, 8] {p = 0.1 : f64} : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

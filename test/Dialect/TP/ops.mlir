@@ -221,4 +221,17 @@ func.func @sharded_lookups(%ids: tensor<2x3xi64>, %w: tensor<8x16xf32>, %wu: ten
   return
 }
 
+// Training dropouts on a shard: the shard dim of each mesh axis (-1: none)
+// and the global shape; uneven and nested splits have dynamic dims.
+// CHECK-LABEL: func.func @sharded_dropouts
+func.func @sharded_dropouts(%x: tensor<2x2x16xf32>, %u: tensor<?x8xf32>, %g: tensor<1x8x16xf32>) {
+  // CHECK: tp.sharded_dropout "drop"(%{{.*}}) on @mesh shard_dims = [1] global_shape = [2, 8, 16] {p = 1.000000e-01 : f64} : tensor<2x2x16xf32>
+  %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [1] global_shape = [2, 8, 16] {p = 0.1 : f64} : tensor<2x2x16xf32>
+  // CHECK: tp.sharded_dropout "drop"(%{{.*}}) on @mesh2d shard_dims = [0, 0] global_shape = [10, 8] {p = 1.000000e-01 : f64} : tensor<?x8xf32>
+  %yu = tp.sharded_dropout "drop"(%u) on @mesh2d shard_dims = [0, 0] global_shape = [10, 8] {p = 0.1 : f64} : tensor<?x8xf32>
+  // CHECK: tp.sharded_dropout_grad "drop"(%{{.*}}) on @mesh2d shard_dims = [0, -1] global_shape = [2, 8, 16] {p = 5.000000e-01 : f64} : tensor<1x8x16xf32>
+  %gy = tp.sharded_dropout_grad "drop"(%g) on @mesh2d shard_dims = [0, -1] global_shape = [2, 8, 16] {p = 0.5 : f64} : tensor<1x8x16xf32>
+  return
+}
+
 }

@@ -153,3 +153,27 @@ func.func @distribute_partial(%x: tensor<4x8xf32>) -> (!tp.dtensor<4x8xf32, @mes
   %m = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>, #tp.replicate, #tp.replicate]>
   return %d, %m : !tp.dtensor<4x8xf32, @mesh, [#tp.shard<0>, #tp.partial<sum>, #tp.partial<avg>]>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>, #tp.replicate, #tp.replicate]>
 }
+
+// -----
+
+// Dropouts in training on a shard become tp.sharded_dropout (and _grad),
+// which carry the global shape and the shard dim of each mesh axis: a rank
+// finds its slice of the global mask from them and its coordinates. A dim
+// split by both axes (10 rows: nested uneven chunks) is dynamic. Training
+// dropouts on a tensor no axis shards, and dropouts in eval, stay model ops.
+tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+// CHECK-LABEL: func.func @training_dropouts
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x16xf32>, %[[U:.*]]: tensor<?x8xf32>, %[[R:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: %[[Y:.*]] = tp.sharded_dropout "drop"(%[[X]]) on @mesh shard_dims = [-1, 1] global_shape = [2, 8, 16] {p = 1.000000e-01 : f64} : tensor<2x4x16xf32>
+// CHECK-NEXT: %[[G:.*]] = tp.sharded_dropout_grad "drop"(%[[Y]]) on @mesh shard_dims = [-1, 1] global_shape = [2, 8, 16] {p = 1.000000e-01 : f64} : tensor<2x4x16xf32>
+// CHECK-NEXT: tp.sharded_dropout "nested"(%[[U]]) on @mesh shard_dims = [0, 0] global_shape = [10, 8] {p = 5.000000e-01 : f64} : tensor<?x8xf32>
+// CHECK-NEXT: model.dropout "whole"(%[[R]]) {p = 1.000000e-01 : f64, train} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: model.dropout "eval"(%[[X]]) {p = 1.000000e-01 : f64} : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+func.func @training_dropouts(%x: !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>, %u: !tp.dtensor<10x8xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>, %r: !tp.dtensor<4x8xf32, @mesh, [#tp.replicate, #tp.partial<sum>]>) -> !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]> {
+  %y = model.dropout "drop"(%x) {p = 0.1 : f64, train} : (!tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>) -> !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+  %g = model.dropout_grad "drop"(%y) {p = 0.1 : f64} : (!tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>) -> !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+  %n = model.dropout "nested"(%u) {p = 0.5 : f64, train} : (!tp.dtensor<10x8xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>) -> !tp.dtensor<10x8xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>
+  %w = model.dropout "whole"(%r) {p = 0.1 : f64, train} : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate, #tp.partial<sum>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate, #tp.partial<sum>]>
+  %e = model.dropout "eval"(%x) {p = 0.1 : f64} : (!tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>) -> !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+  return %g : !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
+}

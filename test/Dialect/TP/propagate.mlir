@@ -45,6 +45,33 @@ func.func @partial(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %y: tensor<4x8xf3
   return %r : tensor<4x8xf32>
 }
 
+// Dropout (eval or train) and its gradient scale each element by a factor
+// >= 0 that depends only on its global index: shards and every Partial
+// pass through (a sum or an average is linear, max and min commute with
+// the factor), with no redistribution.
+// CHECK-LABEL: func.func @dropout_keeps_placements
+// CHECK: %[[S:.*]] = model.dropout "drop"(%{{.*}}) {p = 1.000000e-01 : f64, train} : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: model.dropout_grad "drop"(%[[S]]) {{.*}} -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK: %[[P:.*]] = model.linear "net2"
+// CHECK-NEXT: %[[DP:.*]] = model.dropout "drop"(%[[P]]) {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: model.dropout_grad "drop"(%[[DP]]) {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: %[[MAX:.*]] = tp.distribute
+// CHECK-NEXT: model.dropout "drop"(%[[MAX]]) {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>
+// CHECK-NOT: tp.redistribute
+// CHECK: return
+func.func @dropout_keeps_placements(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %y: tensor<4x8xf32>) -> (tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>
+  %s = model.dropout "drop"(%d) {p = 0.1 : f64, train} : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x16xf32>
+  %gs = model.dropout_grad "drop"(%s) {p = 0.1 : f64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %dw = tp.distribute %w : tensor<8x16xf32> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+  %p = model.linear "net2"(%d, %dw) : (!tp.dtensor<4x16xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xf32>
+  %dp = model.dropout "drop"(%p) {p = 0.1 : f64, train} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %gp = model.dropout_grad "drop"(%dp) {p = 0.1 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %max = tp.distribute %y : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>
+  %dm = model.dropout "drop"(%max) {p = 0.1 : f64} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<max>]>) -> tensor<4x8xf32>
+  return %gs, %gp, %dm : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
 // Adding a replicated value to a Partial one would add it once per rank:
 // the Partial operand is reduced first.
 // CHECK-LABEL: func.func @partial_plus_replicate

@@ -111,6 +111,20 @@ public:
     return *d;
   }
 
+  /// A probability in [0, 1) (nn.Dropout's p); `def` when absent.
+  double probability(StringRef key, double def) {
+    const json::Value *v = lookup(key, false);
+    if (!v)
+      return def;
+    std::optional<double> d = v->getAsNumber();
+    if (!d || !(*d >= 0 && *d < 1)) {
+      fail(llvm::formatv("key '{0}' must be a number in [0, 1), got {1}", key,
+                         json::toString(*v)));
+      return def;
+    }
+    return *d;
+  }
+
   /// A string, required unless `def` is given.
   std::string string(StringRef key,
                      std::optional<StringRef> def = std::nullopt) {
@@ -165,6 +179,10 @@ struct TransformerConfig {
       batch, seqLen;
   double normEps, ropeTheta;
   bool weightTying;
+  /// nn.Dropout's p where PyTorch's TP test model has them: after the
+  /// embeddings and on the residual branches (attention and feed-forward
+  /// outputs); 0: no dropout modules.
+  double dropout = 0;
   /// Also take `targets` and return the mean cross entropy of the logits.
   bool loss = false;
   /// "float32", "bfloat16" or "float16".
@@ -222,7 +240,7 @@ static std::optional<TransformerConfig> readTransformer(ConfigReader &r,
   SmallVector<StringRef> known = {
       "arch",       "dim",          "n_layers",    "n_heads", "n_kv_heads",
       "vocab_size", "hidden_dim",   "max_seq_len", "batch",   "seq_len",
-      "norm_eps",   "weight_tying", "dtype",       "loss"};
+      "norm_eps",   "weight_tying", "dtype",       "loss",    "dropout"};
   if (llama)
     known.push_back("rope_theta");
   r.checkKeys(llama ? "llama" : "transformer", known);
@@ -242,6 +260,7 @@ static std::optional<TransformerConfig> readTransformer(ConfigReader &r,
   c.ropeTheta =
       llama ? r.positive("rope_theta", kMaxRopeTheta, 10000.0) : 10000.0;
   c.weightTying = r.flag("weight_tying", false);
+  c.dropout = r.probability("dropout", 0.0);
   c.loss = r.flag("loss", false);
   c.dtype = readDtype(r);
   if (!r.ok())
@@ -351,6 +370,15 @@ public:
     Value w = param(name + ".weight", {shapeOf(x).back()});
     return model::RMSNormOp::create(b, at(name), x.getType(), name, x, w,
                                     llvm::APFloat(eps));
+  }
+
+  /// nn.Dropout `fqn` with probability `p` (none at p = 0).
+  Value dropout(const Twine &fqn, Value x, double p) {
+    if (p == 0)
+      return x;
+    std::string name = fqn.str();
+    return model::DropoutOp::create(b, at(name), x.getType(), name, x,
+                                    llvm::APFloat(p));
   }
 
   /// `model.reshape` of `x` to `shape` (a view, as `.view(...)`).
@@ -497,7 +525,9 @@ static Value buildAttention(ModelBuilder &m, const TransformerConfig &c,
   Value o = model::AttentionOp::create(m.b, m.loc, q.getType(), q, k, v,
                                        /*causal=*/true);
   o = m.reshape(o, {c.batch, c.seqLen, c.dim});
-  return m.linear(prefix + ".wo", o, c.dim, /*bias=*/false);
+  return m.dropout(prefix + ".resid_dropout",
+                   m.linear(prefix + ".wo", o, c.dim, /*bias=*/false),
+                   c.dropout);
 }
 
 /// The body of `<prefix>` (kind FeedForward): `w2(gelu(w1 x))` with biases
@@ -513,7 +543,8 @@ static Value buildFeedForward(ModelBuilder &m, const TransformerConfig &c,
   } else {
     h = m.unary<model::GeluOp>(h);
   }
-  return m.linear(prefix + ".w2", h, c.dim, bias);
+  return m.dropout(prefix + ".resid_dropout",
+                   m.linear(prefix + ".w2", h, c.dim, bias), c.dropout);
 }
 
 /// The body of `layers.<i>` (kind TransformerBlock), pre-norm residual.
@@ -556,6 +587,7 @@ static void buildTransformer(ModelBuilder &m, ModuleOp module,
           m.b, m.loc, RankedTensorType::get({c.seqLen}, m.i64));
       h = m.binary<model::AddOp>(h, m.embedding("pos_embeddings", pos, posW));
     }
+    h = m.dropout("dropout", h, c.dropout);
     for (int64_t i = 0; i < c.nLayers; ++i) {
       std::string prefix = "layers." + std::to_string(i);
       h = m.submodule(prefix, "TransformerBlock", h,

@@ -72,6 +72,12 @@ LogicalResult GeluGradOp::verify() { return verifyActivationGrad(*this); }
 LogicalResult SiluGradOp::verify() { return verifyActivationGrad(*this); }
 LogicalResult LogGradOp::verify() { return verifyActivationGrad(*this); }
 
+LogicalResult DropoutGradOp::verify() {
+  if (getP().convertToDouble() < 0 || getP().convertToDouble() >= 1)
+    return emitOpError("dropout probability must be in [0, 1)");
+  return expectShape(*this, "result", shapeOf(getResult()), shapeOf(getGrad()));
+}
+
 /// A norm's gradient and input [..., D]; its weight [D] where it has one.
 static LogicalResult verifyNormGrad(Operation *op, StringRef fqn, Value grad,
                                     Value input, Value weight) {

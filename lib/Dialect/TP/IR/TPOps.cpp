@@ -636,6 +636,80 @@ ShardedTargetLogitGradOp::verifySymbolUses(SymbolTableCollection &tables) {
                              getLogits().getType().getDimSize(1), tables);
 }
 
+/// A sharded dropout: shard dims in range for its rank, a global shape of
+/// its rank and a probability in [0, 1).
+static LogicalResult verifyShardedDropout(Operation *op,
+                                          ArrayRef<int64_t> shardDims,
+                                          ArrayRef<int64_t> globalShape,
+                                          double p) {
+  auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (p < 0 || p >= 1)
+    return op->emitOpError("dropout probability must be in [0, 1)");
+  if (static_cast<int64_t>(globalShape.size()) != type.getRank())
+    return op->emitOpError()
+           << "global shape " << shapeText(globalShape)
+           << " and the local type " << type << " differ in rank";
+  if (llvm::any_of(globalShape, [](int64_t d) { return d < 0; }))
+    return op->emitOpError()
+           << "global shape " << shapeText(globalShape) << " must be static";
+  for (int64_t d : shardDims)
+    if (d < -1 || d >= type.getRank())
+      return op->emitOpError() << "shard dim " << d << " is out of range for "
+                               << type << " (-1: the axis shards nothing)";
+  return success();
+}
+
+/// The mesh side: one shard dim per mesh axis, and a local type that is
+/// the shard tp-partition cuts from the global shape (getLocalType).
+static LogicalResult verifyShardedDropoutSymbols(
+    Operation *op, FlatSymbolRefAttr meshSym, ArrayRef<int64_t> shardDims,
+    ArrayRef<int64_t> globalShape, SymbolTableCollection &tables) {
+  MeshOp mesh = lookupMesh(op, meshSym, &tables);
+  if (!mesh)
+    return failure();
+  if (static_cast<int64_t>(shardDims.size()) != mesh.getRank())
+    return op->emitOpError()
+           << "has " << shardDims.size() << " shard dims for mesh "
+           << mesh.getSymName() << " of rank " << mesh.getRank();
+  MLIRContext *ctx = op->getContext();
+  SmallVector<Attribute> placements;
+  for (int64_t d : shardDims)
+    placements.push_back(d < 0 ? Attribute(ReplicateAttr::get(ctx))
+                               : Attribute(ShardAttr::get(ctx, d)));
+  auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+  RankedTensorType local =
+      getLocalType(DTensorType::get(ctx, globalShape, type.getElementType(),
+                                    meshSym, placements),
+                   mesh);
+  if (!compatibleShapes(type.getShape(), local.getShape()))
+    return op->emitOpError()
+           << "expected a local shard of shape " << shapeText(local.getShape())
+           << ", got " << shapeText(type.getShape());
+  return success();
+}
+
+LogicalResult ShardedDropoutOp::verify() {
+  return verifyShardedDropout(*this, getShardDims(), getGlobalShape(),
+                              getP().convertToDouble());
+}
+
+LogicalResult
+ShardedDropoutOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyShardedDropoutSymbols(*this, getMeshAttr(), getShardDims(),
+                                     getGlobalShape(), tables);
+}
+
+LogicalResult ShardedDropoutGradOp::verify() {
+  return verifyShardedDropout(*this, getShardDims(), getGlobalShape(),
+                              getP().convertToDouble());
+}
+
+LogicalResult
+ShardedDropoutGradOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return verifyShardedDropoutSymbols(*this, getMeshAttr(), getShardDims(),
+                                     getGlobalShape(), tables);
+}
+
 //===----------------------------------------------------------------------===//
 // Folders
 //===----------------------------------------------------------------------===//

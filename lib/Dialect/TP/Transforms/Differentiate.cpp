@@ -54,6 +54,11 @@ public:
     SmallVector<Operation *> forward;
     for (Operation &op : body.without_terminator())
       forward.push_back(&op);
+    // A training step drops: every dropout with p > 0 applies its mask
+    // (PyTorch's train mode); the forward-only program stays the identity.
+    for (Operation *op : forward)
+      if (auto d = dyn_cast<m::DropoutOp>(op); d && !d.getP().isZero())
+        d.setTrain(true);
     markActive(forward);
     if (!active.contains(loss))
       return func.emitError()
@@ -338,11 +343,14 @@ private:
                                         g, t.getLogits(), t.getTargets()));
           return success();
         })
-        .Case([&](m::DropoutOp d) -> LogicalResult {
-          if (d.getP().convertToDouble() != 0)
-            return d.emitError() << "tp-differentiate: dropout with p > 0 in '"
-                                 << d.getFqn() << "' has no backward rule yet";
-          accumulate(d.getInput(), g);
+        .Case([&](m::DropoutOp d) {
+          // The same mask again (its key is the forward's), or the
+          // identity at p = 0.
+          Value x = d.getInput();
+          accumulate(x, d.getTrain() ? m::DropoutGradOp::create(
+                                           builder, loc, gradType(x),
+                                           d.getFqnAttr(), g, d.getPAttr())
+                                     : g);
           return success();
         })
         // Layout ops keep the global value: its gradient passes through,

@@ -2,8 +2,9 @@
 //
 // tp-partition: inlines composite modules, replaces each !tp.dtensor by this
 // rank's local tensor type, turns tp.distribute into local tp.chunk and
-// tp.partial_from_replicate ops and lookups into a split table into
-// tp.sharded_embedding / tp.sharded_target_logit, and drops
+// tp.partial_from_replicate ops, lookups into a split table into
+// tp.sharded_embedding / tp.sharded_target_logit and training dropouts on
+// a sharded tensor into tp.sharded_dropout, and drops
 // tp.to_local/tp.from_local. The result is one function that every rank
 // runs; its only communication is the collectives already in it.
 //
@@ -193,6 +194,32 @@ static SmallVector<CountOnce> findCountOnce(func::FuncOp func) {
   return found;
 }
 
+namespace {
+/// A dropout in training (forward or backward) on a sharded tensor.
+struct ShardedDropout {
+  Operation *op;
+  DTensorType type;
+};
+} // namespace
+
+/// The training dropouts of `func` whose operand is sharded on some mesh
+/// axis, found while their operands still carry their placements. (A
+/// dropout on a tensor no axis shards draws the whole mask: it stays a
+/// model op.)
+static SmallVector<ShardedDropout> findShardedDropouts(func::FuncOp func) {
+  SmallVector<ShardedDropout> found;
+  func.walk([&](Operation *op) {
+    auto d = dyn_cast<m::DropoutOp>(op);
+    if (!(d && d.getTrain()) && !isa<m::DropoutGradOp>(op))
+      return;
+    auto type = dyn_cast<DTensorType>(op->getOperand(0).getType());
+    if (type && llvm::any_of(type.getPlacements(),
+                             [](Attribute p) { return isa<ShardAttr>(p); }))
+      found.push_back({op, type});
+  });
+  return found;
+}
+
 /// Each such operand keeps its value on coordinate 0 of those axes and
 /// zeros elsewhere (tp.partial_from_replicate), so the ranks' partial sums
 /// add it once.
@@ -208,12 +235,42 @@ static void countOnce(MutableArrayRef<CountOnce> operands) {
   }
 }
 
+/// Once their operands are local, each dropout sees only this rank's shard:
+/// it becomes the tp op that says which (tp.sharded_dropout and _grad).
+static void localizeShardedDropouts(ArrayRef<ShardedDropout> dropouts) {
+  for (const ShardedDropout &d : dropouts) {
+    OpBuilder b(d.op);
+    SmallVector<int64_t> shardDims;
+    for (Attribute p : d.type.getPlacements()) {
+      auto shard = dyn_cast<ShardAttr>(p);
+      shardDims.push_back(shard ? shard.getDim() : -1);
+    }
+    auto fqn = cast<StringAttr>(d.op->getAttr("fqn"));
+    auto p = cast<FloatAttr>(d.op->getAttr("p"));
+    Type local = d.op->getResult(0).getType();
+    auto dims = b.getDenseI64ArrayAttr(shardDims);
+    auto global = b.getDenseI64ArrayAttr(d.type.getShape());
+    Value replacement;
+    if (isa<m::DropoutOp>(d.op))
+      replacement =
+          ShardedDropoutOp::create(b, d.op->getLoc(), local, d.type.getMesh(),
+                                   dims, fqn, d.op->getOperand(0), global, p);
+    else
+      replacement = ShardedDropoutGradOp::create(
+          b, d.op->getLoc(), local, d.type.getMesh(), dims, fqn,
+          d.op->getOperand(0), global, p);
+    d.op->getResult(0).replaceAllUsesWith(replacement);
+    d.op->erase();
+  }
+}
+
 static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
   SmallVector<ShardedLookup> lookups = findShardedLookups(func);
   setGlobalCounts(func);
   SmallVector<CountOnce> countedOnce = findCountOnce(func);
+  SmallVector<ShardedDropout> dropouts = findShardedDropouts(func);
   Block &block = func.getBody().front();
   // Arguments: each rank receives its local piece of a distributed input;
   // the global (dtensor) types stay for the runtime to cut them.
@@ -300,6 +357,7 @@ static LogicalResult partitionFunc(func::FuncOp func,
 
   localizeShardedLookups(lookups);
   countOnce(countedOnce);
+  localizeShardedDropouts(dropouts);
 
   // Results: local types, with their placements kept for the runtime.
   auto ret = cast<func::ReturnOp>(block.getTerminator());

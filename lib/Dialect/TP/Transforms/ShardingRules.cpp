@@ -291,6 +291,13 @@ public:
     return partial && partial.getKind() == ReductionKind::Sum;
   }
 
+  /// Dropout, forward (eval: the identity; train: times the mask) and
+  /// backward: each element times a factor >= 0 that depends only on its
+  /// global index, so every placement passes. A shard is scaled by its
+  /// slice of the mask; the scaling is linear (Partial sum and avg) and
+  /// commutes with max and min (the factor is not negative).
+  AxisRule dropout(ArrayRef<Attribute> in) { return {{in[0]}, in[0]}; }
+
   /// Element-wise ops linear in their one operand (neg): everything passes.
   AxisRule linearUnary(ArrayRef<Attribute> in) {
     if (isa<PartialAttr>(in[0]) && !isPartialSum(in[0]))
@@ -544,8 +551,10 @@ AxisRule modelRule(Operation *op, ArrayRef<Attribute> in, int64_t n) {
     return dim < 0 ? dim + (int64_t)shape(0).size() : dim;
   };
   return llvm::TypeSwitch<Operation *, AxisRule>(op)
-      .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::DropoutOp, m::ExpOp, m::LogOp,
-            m::DetachOp>([&](Operation *) { return rules.unary(in); })
+      .Case<m::ReluOp, m::GeluOp, m::SiluOp, m::ExpOp, m::LogOp, m::DetachOp>(
+          [&](Operation *) { return rules.unary(in); })
+      .Case<m::DropoutOp, m::DropoutGradOp>(
+          [&](Operation *) { return rules.dropout(in); })
       .Case<m::AddOp, m::SubOp>([&](Operation *) {
         return rules.binary(in, shape(0), shape(1), out, true);
       })
@@ -657,7 +666,7 @@ void mlir::tp::registerModelShardingRules(DialectRegistry &registry) {
                 m::EmbeddingGradOp, m::SoftmaxGradOp, m::RotaryGradOp,
                 m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp,
                 m::ReduceSumGradOp, m::ReduceMaxGradOp, m::CrossEntropyGradOp,
-                m::TargetLogitGradOp, m::SGDUpdateOp, m::AdamWUpdateOp,
-                m::SumSquaresOp, m::ClipCoefficientOp>(ctx);
+                m::TargetLogitGradOp, m::DropoutGradOp, m::SGDUpdateOp,
+                m::AdamWUpdateOp, m::SumSquaresOp, m::ClipCoefficientOp>(ctx);
   });
 }

@@ -152,6 +152,22 @@ def Model_EmbeddingGradOp : Model_LeafGradOp<"embedding_grad"> {
   let results = (outs Model_TensorLike:$result);
 }
 
+def Model_DropoutGradOp : Model_LeafGradOp<"dropout_grad"> {
+  let summary = "Gradient of a dropout in training: `grad` times its mask";
+  let description = [{
+    `grad` is the gradient of a `model.dropout` with `train` of the same
+    FQN and `p`; the result is `grad * keep / (1 - p)` with the forward's
+    mask, drawn again from its key (seed, step, FQN, global index):
+    nothing is kept from the forward.
+
+    ```mlir
+    %gx = model.dropout_grad "drop"(%g) {p = 1.000000e-01 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$fqn, Model_TensorLike:$grad, F64Attr:$p);
+  let results = (outs Model_TensorLike:$result);
+}
+
 //===----------------------------------------------------------------------===//
 // Transformer ops
 //===----------------------------------------------------------------------===//

@@ -161,8 +161,22 @@ def Model_RMSNormOp : Model_LeafOp<"rms_norm"> {
 
 def Model_DropoutOp : Model_LeafOp<"dropout"> {
   let summary = "nn.Dropout (identity at inference)";
+  let description = [{
+    The identity, as `nn.Dropout` in eval mode, unless `train` is set
+    (`F.dropout(x, p, training=True)`): tp-differentiate sets it on every
+    dropout with `p > 0` of a training step. Then each element is kept
+    with probability `1 - p` and scaled by `1 / (1 - p)`, the others are
+    zero; the mask depends only on the run's seed, the optimizer step, the
+    module's FQN and the element's index in the global tensor, so every
+    partitioning draws the same mask (`model.dropout_grad` draws it again).
+
+    ```mlir
+    %y = model.dropout "layers.0.attention.resid_dropout"(%x) {p = 1.000000e-01 : f64, train} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+    ```
+  }];
   let arguments = (ins StrAttr:$fqn, Model_TensorLike:$input,
-                       DefaultValuedAttr<F64Attr, "0.0">:$p);
+                       DefaultValuedAttr<F64Attr, "0.0">:$p,
+                       UnitAttr:$train);
   let results = (outs Model_TensorLike:$result);
 }
 

@@ -456,4 +456,55 @@ def TP_ShardedTargetLogitGradOp
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Dropout in training on a sharded tensor (local, made by tp-partition)
+//===----------------------------------------------------------------------===//
+
+// A training dropout's mask is keyed by each element's index in the global
+// tensor, so a rank holding a shard needs the global shape and where its
+// shard lies. Those follow from the global shape, the shard dim of each
+// mesh axis and the rank's mesh coordinates (nested torch.chunk pieces in
+// mesh order, as tp-partition cuts), so the op carries the first two and
+// one program serves every rank.
+class TP_ShardedDropoutOpBase<string mnemonic>
+    : TP_MeshUserOp<mnemonic, [Pure, AllTypesMatch<["input", "result"]>]> {
+  let arguments = (ins FlatSymbolRefAttr:$mesh,
+                       DenseI64ArrayAttr:$shard_dims, StrAttr:$fqn,
+                       AnyRankedTensor:$input, DenseI64ArrayAttr:$global_shape,
+                       F64Attr:$p);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $fqn `(` $input `)` `on` $mesh `shard_dims` `=` $shard_dims
+    `global_shape` `=` $global_shape attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def TP_ShardedDropoutOp : TP_ShardedDropoutOpBase<"sharded_dropout"> {
+  let summary = "Dropout in training on this rank's shard";
+  let description = [{
+    The local form of `model.dropout` with `train` on a tensor sharded over
+    some mesh axes: `input` is this rank's piece of a tensor of
+    `global_shape`, where mesh axis `a` shards dim `shard_dims[a]` (-1: the
+    axis shards nothing; a dim sharded by several axes is split by each in
+    mesh order). The result is `input` times this rank's slice of the
+    global mask of `fqn` (see `model.dropout`), so the pieces of all ranks
+    form the unsharded result. No communication.
+
+    ```
+    global [4] mask [1 0 1 1] / (1 - p), shard_dims = [0], 2 ranks:
+      rank0: [x0 x1] -> [x0 0] / (1 - p)   rank1: [x2 x3] -> [x2 x3] / (1 - p)
+    ```
+  }];
+}
+
+def TP_ShardedDropoutGradOp : TP_ShardedDropoutOpBase<"sharded_dropout_grad"> {
+  let summary = "Gradient of a dropout in training on this rank's shard";
+  let description = [{
+    The local form of `model.dropout_grad`, as `tp.sharded_dropout` is of
+    the forward: `input` is this rank's piece of the gradient, multiplied
+    by the same slice of the same mask.
+  }];
+}
+
 #endif // TP_DIALECT_TP_IR_TPOPS_TD
