@@ -11,10 +11,10 @@
 // CHECK: %[[B:.*]] = model.param "b"
 // CHECK: model.linear "second"(%{{.*}}, %[[W]])
 // CHECK: %[[GW:.*]] = model.add
-// CHECK: %[[UW:.*]] = model.adamw_update "w"(%[[W]], %[[GW]]) {lr = 1.000000e-03 : f64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-// CHECK: %[[UB:.*]] = model.adamw_update "b"(%[[B]], %{{.*}}) {lr = 1.000000e-03 : f64}
+// CHECK: %[[UW:.*]] = model.adamw_update "w"(%[[W]], %[[GW]]) {lr = 1.000000e-03 : f64, tp.phase = #tp.phase<optimizer>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK: %[[UB:.*]] = model.adamw_update "b"(%[[B]], %{{.*}}) {lr = 1.000000e-03 : f64, tp.phase = #tp.phase<optimizer>}
 // CHECK: return %{{.*}}, %[[GW]], %{{.*}}, %[[UW]], %[[UB]]
-// SGD: model.sgd_update "w"(%{{.*}}, %{{.*}}) {lr = 5.000000e-01 : f64, momentum = 9.000000e-01 : f64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+// SGD: model.sgd_update "w"(%{{.*}}, %{{.*}}) {lr = 5.000000e-01 : f64, momentum = 9.000000e-01 : f64, tp.phase = #tp.phase<optimizer>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
 func.func @step(%x: tensor<2x4xf32>) -> tensor<f32> {
   %w = model.param "w" : tensor<4x4xf32>
   %b = model.param "b" : tensor<4xf32>

@@ -135,6 +135,7 @@ static LogicalResult addUpdates(func::FuncOp func,
                                                     : options.weightDecay));
     if (failed(mlir::verify(update)))
       return failure();
+    setPhase(update, Phase::Optimizer);
     first = first ? first : update;
     results.push_back(update->getResult(0));
     NamedAttrList list;
