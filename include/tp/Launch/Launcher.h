@@ -81,8 +81,10 @@ struct RunResult {
   /// Every rank's local results, indexed by rank (empty on other ranks of
   /// an mpi or nccl job).
   std::vector<std::vector<Tensor>> perRank;
-  /// The program's collectives on rank 0, per collective name.
+  /// The program's collectives on rank 0 in one run (the last step), per
+  /// collective name, and the same by phase of a training step.
   std::map<std::string, int64_t> collectives;
+  PhaseCounts collectivesByPhase;
   /// The largest peak of live tensor bytes over the ranks.
   int64_t peakBytes = 0;
   /// Wall time of the slowest rank, in milliseconds (all steps).

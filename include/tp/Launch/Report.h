@@ -29,10 +29,13 @@ struct RunReport {
   /// Whether the reference computed a 16-bit model in f32.
   bool referenceInF32 = false;
 
-  /// A few lines: the run, the collectives per rank, the verification and
-  /// how each distributed result is handed out (PyTorch's use_local_output).
+  /// A few lines: the run, the collectives per rank (and per phase, for a
+  /// training step), the verification and how each distributed result is
+  /// handed out (PyTorch's use_local_output).
   void print(llvm::raw_ostream &os) const;
-  /// One JSON object, keys in sorted order.
+  /// One JSON object, keys in sorted order; "collectives_by_phase" holds
+  /// the five collectives of each phase ("backward", "forward",
+  /// "optimizer"), as "collectives" all of them.
   void printJSON(llvm::raw_ostream &os) const;
 };
 

@@ -47,3 +47,15 @@ func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}, %t: tensor<4x8xf32> {
 // REPORT-NEXT: "broadcast": 0,
 // REPORT-NEXT: "reduce_scatter": 0
 // REPORT-NEXT: },
+// The one all_reduce is the forward's: the backward phase has none.
+// REPORT-NEXT: "collectives_by_phase": {
+// REPORT-NEXT: "backward": {
+// REPORT-NEXT: "all_gather": 0,
+// REPORT-NEXT: "all_reduce": 0,
+// REPORT-NEXT: "all_to_all": 0,
+// REPORT-NEXT: "broadcast": 0,
+// REPORT-NEXT: "reduce_scatter": 0
+// REPORT-NEXT: },
+// REPORT-NEXT: "forward": {
+// REPORT-NEXT: "all_gather": 0,
+// REPORT-NEXT: "all_reduce": 1,
