@@ -173,12 +173,27 @@ void writeParams(const Program &program, const DataSource &data,
 }
 
 void writeInputs(const Program &program, const DataSource &data,
-                 const std::string &path) {
+                 const std::string &path, int steps) {
+  std::unique_ptr<rt::SafetensorsFile> file;
+  if (data.checkInputs(program.inputs(), steps) > 0)
+    file = std::make_unique<rt::SafetensorsFile>(
+        rt::SafetensorsFile::open(data.inputsFile));
   std::vector<std::string> names;
   std::vector<Tensor> tensors;
   for (const InputInfo &in : program.inputs()) {
     names.push_back(in.name);
-    tensors.push_back(Program::globalInput(in, data));
+    if (!file || DataSource::batchesOf(in, *file) == 0) {
+      tensors.push_back(Program::globalInput(in, data));
+      continue;
+    }
+    std::vector<Tensor> batches;
+    DataSource step = data;
+    for (step.step = 0; step.step < steps; ++step.step) {
+      std::vector<int64_t> shape{1};
+      shape.insert(shape.end(), in.shape.begin(), in.shape.end());
+      batches.push_back(Program::globalInput(in, step).reshaped(shape));
+    }
+    tensors.push_back(rt::concatDim(batches, 0));
   }
   writeNamed(path, names, tensors);
 }

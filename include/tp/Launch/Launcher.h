@@ -125,7 +125,8 @@ public:
   virtual void checkMeshRanks(int64_t meshRanks) const;
   /// Runs \p program \p steps times on the job's ranks (as many as its mesh
   /// has; throws LaunchError if the job has another number), keeping each
-  /// rank's parameters and optimizer state between the steps. Every rank
+  /// rank's parameters and optimizer state between the steps; step k reads
+  /// its batch of inputs (DataSource::step). Every rank
   /// gets the time and peak of the slowest; rank 0 every rank's results of
   /// the last step, and every step's loss.
   virtual RunResult run(const Program &program, const DataSource &data,

@@ -41,11 +41,14 @@ struct RunReport {
 
 /// Writes the global value of every parameter of \p program (under its FQN)
 /// or of every input (under its name), from \p data, to the safetensors
-/// file \p path. Throws std::runtime_error naming the file.
+/// file \p path. The inputs are those \p steps steps read: an input \p data
+/// holds a batch per step is written as the first \p steps of them (shape
+/// [steps, ...]), the others as their one batch. Throws std::runtime_error
+/// naming the file.
 void writeParams(const Program &program, const DataSource &data,
                  const std::string &path);
 void writeInputs(const Program &program, const DataSource &data,
-                 const std::string &path);
+                 const std::string &path, int steps = 1);
 /// Writes \p outputs to \p path as "output" (one) or "output0", "output1",
 /// ...
 void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path);
