@@ -98,6 +98,9 @@ static LogicalResult addUpdates(func::FuncOp func,
     return failure();
 
   OpBuilder b(ret);
+  // Everything inserted before the return from here on is the optimizer's
+  // (tp.phase); the tied parameters above only moved up.
+  Operation *lastBefore = ret->getPrevNode();
   SmallVector<Value> results(ret.getOperands());
   SmallVector<DictionaryAttr> attrs;
   for (unsigned i = 0; i < func.getNumResults(); ++i)
@@ -135,7 +138,6 @@ static LogicalResult addUpdates(func::FuncOp func,
                                                     : options.weightDecay));
     if (failed(mlir::verify(update)))
       return failure();
-    setPhase(update, Phase::Optimizer);
     first = first ? first : update;
     results.push_back(update->getResult(0));
     NamedAttrList list;
@@ -146,6 +148,11 @@ static LogicalResult addUpdates(func::FuncOp func,
     return func.emitError() << "tp-optimizer-step: @" << func.getSymName()
                             << " returns no gradient (" << gradOf
                             << "); run tp-differentiate first";
+  for (Operation &op :
+       llvm::make_range(lastBefore ? std::next(lastBefore->getIterator())
+                                   : ret->getBlock()->begin(),
+                        Block::iterator(ret)))
+    setPhase(&op, Phase::Optimizer);
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();
   func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
