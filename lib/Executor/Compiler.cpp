@@ -136,6 +136,17 @@ Instruction &Compiler::emit(Operation *op, Instruction instr) {
     if (auto fqn = op->getAttrOfType<StringAttr>("fqn"))
       instr.name = fqn.getValue().str();
   instr.origin = describe(op);
+  switch (mlir::tp::getPhase(op)) {
+  case mlir::tp::Phase::Forward:
+    instr.phase = Phase::Forward;
+    break;
+  case mlir::tp::Phase::Backward:
+    instr.phase = Phase::Backward;
+    break;
+  case mlir::tp::Phase::Optimizer:
+    instr.phase = Phase::Optimizer;
+    break;
+  }
   // 16-bit floats are widened for the kernels; integer operands (ids,
   // targets) are read as they are.
   if (isKernel(instr.op))

@@ -70,14 +70,75 @@ Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
   return t.to(p.dtype);
 }
 
+/// "1 batch", "3 batches".
+static std::string batchesText(int64_t n) {
+  return std::to_string(n) + (n == 1 ? " batch" : " batches");
+}
+
+int64_t DataSource::batchesOf(const InputInfo &in,
+                              const rt::SafetensorsFile &inputs) {
+  if (!inputs.contains(in.name))
+    throw std::runtime_error(inputs.path() + ": missing tensor '" + in.name +
+                             "'");
+  const std::vector<int64_t> &shape = inputs.shape(in.name);
+  if (shape == in.shape)
+    return 0;
+  if (shape.size() == in.shape.size() + 1 && shape[0] >= 1 &&
+      std::equal(in.shape.begin(), in.shape.end(), shape.begin() + 1))
+    return shape[0];
+  std::string want = Tensor(in.shape).shapeString();
+  throw std::runtime_error(
+      inputs.path() + ": tensor '" + in.name + "' has shape [" +
+      Tensor(shape).shapeString() + "] but the model expects [" + want +
+      "], or [S" + (want.empty() ? "" : "x" + want) + "] for a batch per step");
+}
+
+int64_t DataSource::checkInputs(const std::vector<InputInfo> &inputs,
+                                int64_t steps) const {
+  if (inputsFile.empty())
+    return 0;
+  rt::SafetensorsFile file = rt::SafetensorsFile::open(inputsFile);
+  int64_t batches = 0;
+  const InputInfo *first = nullptr;
+  for (const InputInfo &in : inputs) {
+    int64_t n = batchesOf(in, file);
+    if (!n)
+      continue;
+    if (first && n != batches)
+      throw std::runtime_error(
+          file.path() + ": input '" + in.name + "' holds " + batchesText(n) +
+          " but '" + first->name + "' holds " + std::to_string(batches) +
+          "; the inputs given a batch per step need as many batches");
+    if (!first) {
+      first = &in;
+      batches = n;
+    }
+  }
+  if (batches && batches < steps)
+    throw std::runtime_error(file.path() + ": input '" + first->name +
+                             "' holds " + batchesText(batches) +
+                             " (one per step), fewer than the " +
+                             std::to_string(steps) + " steps to run");
+  return batches;
+}
+
 Tensor DataSource::input(const InputInfo &in,
                          rt::SafetensorsFile *inputs) const {
   if (inputs) {
-    checkShape(*inputs, in.name, in.shape);
-    Tensor t = inputs->read(in.name);
+    std::string where = inputs->path() + ": input '" + in.name + "'";
+    Tensor t;
+    if (int64_t batches = batchesOf(in, *inputs); batches == 0) {
+      t = inputs->read(in.name);
+    } else {
+      if (step < 0 || step >= batches)
+        throw std::runtime_error(where + " holds " + batchesText(batches) +
+                                 ", none for step " + std::to_string(step));
+      // Only this step's bytes.
+      t = inputs->readSlice(in.name, 0, step, 1).reshaped(in.shape);
+      where += " (batch " + std::to_string(step) + ")";
+    }
     if (!in.isTokens)
       return t.to(in.dtype);
-    std::string where = inputs->path() + ": input '" + in.name + "'";
     if (!rt::isIntegerDType(t.dtype()) && t.dtype() != rt::DType::F32)
       throw std::runtime_error(where + " holds token ids as " +
                                rt::dtypeName(t.dtype()) +

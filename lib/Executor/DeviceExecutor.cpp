@@ -54,15 +54,14 @@ DeviceProgram DeviceProgram::compile(mlir::func::FuncOp func) {
   return DeviceProgram(Program::compile(func));
 }
 
-std::vector<Tensor> DeviceProgram::run(rt::Communicator &comm,
-                                       const DataSource &data,
-                                       int64_t *measuredPeakBytes,
-                                       rt::CollectiveStats *stats,
-                                       RankState *state) const {
+std::vector<Tensor>
+DeviceProgram::run(rt::Communicator &comm, const DataSource &data,
+                   int64_t *measuredPeakBytes, rt::CollectiveStats *stats,
+                   RankState *state, PhaseCounts *byPhase) const {
   std::vector<gpu::DeviceTensor> results =
       exec::detail::runProgram<DeviceBackend>(
           *this->data, comm, data, state ? state->impl.get() : nullptr,
-          measuredPeakBytes, stats);
+          measuredPeakBytes, stats, byPhase);
   std::vector<Tensor> host;
   host.reserve(results.size());
   for (const gpu::DeviceTensor &r : results)

@@ -83,11 +83,11 @@ const std::vector<int> &Program::resultSlots() const {
 
 std::vector<Tensor> Program::run(rt::Communicator &comm, const DataSource &data,
                                  int64_t *measuredPeakBytes,
-                                 rt::CollectiveStats *stats,
-                                 RankState *state) const {
+                                 rt::CollectiveStats *stats, RankState *state,
+                                 PhaseCounts *byPhase) const {
   return exec::detail::runProgram<HostBackend>(
       *this->data, comm, data, state ? state->impl.get() : nullptr,
-      measuredPeakBytes, stats);
+      measuredPeakBytes, stats, byPhase);
 }
 
 RankState::RankState()

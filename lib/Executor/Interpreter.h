@@ -147,12 +147,25 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
   f.set(in.result, B::convert(std::move(result), outType));
 }
 
+/// Runs \p fn and adds the calls it made on \p comm to \p counts, by
+/// collective name.
+template <class Fn>
+void countCalls(const rt::Communicator &comm,
+                std::map<std::string, int64_t> &counts, Fn fn) {
+  std::map<std::string, int64_t> before = comm.stats().counts;
+  fn();
+  for (auto &[k, v] : comm.stats().counts)
+    if (int64_t n = v - before[k])
+      counts[k] += n;
+}
+
 /// Runs \p program as rank comm.rank(); see Program::run.
 template <class B>
 std::vector<typename B::Buffer>
 runProgram(const ProgramData &program, rt::Communicator &comm,
            const DataSource &data, RankStateImpl *state,
-           int64_t *measuredPeakBytes, rt::CollectiveStats *stats) {
+           int64_t *measuredPeakBytes, rt::CollectiveStats *stats,
+           PhaseCounts *byPhase = nullptr) {
   if (comm.size() != program.numRanks())
     throw std::runtime_error(
         "the program's mesh has " + std::to_string(program.numRanks()) +
@@ -228,6 +241,11 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
       // this run reads it).
       f.slots[instr.result] =
           std::static_pointer_cast<typename B::Buffer>(updated->second);
+    else if (byPhase && program.axisGroups.count(instr.axes))
+      // On a group's communicator: its calls count in the instruction's
+      // phase.
+      countCalls(f.comm(instr.axes), (*byPhase)[phaseName(instr.phase)],
+                 [&] { execute(instr, f); });
     else
       execute(instr, f);
     if (!f.resident[instr.result])
@@ -243,6 +261,9 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   }
   if (measuredPeakBytes)
     *measuredPeakBytes = peak;
+  if (byPhase)
+    for (Phase p : {Phase::Forward, Phase::Backward, Phase::Optimizer})
+      (*byPhase)[phaseName(p)]; // every phase, also one without calls
   if (stats) {
     // This run's calls: the communicators may have been used before.
     auto add = [&](const rt::CollectiveStats &now,

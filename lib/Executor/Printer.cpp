@@ -248,6 +248,18 @@ const char *mlir::tp::exec::opcodeName(Opcode op) { return info(op).name; }
 bool mlir::tp::exec::isKernel(Opcode op) { return info(op).kernel; }
 bool mlir::tp::exec::isHostOnly(Opcode op) { return info(op).hostOnly; }
 
+const char *mlir::tp::exec::phaseName(Phase phase) {
+  switch (phase) {
+  case Phase::Forward:
+    return "forward";
+  case Phase::Backward:
+    return "backward";
+  case Phase::Optimizer:
+    return "optimizer";
+  }
+  return "forward";
+}
+
 void Program::print(llvm::raw_ostream &os) const {
   const detail::ProgramData &p = *data;
   os << "program @" << p.name << " on mesh ";

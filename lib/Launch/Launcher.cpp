@@ -245,12 +245,15 @@ RunResult runOnRankThreads(
   launch(n, [&](rt::Communicator &comm) {
     int64_t peak = 0;
     rt::CollectiveStats stats;
-    std::vector<Tensor> out = run(comm, &peak, &stats);
+    PhaseCounts byPhase;
+    std::vector<Tensor> out = run(comm, &peak, &stats, &byPhase);
     std::lock_guard<std::mutex> lock(mutex);
     result.peakBytes = std::max(result.peakBytes, peak);
     result.perRank[comm.rank()] = std::move(out);
-    if (comm.rank() == 0)
+    if (comm.rank() == 0) {
       result.collectives = stats.counts;
+      result.collectivesByPhase = std::move(byPhase);
+    }
   });
   result.ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
@@ -269,12 +272,14 @@ RunResult runProcessRank(rt::Communicator &comm, const HostAllGather &allGather,
   auto start = std::chrono::steady_clock::now();
   int64_t peak = 0;
   rt::CollectiveStats stats;
-  std::vector<Tensor> out = run(comm, &peak, &stats);
+  PhaseCounts byPhase;
+  std::vector<Tensor> out = run(comm, &peak, &stats, &byPhase);
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
   RunResult result;
   result.collectives = stats.counts;
+  result.collectivesByPhase = std::move(byPhase);
 
   // One descriptor per rank: time (in microseconds), peak, then each
   // result's rank and dims (results have the same rank and dtype

@@ -32,28 +32,35 @@ using HostAllGather = std::function<void(const void *in, size_t count,
                                          void *out, runtime::DType dtype)>;
 
 /// One rank's run of the program: its local results, and its peak bytes and
-/// collectives through the pointers.
+/// collectives (in all, and by phase) through the pointers.
 using RankRun = std::function<std::vector<Tensor>(
-    runtime::Communicator &comm, int64_t *peak,
-    runtime::CollectiveStats *stats)>;
+    runtime::Communicator &comm, int64_t *peak, runtime::CollectiveStats *stats,
+    PhaseCounts *byPhase)>;
 
 /// One rank's `steps` runs of \p program (a Program or DeviceProgram) with
 /// one RankState, so parameters and optimizer state stay resident between
-/// them (a single run uses none). Returns the last run's results, peak and
-/// collectives; rank 0 appends each run's loss (its first result, when it
-/// is a scalar) to \p losses.
+/// them (a single run uses none); run k reads step k's inputs
+/// (DataSource::step: batch k of an inputs file holding one per step).
+/// Returns the last run's results, peak and
+/// collectives (one step's); rank 0 appends each run's loss (its first
+/// result, when it is a scalar) to \p losses.
 template <class Prog>
 RankRun runSteps(const Prog &program, const DataSource &data, int steps,
                  std::vector<double> *losses) {
-  return [&program, &data, steps, losses](runtime::Communicator &comm,
-                                          int64_t *peak,
-                                          runtime::CollectiveStats *stats) {
+  return [&program, &data, steps,
+          losses](runtime::Communicator &comm, int64_t *peak,
+                  runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
     RankState state;
     std::vector<Tensor> out;
+    DataSource stepData = data;
     for (int s = 0; s < steps; ++s) {
+      stepData.step = s;
       if (stats)
         *stats = runtime::CollectiveStats();
-      out = program.run(comm, data, peak, stats, steps > 1 ? &state : nullptr);
+      if (byPhase)
+        byPhase->clear();
+      out = program.run(comm, stepData, peak, stats,
+                        steps > 1 ? &state : nullptr, byPhase);
       if (losses && comm.rank() == 0 && !out.empty() && out[0].numel() == 1)
         losses->push_back(out[0].at(0));
     }

@@ -56,6 +56,31 @@ void writeNamed(const std::string &path, const std::vector<std::string> &names,
   rt::writeSafetensors(path, named);
 }
 
+/// " all_reduce=1 all_gather=2", or " none".
+void printCounts(llvm::raw_ostream &os,
+                 const std::map<std::string, int64_t> &counts) {
+  if (counts.empty())
+    os << " none";
+  for (auto &[k, v] : counts)
+    os << " " << k << "=" << v;
+}
+
+/// Whether \p program is a training step (it returns gradients).
+bool isTrainingStep(const Program &program) {
+  return llvm::any_of(program.results(),
+                      [](const ResultLayout &r) { return !r.gradOf.empty(); });
+}
+
+/// The five collectives, zeros included, in sorted order.
+void writeCollectives(json::Writer &w,
+                      const std::map<std::string, int64_t> &counts) {
+  w.objectBegin();
+  for (const char *k : {"all_gather", "all_reduce", "all_to_all", "broadcast",
+                        "reduce_scatter"})
+    w.member(k, counts.count(k) ? counts.at(k) : 0);
+  w.objectEnd();
+}
+
 } // namespace
 
 void RunReport::print(llvm::raw_ostream &os) const {
@@ -72,11 +97,17 @@ void RunReport::print(llvm::raw_ostream &os) const {
     os << "\n";
   }
   os << "collectives per rank:";
-  if (run->collectives.empty())
-    os << " none";
-  for (auto &[k, v] : run->collectives)
-    os << " " << k << "=" << v;
+  printCounts(os, run->collectives);
   os << "\n";
+  if (isTrainingStep(*program))
+    for (Phase p : {Phase::Forward, Phase::Backward, Phase::Optimizer}) {
+      os << "  " << phaseName(p) << ":";
+      auto it = run->collectivesByPhase.find(phaseName(p));
+      printCounts(os, it == run->collectivesByPhase.end()
+                          ? std::map<std::string, int64_t>()
+                          : it->second);
+      os << "\n";
+    }
   if (const Verification *v = verification)
     os << "verify against 1 rank"
        << (dtype != rt::DType::F32 && referenceInF32 ? " in F32" : "")
@@ -93,10 +124,17 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   w.objectBegin();
   w.member("backend", backend);
   w.key("collectives");
+  writeCollectives(w, run->collectives);
+  // Measured like "collectives" (one step, this rank), by phase.
+  w.key("collectives_by_phase");
   w.objectBegin();
-  for (const char *k : {"all_gather", "all_reduce", "all_to_all", "broadcast",
-                        "reduce_scatter"})
-    w.member(k, run->collectives.count(k) ? run->collectives.at(k) : 0);
+  for (Phase p : {Phase::Backward, Phase::Forward, Phase::Optimizer}) {
+    auto it = run->collectivesByPhase.find(phaseName(p));
+    w.key(phaseName(p));
+    writeCollectives(w, it == run->collectivesByPhase.end()
+                            ? std::map<std::string, int64_t>()
+                            : it->second);
+  }
   w.objectEnd();
   w.member("dtype", rt::dtypeName(programDType(*program)));
   if (!run->losses.empty()) {
@@ -135,12 +173,27 @@ void writeParams(const Program &program, const DataSource &data,
 }
 
 void writeInputs(const Program &program, const DataSource &data,
-                 const std::string &path) {
+                 const std::string &path, int steps) {
+  std::unique_ptr<rt::SafetensorsFile> file;
+  if (data.checkInputs(program.inputs(), steps) > 0)
+    file = std::make_unique<rt::SafetensorsFile>(
+        rt::SafetensorsFile::open(data.inputsFile));
   std::vector<std::string> names;
   std::vector<Tensor> tensors;
   for (const InputInfo &in : program.inputs()) {
     names.push_back(in.name);
-    tensors.push_back(Program::globalInput(in, data));
+    if (!file || DataSource::batchesOf(in, *file) == 0) {
+      tensors.push_back(Program::globalInput(in, data));
+      continue;
+    }
+    std::vector<Tensor> batches;
+    DataSource step = data;
+    for (step.step = 0; step.step < steps; ++step.step) {
+      std::vector<int64_t> shape{1};
+      shape.insert(shape.end(), in.shape.begin(), in.shape.end());
+      batches.push_back(Program::globalInput(in, step).reshaped(shape));
+    }
+    tensors.push_back(rt::concatDim(batches, 0));
   }
   writeNamed(path, names, tensors);
 }

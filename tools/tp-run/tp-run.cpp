@@ -52,15 +52,21 @@ static cl::opt<uint64_t>
          cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     weights("weights", cl::desc("Parameters (safetensors)"), cl::cat(category));
-static cl::opt<std::string> inputs("inputs", cl::desc("Inputs (safetensors)"),
-                                   cl::cat(category));
+static cl::opt<std::string>
+    inputs("inputs",
+           cl::desc("Inputs (safetensors), under their argument names: one "
+                    "batch of the input's shape for every step, or a batch per "
+                    "step ([S, ...], S >= --steps; step k reads batch k)"),
+           cl::cat(category));
 static cl::opt<std::string>
     saveWeights("save-weights",
                 cl::desc("Write the global parameters (safetensors)"),
                 cl::cat(category));
-static cl::opt<std::string>
-    saveInputs("save-inputs", cl::desc("Write the global inputs (safetensors)"),
-               cl::cat(category));
+static cl::opt<std::string> saveInputs(
+    "save-inputs",
+    cl::desc("Write the global inputs the run reads (safetensors; those "
+             "--inputs holds a batch per step as the --steps batches read)"),
+    cl::cat(category));
 static cl::opt<std::string>
     dumpOutputs("dump-outputs",
                 cl::desc("Write the gathered outputs (safetensors)"),
@@ -388,12 +394,16 @@ int main(int argc, char **argv) {
     data.seed = seed;
     data.weightsFile = weights;
     data.inputsFile = inputs;
+    int runSteps = train ? steps : 1;
+    // A file with a batch per step has one for every step (before any rank
+    // starts).
+    data.checkInputs(program.inputs(), runSteps);
     if (isRoot && !saveWeights.empty())
       exec::writeParams(program, data, saveWeights);
     if (isRoot && !saveInputs.empty())
-      exec::writeInputs(program, data, saveInputs);
+      exec::writeInputs(program, data, saveInputs, runSteps);
 
-    exec::RunResult run = launcher->run(program, data, train ? steps : 1);
+    exec::RunResult run = launcher->run(program, data, runSteps);
     if (!isRoot)
       return finish(0);
     std::vector<exec::Tensor> outputs = run.assemble(program);
@@ -412,9 +422,8 @@ int main(int argc, char **argv) {
       std::optional<double> tolerance;
       if (rtol.getNumOccurrences())
         tolerance = rtol;
-      verification =
-          exec::verifyOutputs(program, outputs, reference, data, tolerance,
-                              train ? steps : 1, &run.losses);
+      verification = exec::verifyOutputs(program, outputs, reference, data,
+                                         tolerance, runSteps, &run.losses);
     }
     exec::RunReport report;
     report.backend = backend;

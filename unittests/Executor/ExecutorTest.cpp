@@ -26,6 +26,7 @@
 using namespace mlir;
 namespace rt = ::mlir::tp::runtime;
 using ::mlir::tp::exec::DataSource;
+using ::mlir::tp::exec::PhaseCounts;
 using ::mlir::tp::exec::Program;
 using ::mlir::tp::exec::RankState;
 
@@ -84,6 +85,7 @@ TEST_F(ExecutorTest, RankStateKeepsParametersBetweenRuns) {
   std::vector<std::vector<rt::Tensor>> first(4), second(4);
   std::vector<int64_t> bytes(4), peak1(4), peak2(4);
   std::vector<rt::CollectiveStats> stats1(4), stats2(4);
+  std::vector<PhaseCounts> phases(4);
   std::mutex mu;
   rt::runRanks(4, [&](rt::Communicator &comm) {
     RankState state;
@@ -93,7 +95,7 @@ TEST_F(ExecutorTest, RankStateKeepsParametersBetweenRuns) {
     if (r == 0)
       std::remove(weights.c_str());
     comm.barrier();
-    auto b = program.run(comm, data, &peak2[r], &stats2[r], &state);
+    auto b = program.run(comm, data, &peak2[r], &stats2[r], &state, &phases[r]);
     std::lock_guard<std::mutex> lock(mu);
     first[r] = std::move(a);
     second[r] = std::move(b);
@@ -107,6 +109,11 @@ TEST_F(ExecutorTest, RankStateKeepsParametersBetweenRuns) {
     // Each run counts its own collectives: one all_reduce, not two.
     EXPECT_EQ(stats1[r].counts["all_reduce"], 1);
     EXPECT_EQ(stats2[r].counts["all_reduce"], 1);
+    // Not a training step: every call is the forward's, and every phase is
+    // there.
+    EXPECT_EQ(phases[r], (PhaseCounts{{"backward", {}},
+                                      {"forward", {{"all_reduce", 1}}},
+                                      {"optimizer", {}}}));
     EXPECT_EQ(stats1[r].bytes, stats2[r].bytes);
     // Resident parameters count in the peak of both runs.
     EXPECT_GE(peak2[r], bytes[r]);

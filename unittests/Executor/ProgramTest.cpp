@@ -368,6 +368,57 @@ TEST_F(ProgramTest, TokenFilesMatchTheGenerator) {
   }
 }
 
+TEST_F(ProgramTest, InputFilesHoldABatchPerStep) {
+  Program program = compile(kTokenLoss);
+  const auto &inputs = program.inputs();
+  // Three batches of generated tokens and targets, [3, ...] each; the
+  // targets also once, for every step.
+  std::vector<std::vector<rt::Tensor>> batches(inputs.size());
+  for (uint64_t seed : {1, 2, 3}) {
+    DataSource generated;
+    generated.seed = seed;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<int64_t> shape{1};
+      shape.insert(shape.end(), inputs[i].shape.begin(), inputs[i].shape.end());
+      batches[i].push_back(
+          Program::globalInput(inputs[i], generated).reshaped(shape));
+    }
+  }
+  rt::Tensor tokens = rt::concatDim(batches[0], 0);
+  rt::Tensor targets = rt::concatDim(batches[1], 0);
+  rt::Tensor fixed = batches[1][0].reshaped(inputs[1].shape);
+  TempFile perStep, mixed;
+  mixed.path += ".mixed"; // TempFile names a file after the test
+  rt::writeSafetensors(perStep.path,
+                       {{"tokens", &tokens}, {"targets", &targets}});
+  rt::writeSafetensors(mixed.path, {{"tokens", &tokens}, {"targets", &fixed}});
+  DataSource data;
+  data.inputsFile = perStep.path;
+  EXPECT_EQ(data.checkInputs(inputs, 3), 3);
+  for (data.step = 0; data.step < 3; ++data.step)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      EXPECT_EQ(Program::globalInput(inputs[i], data),
+                batches[i][data.step].reshaped(inputs[i].shape))
+          << "step " << data.step << ", input " << i;
+  try {
+    data.checkInputs(inputs, 4);
+    ADD_FAILURE() << "no error for 3 batches and 4 steps";
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "input 'tokens' holds 3 batches (one per step), fewer "
+                  "than the 4 steps to run"),
+              std::string::npos)
+        << e.what();
+  }
+  // An input held once is read by every step.
+  data.inputsFile = mixed.path;
+  EXPECT_EQ(data.checkInputs(inputs, 2), 3);
+  data.step = 2;
+  EXPECT_EQ(Program::globalInput(inputs[0], data),
+            batches[0][2].reshaped(inputs[0].shape));
+  EXPECT_EQ(Program::globalInput(inputs[1], data), fixed);
+}
+
 TEST_F(ProgramTest, IntegerResultsComeBackExactly) {
   // The tokens, batch-sharded over 2 ranks, returned as they are (and
   // through an embedding, which gives their range).

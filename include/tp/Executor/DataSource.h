@@ -75,6 +75,12 @@ struct ParamInit {
 /// Where parameters and inputs come from. The default is the seeded
 /// generator, whose values depend only on (seed, name, global index), so a
 /// rank can produce its shard without the whole tensor.
+///
+/// An inputs file holds each input under its argument name, either as one
+/// batch of the input's global shape, which every step reads, or as a batch
+/// per training step: a tensor of shape [S, ...the input's shape], of which
+/// step k reads batch k (S >= the number of steps; every input held so has
+/// the same S). Generated inputs are the same every step.
 struct DataSource {
   /// The generator's seed; also the seed of a training step's dropout
   /// masks (runtime::DropoutKey), so a run is reproducible from it alone.
@@ -83,6 +89,9 @@ struct DataSource {
   /// (parameters) and function argument names (inputs).
   std::string weightsFile;
   std::string inputsFile;
+  /// The training step whose inputs a run reads (0: the first, and a
+  /// single run's).
+  int64_t step = 0;
 
   /// The generator's init for a parameter. It depends only on the name and
   /// the global shape, so every plan sees the same values: 2-D and larger
@@ -96,12 +105,27 @@ struct DataSource {
   /// file and tensor when it is missing or has another shape.
   Tensor param(const ParamInfo &p, runtime::SafetensorsFile *weights,
                const Slice *slice = nullptr) const;
-  /// Input \p in from \p inputs (this source's inputs file, opened) or the
-  /// generator, in in.dtype. A file may hold token ids as I64, I32 (what
-  /// PyTorch writes for either) or F32 holding integers (files from before
-  /// the integer dtypes), converted exactly; a non-integral id, an id
-  /// outside [0, vocab) or another dtype throws naming the file and input.
+  /// Input \p in of this source's step from \p inputs (this source's inputs
+  /// file, opened) or the generator, in in.dtype. A file may hold token ids
+  /// as I64, I32 (what PyTorch writes for either) or F32 holding integers
+  /// (files from before the integer dtypes), converted exactly; a
+  /// non-integral id, an id outside [0, vocab) or another dtype throws
+  /// naming the file, the input and the batch.
   Tensor input(const InputInfo &in, runtime::SafetensorsFile *inputs) const;
+  /// The number of batches \p inputs holds for \p in: 0 when it holds one
+  /// batch for every step (a tensor of the input's shape), S for a batch per
+  /// step (shape [S, ...]). Throws naming the file and the input when it
+  /// holds neither, or no tensor of that name.
+  static int64_t batchesOf(const InputInfo &in,
+                           const runtime::SafetensorsFile &inputs);
+  /// Checks, before anything runs, that the inputs file (if any) gives each
+  /// of \p inputs a batch for each of \p steps steps: a tensor of that name
+  /// of one of the two shapes, and as many batches for every input held per
+  /// step, no fewer than \p steps. Returns that number of batches (0: one
+  /// batch, or generated inputs, for every step). Throws naming the file,
+  /// the input and what it holds.
+  int64_t checkInputs(const std::vector<InputInfo> &inputs,
+                      int64_t steps) const;
   /// The piece of the global input \p global that the rank at \p coords of
   /// \p meshShape receives (in.placements).
   static Tensor localInput(const InputInfo &in, Tensor global,

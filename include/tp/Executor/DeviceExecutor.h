@@ -45,7 +45,8 @@ public:
   std::vector<Tensor> run(runtime::Communicator &comm, const DataSource &data,
                           int64_t *measuredPeakBytes = nullptr,
                           runtime::CollectiveStats *stats = nullptr,
-                          RankState *state = nullptr) const;
+                          RankState *state = nullptr,
+                          PhaseCounts *byPhase = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
   size_t size() const;

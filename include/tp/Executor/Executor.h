@@ -16,6 +16,7 @@
 #include "tp/Runtime/Communicator.h"
 #include "tp/Runtime/Tensor.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ struct ResultLayout {
   /// of, or the updated value of ("" otherwise).
   std::string gradOf, updated;
 };
+
+/// The collectives of one run by the phase of a training step they belong
+/// to ("forward", "backward", "optimizer"; Instruction::phase), each by
+/// collective name as the communicators counted them.
+using PhaseCounts = std::map<std::string, std::map<std::string, int64_t>>;
 
 namespace detail {
 struct ProgramData;
@@ -91,12 +97,14 @@ public:
   /// asked, the peak bytes of live tensors this rank held (resident
   /// parameters included) and the program's collectives in this run on this
   /// rank (on `comm` and on the per-axis sub-communicators; the splits
-  /// themselves not counted). With a `state`, parameters and
-  /// sub-communicators are kept between runs (see RankState).
+  /// themselves not counted), and the same calls by phase (`byPhase`,
+  /// every phase present). With a `state`, parameters and sub-communicators
+  /// are kept between runs (see RankState).
   std::vector<Tensor> run(runtime::Communicator &comm, const DataSource &data,
                           int64_t *measuredPeakBytes = nullptr,
                           runtime::CollectiveStats *stats = nullptr,
-                          RankState *state = nullptr) const;
+                          RankState *state = nullptr,
+                          PhaseCounts *byPhase = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
   /// The number of ranks of the mesh (the product of meshShape(), which

@@ -118,6 +118,12 @@ bool isKernel(Opcode op);
 /// the device backend refuses programs that use one.
 bool isHostOnly(Opcode op);
 
+/// The phase of a training step an instruction computes in (its op's
+/// `tp.phase`); a program that is not a training step is all forward.
+enum class Phase : uint8_t { Forward, Backward, Optimizer };
+/// "forward", "backward", "optimizer".
+const char *phaseName(Phase phase);
+
 /// One instruction. Fields an opcode does not read (see Opcode) keep their
 /// defaults, so the printer shows only what matters.
 struct Instruction {
@@ -153,6 +159,8 @@ struct Instruction {
   bool causal = false;
   /// Param, ParamChunk: the index into Program::params().
   int param = -1;
+  /// Where in a training step it runs: its collectives count there.
+  Phase phase = Phase::Forward;
 
   /// The op's FQN (or the parameter's name) when it has one, for the
   /// printer; `origin` describes the op with its location, for errors.

@@ -81,8 +81,10 @@ struct RunResult {
   /// Every rank's local results, indexed by rank (empty on other ranks of
   /// an mpi or nccl job).
   std::vector<std::vector<Tensor>> perRank;
-  /// The program's collectives on rank 0, per collective name.
+  /// The program's collectives on rank 0 in one run (the last step), per
+  /// collective name, and the same by phase of a training step.
   std::map<std::string, int64_t> collectives;
+  PhaseCounts collectivesByPhase;
   /// The largest peak of live tensor bytes over the ranks.
   int64_t peakBytes = 0;
   /// Wall time of the slowest rank, in milliseconds (all steps).
@@ -123,7 +125,8 @@ public:
   virtual void checkMeshRanks(int64_t meshRanks) const;
   /// Runs \p program \p steps times on the job's ranks (as many as its mesh
   /// has; throws LaunchError if the job has another number), keeping each
-  /// rank's parameters and optimizer state between the steps. Every rank
+  /// rank's parameters and optimizer state between the steps; step k reads
+  /// its batch of inputs (DataSource::step). Every rank
   /// gets the time and peak of the slowest; rank 0 every rank's results of
   /// the last step, and every step's loss.
   virtual RunResult run(const Program &program, const DataSource &data,

@@ -29,20 +29,26 @@ struct RunReport {
   /// Whether the reference computed a 16-bit model in f32.
   bool referenceInF32 = false;
 
-  /// A few lines: the run, the collectives per rank, the verification and
-  /// how each distributed result is handed out (PyTorch's use_local_output).
+  /// A few lines: the run, the collectives per rank (and per phase, for a
+  /// training step), the verification and how each distributed result is
+  /// handed out (PyTorch's use_local_output).
   void print(llvm::raw_ostream &os) const;
-  /// One JSON object, keys in sorted order.
+  /// One JSON object, keys in sorted order; "collectives_by_phase" holds
+  /// the five collectives of each phase ("backward", "forward",
+  /// "optimizer"), as "collectives" all of them.
   void printJSON(llvm::raw_ostream &os) const;
 };
 
 /// Writes the global value of every parameter of \p program (under its FQN)
 /// or of every input (under its name), from \p data, to the safetensors
-/// file \p path. Throws std::runtime_error naming the file.
+/// file \p path. The inputs are those \p steps steps read: an input \p data
+/// holds a batch per step is written as the first \p steps of them (shape
+/// [steps, ...]), the others as their one batch. Throws std::runtime_error
+/// naming the file.
 void writeParams(const Program &program, const DataSource &data,
                  const std::string &path);
 void writeInputs(const Program &program, const DataSource &data,
-                 const std::string &path);
+                 const std::string &path, int steps = 1);
 /// Writes \p outputs to \p path as "output" (one) or "output0", "output1",
 /// ...
 void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path);

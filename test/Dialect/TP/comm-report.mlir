@@ -37,6 +37,31 @@ func.func @forward(%a: tensor<4x8xf32>, %b: tensor<2x16xf32>, %c: tensor<8x16xf3
 // JSON-NEXT:   "broadcast": 1,
 // JSON-NEXT:   "reduce_scatter": 1
 // JSON-NEXT: },
+// Without tp.phase marks (not a training step) every collective is the
+// forward's (comm-report-phases.mlir splits a training step).
+// JSON-NEXT: "collectives_by_phase": {
+// JSON-NEXT:   "backward": {
+// JSON-NEXT:     "all_gather": 0,
+// JSON-NEXT:     "all_reduce": 0,
+// JSON-NEXT:     "all_to_all": 0,
+// JSON-NEXT:     "broadcast": 0,
+// JSON-NEXT:     "reduce_scatter": 0
+// JSON-NEXT:   },
+// JSON-NEXT:   "forward": {
+// JSON-NEXT:     "all_gather": 1,
+// JSON-NEXT:     "all_reduce": 3,
+// JSON-NEXT:     "all_to_all": 1,
+// JSON-NEXT:     "broadcast": 1,
+// JSON-NEXT:     "reduce_scatter": 1
+// JSON-NEXT:   },
+// JSON-NEXT:   "optimizer": {
+// JSON-NEXT:     "all_gather": 0,
+// JSON-NEXT:     "all_reduce": 0,
+// JSON-NEXT:     "all_to_all": 0,
+// JSON-NEXT:     "broadcast": 0,
+// JSON-NEXT:     "reduce_scatter": 0
+// JSON-NEXT:   }
+// JSON-NEXT: },
 // JSON-NEXT: "modules": {
 // JSON-NEXT:   "<root>": {
 // JSON-NEXT:     "all_to_all": 1,
@@ -56,19 +81,26 @@ func.func @forward(%a: tensor<4x8xf32>, %b: tensor<2x16xf32>, %c: tensor<8x16xf3
 // JSON-NEXT:     "bytes_per_rank": 640,
 // JSON-NEXT:     "reduce_scatter": 1
 // JSON-NEXT:   }
+// JSON-NEXT: },
+// JSON-NEXT: "modules_by_phase": {
+// JSON-NEXT:   "backward": {},
+// JSON-NEXT:   "forward": {
+// JSON-NEXT:     "<root>": {
+// JSON:        "optimizer": {}
 // JSON-NEXT: }
 // JSON-NEXT: {{^}$}}
 
-// The table goes to stderr, one row per module and collective (modules in
-// program order), with that row's bytes; the rows add up to the total.
-// TABLE:      module collective count bytes/rank
-// TABLE-NEXT: layers.0.attention.wo all_reduce 1 128
-// TABLE-NEXT: layers.0.feed_forward.w2 all_reduce 2 256
-// TABLE-NEXT: norm all_gather 1 128
-// TABLE-NEXT: norm reduce_scatter 1 512
-// TABLE-NEXT: <root> all_to_all 1 128
-// TABLE-NEXT: <root> broadcast 1 16
-// TABLE-NEXT: total 7 1168
+// The table goes to stderr, one row per module, phase and collective
+// (modules in program order), with that row's bytes; the rows add up to the
+// total.
+// TABLE:      module collective count bytes/rank phase
+// TABLE-NEXT: layers.0.attention.wo all_reduce 1 128 forward
+// TABLE-NEXT: layers.0.feed_forward.w2 all_reduce 2 256 forward
+// TABLE-NEXT: norm all_gather 1 128 forward
+// TABLE-NEXT: norm reduce_scatter 1 512 forward
+// TABLE-NEXT: <root> all_to_all 1 128 forward
+// TABLE-NEXT: <root> broadcast 1 16 forward
+// TABLE-NEXT: total 7 1168{{$}}
 // TABLE-NOT: {{.}}
 
 // With table=false and the JSON in a file, nothing is printed to stderr.

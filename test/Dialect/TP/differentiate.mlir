@@ -1,7 +1,9 @@
 // RUN: tp-opt %s -split-input-file -tp-differentiate -verify-diagnostics | FileCheck %s
 
 // tp-differentiate: a model ending in a scalar loss returns the loss and the
-// gradient of every parameter, in the order the parameters are defined.
+// gradient of every parameter, in the order the parameters are defined. The
+// ops it adds, from the seed (model.full 1.0) on, are the backward's
+// (tp.phase = #tp.phase<backward>).
 
 // The MLP with a mean squared error, without a mesh: the backward ops
 // follow the forward ops in reverse; the bias gradients sum the broadcast
@@ -14,17 +16,17 @@
 // CHECK: %[[W2:.*]] = model.param "net2.weight"
 // CHECK: %[[D:.*]] = model.sub
 // CHECK: %[[LOSS:.*]] = model.mean
-// CHECK-NEXT: %[[ONE:.*]] = model.full 1.000000e+00 : tensor<f32>
-// CHECK-NEXT: %[[GSQ:.*]] = model.mean_grad %[[ONE]] : (tensor<f32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[ONE:.*]] = model.full 1.000000e+00 {tp.phase = #tp.phase<backward>} : tensor<f32>
+// CHECK-NEXT: %[[GSQ:.*]] = model.mean_grad %[[ONE]] {tp.phase = #tp.phase<backward>} : (tensor<f32>) -> tensor<4x8xf32>
 // CHECK-NEXT: %[[M1:.*]] = model.mul %[[GSQ]], %[[D]]
 // CHECK-NEXT: %[[M2:.*]] = model.mul %[[GSQ]], %[[D]]
 // CHECK-NEXT: %[[GY:.*]] = model.add %[[M1]], %[[M2]]
-// CHECK-NEXT: %[[GR:.*]] = model.linear_grad_input "net2"(%[[GY]], %[[W2]]) : (tensor<4x8xf32>, tensor<8x32xf32>) -> tensor<4x32xf32>
-// CHECK-NEXT: %[[GW2:.*]] = model.linear_grad_weight "net2"(%[[GY]], %[[R]]) : (tensor<4x8xf32>, tensor<4x32xf32>) -> tensor<8x32xf32>
-// CHECK-NEXT: %[[GB2:.*]] = model.sum_to %[[GY]] : (tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[GR:.*]] = model.linear_grad_input "net2"(%[[GY]], %[[W2]]) {tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>, tensor<8x32xf32>) -> tensor<4x32xf32>
+// CHECK-NEXT: %[[GW2:.*]] = model.linear_grad_weight "net2"(%[[GY]], %[[R]]) {tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>, tensor<4x32xf32>) -> tensor<8x32xf32>
+// CHECK-NEXT: %[[GB2:.*]] = model.sum_to %[[GY]] {tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>) -> tensor<8xf32>
 // CHECK-NEXT: %[[GH:.*]] = model.relu_grad %[[GR]], %[[H]]
 // CHECK-NEXT: %[[GW1:.*]] = model.linear_grad_weight "net1"(%[[GH]], %[[X]])
-// CHECK-NEXT: %[[GB1:.*]] = model.sum_to %[[GH]] : (tensor<4x32xf32>) -> tensor<32xf32>
+// CHECK-NEXT: %[[GB1:.*]] = model.sum_to %[[GH]] {tp.phase = #tp.phase<backward>} : (tensor<4x32xf32>) -> tensor<32xf32>
 // CHECK-NEXT: return %[[LOSS]], %[[GW1]], %[[GB1]], %[[GW2]], %[[GB2]]
 func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}, %t: tensor<4x8xf32> {model.name = "targets"}) -> tensor<f32> {
   %w1 = model.param "net1.weight" : tensor<32x8xf32>
@@ -52,7 +54,7 @@ func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}, %t: tensor<4x8xf32> {
 // CHECK-NEXT: %[[N:.*]] = model.neg %[[G]]
 // CHECK-NEXT: %[[B:.*]] = model.linear_grad_weight "b"(%[[N]]
 // CHECK-NEXT: %[[A:.*]] = model.linear_grad_weight "a"(%[[G]]
-// CHECK-NEXT: %[[SUM:.*]] = model.add %[[B]], %[[A]] : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK-NEXT: %[[SUM:.*]] = model.add %[[B]], %[[A]] {tp.phase = #tp.phase<backward>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
 // CHECK-NEXT: return %{{.*}}, %[[SUM]]
 func.func @tied(%x: tensor<2x4xf32>) -> tensor<f32> {
   %o = model.module "m"(%x) : (tensor<2x4xf32>) -> tensor<2x4xf32> {
@@ -97,7 +99,7 @@ func.func @no_params(%x: tensor<4x8xf32>) -> tensor<f32> {
 // CHECK: %[[D:.*]] = model.dropout "drop"(%[[Y]]) {p = 1.000000e-01 : f64, train}
 // CHECK: %[[D0:.*]] = model.dropout "drop0"(%[[D]]) :
 // CHECK: %[[G:.*]] = model.mean_grad
-// CHECK-NEXT: %[[GY:.*]] = model.dropout_grad "drop"(%[[G]]) {p = 1.000000e-01 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[GY:.*]] = model.dropout_grad "drop"(%[[G]]) {p = 1.000000e-01 : f64, tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT: model.linear_grad_weight "l"(%[[GY]], %[[IN]])
 // CHECK-NOT: dropout_grad
 // CHECK: return
@@ -130,11 +132,11 @@ func.func @twice(%x: tensor<4x8xf32>) -> (tensor<f32>, tensor<8x8xf32> {tp.grad_
 // CHECK: %[[N:.*]] = model.layer_norm "ln"
 // CHECK: %[[RW:.*]] = model.param "rn.weight"
 // CHECK: %[[G:.*]] = model.mean_grad
-// CHECK-NEXT: %[[GN:.*]] = model.rms_norm_grad_input "rn"(%[[G]], %[[N]], %[[RW]]) {eps = 1.000000e-03 : f64} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
-// CHECK-NEXT: %[[GRW:.*]] = model.rms_norm_grad_weight "rn"(%[[G]], %[[N]]) {eps = 1.000000e-03 : f64} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[GN:.*]] = model.rms_norm_grad_input "rn"(%[[G]], %[[N]], %[[RW]]) {eps = 1.000000e-03 : f64, tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT: %[[GRW:.*]] = model.rms_norm_grad_weight "rn"(%[[G]], %[[N]]) {eps = 1.000000e-03 : f64, tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8xf32>
 // CHECK-NEXT: %[[GH:.*]] = model.layer_norm_grad_input "ln"(%[[GN]], %[[H]], %[[LW]])
 // CHECK-NEXT: %[[GLW:.*]] = model.layer_norm_grad_weight "ln"(%[[GN]], %[[H]])
-// CHECK-NEXT: %[[GLB:.*]] = model.sum_to %[[GN]] : (tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[GLB:.*]] = model.sum_to %[[GN]] {tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>) -> tensor<8xf32>
 // CHECK-NEXT: %[[GW:.*]] = model.linear_grad_weight "l"(%[[GH]]
 // CHECK-NEXT: return %{{.*}}, %[[GW]], %[[GLW]], %[[GLB]], %[[GRW]]
 func.func @norms(%x: tensor<4x8xf32>) -> tensor<f32> {
@@ -161,11 +163,11 @@ func.func @norms(%x: tensor<4x8xf32>) -> tensor<f32> {
 // CHECK: %[[WO:.*]] = model.param "tok.weight"
 // CHECK: %[[FL:.*]] = model.reshape
 // CHECK: %[[ONE:.*]] = model.full 1.000000e+00
-// CHECK-NEXT: %[[GFL:.*]] = model.cross_entropy_grad %[[ONE]], %[[FL]], %[[T:.*]] : (tensor<f32>, tensor<8x16xf32>, tensor<8xi64>) -> tensor<8x16xf32>
-// CHECK-NEXT: %[[GLG:.*]] = model.reshape %[[GFL]] : (tensor<8x16xf32>) -> tensor<2x4x16xf32>
+// CHECK-NEXT: %[[GFL:.*]] = model.cross_entropy_grad %[[ONE]], %[[FL]], %[[T:.*]] {tp.phase = #tp.phase<backward>} : (tensor<f32>, tensor<8x16xf32>, tensor<8xi64>) -> tensor<8x16xf32>
+// CHECK-NEXT: %[[GLG:.*]] = model.reshape %[[GFL]] {tp.phase = #tp.phase<backward>} : (tensor<8x16xf32>) -> tensor<2x4x16xf32>
 // CHECK-NEXT: %[[GE:.*]] = model.linear_grad_input "out"(%[[GLG]], %[[WO]])
 // CHECK-NEXT: %[[GWO:.*]] = model.linear_grad_weight "out"(%[[GLG]], %[[E]])
-// CHECK-NEXT: %[[GWE:.*]] = model.embedding_grad "tok"(%[[GE]], %[[IDS]], %[[WE]]) : (tensor<2x4x8xf32>, tensor<2x4xi64>, tensor<16x8xf32>) -> tensor<16x8xf32>
+// CHECK-NEXT: %[[GWE:.*]] = model.embedding_grad "tok"(%[[GE]], %[[IDS]], %[[WE]]) {tp.phase = #tp.phase<backward>} : (tensor<2x4x8xf32>, tensor<2x4xi64>, tensor<16x8xf32>) -> tensor<16x8xf32>
 // CHECK-NEXT: %[[SUM:.*]] = model.add %[[GWO]], %[[GWE]]
 // CHECK-NEXT: return %{{.*}}, %[[SUM]]
 func.func @tied_embedding(%ids: tensor<2x4xi64>, %t: tensor<8xi64>) -> tensor<f32> {
@@ -187,14 +189,14 @@ func.func @tied_embedding(%ids: tensor<2x4xi64>, %t: tensor<8xi64>) -> tensor<f3
 // CHECK: %[[K:.*]] = model.reshape %{{.*}} -> tensor<2x4x1x4xf32>
 // CHECK: %[[V:.*]] = model.reshape %{{.*}} -> tensor<2x4x1x4xf32>
 // CHECK: %[[G:.*]] = model.mean_grad
-// CHECK-NEXT: %[[GO:.*]] = model.reshape %[[G]] : (tensor<2x4x8xf32>) -> tensor<2x4x2x4xf32>
-// CHECK-NEXT: %[[GQ:.*]] = model.attention_grad_q %[[GO]], %[[Q]], %[[K]], %[[V]] : (tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>, tensor<2x4x1x4xf32>, tensor<2x4x1x4xf32>) -> tensor<2x4x2x4xf32>
-// CHECK-NEXT: %[[GK:.*]] = model.attention_grad_k %[[GO]], %[[Q]], %[[K]], %[[V]] : {{.*}} -> tensor<2x4x1x4xf32>
-// CHECK-NEXT: %[[GV:.*]] = model.attention_grad_v %[[GO]], %[[Q]], %[[K]], %[[V]] : {{.*}} -> tensor<2x4x1x4xf32>
-// CHECK-NEXT: model.reshape %[[GV]] : (tensor<2x4x1x4xf32>) -> tensor<2x4x4xf32>
-// CHECK: model.reshape %[[GK]] : (tensor<2x4x1x4xf32>) -> tensor<2x4x4xf32>
-// CHECK: %[[GQ1:.*]] = model.rotary_grad %[[GQ]] {theta = 5.000000e+05 : f64} : (tensor<2x4x2x4xf32>) -> tensor<2x4x2x4xf32>
-// CHECK-NEXT: model.reshape %[[GQ1]] : (tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[GO:.*]] = model.reshape %[[G]] {tp.phase = #tp.phase<backward>} : (tensor<2x4x8xf32>) -> tensor<2x4x2x4xf32>
+// CHECK-NEXT: %[[GQ:.*]] = model.attention_grad_q %[[GO]], %[[Q]], %[[K]], %[[V]] {tp.phase = #tp.phase<backward>} : (tensor<2x4x2x4xf32>, tensor<2x4x2x4xf32>, tensor<2x4x1x4xf32>, tensor<2x4x1x4xf32>) -> tensor<2x4x2x4xf32>
+// CHECK-NEXT: %[[GK:.*]] = model.attention_grad_k %[[GO]], %[[Q]], %[[K]], %[[V]] {tp.phase = #tp.phase<backward>} : {{.*}} -> tensor<2x4x1x4xf32>
+// CHECK-NEXT: %[[GV:.*]] = model.attention_grad_v %[[GO]], %[[Q]], %[[K]], %[[V]] {tp.phase = #tp.phase<backward>} : {{.*}} -> tensor<2x4x1x4xf32>
+// CHECK-NEXT: model.reshape %[[GV]] {tp.phase = #tp.phase<backward>} : (tensor<2x4x1x4xf32>) -> tensor<2x4x4xf32>
+// CHECK: model.reshape %[[GK]] {tp.phase = #tp.phase<backward>} : (tensor<2x4x1x4xf32>) -> tensor<2x4x4xf32>
+// CHECK: %[[GQ1:.*]] = model.rotary_grad %[[GQ]] {theta = 5.000000e+05 : f64, tp.phase = #tp.phase<backward>} : (tensor<2x4x2x4xf32>) -> tensor<2x4x2x4xf32>
+// CHECK-NEXT: model.reshape %[[GQ1]] {tp.phase = #tp.phase<backward>} : (tensor<2x4x2x4xf32>) -> tensor<2x4x8xf32>
 func.func @attention(%x: tensor<2x4x8xf32>) -> tensor<f32> {
   %wq = model.param "wq.weight" : tensor<8x8xf32>
   %q0 = model.linear "wq"(%x, %wq) : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
@@ -223,17 +225,17 @@ func.func @attention(%x: tensor<2x4x8xf32>) -> tensor<f32> {
 // CHECK: %[[TT:.*]] = model.reshape %[[T]] : (tensor<8x2x4xf32>) -> tensor<2x8x4xf32>
 // CHECK: %[[P:.*]] = model.softmax
 // CHECK: %[[G:.*]] = model.mean_grad
-// CHECK-NEXT: %[[GS:.*]] = model.softmax_grad %[[G]], %[[P]] {dim = -1 : i64} : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
-// CHECK-NEXT: %[[TTT:.*]] = model.transpose %[[TT]] {permutation = array<i64: 0, 2, 1>} : (tensor<2x8x4xf32>) -> tensor<2x4x8xf32>
-// CHECK-NEXT: %[[GH1:.*]] = model.matmul %[[GS]], %[[TTT]] : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
-// CHECK-NEXT: %[[HT:.*]] = model.transpose %[[H]] {permutation = array<i64: 0, 2, 1>} : (tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT: %[[GTT:.*]] = model.matmul %[[HT]], %[[GS]] : (tensor<2x8x4xf32>, tensor<2x4x4xf32>) -> tensor<2x8x4xf32>
-// CHECK-NEXT: %[[GT:.*]] = model.reshape %[[GTT]] : (tensor<2x8x4xf32>) -> tensor<8x2x4xf32>
-// CHECK-NEXT: %[[GH2:.*]] = model.transpose %[[GT]] {permutation = array<i64: 1, 2, 0>} : (tensor<8x2x4xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[GS:.*]] = model.softmax_grad %[[G]], %[[P]] {dim = -1 : i64, tp.phase = #tp.phase<backward>} : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+// CHECK-NEXT: %[[TTT:.*]] = model.transpose %[[TT]] {permutation = array<i64: 0, 2, 1>, tp.phase = #tp.phase<backward>} : (tensor<2x8x4xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[GH1:.*]] = model.matmul %[[GS]], %[[TTT]] {tp.phase = #tp.phase<backward>} : (tensor<2x4x4xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// CHECK-NEXT: %[[HT:.*]] = model.transpose %[[H]] {permutation = array<i64: 0, 2, 1>, tp.phase = #tp.phase<backward>} : (tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT: %[[GTT:.*]] = model.matmul %[[HT]], %[[GS]] {tp.phase = #tp.phase<backward>} : (tensor<2x8x4xf32>, tensor<2x4x4xf32>) -> tensor<2x8x4xf32>
+// CHECK-NEXT: %[[GT:.*]] = model.reshape %[[GTT]] {tp.phase = #tp.phase<backward>} : (tensor<2x8x4xf32>) -> tensor<8x2x4xf32>
+// CHECK-NEXT: %[[GH2:.*]] = model.transpose %[[GT]] {permutation = array<i64: 1, 2, 0>, tp.phase = #tp.phase<backward>} : (tensor<8x2x4xf32>) -> tensor<2x4x8xf32>
 // CHECK-NEXT: %[[GH:.*]] = model.add %[[GH1]], %[[GH2]]
-// CHECK-NEXT: %[[XT:.*]] = model.transpose %[[X]] {permutation = array<i64: 0, 2, 1>}
-// CHECK-NEXT: %[[GWB:.*]] = model.matmul %[[XT]], %[[GH]] : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
-// CHECK-NEXT: %[[GW:.*]] = model.sum_to %[[GWB]] : (tensor<2x8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT: %[[XT:.*]] = model.transpose %[[X]] {permutation = array<i64: 0, 2, 1>, tp.phase = #tp.phase<backward>}
+// CHECK-NEXT: %[[GWB:.*]] = model.matmul %[[XT]], %[[GH]] {tp.phase = #tp.phase<backward>} : (tensor<2x8x4xf32>, tensor<2x4x8xf32>) -> tensor<2x8x8xf32>
+// CHECK-NEXT: %[[GW:.*]] = model.sum_to %[[GWB]] {tp.phase = #tp.phase<backward>} : (tensor<2x8x8xf32>) -> tensor<8x8xf32>
 // CHECK-NEXT: return %{{.*}}, %[[GW]]
 func.func @softmax_matmul(%x: tensor<2x4x8xf32>) -> tensor<f32> {
   %w = model.param "w" : tensor<8x8xf32>
@@ -258,9 +260,9 @@ func.func @softmax_matmul(%x: tensor<2x4x8xf32>) -> tensor<f32> {
 // CHECK: %[[SU:.*]] = model.reduce_sum %[[EX]]
 // CHECK: %[[G:.*]] = model.mean_grad
 // CHECK-NEXT: %[[GT:.*]] = model.neg %[[G]]
-// CHECK-NEXT: %[[GTL:.*]] = model.target_logit_grad %[[GT]], %[[SH]], %[[T:.*]] : (tensor<4x1xf32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
-// CHECK-NEXT: %[[GSU:.*]] = model.log_grad %[[G]], %[[SU]] : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
-// CHECK-NEXT: %[[GEX:.*]] = model.reduce_sum_grad %[[GSU]], %[[EX]] {dim = 1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT: %[[GTL:.*]] = model.target_logit_grad %[[GT]], %[[SH]], %[[T:.*]] {tp.phase = #tp.phase<backward>} : (tensor<4x1xf32>, tensor<4x6xf32>, tensor<4xi64>) -> tensor<4x6xf32>
+// CHECK-NEXT: %[[GSU:.*]] = model.log_grad %[[G]], %[[SU]] {tp.phase = #tp.phase<backward>} : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+// CHECK-NEXT: %[[GEX:.*]] = model.reduce_sum_grad %[[GSU]], %[[EX]] {dim = 1 : i64, tp.phase = #tp.phase<backward>} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
 // CHECK-NEXT: %[[GSH:.*]] = model.mul %[[GEX]], %[[EX]]
 // CHECK-NEXT: %[[GSUM:.*]] = model.add %[[GTL]], %[[GSH]]
 // CHECK-NOT: reduce_max_grad
@@ -288,7 +290,7 @@ func.func @loss_parallel_form(%x: tensor<4x5xf32>, %t: tensor<4xi64>) -> tensor<
 // CHECK: %[[LG:.*]] = model.linear "out"
 // CHECK: model.mean_grad
 // CHECK: %[[GM:.*]] = model.neg
-// CHECK-NEXT: model.reduce_max_grad %[[GM]], %[[LG]] {dim = 1 : i64} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT: model.reduce_max_grad %[[GM]], %[[LG]] {dim = 1 : i64, tp.phase = #tp.phase<backward>} : (tensor<4x1xf32>, tensor<4x6xf32>) -> tensor<4x6xf32>
 func.func @reduce_max(%x: tensor<4x5xf32>) -> tensor<f32> {
   %w = model.param "out.weight" : tensor<6x5xf32>
   %lg = model.linear "out"(%x, %w) : (tensor<4x5xf32>, tensor<6x5xf32>) -> tensor<4x6xf32>

@@ -523,6 +523,20 @@ func.func private @grad_of_on_function() attributes {tp.grad_of = "w"}
 
 // -----
 
+// expected-error @below {{'func.func' op 'tp.phase' belongs on an op of a function}}
+func.func private @phase_on_function() attributes {tp.phase = #tp.phase<backward>}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @phase_not_a_phase(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'tp.all_reduce' op 'tp.phase' must be a #tp.phase, got "backward"}}
+  %r = tp.all_reduce %x on @mesh mesh_axes = [0] reduction = sum {tp.phase = "backward"} : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
 // A lookup into a split table: tp.sharded_embedding and
 // tp.sharded_target_logit.
 

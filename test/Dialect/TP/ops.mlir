@@ -181,6 +181,9 @@ func.func @collectives(%in: tensor<8x4xf32>, %full: tensor<8x16xf32>) {
   %g = tp.all_gather %in on @mesh mesh_axes = [0] gather_axis = 1 : tensor<8x4xf32> -> tensor<8x16xf32>
   // CHECK: tp.all_reduce %[[FULL]] on @mesh mesh_axes = [0] reduction = {{ *}}sum : tensor<8x16xf32>
   %s = tp.all_reduce %full on @mesh mesh_axes = [0] reduction = sum : tensor<8x16xf32>
+  // The phase of a training step a collective serves (tp-differentiate).
+  // CHECK: tp.all_gather %[[IN]] on @mesh mesh_axes = [0] gather_axis = 1 {module = "net1", tp.phase = #tp.phase<backward>} : tensor<8x4xf32> -> tensor<8x16xf32>
+  %gb = tp.all_gather %in on @mesh mesh_axes = [0] gather_axis = 1 {module = "net1", tp.phase = #tp.phase<backward>} : tensor<8x4xf32> -> tensor<8x16xf32>
   // CHECK: tp.all_reduce %[[FULL]] on @mesh mesh_axes = [0] reduction = {{ *}}avg {module = "net2"} : tensor<8x16xf32>
   %a = tp.all_reduce %full on @mesh mesh_axes = [0] reduction = avg {module = "net2"} : tensor<8x16xf32>
   // CHECK: tp.all_reduce %[[FULL]] on @mesh2d mesh_axes = [0, 1] reduction = {{ *}}max : tensor<8x16xf32>

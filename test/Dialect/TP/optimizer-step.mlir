@@ -11,10 +11,10 @@
 // CHECK: %[[B:.*]] = model.param "b"
 // CHECK: model.linear "second"(%{{.*}}, %[[W]])
 // CHECK: %[[GW:.*]] = model.add
-// CHECK: %[[UW:.*]] = model.adamw_update "w"(%[[W]], %[[GW]]) {lr = 1.000000e-03 : f64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
-// CHECK: %[[UB:.*]] = model.adamw_update "b"(%[[B]], %{{.*}}) {lr = 1.000000e-03 : f64}
+// CHECK: %[[UW:.*]] = model.adamw_update "w"(%[[W]], %[[GW]]) {lr = 1.000000e-03 : f64, tp.phase = #tp.phase<optimizer>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK: %[[UB:.*]] = model.adamw_update "b"(%[[B]], %{{.*}}) {lr = 1.000000e-03 : f64, tp.phase = #tp.phase<optimizer>}
 // CHECK: return %{{.*}}, %[[GW]], %{{.*}}, %[[UW]], %[[UB]]
-// SGD: model.sgd_update "w"(%{{.*}}, %{{.*}}) {lr = 5.000000e-01 : f64, momentum = 9.000000e-01 : f64} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+// SGD: model.sgd_update "w"(%{{.*}}, %{{.*}}) {lr = 5.000000e-01 : f64, momentum = 9.000000e-01 : f64, tp.phase = #tp.phase<optimizer>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
 func.func @step(%x: tensor<2x4xf32>) -> tensor<f32> {
   %w = model.param "w" : tensor<4x4xf32>
   %b = model.param "b" : tensor<4xf32>
@@ -39,10 +39,10 @@ func.func @step(%x: tensor<2x4xf32>) -> tensor<f32> {
 // NEG: error: tp-optimizer-step: max-grad-norm must be positive and finite (0: no clipping), got -1
 // CLIP-LABEL: func.func @clip
 // CLIP: model.linear_grad_weight
-// CLIP-NEXT: %[[GW:.*]] = tp.distribute %{{.*}} : tensor<4x4xf32> -> !tp.dtensor<4x4xf32, @mesh, [#tp.shard<0>]>
-// CLIP-NEXT: %[[SQ:.*]] = model.sum_squares %[[GW]], %[[GB:[0-9]+]] : !tp.dtensor<4x4xf32, @mesh, [#tp.shard<0>]>, tensor<4xf32> -> !tp.dtensor<f32, @mesh, [#tp.partial<sum>]>
-// CLIP-NEXT: %[[SQR:.*]] = tp.redistribute %[[SQ]] : !tp.dtensor<f32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<f32, @mesh, [#tp.replicate]>
-// CLIP-NEXT: %[[C:.*]] = model.clip_coefficient %[[SQR]] {max_norm = 1.500000e+00 : f64}
+// CLIP-NEXT: %[[GW:.*]] = tp.distribute %{{.*}} {tp.phase = #tp.phase<optimizer>} : tensor<4x4xf32> -> !tp.dtensor<4x4xf32, @mesh, [#tp.shard<0>]>
+// CLIP-NEXT: %[[SQ:.*]] = model.sum_squares %[[GW]], %[[GB:[0-9]+]] {tp.phase = #tp.phase<optimizer>} : !tp.dtensor<4x4xf32, @mesh, [#tp.shard<0>]>, tensor<4xf32> -> !tp.dtensor<f32, @mesh, [#tp.partial<sum>]>
+// CLIP-NEXT: %[[SQR:.*]] = tp.redistribute %[[SQ]] {tp.phase = #tp.phase<optimizer>} : !tp.dtensor<f32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<f32, @mesh, [#tp.replicate]>
+// CLIP-NEXT: %[[C:.*]] = model.clip_coefficient %[[SQR]] {max_norm = 1.500000e+00 : f64, tp.phase = #tp.phase<optimizer>}
 // CLIP-NEXT: %[[CW:.*]] = model.mul %[[GW]], %[[C]]
 // CLIP-NEXT: %[[CB:.*]] = model.mul %[[GB]], %[[C]]
 // CLIP-NEXT: model.sgd_update "w"(%{{.*}}, %[[CW]])
@@ -50,8 +50,8 @@ func.func @step(%x: tensor<2x4xf32>) -> tensor<f32> {
 // CLIP-NEXT: return %{{.*}}, %[[CW]], %[[CB]],
 // PART-LABEL: func.func @clip
 // PART: %[[ONCE:.*]] = tp.partial_from_replicate %{{.*}} on @mesh mesh_axes = [0] reduction = sum : tensor<4xf32>
-// PART: %[[SQ:.*]] = model.sum_squares %{{.*}}, %[[ONCE]] : tensor<2x4xf32>, tensor<4xf32> -> tensor<f32>
-// PART: tp.all_reduce %[[SQ]] on @mesh mesh_axes = [0] reduction = sum : tensor<f32>
+// PART: %[[SQ:.*]] = model.sum_squares %{{.*}}, %[[ONCE]] {{.*}}: tensor<2x4xf32>, tensor<4xf32> -> tensor<f32>
+// PART: tp.all_reduce %[[SQ]] on @mesh mesh_axes = [0] reduction = sum {{.*}}: tensor<f32>
 tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
 func.func @clip(%x: tensor<2x4xf32>) -> tensor<f32> {
   %w = model.param "w" : tensor<4x4xf32>

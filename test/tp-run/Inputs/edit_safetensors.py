@@ -17,6 +17,11 @@
                                              # largest relative difference
   edit_safetensors.py norm IN               # the 2-norm of every F32
                                              # element of every tensor
+  edit_safetensors.py stack OUT IN...       # each tensor of the INs (same
+                                             # names, shapes, dtypes) stacked
+                                             # on a new leading dim: a batch
+                                             # per step
+  edit_safetensors.py merge OUT IN...       # the tensors of every IN
 """
 import json
 import struct
@@ -105,6 +110,34 @@ def main(argv):
             values = struct.unpack("<%df" % n, payload[slice(*entry["data_offsets"])])
             total += sum(v * v for v in values)
         print("norm %.6f" % total ** 0.5)
+    elif op in ("stack", "merge"):
+        files = [read(path) for path in argv[3:]]
+        header, payload = {}, b""
+
+        def add(name, dtype, shape, data):
+            nonlocal payload
+            header[name] = {"dtype": dtype, "shape": shape,
+                            "data_offsets": [len(payload),
+                                             len(payload) + len(data)]}
+            payload += data
+
+        if op == "stack":
+            first = files[0][0]
+            for name in (k for k in first if k != "__metadata__"):
+                entries = [h[name] for h, _ in files]
+                if any(e["shape"] != entries[0]["shape"] or
+                       e["dtype"] != entries[0]["dtype"] for e in entries):
+                    sys.exit("%s differs between the files" % name)
+                add(name, entries[0]["dtype"],
+                    [len(files)] + entries[0]["shape"],
+                    b"".join(p[slice(*h[name]["data_offsets"])]
+                             for h, p in files))
+        else:
+            for h, p in files:
+                for name in (k for k in h if k != "__metadata__"):
+                    add(name, h[name]["dtype"], h[name]["shape"],
+                        p[slice(*h[name]["data_offsets"])])
+        write(argv[2], header, payload)
     else:
         sys.exit(__doc__)
 

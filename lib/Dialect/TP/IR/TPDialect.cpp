@@ -104,6 +104,15 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << text << "' must be a unit attribute";
     return success();
   }
+  if (name == getPhaseAttrHelper().getName()) {
+    if (isa<ModuleOp, FunctionOpInterface>(op))
+      return op->emitOpError()
+             << "'" << text << "' belongs on an op of a function";
+    if (!isa<PhaseAttr>(value))
+      return op->emitOpError()
+             << "'" << text << "' must be a #tp.phase, got " << value;
+    return success();
+  }
   if (name == getResultTypesAttrHelper().getName())
     return verifyFunctionTypes(op, text, value, /*results=*/true);
   if (name == getArgTypesAttrHelper().getName())
@@ -138,4 +147,26 @@ LogicalResult TPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
            << "'" << name.getValue() << "' on result " << resultIndex
            << " must name a parameter (a non-empty string)";
   return success();
+}
+
+Phase mlir::tp::getPhase(Operation *op) {
+  if (auto phase = TPDialect::PhaseAttrHelper(op->getContext()).getAttr(op))
+    return phase.getValue();
+  return Phase::Forward;
+}
+
+void mlir::tp::setPhase(Operation *op, Phase phase) {
+  TPDialect::PhaseAttrHelper helper(op->getContext());
+  if (phase == Phase::Forward) {
+    if (helper.isAttrPresent(op))
+      helper.removeAttr(op);
+    return;
+  }
+  helper.setAttr(op, PhaseAttr::get(op->getContext(), phase));
+}
+
+ArrayRef<Phase> mlir::tp::allPhases() {
+  static const Phase phases[] = {Phase::Forward, Phase::Backward,
+                                 Phase::Optimizer};
+  return phases;
 }

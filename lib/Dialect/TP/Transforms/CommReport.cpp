@@ -2,7 +2,9 @@
 //
 // tp-comm-report: counts the collectives of a partitioned program and the
 // bytes each rank feeds into them, in total and per module (the FQN whose
-// style caused them), like PyTorch's CommDebugMode.
+// style caused them), and both per phase of a training step (the
+// collective's tp.phase: forward, backward, optimizer), like PyTorch's
+// CommDebugMode.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,9 +45,25 @@ int64_t bytesOf(Value v) {
          std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
 }
 
+/// The phases by name, in sorted order (the JSON's key order).
+SmallVector<Phase> phasesByName() {
+  SmallVector<Phase> phases(allPhases());
+  llvm::sort(phases, [](Phase a, Phase b) {
+    return stringifyPhase(a) < stringifyPhase(b);
+  });
+  return phases;
+}
+
 struct Report {
   Counts total;
+  /// Per phase of a training step (indexed by Phase): the totals, and the
+  /// modules in program order.
+  Counts phases[3];
+  llvm::MapVector<StringRef, Counts> modulesOfPhase[3];
   llvm::MapVector<StringRef, Counts> modules;
+  /// Whether the program is a training step (some op has a phase), whose
+  /// table shows each phase's total.
+  bool training = false;
 
   void add(Operation *op) {
     StringRef kind = op->getName().stripDialect();
@@ -61,31 +79,30 @@ struct Report {
           n *= mesh.getShape()[a];
         bytes = (bytesOf(gather.getResult()) + n - 1) / n;
       }
-    total.count[kind.str()]++;
-    total.bytes += bytes;
-    Counts &c = modules[module];
-    c.count[kind.str()]++;
-    c.bytesOfKind[kind.str()] += bytes;
-    c.bytes += bytes;
+    auto phase = static_cast<size_t>(getPhase(op));
+    for (Counts *c : {&total, &phases[phase], &modules[module],
+                      &modulesOfPhase[phase][module]}) {
+      c->count[kind.str()]++;
+      c->bytesOfKind[kind.str()] += bytes;
+      c->bytes += bytes;
+    }
   }
 
-  /// The report as JSON, indented by 2. Keys are written in sorted order
-  /// (the layout llvm::json gave it, which scripts may rely on).
-  std::string toJSON() const {
-    std::string text;
-    ::mlir::tp::json::Writer w(text, /*indent=*/2);
-    w.objectBegin();
-    w.member("bytes_per_rank", total.bytes);
-    w.key("collectives");
-    w.objectBegin();
+  /// One count per collective kind, in sorted order, zeros included.
+  static void writeKinds(json::Writer &w, const Counts &c) {
     std::vector<StringRef> kinds(std::begin(kKinds), std::end(kKinds));
     llvm::sort(kinds);
+    w.objectBegin();
     for (StringRef k : kinds) {
-      auto it = total.count.find(k.str());
-      w.member(k, it == total.count.end() ? int64_t(0) : it->second);
+      auto it = c.count.find(k.str());
+      w.member(k, it == c.count.end() ? int64_t(0) : it->second);
     }
     w.objectEnd();
-    w.key("modules");
+  }
+
+  /// One object per module, by name: its collectives and bytes.
+  static void writeModules(json::Writer &w,
+                           const llvm::MapVector<StringRef, Counts> &modules) {
     w.objectBegin();
     std::vector<const std::pair<StringRef, Counts> *> sorted;
     for (const auto &entry : modules)
@@ -103,22 +120,71 @@ struct Report {
       w.objectEnd();
     }
     w.objectEnd();
+  }
+
+  /// The report as JSON, indented by 2. Keys are written in sorted order
+  /// (the layout llvm::json gave it, which scripts may rely on).
+  std::string toJSON() const {
+    std::string text;
+    ::mlir::tp::json::Writer w(text, /*indent=*/2);
+    w.objectBegin();
+    w.member("bytes_per_rank", total.bytes);
+    w.key("collectives");
+    writeKinds(w, total);
+    w.key("collectives_by_phase");
+    w.objectBegin();
+    for (Phase p : phasesByName()) {
+      w.key(stringifyPhase(p));
+      writeKinds(w, phases[static_cast<size_t>(p)]);
+    }
+    w.objectEnd();
+    w.key("modules");
+    writeModules(w, modules);
+    w.key("modules_by_phase");
+    w.objectBegin();
+    for (Phase p : phasesByName()) {
+      w.key(stringifyPhase(p));
+      writeModules(w, modulesOfPhase[static_cast<size_t>(p)]);
+    }
+    w.objectEnd();
     w.objectEnd();
     return text;
   }
 
+  /// One row per module, phase and collective (modules in program order,
+  /// then phases in the order a step runs them); a training step adds each
+  /// phase's total before the grand total.
   void printTable(llvm::raw_ostream &os) const {
-    os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}\n", "module",
-                        "collective", "count", "bytes/rank");
-    for (auto &[name, c] : modules)
+    auto row = [&](StringRef module, StringRef kind, int64_t count,
+                   int64_t bytes, StringRef phase) {
+      std::string line = llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}  {4}",
+                                       module, kind, count, bytes, phase);
+      os << StringRef(line).rtrim() << "\n";
+    };
+    os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}  {4}\n", "module",
+                        "collective", "count", "bytes/rank", "phase");
+    for (auto &entry : modules)
+      for (Phase p : allPhases()) {
+        const auto &ofPhase = modulesOfPhase[static_cast<size_t>(p)];
+        auto it = ofPhase.find(entry.first);
+        if (it == ofPhase.end())
+          continue;
+        for (auto &[k, n] : it->second.count)
+          row(entry.first, k, n, it->second.bytesOfKind.at(k),
+              stringifyPhase(p));
+      }
+    auto sum = [](const Counts &c) {
+      int64_t count = 0;
       for (auto &[k, n] : c.count)
-        os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}\n", name, k, n,
-                            c.bytesOfKind.at(k));
-    int64_t count = 0;
-    for (auto &[k, n] : total.count)
-      count += n;
-    os << llvm::formatv("{0,-32} {1,-16} {2,6} {3,14}\n", "total", "", count,
-                        total.bytes);
+        count += n;
+      return count;
+    };
+    if (training)
+      for (Phase p : allPhases()) {
+        const Counts &c = phases[static_cast<size_t>(p)];
+        row("total", "", sum(c), c.bytes, stringifyPhase(p));
+      }
+    row("total", "", sum(total), total.bytes, "");
   }
 };
 
@@ -130,6 +196,7 @@ struct CommReportPass
       return signalPassFailure();
     Report report;
     getOperation().walk([&](Operation *op) {
+      report.training |= getPhase(op) != Phase::Forward;
       if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
               BroadcastOp>(op))
         report.add(op);

@@ -107,6 +107,11 @@ public:
     SmallVector<Value> results{globalLoss};
     for (auto &[name, g] : paramGrads)
       results.push_back(g);
+    // Everything from the seed on is the backward program; propagation
+    // gives the redistributions it inserts for these ops their phase.
+    for (Operation &op :
+         llvm::make_range(first->getIterator(), Block::iterator(ret)))
+      setPhase(&op, Phase::Backward);
     func::ReturnOp::create(builder, loc, results);
     ret.erase();
     func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),

@@ -299,7 +299,9 @@ static LogicalResult lowerRedistributionsIn(Operation *root) {
     if (!mesh)
       return failure();
     ArrayRef<Attribute> to = op.getResult().getType().getPlacements();
-    OpBuilder b(op);
+    // The collectives communicate in the redistribution's phase.
+    PhaseListener marker(op);
+    OpBuilder b(op, &marker);
     Value current = op.getInput();
     StringAttr module = op.getModuleAttr();
     FailureOr<Value> lowered =

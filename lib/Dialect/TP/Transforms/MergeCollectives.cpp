@@ -129,6 +129,17 @@ static void emitBucket(Bucket &bucket, Block &block) {
   Value reduced = AllReduceOp::create(
       b, loc, flat, bucket.key.mesh, b.getDenseI64ArrayAttr(bucket.key.axes),
       module, packed, ReductionKindAttr::get(b.getContext(), bucket.key.kind));
+  // A bucket belongs to the phase of the member read first: it runs for
+  // that one, and the others ride along (a backward activation gradient's
+  // all_reduce carries the norm weights' gradients the optimizer reads at
+  // the end).
+  const Candidate *firstRead = &bucket.members.front();
+  for (Candidate &c : bucket.members)
+    if (c.needPos < firstRead->needPos)
+      firstRead = &c;
+  Phase phase = getPhase(firstRead->op);
+  setPhase(packed.getDefiningOp(), phase);
+  setPhase(reduced.getDefiningOp(), phase);
   // The members go once every part exists: the builder inserts before the
   // op after `ready`, which may be a member.
   int64_t offset = 0;
@@ -137,6 +148,7 @@ static void emitBucket(Bucket &bucket, Block &block) {
     parts.push_back(UnpackOp::create(b, c.op.getLoc(), c.op.getType(), reduced,
                                      b.getI64IntegerAttr(offset)));
     offset += c.op.getType().getNumElements();
+    setPhase(parts.back().getDefiningOp(), phase);
   }
   for (Candidate &c : bucket.members)
     for (Operation *op : c.chain)

@@ -4,7 +4,9 @@
 // tp-optimize: before redistributions become collectives, composes chains
 // (A -> B -> C becomes A -> C when B has no other user, so inverse pairs
 // cancel and all_reduce + chunk becomes one reduce_scatter), folds identity
-// redistributions, and merges identical redistributions of one value.
+// redistributions, and merges identical redistributions of one value. A
+// composed redistribution has the phase (tp.phase) of the one it replaces,
+// the last of the chain; of merged ones the first survives, with its phase.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,13 +50,16 @@ struct ComposeRedistributes : public OpRewritePattern<RedistributeOp> {
         !isLegalTransition(producer.getInput().getType().getPlacements(),
                            op.getResult().getType().getPlacements()))
       return failure();
+    Phase phase = getPhase(op);
     if (producer.getInput().getType() == op.getResult().getType()) {
       rewriter.replaceOp(op, producer.getInput());
       return success();
     }
-    rewriter.replaceOpWithNewOp<RedistributeOp>(
+    auto composed = rewriter.replaceOpWithNewOp<RedistributeOp>(
         op, op.getResult().getType(), producer.getInput(),
         op.getModuleAttr() ? op.getModuleAttr() : producer.getModuleAttr());
+    // It serves op's users, where op was: op's phase.
+    setPhase(composed, phase);
     return success();
   }
 };
@@ -74,15 +79,19 @@ struct DistributeThenRedistribute : public OpRewritePattern<RedistributeOp> {
     if (llvm::any_of(op.getResult().getType().getPlacements(),
                      [](Attribute p) { return isa<PartialAttr>(p); }))
       return failure();
-    rewriter.replaceOpWithNewOp<DistributeOp>(
+    Phase phase = getPhase(op);
+    auto direct = rewriter.replaceOpWithNewOp<DistributeOp>(
         op, op.getResult().getType(), dist.getInput(),
         op.getModuleAttr() ? op.getModuleAttr() : dist.getModuleAttr());
+    setPhase(direct, phase);
     rewriter.eraseOp(dist);
     return success();
   }
 };
 
-/// Two identical redistributions of one value become one.
+/// Two identical redistributions of one value become one: the first in
+/// program order, with its phase (a backward op that needs what the forward
+/// already redistributed reuses it, and communicates nothing).
 struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RedistributeOp op,

@@ -100,6 +100,9 @@ static LogicalResult addUpdates(func::FuncOp func,
     return failure();
 
   OpBuilder b(ret);
+  // Everything inserted before the return from here on is the optimizer's
+  // (tp.phase); the tied parameters above only moved up.
+  Operation *lastBefore = ret->getPrevNode();
   SmallVector<Value> results(ret.getOperands());
   // The parameter of each gradient result.
   DenseMap<unsigned, Value> paramOf;
@@ -194,6 +197,11 @@ static LogicalResult addUpdates(func::FuncOp func,
     return func.emitError() << "tp-optimizer-step: @" << func.getSymName()
                             << " returns no gradient (" << gradOf
                             << "); run tp-differentiate first";
+  for (Operation &op :
+       llvm::make_range(lastBefore ? std::next(lastBefore->getIterator())
+                                   : ret->getBlock()->begin(),
+                        Block::iterator(ret)))
+    setPhase(&op, Phase::Optimizer);
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();
   func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),

@@ -96,7 +96,8 @@ static SmallVector<ShardedLookup> findShardedLookups(func::FuncOp func) {
 /// tp.sharded_target_logit).
 static void localizeShardedLookups(ArrayRef<ShardedLookup> lookups) {
   for (const ShardedLookup &l : lookups) {
-    OpBuilder b(l.op);
+    PhaseListener marker(l.op);
+    OpBuilder b(l.op, &marker);
     auto axes = b.getDenseI64ArrayAttr(l.axes);
     auto resultType = cast<RankedTensorType>(l.op->getResult(0).getType());
     Value replacement;
@@ -309,7 +310,8 @@ static LogicalResult partitionFunc(func::FuncOp func,
       MeshOp mesh = lookupMesh(op, type.getMesh(), &symbols);
       if (!mesh)
         return failure();
-      OpBuilder b(op);
+      PhaseListener marker(op);
+      OpBuilder b(op, &marker);
       Value current = dist.getInput();
       auto shape = llvm::to_vector(type.getShape());
       for (auto [axis, p] : llvm::enumerate(type.getPlacements())) {

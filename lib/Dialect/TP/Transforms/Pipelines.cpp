@@ -45,8 +45,10 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   pm.addPass(createTPPartitionPass());
   // Collectives are Pure (every rank runs this one function): identical ones
   // (same input, mesh axes, attributes and module) are computed once, and
-  // unused ones are dropped, alike on every rank.
-  pm.addPass(createCSEPass());
+  // unused ones are dropped, alike on every rank. A training step's phases
+  // share them: what the forward gathered, the backward does not gather
+  // again.
+  pm.addPass(createTPCSEPass());
   // Fewer, larger all_reduces: a Partial on two mesh axes reduced at once,
   // and the all_reduces nobody reads until later (a training step's
   // gradients and loss) in buckets.

@@ -163,7 +163,8 @@ private:
       Value input = op->getOperand(0);
       if (!isa<DTensorType>(input.getType()))
         return success();
-      OpBuilder b(op);
+      PhaseListener marker(op);
+      OpBuilder b(op, &marker);
       Value v = ensurePlacements(
           b, op->getLoc(), input, meshSym(),
           styleTarget(op, input, dist.getResult().getType().getPlacements()),
@@ -206,7 +207,9 @@ private:
   /// Ops without a rule see only replicated operands (their local value is
   /// then the global value).
   LogicalResult replicateUnknown(Operation *op) {
-    OpBuilder b(op);
+    // What is inserted for `op` communicates in `op`'s phase.
+    PhaseListener marker(op);
+    OpBuilder b(op, &marker);
     for (OpOperand &operand : op->getOpOperands()) {
       auto d = dyn_cast<DTensorType>(operand.get().getType());
       if (!d)
@@ -301,7 +304,8 @@ private:
         operandPlacements[i].push_back(dec.operands[i]);
       resultPlacements.push_back(dec.result);
     }
-    OpBuilder b(op);
+    PhaseListener marker(op);
+    OpBuilder b(op, &marker);
     StringRef fqn = servingModule(op);
     for (auto [i, operand] : llvm::enumerate(op->getOpOperands()))
       operand.set(ensurePlacements(b, op->getLoc(), operand.get(), meshSym(),

@@ -28,16 +28,16 @@ func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}, %t: tensor<4x8xf32> {
 // CHECK-SAME: tp.result_types = [!tp.dtensor<f32, @mesh, [#tp.replicate]>, !tp.dtensor<32x8xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<32xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8xf32, @mesh, [#tp.replicate]>]
 // CHECK: %[[W2:.*]] = tp.chunk %{{.*}} axis = 1 {module = "net2"} : tensor<8x32xf32> -> tensor<8x8xf32>
 // CHECK: tp.all_reduce
-// CHECK: %[[ONE:.*]] = model.full 1.000000e+00 : tensor<f32>
+// CHECK: %[[ONE:.*]] = model.full 1.000000e+00 {tp.phase = #tp.phase<backward>} : tensor<f32>
 // CHECK-NOT: tp.all_gather
 // CHECK-NOT: tp.all_reduce
 // CHECK-NOT: tp.reduce_scatter
 // CHECK-NOT: tp.all_to_all
-// CHECK: model.linear_grad_input "net2"(%{{.*}}, %[[W2]]) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+// CHECK: model.linear_grad_input "net2"(%{{.*}}, %[[W2]]) {tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
 // CHECK: model.linear_grad_weight "net2"{{.*}} -> tensor<8x8xf32>
-// CHECK: model.relu_grad {{.*}} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK: model.relu_grad {{.*}} {tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK: model.linear_grad_weight "net1"{{.*}} -> tensor<8x8xf32>
-// CHECK: model.sum_to {{.*}} : (tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK: model.sum_to {{.*}} {tp.phase = #tp.phase<backward>} : (tensor<4x8xf32>) -> tensor<8xf32>
 // CHECK-NEXT: return
 
 // REPORT: "collectives": {
@@ -47,3 +47,15 @@ func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}, %t: tensor<4x8xf32> {
 // REPORT-NEXT: "broadcast": 0,
 // REPORT-NEXT: "reduce_scatter": 0
 // REPORT-NEXT: },
+// The one all_reduce is the forward's: the backward phase has none.
+// REPORT-NEXT: "collectives_by_phase": {
+// REPORT-NEXT: "backward": {
+// REPORT-NEXT: "all_gather": 0,
+// REPORT-NEXT: "all_reduce": 0,
+// REPORT-NEXT: "all_to_all": 0,
+// REPORT-NEXT: "broadcast": 0,
+// REPORT-NEXT: "reduce_scatter": 0
+// REPORT-NEXT: },
+// REPORT-NEXT: "forward": {
+// REPORT-NEXT: "all_gather": 0,
+// REPORT-NEXT: "all_reduce": 1,

@@ -57,16 +57,51 @@ func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // REPORT-NEXT:   "broadcast": 0,
 // REPORT-NEXT:   "reduce_scatter": 0
 // REPORT-NEXT: },
+// A forward program communicates in the forward phase only.
+// REPORT-NEXT: "collectives_by_phase": {
+// REPORT-NEXT:   "backward": {
+// REPORT-NEXT:     "all_gather": 0,
+// REPORT-NEXT:     "all_reduce": 0,
+// REPORT-NEXT:     "all_to_all": 0,
+// REPORT-NEXT:     "broadcast": 0,
+// REPORT-NEXT:     "reduce_scatter": 0
+// REPORT-NEXT:   },
+// REPORT-NEXT:   "forward": {
+// REPORT-NEXT:     "all_gather": 0,
+// REPORT-NEXT:     "all_reduce": 1,
+// REPORT-NEXT:     "all_to_all": 0,
+// REPORT-NEXT:     "broadcast": 0,
+// REPORT-NEXT:     "reduce_scatter": 0
+// REPORT-NEXT:   },
+// REPORT-NEXT:   "optimizer": {
+// REPORT-NEXT:     "all_gather": 0,
+// REPORT-NEXT:     "all_reduce": 0,
+// REPORT-NEXT:     "all_to_all": 0,
+// REPORT-NEXT:     "broadcast": 0,
+// REPORT-NEXT:     "reduce_scatter": 0
+// REPORT-NEXT:   }
+// REPORT-NEXT: },
 // REPORT-NEXT: "modules": {
 // REPORT-NEXT:   "net2": {
 // REPORT-NEXT:     "all_reduce": 1,
 // REPORT-NEXT:     "bytes_per_rank": 128
 // REPORT-NEXT:   }
+// REPORT-NEXT: },
+// REPORT-NEXT: "modules_by_phase": {
+// REPORT-NEXT:   "backward": {},
+// REPORT-NEXT:   "forward": {
+// REPORT-NEXT:     "net2": {
+// REPORT-NEXT:       "all_reduce": 1,
+// REPORT-NEXT:       "bytes_per_rank": 128
+// REPORT-NEXT:     }
+// REPORT-NEXT:   },
+// REPORT-NEXT:   "optimizer": {}
 // REPORT-NEXT: }
+// REPORT-NEXT: {{^}$}}
 
-// TABLE:      module collective count bytes/rank
-// TABLE-NEXT: net2 all_reduce 1 128
-// TABLE-NEXT: total 1 128
+// TABLE:      module collective count bytes/rank phase
+// TABLE-NEXT: net2 all_reduce 1 128 forward
+// TABLE-NEXT: total 1 128{{$}}
 
 // The two-layer Llama-style transformer with torchtitan's plan (no sequence
 // parallelism): one all_reduce for the vocabulary-sharded embedding, two per

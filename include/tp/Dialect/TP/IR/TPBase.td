@@ -31,8 +31,9 @@ def TP_Dialect : Dialect {
   // The attributes tp passes attach to other ops to hand data to later
   // passes, the executor and tools. Each gets a helper on the dialect
   // (`TPDialect::StyleAttrHelper`, ...) so no pass spells a name, and each
-  // is verified by `verifyOperationAttribute` (`local`, `grad_of` and `updated`, result
-  // attributes, by `verifyRegionResultAttribute`): its type and the ops it may sit on.
+  // is verified by `verifyOperationAttribute` (`local`, `grad_of` and
+  // `updated`, result attributes, by `verifyRegionResultAttribute`): its
+  // type and the ops it may sit on.
   let discardableAttrs = (ins
     // tp-apply-plan: the style a model module op (or a root-module
     // function) is parallelized with; consumed by tp-lower-styles.
@@ -52,6 +53,12 @@ def TP_Dialect : Dialect {
     // tp-optimizer-step: on a training step's result, the FQN of the
     // parameter it is the updated value of.
     "::mlir::StringAttr":$updated,
+    // tp-differentiate and tp-optimizer-step: on the ops they add, the
+    // phase of the training step they belong to (unmarked ops are the
+    // forward's); the redistributions propagation inserts for an op, and
+    // the collectives lowered from them, inherit its phase. Read by
+    // tp-comm-report and the executor's statistics.
+    "::mlir::tp::PhaseAttr":$phase,
     // tp-partition: on a function, now per-rank SPMD code.
     "::mlir::UnitAttr":$spmd,
     // tp-partition: on a partitioned function, one tensor or dtensor type
@@ -81,6 +88,27 @@ def TP_ReductionKind : I32EnumAttr<"ReductionKind", "reduction kind", [
 
 def TP_ReductionKindAttr : EnumAttr<TP_Dialect, TP_ReductionKind, "reduction"> {
   let assemblyFormat = "$value";
+}
+
+/// The phase of a training step an op belongs to (`tp.phase`).
+def TP_Phase : I32EnumAttr<"Phase", "training step phase", [
+    I32EnumAttrCase<"Forward", 0, "forward">,
+    I32EnumAttrCase<"Backward", 1, "backward">,
+    I32EnumAttrCase<"Optimizer", 2, "optimizer">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tp";
+}
+
+def TP_PhaseAttr : EnumAttr<TP_Dialect, TP_Phase, "phase"> {
+  let summary = "The phase of a training step an op belongs to";
+  let description = [{
+    `#tp.phase<backward>` (also `forward`, `optimizer`): the value of the
+    discardable `tp.phase` attribute, which says which part of a training
+    step an op computes. Only the ops tp-differentiate and
+    tp-optimizer-step add carry it; an unmarked op is the forward's.
+  }];
+  let assemblyFormat = "`<` $value `>`";
 }
 
 class TP_Attr<string name, string attrMnemonic, list<Trait> traits = []>

@@ -161,6 +161,11 @@ LogicalResult lowerRedistributions(ModuleOp module);
 /// (what `tp-lower-redistribute`, a function pass, runs).
 LogicalResult lowerRedistributions(func::FuncOp func);
 
+/// Common subexpression elimination under `root` in which the `tp.phase`
+/// mark does not count: of equal ops, the first in program order survives
+/// with its phase (tp-cse).
+void eliminateCommonSubexpressionsAcrossPhases(Operation *root);
+
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);
 

@@ -86,8 +86,11 @@ def TPDifferentiatePass : Pass<"tp-differentiate", "::mlir::ModuleOp"> {
     model ops with sharding rules: on a placed program (after
     tp-lower-styles) placements are propagated through them like the
     forward ones, so their communication is lowered by the same passes. A
-    model op without a backward rule is an error naming it.
+    model op without a backward rule is an error naming it. The backward
+    ops are marked `tp.phase = #tp.phase<backward>`, and so is the
+    communication inserted for them.
   }];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
 def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
@@ -99,8 +102,9 @@ def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
     `tp.updated`); the executor keeps it and the optimizer state (sharded as
     the parameter) for the next step. The gradient is brought to the
     parameter's placement by the update's sharding rule: a Partial gradient
-    of a replicated parameter is reduced there. A parameter read in two
-    placements is an error.
+    of a replicated parameter is reduced there, in the optimizer's phase
+    (the updates are marked `tp.phase = #tp.phase<optimizer>`). A parameter
+    read in two placements is an error.
 
     With `max-grad-norm`, the gradients are first scaled as
     torch.nn.utils.clip_grad_norm_ does: `model.sum_squares` of all of them
@@ -108,6 +112,7 @@ def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
     all_reduce), `model.clip_coefficient`, and a `model.mul` of each
     gradient; the step returns the clipped gradients.
   }];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
   let options = [
     Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"",
            "sgd or adamw">,
@@ -203,13 +208,31 @@ def TPMergeCollectivesPass
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
+def TPCSEPass : Pass<"tp-cse", "::mlir::ModuleOp"> {
+  let summary = "Merge identical ops, whatever training phase they serve";
+  let description = [{
+    MLIR's common subexpression elimination, except that the `tp.phase`
+    mark does not count: a backward op equal to a forward one (the same
+    collective of the same value for the same module, say) is computed
+    once. Of equal ops the first in program order survives, with its
+    phase, so that communication the forward already did is not counted
+    again for the backward, and nothing moves to another phase. The
+    pipeline runs it after tp-partition, where ranks' collectives are
+    Pure ops on local tensors.
+  }];
+}
+
 def TPCommReportPass : Pass<"tp-comm-report", "::mlir::ModuleOp"> {
   let summary = "Count collectives and bytes per rank, per module";
   let description = [{
     Prints a table of the collectives in the partitioned program (count and
-    bytes each rank sends into them, per module, like PyTorch's
-    CommDebugMode) and, with `json`, writes the same as JSON:
-    `{"collectives": {...}, "bytes_per_rank": N, "modules": {...}}`.
+    bytes each rank sends into them, per module and per phase of a training
+    step, like PyTorch's CommDebugMode) and, with `json`, writes the same as
+    JSON: `{"bytes_per_rank": N, "collectives": {...},
+    "collectives_by_phase": {"backward": {...}, "forward": {...},
+    "optimizer": {...}}, "modules": {...}, "modules_by_phase": {...}}`.
+    A collective's phase is its `tp.phase` (forward when unmarked), so a
+    program that is not a training step is all forward.
   }];
   let options = [
     Option<"jsonFile", "json", "std::string", /*default=*/"\"\"",
