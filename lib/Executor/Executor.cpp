@@ -24,26 +24,7 @@ using namespace ::mlir::tp::exec;
 namespace exec = ::mlir::tp::exec;
 namespace rt = ::mlir::tp::runtime;
 
-namespace {
-/// Host tensors and the CPU kernels (found by argument-dependent lookup in
-/// mlir::tp::runtime).
-struct HostBackend {
-  using Buffer = Tensor;
-  static constexpr const char *kName = "host";
-  static constexpr bool kHostOnlyKernels = true;
-  static Buffer fromHost(Tensor t) { return t; }
-  static Buffer clone(const Buffer &b) { return b; }
-  static Buffer convert(const Buffer &b, rt::DType dtype) {
-    return b.to(dtype);
-  }
-  static Buffer convert(Buffer &&b, rt::DType dtype) {
-    return b.dtype() == dtype ? std::move(b) : b.to(dtype);
-  }
-  static Buffer zeros(std::vector<int64_t> shape, rt::DType dtype) {
-    return Tensor(std::move(shape), dtype);
-  }
-};
-} // namespace
+using ::mlir::tp::exec::detail::HostBackend;
 
 Program::Program(std::shared_ptr<const exec::detail::ProgramData> data)
     : data(std::move(data)) {}

@@ -13,6 +13,7 @@
 //   static constexpr const char *kName; // "host", "device"
 //   static constexpr bool kHostOnlyKernels; // transpose and the loss ops
 //   static Buffer fromHost(Tensor);     // parameters, inputs, constants
+//   static Tensor toHost(const Buffer &);
 //   static Buffer clone(const Buffer &);
 //   static Buffer convert(const Buffer &, runtime::DType);
 //   static Buffer convert(Buffer &&, runtime::DType); // moves when equal
@@ -28,15 +29,51 @@
 #define TP_LIB_EXECUTOR_INTERPRETER_H
 
 #include "Frame.h"
+#include "HostBackend.h"
 
 #include <cstring>
 #include <stdexcept>
 
 namespace mlir::tp::exec::detail {
 
+template <class B> void execute(const Instruction &in, Frame<B> &f);
+
+/// Executes \p in, an instruction backend B has no kernel for (the
+/// host-only opcodes: transpose, the loss and backward kernels, the
+/// optimizer updates), on the host: its operands copied there, the host
+/// backend's instruction, its result copied back. The same values as the
+/// host computes; not fast (each copy crosses to the host and back).
+template <class B> void executeOnHost(const Instruction &in, Frame<B> &f) {
+  Frame<HostBackend> h;
+  h.program = f.program;
+  h.world = f.world;
+  h.groups = f.groups;
+  h.coords = f.coords;
+  h.data = f.data;
+  h.step = f.step;
+  // The optimizers' state lives on the host; the updated parameter is
+  // recorded below, as a buffer of B.
+  h.optimizerState = f.optimizerState;
+  h.slots.resize(f.slots.size());
+  h.resident.assign(f.slots.size(), false);
+  for (int s : in.operands)
+    if (!h.slots[s])
+      h.slots[s] = std::make_shared<Tensor>(B::toHost(f.at(s)));
+  execute(in, h);
+  f.set(in.result, B::fromHost(std::move(*h.slots[in.result])));
+  if (f.state && (in.op == Opcode::SGDUpdate || in.op == Opcode::AdamWUpdate))
+    f.state->updated[in.operands[0]] = f.slots[in.result];
+}
+
 /// Executes \p in: sets its result slot.
 template <class B> void execute(const Instruction &in, Frame<B> &f) {
   using Buffer = typename B::Buffer;
+  if constexpr (!B::kHostOnlyKernels) {
+    if (isHostOnly(in.op)) {
+      executeOnHost(in, f);
+      return;
+    }
+  }
   const ProgramData &P = *f.program;
   auto arg = [&](size_t i) -> const Buffer & { return f.at(in.operands[i]); };
   switch (in.op) {

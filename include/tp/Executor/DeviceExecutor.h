@@ -20,9 +20,12 @@ namespace mlir::tp::exec {
 /// once (each on its own thread and current device).
 ///
 /// Kernels compute in f32 like the host's: 16-bit values are widened on the
-/// device for each kernel and the result rounded once. Transpose and the
-/// loss ops (cross entropy and its parts) have no device kernels yet:
-/// programs that use them are refused, naming the op.
+/// device for each kernel and the result rounded once. The opcodes without
+/// a device kernel yet (isHostOnly: transpose, the loss ops, the backward
+/// kernels, training dropout, the optimizer updates) run on the host: their
+/// operands are copied there and their result back, so a training step runs
+/// on the device with the host's numbers, but those instructions are not
+/// fast.
 class DeviceProgram {
 public:
   ~DeviceProgram();
@@ -30,8 +33,7 @@ public:
   DeviceProgram &operator=(DeviceProgram &&) noexcept;
 
   /// The device form of \p program, sharing its instructions (it may
-  /// outlive \p program). Throws std::runtime_error naming the first op
-  /// that has no device kernel.
+  /// outlive \p program).
   explicit DeviceProgram(const Program &program);
 
   /// Program::compile(func), for the device.

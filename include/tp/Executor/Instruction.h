@@ -114,8 +114,9 @@ enum class Opcode : uint8_t {
 const char *opcodeName(Opcode op);
 /// Whether \p op is a kernel (computes in f32, see Opcode).
 bool isKernel(Opcode op);
-/// Whether \p op has a kernel on the host only (transpose and the loss ops);
-/// the device backend refuses programs that use one.
+/// Whether \p op has a kernel on the host only (transpose, the loss ops,
+/// the backward kernels, the optimizer updates); the device backend runs
+/// those instructions on the host.
 bool isHostOnly(Opcode op);
 
 /// The phase of a training step an instruction computes in (its op's
