@@ -72,6 +72,11 @@ OwningOpRef<ModuleOp> prepareReference(ModuleOp module, bool inF32,
   OwningOpRef<ModuleOp> reference = module.clone();
   if (inF32)
     widenFloatTypes(*reference);
+  // The plan's frozen parameters stay frozen without the plan.
+  if (auto plan = mlir::tp::TPDialect::PlanAttrHelper(reference->getContext())
+                      .getAttr(*reference))
+    if (failed(mlir::tp::markFrozenParameters(*reference, plan)))
+      throw LaunchError("cannot prepare the reference model");
   reference->walk([](mlir::tp::MeshOp m) { m.erase(); });
   (*reference)->removeAttr(mlir::tp::TPDialect::PlanAttrHelper::getNameStr());
   if (failed(train(*reference, options)) ||
@@ -135,13 +140,9 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     throw LaunchError("--grad needs the model before lowering, not a "
                       "partitioned program (or lower it with "
                       "tp-pipeline=\"... grad=true\")");
-  if (options.reference) {
-    if (model.partitioned)
-      throw LaunchError("--verify needs the model before lowering, not a "
-                        "partitioned program");
-    // Before any plan touches the model.
-    model.reference = prepareReference(module, options.referenceInF32, options);
-  }
+  if (options.reference && model.partitioned)
+    throw LaunchError("--verify needs the model before lowering, not a "
+                      "partitioned program");
   if (model.partitioned)
     return model;
 
@@ -152,6 +153,10 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       throw LaunchError("invalid plan " + *options.planFile);
     planHelper.setAttr(module, *plan);
   }
+  // Before the pipeline lowers the model; it takes the plan's frozen
+  // parameters and drops the rest of the plan.
+  if (options.reference)
+    model.reference = prepareReference(module, options.referenceInF32, options);
   if (auto plan = planHelper.getAttr(module)) {
     sizeMesh(module, plan, launcher);
     PassManager pm(&context);

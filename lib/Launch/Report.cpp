@@ -208,7 +208,7 @@ void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path) {
 
 void writeTrainingOutputs(const Program &program,
                           const std::vector<Tensor> &outputs, bool updated,
-                          const std::string &path) {
+                          const std::string &path, const DataSource *data) {
   std::vector<std::string> names;
   std::vector<Tensor> tensors;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -225,6 +225,13 @@ void writeTrainingOutputs(const Program &program,
         (updated ? "updated parameters (train it: --train)"
                  : "gradients (differentiate it: --grad or --train)") +
         ", so " + path + " would be empty");
+  // Frozen parameters: unchanged by the steps.
+  if (updated && data)
+    for (const ParamInfo &p : program.params())
+      if (llvm::find(names, p.name) == names.end()) {
+        names.push_back(p.name);
+        tensors.push_back(Program::globalParam(p, *data));
+      }
   writeNamed(path, names, tensors);
 }
 

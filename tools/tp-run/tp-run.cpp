@@ -414,7 +414,7 @@ int main(int argc, char **argv) {
                                  dumpGrads);
     if (!dumpWeights.empty())
       exec::writeTrainingOutputs(program, outputs, /*updated=*/true,
-                                 dumpWeights);
+                                 dumpWeights, &data);
     std::optional<exec::Verification> verification;
     if (verify) {
       exec::Program reference = exec::Program::compile(

@@ -55,11 +55,14 @@ void writeOutputs(const std::vector<Tensor> &outputs, const std::string &path);
 
 /// Writes the outputs of a training step that are parameter gradients
 /// (\p updated false) or updated parameters (true) to \p path under their
-/// parameters' FQNs. Throws std::runtime_error naming the file, or when the
-/// program has no such output.
+/// parameters' FQNs. With \p updated and \p data, the parameters the step
+/// does not update (frozen) are written too, as \p data gives them, so the
+/// file holds the whole model. Throws std::runtime_error naming the file,
+/// or when the program has no such output.
 void writeTrainingOutputs(const Program &program,
                           const std::vector<Tensor> &outputs, bool updated,
-                          const std::string &path);
+                          const std::string &path,
+                          const DataSource *data = nullptr);
 
 } // namespace mlir::tp::exec
 

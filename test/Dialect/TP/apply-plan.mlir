@@ -323,3 +323,27 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net[1"], styles = [
 // LEGACY-WARN-DAG: warning: plan entry 'mlp': PairwiseParallel is deprecated; use ColwiseParallel and RowwiseParallel instead
 // LEGACY-WARN-DAG: warning: plan entry 'block': the seed's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead
 // LEGACY-WARN-NOT: plan entry 'norm'
+
+// -----
+
+// The plan's frozen patterns mark parameters: a parameter FQN, or a module
+// FQN and every parameter under it.
+// CHECK-LABEL: func.func @frozen
+// CHECK: model.param "emb.weight" {frozen}
+// CHECK: model.param "blocks.0.w1.weight" {frozen}
+// CHECK: model.param "blocks.0.w2.weight" :
+// CHECK: model.param "blocks.1.w1.weight" {frozen}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = [], frozen = ["emb", "blocks.*.w1.weight"]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @frozen(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+    %e = model.param "emb.weight" : tensor<4x4xf32>
+    %a = model.param "blocks.0.w1.weight" : tensor<4x4xf32>
+    %b = model.param "blocks.0.w2.weight" : tensor<4x4xf32>
+    %c = model.param "blocks.1.w1.weight" : tensor<4x4xf32>
+    %0 = model.linear "emb"(%x, %e) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    %1 = model.linear "blocks.0.w1"(%0, %a) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    %2 = model.linear "blocks.0.w2"(%1, %b) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    %3 = model.linear "blocks.1.w1"(%2, %c) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    return %3 : tensor<2x4xf32>
+  }
+}

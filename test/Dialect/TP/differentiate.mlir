@@ -300,3 +300,34 @@ func.func @reduce_max(%x: tensor<4x5xf32>) -> tensor<f32> {
   %l = model.mean %sq : (tensor<4x6xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A frozen parameter (requires_grad=False) gets no gradient; what only it
+// reaches is not differentiated.
+// CHECK-LABEL: func.func @frozen
+// CHECK-SAME: -> (tensor<f32>, tensor<4x4xf32> {tp.grad_of = "w2"})
+// CHECK-NOT: model.linear_grad_weight "first"
+// CHECK: model.linear_grad_weight "second"
+// CHECK-NOT: model.linear_grad_weight "first"
+func.func @frozen(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %w = model.param "w" {frozen} : tensor<4x4xf32>
+  %h = model.linear "first"(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %w2 = model.param "w2" : tensor<4x4xf32>
+  %y = model.linear "second"(%h, %w2) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %l = model.mean %y : (tensor<2x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A tied parameter is frozen everywhere or nowhere.
+func.func @half_frozen(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %w = model.param "w" {frozen} : tensor<4x4xf32>
+  %h = model.linear "first"(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  // expected-error @below {{tp-differentiate: parameter 'w' is frozen in one use and trained in another}}
+  %w2 = model.param "w" : tensor<4x4xf32>
+  %y = model.linear "second"(%h, %w2) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %l = model.mean %y : (tensor<2x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

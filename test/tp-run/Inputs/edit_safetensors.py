@@ -15,6 +15,7 @@
                                              # values within RTOL of the
                                              # largest magnitude; prints the
                                              # largest relative difference
+  edit_safetensors.py keep IN NAME OUT      # OUT = only tensor NAME of IN
   edit_safetensors.py norm IN               # the 2-norm of every F32
                                              # element of every tensor
   edit_safetensors.py stack OUT IN...       # each tensor of the INs (same
@@ -98,6 +99,12 @@ def main(argv):
         print("%d tensors, max rel difference %.3g" % (len(names), worst))
         if worst > float(argv[4]):
             sys.exit("exceeds %s" % argv[4])
+    elif op == "keep":
+        header, payload = read(argv[2])
+        entry = dict(header[argv[3]])
+        begin, end = entry["data_offsets"]
+        entry["data_offsets"] = [0, end - begin]
+        write(argv[4], {argv[3]: entry}, payload[begin:end])
     elif op == "norm":
         header, payload = read(argv[2])
         total = 0.0

@@ -358,7 +358,7 @@ CustomStyleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                FlatSymbolRefAttr, StringAttr tpAxis,
                                ArrayAttr keys, ArrayAttr styles,
-                               StringAttr dpAxis, bool) {
+                               StringAttr dpAxis, bool, ArrayAttr frozen) {
   if (dpAxis && tpAxis && dpAxis == tpAxis)
     return emitError() << "plan dp_axis and tp_axis are both '"
                        << dpAxis.getValue() << "'";
@@ -373,5 +373,10 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "plan styles must be parallel-style attributes, "
                             "got "
                          << style;
+  if (frozen)
+    for (Attribute pattern : frozen)
+      if (!isa<StringAttr>(pattern))
+        return emitError() << "plan frozen patterns must be strings, got "
+                           << pattern;
   return success();
 }

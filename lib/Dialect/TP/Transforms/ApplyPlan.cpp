@@ -181,8 +181,41 @@ static std::string describeDifference(Attribute a, Attribute b) {
   return result;
 }
 
+LogicalResult mlir::tp::markFrozenParameters(ModuleOp module, PlanAttr plan) {
+  if (!plan.getFrozen())
+    return success();
+  SmallVector<model::ParamOp> params;
+  module.walk([&](model::ParamOp p) { params.push_back(p); });
+  for (Attribute attr : plan.getFrozen()) {
+    StringRef pattern = cast<StringAttr>(attr).getValue();
+    SmallVector<llvm::GlobPattern> tokens;
+    for (StringRef token : splitFQN(pattern)) {
+      llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(token);
+      if (!glob)
+        return emitError(module.getLoc())
+               << "frozen pattern '" << pattern << "': token '" << token
+               << "' is not a valid pattern: "
+               << llvm::toString(glob.takeError());
+      tokens.push_back(std::move(*glob));
+    }
+    bool matched = false;
+    for (model::ParamOp p : params)
+      if (matchesPrefix(tokens, splitFQN(p.getName()), tokens.size())) {
+        p.setFrozen(true);
+        matched = true;
+      }
+    if (!matched)
+      return emitError(module.getLoc())
+             << "frozen pattern '" << pattern
+             << "' matches no parameter (nor module with parameters)";
+  }
+  return success();
+}
+
 LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
   if (failed(checkPassPrecondition(module, TPPass::ApplyPlan)))
+    return failure();
+  if (failed(markFrozenParameters(module, plan)))
     return failure();
   ensureParallelStyleModels(module.getContext());
   // Every module op with an FQN, in program order. The root key "" names

@@ -59,6 +59,16 @@ public:
     for (Operation *op : forward)
       if (auto d = dyn_cast<m::DropoutOp>(op); d && !d.getP().isZero())
         d.setTrain(true);
+    // A tied parameter is frozen everywhere or nowhere.
+    llvm::StringMap<m::ParamOp> declared;
+    for (Operation *op : forward)
+      if (auto p = dyn_cast<m::ParamOp>(op)) {
+        auto [it, fresh] = declared.try_emplace(p.getName(), p);
+        if (!fresh && it->second.getFrozen() != p.getFrozen())
+          return p.emitError()
+                 << "tp-differentiate: parameter '" << p.getName()
+                 << "' is frozen in one use and trained in another";
+      }
     markActive(forward);
     if (!active.contains(loss))
       return func.emitError()
@@ -141,10 +151,12 @@ private:
   /// Marks the values that depend on a parameter: only they get gradients.
   void markActive(ArrayRef<Operation *> ops) {
     for (Operation *op : ops)
-      if (isa<m::ParamOp>(op) || (!isa<m::DetachOp>(op) &&
-                                  llvm::any_of(op->getOperands(), [&](Value v) {
-                                    return active.contains(v);
-                                  })))
+      if (auto p = dyn_cast<m::ParamOp>(op); p && p.getFrozen())
+        continue; // requires_grad=False: no gradient flows from it
+      else if (isa<m::ParamOp>(op) ||
+               (!isa<m::DetachOp>(op) &&
+                llvm::any_of(op->getOperands(),
+                             [&](Value v) { return active.contains(v); })))
         for (Value r : op->getResults())
           active.insert(r);
   }

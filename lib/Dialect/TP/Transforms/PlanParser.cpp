@@ -510,9 +510,11 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
   for (auto &kv : *root)
     if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis" &&
-        kv.first != "dp_axis" && kv.first != "loss_parallel") {
+        kv.first != "dp_axis" && kv.first != "loss_parallel" &&
+        kv.first != "frozen") {
       fail() << "unknown top-level key '" << StringRef(kv.first)
-             << "' (expected mesh, plan, tp_axis, dp_axis, loss_parallel)";
+             << "' (expected mesh, plan, tp_axis, dp_axis, loss_parallel, "
+                "frozen)";
       return failure();
     }
 
@@ -603,6 +605,27 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     lossParallel = *b;
   }
 
+  // Parameters not to train: FQN patterns (of parameters or modules).
+  ArrayAttr frozen;
+  if (const json::Value *v = root->get("frozen")) {
+    const json::Array *list = v->getAsArray();
+    SmallVector<Attribute> patterns;
+    for (size_t i = 0; list && i < list->size(); ++i) {
+      auto s = (*list)[i].getAsString();
+      if (!s || s->empty()) {
+        list = nullptr;
+        break;
+      }
+      patterns.push_back(StringAttr::get(ctx, *s));
+    }
+    if (!list) {
+      fail() << "frozen must be a list of parameter or module FQN patterns, "
+                "like [\"tok_embeddings\", \"layers.0.*\"]";
+      return failure();
+    }
+    frozen = ArrayAttr::get(ctx, patterns);
+  }
+
   // Create (or check) the mesh op.
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   StringRef meshName = "mesh";
@@ -641,7 +664,7 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
   return PlanAttr::get(ctx, FlatSymbolRefAttr::get(ctx, meshName), tpAxis,
                        ArrayAttr::get(ctx, keys), ArrayAttr::get(ctx, styles),
-                       dpAxis, lossParallel);
+                       dpAxis, lossParallel, frozen);
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {

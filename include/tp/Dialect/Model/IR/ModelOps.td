@@ -45,13 +45,16 @@ def Model_ParamOp : Model_Op<"param", [Pure]> {
   let summary = "A named model parameter (its FQN, e.g. `net1.weight`)";
   let description = [{
     Produces the full value of a parameter. Tied parameters (weight tying)
-    are one `model.param` used by several modules.
+    are one `model.param` used by several modules. `frozen` (PyTorch's
+    `requires_grad=False`, or a plan's `frozen` list) keeps it out of
+    training: tp-differentiate gives it no gradient.
 
     ```mlir
     %w = model.param "net1.weight" : tensor<16x8xf32>
+    %e = model.param "tok_embeddings.weight" {frozen} : tensor<32x16xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, UnitAttr:$frozen);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;

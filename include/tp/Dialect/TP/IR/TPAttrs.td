@@ -290,7 +290,11 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     data-parallel mesh axis over which every model input is sharded on its
     first (batch) dim; `loss_parallel` (PyTorch's `loss_parallel()`)
     computes each cross entropy on class-sharded logits without gathering
-    them: three small all-reduces (max, sum of exp, target logit).
+    them: three small all-reduces (max, sum of exp, target logit). `frozen`
+    lists patterns of parameters a training step does not train (PyTorch's
+    `requires_grad_(False)`): a pattern matches a parameter FQN, or a
+    module FQN and so every parameter under it; tp-apply-plan marks those
+    `model.param` ops `frozen`.
 
     ```mlir
     module attributes {tp.plan = #tp.plan<mesh = @mesh,
@@ -304,7 +308,8 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     "::mlir::ArrayAttr":$keys,
     "::mlir::ArrayAttr":$styles,
     OptionalParameter<"::mlir::StringAttr">:$dp_axis,
-    DefaultValuedParameter<"bool", "false">:$loss_parallel);
+    DefaultValuedParameter<"bool", "false">:$loss_parallel,
+    OptionalParameter<"::mlir::ArrayAttr">:$frozen);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let builders = [
@@ -312,7 +317,7 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
                      "::mlir::StringAttr":$tp_axis, "::mlir::ArrayAttr":$keys,
                      "::mlir::ArrayAttr":$styles), [{
       return $_get($_ctxt, mesh, tp_axis, keys, styles, ::mlir::StringAttr(),
-                   false);
+                   false, ::mlir::ArrayAttr());
     }]>
   ];
 }

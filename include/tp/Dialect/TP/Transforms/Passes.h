@@ -145,6 +145,13 @@ void markLocalResults(ModuleOp module, ArrayRef<StyledModule> styled);
 /// Attaches the styles of `plan` to the matching module ops of `module`.
 LogicalResult applyPlan(ModuleOp module, PlanAttr plan);
 
+/// Marks `frozen` every `model.param` of `module` that a pattern of the
+/// plan's `frozen` list matches (its FQN, or a module FQN above it; fnmatch
+/// per dotted token); a pattern that matches no parameter is an error.
+/// Part of applyPlan; also for a model compiled without its plan (the
+/// one-rank reference of a parallel run).
+LogicalResult markFrozenParameters(ModuleOp module, PlanAttr plan);
+
 /// Lowers every `tp.style` in `module` to DTensor ops.
 LogicalResult lowerStyles(ModuleOp module);
 
