@@ -13,6 +13,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/InitAll.h"
+#include "tp/InitUpstream.h"
 #include "tp/Support/InputLimits.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -26,13 +27,16 @@ static llvm::cl::list<std::string> stylePlugins(
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  mlir::registerCanonicalizerPass();
-  mlir::registerCSEPass();
-  mlir::registerSymbolDCEPass();
-  mlir::registerInlinerPass();
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tp version " << mlir::tp::getVersion() << "\n";
+  });
+  // tp's passes and pipeline next to upstream's, on tp's dialects and the
+  // upstream ones around them, so one --pass-pipeline mixes them.
+  mlir::tp::registerUpstreamPasses();
   mlir::tp::registerAllPasses();
 
   mlir::DialectRegistry registry;
+  mlir::tp::registerUpstreamDialects(registry);
   mlir::tp::registerAllDialects(registry);
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "tp: tensor-parallel plan lowering driver\n", registry);
