@@ -77,7 +77,8 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
     return;
   }
   case Opcode::AllReduce: {
-    Buffer y = B::clone(arg(0));
+    // In place on the operand's buffer when this is its last reader.
+    Buffer y = f.dyingOperand(in, 0) ? f.takeOperand(in, 0) : B::clone(arg(0));
     allReduceInPlace(f.comm(in.axes), y, in.reduce);
     f.set(in.result, std::move(y));
     return;
@@ -101,12 +102,35 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
   case Opcode::SGDUpdate:
   case Opcode::AdamWUpdate:
     if constexpr (B::kHostOnlyKernels) {
-      f.set(in.result, optimizerUpdate(in, f));
-      // Later runs read the updated parameter where this one read it.
-      if (f.state)
-        f.state->updated[in.operands[0]] = f.slots[in.result];
+      // In place when the update is the parameter's last reader (as PyTorch's
+      // optimizers step): no copy of the parameter per step.
+      int p = in.operands[0];
+      bool inPlace = f.updatableInPlace(in);
+      std::shared_ptr<Buffer> value =
+          inPlace ? f.slots[p] : std::make_shared<Buffer>(B::clone(f.at(p)));
+      optimizerUpdate(in, f, *value);
+      f.slots[in.result] = value;
+      if (f.state) {
+        // Later runs read the updated parameter where this one read it; the
+        // value it replaces is not read again.
+        f.state->updated[p] = value;
+        if (f.paramOf[p] >= 0)
+          f.state->params[f.paramOf[p]] = value;
+        // Still the resident parameter's bytes.
+        f.resident[in.result] = inPlace && f.resident[p];
+      }
       return;
     }
+    break;
+  case Opcode::Reshape:
+    // A view of the operand's buffer when this is its last reader.
+    if constexpr (B::kHostOnlyKernels)
+      if (in.widen.empty() && f.dyingOperand(in, 0)) {
+        int64_t n = arg(0).numel();
+        f.set(in.result,
+              std::move(f.takeOperand(in, 0)).reshaped(reshapeTarget(in, n)));
+        return;
+      }
     break;
   default:
     break;
@@ -153,6 +177,7 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   f.state = state;
   f.slots.resize(program.slots.size());
   f.resident.assign(program.slots.size(), false);
+  f.paramOf.assign(program.slots.size(), -1);
   f.coords = program.coordsOf(comm.rank());
   // Sub-communicators, created in the same order on every rank (once per
   // RankState).
@@ -193,9 +218,10 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
           B::fromHost(DataSource::localInput(in, data.input(in, f.inputs.get()),
                                              program.meshShape, f.coords)));
   }
-  // Live bytes: resident parameters count from the start, others from their
-  // definition to their last use.
-  int64_t live = state ? state->paramBytes : 0, peak = 0;
+  // Live bytes: resident parameters and optimizer state count from the
+  // start, other values from their definition to their last use.
+  int64_t live = state ? state->paramBytes + state->optimizerBytes : 0,
+          peak = 0;
   for (int s : program.inputSlots)
     live += f.at(s).bytes();
   peak = live;
@@ -205,26 +231,37 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   }
   for (const Instruction &instr : program.instrs) {
     int64_t before = state ? state->paramBytes : 0;
+    int64_t optimizerBefore = f.optimizerBytes;
+    // What this instruction frees, measured before it runs (it may take a
+    // dying operand's buffer).
+    int64_t freed = 0;
+    for (int s : instr.frees)
+      if (!f.resident[s])
+        freed += f.at(s).bytes();
     auto updated = state ? state->updated.find(instr.result)
                          : std::map<int, std::shared_ptr<void>>::iterator();
-    if (state && updated != state->updated.end())
-      // A parameter the last run's optimizer updated (counted as live while
-      // this run reads it).
+    if (state && updated != state->updated.end()) {
+      // A parameter the last run's optimizer updated: resident, in place of
+      // the one it updated.
       f.slots[instr.result] =
           std::static_pointer_cast<typename B::Buffer>(updated->second);
-    else
+      f.resident[instr.result] = true;
+      f.paramOf[instr.result] = instr.param;
+    } else {
       execute(instr, f);
+    }
     if (!f.resident[instr.result])
       live += f.at(instr.result).bytes();
     else if (state)
       live += state->paramBytes - before; // loaded by this run
+    live += f.optimizerBytes - optimizerBefore;
     peak = std::max(peak, live);
-    for (int s : instr.frees) {
-      if (!f.resident[s])
-        live -= f.at(s).bytes();
+    live -= freed;
+    for (int s : instr.frees)
       f.slots[s].reset();
-    }
   }
+  if (state)
+    state->optimizerBytes += f.optimizerBytes;
   if (measuredPeakBytes)
     *measuredPeakBytes = peak;
   if (stats) {
@@ -243,8 +280,11 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
       add(group->stats(), statsBefore[axes]);
   }
   std::vector<typename B::Buffer> results;
-  for (int s : program.resultSlots)
-    results.push_back(f.take(s));
+  for (size_t i = 0; i < program.resultSlots.size(); ++i)
+    if (state && !state->returnsUpdated && !program.results[i].updated.empty())
+      results.emplace_back(); // kept in the RankState, not copied out
+    else
+      results.push_back(f.take(program.resultSlots[i]));
   return results;
 }
 

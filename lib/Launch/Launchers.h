@@ -53,6 +53,8 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
     for (int s = 0; s < steps; ++s) {
       if (stats)
         *stats = runtime::CollectiveStats();
+      // Only the last step's updated parameters are read.
+      state.setReturnsUpdated(s == steps - 1);
       out = program.run(comm, data, peak, stats, steps > 1 ? &state : nullptr);
       if (losses && comm.rank() == 0 && !out.empty() && out[0].numel() == 1)
         losses->push_back(out[0].at(0));

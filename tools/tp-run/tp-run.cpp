@@ -326,6 +326,9 @@ int main(int argc, char **argv) {
     fail(e.what());
   }
   checkRunOptions();
+  // Training steps reuse freed activations' memory instead of faulting it in
+  // again.
+  mlir::tp::runtime::keepFreedTensorMemory();
   mlir::tp::OptimizerOptions optimizerArgs = optimizerOptions();
   // With mpi this process becomes one rank of the job: every rank lowers
   // the model (deterministically), rank 0 reports.
