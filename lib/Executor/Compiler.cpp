@@ -95,6 +95,7 @@ void Compiler::compile(func::FuncOp func) {
       layout.updated = fqn.str();
     program.results.push_back(layout);
   }
+  regatherForBackward(program);
   planLiveness(program);
   int64_t memory = rt::hostMemoryBytes();
   if (program.peak > memory)

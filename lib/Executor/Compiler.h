@@ -66,6 +66,14 @@ void describeLayout(mlir::Type global, size_t meshRank, const std::string &what,
 /// Fills every instruction's `frees` (each slot after its last reader,
 /// results kept) and the static peak bytes of \p program.
 void planLiveness(ProgramData &program);
+/// In a training step (a program returning gradients), keeps the sharded
+/// operand of each all_gather of the forward pass for the backward instead
+/// of its gathered value, as Megatron's sequence parallelism does: the
+/// gather runs again right before its first reader after the loss, and the
+/// readers after the loss read that. The gathered value then dies with its
+/// last forward reader, so only 1/n of it is live across the step. Runs
+/// before planLiveness.
+void regatherForBackward(ProgramData &program);
 
 /// The range of ids an integer input \p ids may hold, [0, result), from the
 /// tables they index (embeddings, loss targets), or -1 when they index none.

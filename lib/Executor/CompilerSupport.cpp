@@ -9,6 +9,8 @@
 
 #include "Compiler.h"
 
+#include <map>
+
 #include "llvm/Support/MathExtras.h"
 
 #include <stdexcept>
@@ -143,6 +145,64 @@ void describeLayout(Type global, size_t meshRank, const std::string &what,
     else
       placements.push_back("R");
   }
+}
+
+void regatherForBackward(ProgramData &program) {
+  // The loss: the result that is neither a gradient nor an updated
+  // parameter, in a program that returns gradients.
+  int lossSlot = -1;
+  bool training = false;
+  for (size_t i = 0; i < program.results.size(); ++i) {
+    const ResultLayout &r = program.results[i];
+    training |= !r.gradOf.empty();
+    if (r.gradOf.empty() && r.updated.empty() && lossSlot < 0)
+      lossSlot = program.resultSlots[i];
+  }
+  if (!training || lossSlot < 0)
+    return;
+  std::vector<Instruction> &instrs = program.instrs;
+  size_t loss = 0;
+  while (loss < instrs.size() && instrs[loss].result != lossSlot)
+    ++loss;
+  if (loss == instrs.size())
+    return;
+  std::vector<bool> isResult(program.slots.size(), false);
+  for (int s : program.resultSlots)
+    isResult[s] = true;
+  // Gathers to run again, by the index of their first backward reader.
+  std::multimap<size_t, Instruction> inserts;
+  for (size_t i = 0; i < loss; ++i) {
+    const Instruction &gather = instrs[i];
+    if (gather.op != Opcode::AllGather && gather.op != Opcode::AllGatherUneven)
+      continue;
+    int gathered = gather.result;
+    if (isResult[gathered] || program.slots[gathered].staticBytes <=
+                                  program.slots[gather.operands[0]].staticBytes)
+      continue;
+    Instruction again = gather;
+    again.result = -1;
+    for (size_t j = loss + 1; j < instrs.size(); ++j)
+      for (int &s : instrs[j].operands)
+        if (s == gathered) {
+          if (again.result < 0) {
+            again.result = static_cast<int>(program.slots.size());
+            program.slots.push_back(program.slots[gathered]);
+            inserts.emplace(j, again);
+          }
+          s = again.result;
+        }
+  }
+  if (inserts.empty())
+    return;
+  std::vector<Instruction> out;
+  out.reserve(instrs.size() + inserts.size());
+  for (size_t j = 0; j < instrs.size(); ++j) {
+    auto [first, last] = inserts.equal_range(j);
+    for (auto it = first; it != last; ++it)
+      out.push_back(std::move(it->second));
+    out.push_back(std::move(instrs[j]));
+  }
+  instrs = std::move(out);
 }
 
 void planLiveness(ProgramData &program) {
