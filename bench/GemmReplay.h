@@ -1,4 +1,5 @@
-//===- GemmReplay.h - record a program's sgemm calls, replay them ----------===//
+//===- GemmReplay.h - record a program's sgemm calls, replay them
+//----------===//
 //
 // Shared by e2e_bench.cpp and train_bench.cpp; include it from one source
 // file per benchmark binary, since it defines the cblas_sgemm interposer:
@@ -76,14 +77,18 @@ inline std::vector<GemmCall> backwardGemms(const GemmCall &fwd) {
   std::vector<GemmCall> out;
   // dA.
   if (!ta)
-    out.push_back({CblasRowMajor, N, tb ? N : T, m, k, n, n, ldB, k, 1.0f, 0.0f});
+    out.push_back(
+        {CblasRowMajor, N, tb ? N : T, m, k, n, n, ldB, k, 1.0f, 0.0f});
   else
-    out.push_back({CblasRowMajor, tb ? T : N, T, k, m, n, ldB, n, m, 1.0f, 0.0f});
+    out.push_back(
+        {CblasRowMajor, tb ? T : N, T, k, m, n, ldB, n, m, 1.0f, 0.0f});
   // dB.
   if (!tb)
-    out.push_back({CblasRowMajor, ta ? N : T, N, k, n, m, ldA, n, n, 1.0f, 0.0f});
+    out.push_back(
+        {CblasRowMajor, ta ? N : T, N, k, n, m, ldA, n, n, 1.0f, 0.0f});
   else
-    out.push_back({CblasRowMajor, T, ta ? T : N, n, k, m, n, ldA, k, 1.0f, 0.0f});
+    out.push_back(
+        {CblasRowMajor, T, ta ? T : N, n, k, m, n, ldA, k, 1.0f, 0.0f});
   return out;
 }
 

@@ -1,4 +1,5 @@
-//===- train_bench.cpp - training step time vs ranks and vs its GEMM floor -===//
+//===- train_bench.cpp - training step time vs ranks and vs its GEMM floor
+//-===//
 //
 //   train_bench --case NAME=MODEL.mlir=PLAN.json [--case ...]
 //               [--memory-case NAME=MODEL.mlir=PLAN.json ...]
@@ -122,8 +123,8 @@ StepMemory stepMemory(const Program &p) {
     kind[s] = Result;
   }
   for (const auto &in : instrs) {
-    int64_t bytes = slots[in.operands.empty() ? in.result : in.operands[0]]
-                        .staticBytes;
+    int64_t bytes =
+        slots[in.operands.empty() ? in.result : in.operands[0]].staticBytes;
     if (in.op == Opcode::AdamWUpdate)
       m.optimizerState += 2 * bytes;
     else if (in.op == Opcode::SGDUpdate && in.hyper.size() > 1 &&
@@ -201,11 +202,12 @@ func::FuncOp entryFunction(ModuleOp module) {
 
 /// Parses spec.model and lowers it for \p np ranks: a training step with
 /// \p optimizer, or (empty) the forward pass alone.
-OwningOpRef<ModuleOp> lowerModel(MLIRContext &ctx, const CaseSpec &spec,
-                                 int np, const std::string &optimizer) {
+OwningOpRef<ModuleOp> lowerModel(MLIRContext &ctx, const CaseSpec &spec, int np,
+                                 const std::string &optimizer) {
   llvm::SourceMgr sm;
   SourceMgrDiagnosticHandler diag(sm, &ctx);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(spec.model, sm, &ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(spec.model, sm, &ctx);
   if (!module)
     die("cannot parse " + spec.model);
   ModuleOp m = *module;
@@ -244,8 +246,8 @@ std::unique_ptr<Lowered> lower(MLIRContext &ctx, const CaseSpec &spec, int np,
   auto l = std::make_unique<Lowered>();
   l->np = np;
   l->module = lowerModel(ctx, spec, np, options.optimizer);
-  l->step = std::make_unique<Program>(
-      Program::compile(entryFunction(*l->module)));
+  l->step =
+      std::make_unique<Program>(Program::compile(entryFunction(*l->module)));
   l->memory = stepMemory(*l->step);
   if (spec.memoryOnly)
     return l;
@@ -331,9 +333,9 @@ void runStep(benchmark::State &state, Lowered *l, int steps) {
         l->step->run(comm, data, nullptr, nullptr, &rs);
         double c = threadCpuSeconds() - c0;
         comm.barrier();
-        double w = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - t0)
-                       .count();
+        double w =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count();
         std::lock_guard<std::mutex> lock(mu);
         cpus[i] = std::max(cpus[i], c);
         walls[i] = std::max(walls[i], w);
