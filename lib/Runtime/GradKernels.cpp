@@ -35,6 +35,15 @@ void checkSame(const char *op, const char *what1, const Shape &s1,
 
 const Shape *shapeOf(const Tensor *t) { return t ? &t->shape() : nullptr; }
 
+/// acc[j] += src[r * n + j] over \p rows rows (vectorized clones): a bias's
+/// gradient.
+TP_VECTOR_CLONES static void sumRows(const float *src, int64_t rows, int64_t n,
+                                     double *acc) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j)
+      acc[j] += src[r * n + j];
+}
+
 /// sumToShape for a gradient \p full known to have the broadcast shape;
 /// \p full itself when no dimension is reduced.
 Tensor reduceTo(Tensor full, const Shape &shape) {
@@ -57,10 +66,7 @@ Tensor reduceTo(Tensor full, const Shape &shape) {
   const Shape &fs = full.shape();
   if (core.size() <= fs.size() &&
       std::equal(core.begin(), core.end(), fs.end() - core.size())) {
-    int64_t rows = full.numel() / n;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < n; ++j)
-        acc[j] += src[r * n + j];
+    sumRows(src, full.numel() / n, n, acc.data());
   } else {
     Shape strides = detail::broadcastStrides(shape, fs);
     Shape unit(fs.size(), 0);
@@ -284,6 +290,50 @@ static Tensor vectorOrEmpty(bool present, const std::vector<double> &acc) {
   return out;
 }
 
+/// layerNormBackward over \p rows rows of \p d: the input's gradient into
+/// \p gx, the weight's and bias's accumulated into \p gw and \p gb (f64).
+/// The sums over a row in kSumLanes interleaved partial sums, so that the
+/// loops vectorize (vectorized clones).
+TP_VECTOR_CLONES static void
+layerNormBackwardRows(const float *g, const float *x, const float *w, float *gx,
+                      double *gw, double *gb, int64_t rows, int64_t d,
+                      float eps) {
+  constexpr int L = detail::kSumLanes;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * d, *gr = g + r * d;
+    float *out = gx + r * d;
+    // The statistics as the forward computes them.
+    auto [mean, var] = detail::rowMoments(xr, d);
+    double rstd = 1.0 / std::sqrt(var + eps);
+    double sDy[L] = {}, sDyXhat[L] = {};
+    int64_t j = 0;
+    auto term = [&](int64_t k, int l) {
+      double xhat = (xr[k] - mean) * rstd;
+      double dy = static_cast<double>(gr[k]) * w[k];
+      sDy[l] += dy;
+      sDyXhat[l] += dy * xhat;
+      gw[k] += gr[k] * xhat;
+      gb[k] += gr[k];
+    };
+    for (; j + L <= d; j += L)
+      for (int l = 0; l < L; ++l)
+        term(j + l, l);
+    for (; j < d; ++j)
+      term(j, 0);
+    double sumDy = 0.0, sumDyXhat = 0.0;
+    for (int l = 0; l < L; ++l) {
+      sumDy += sDy[l];
+      sumDyXhat += sDyXhat[l];
+    }
+    double meanDy = sumDy / d, meanDyXhat = sumDyXhat / d;
+    for (j = 0; j < d; ++j) {
+      double xhat = (xr[j] - mean) * rstd;
+      double dy = static_cast<double>(gr[j]) * w[j];
+      out[j] = static_cast<float>(rstd * (dy - meanDy - xhat * meanDyXhat));
+    }
+  }
+}
+
 LayerNormGrads mlir::tp::runtime::layerNormBackward(const Tensor &g,
                                                     const Tensor &x,
                                                     const Tensor *weight,
@@ -294,29 +344,14 @@ LayerNormGrads mlir::tp::runtime::layerNormBackward(const Tensor &g,
   checkSame("layerNormBackward", "gradient", g.shape(), "input", x.shape());
   Tensor gx = Tensor::uninitialized(x.shape());
   std::vector<double> gw(d, 0.0), gb(d, 0.0);
-  const float *w = weight ? weight->data() : nullptr;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x.data() + r * d, *gr = g.data() + r * d;
-    float *out = gx.data() + r * d;
-    // The statistics as the forward computes them.
-    auto [mean, var] = detail::rowMoments(xr, d);
-    double rstd = 1.0 / std::sqrt(var + eps);
-    double sumDy = 0.0, sumDyXhat = 0.0;
-    for (int64_t j = 0; j < d; ++j) {
-      double xhat = (xr[j] - mean) * rstd;
-      double dy = w ? static_cast<double>(gr[j]) * w[j] : gr[j];
-      sumDy += dy;
-      sumDyXhat += dy * xhat;
-      gw[j] += gr[j] * xhat;
-      gb[j] += gr[j];
-    }
-    double meanDy = sumDy / d, meanDyXhat = sumDyXhat / d;
-    for (int64_t j = 0; j < d; ++j) {
-      double xhat = (xr[j] - mean) * rstd;
-      double dy = w ? static_cast<double>(gr[j]) * w[j] : gr[j];
-      out[j] = static_cast<float>(rstd * (dy - meanDy - xhat * meanDyXhat));
-    }
-  }
+  // Without a weight dy is the gradient: a weight of ones (an exact
+  // multiply in f64).
+  std::vector<float> ones;
+  if (!weight)
+    ones.assign(d, 1.0f);
+  layerNormBackwardRows(g.data(), x.data(),
+                        weight ? weight->data() : ones.data(), gx.data(),
+                        gw.data(), gb.data(), rows, d, eps);
   return {std::move(gx), vectorOrEmpty(weight, gw), vectorOrEmpty(bias, gb)};
 }
 

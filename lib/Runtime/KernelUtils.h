@@ -208,6 +208,10 @@ struct RowLogSumExp {
 /// When \p exps is given, it receives the n terms exp(x - max) in f64.
 RowLogSumExp rowLogSumExp(const float *row, int64_t n, double *exps = nullptr);
 
+/// How many interleaved partial sums the row reductions of the norms keep
+/// (so that they vectorize: one AVX-512 vector of f64).
+constexpr int kSumLanes = 8;
+
 /// The mean and the biased variance of a row of \p d values, in f64: the
 /// statistics of layerNorm, forward and backward.
 struct RowMoments {

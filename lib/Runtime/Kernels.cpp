@@ -99,18 +99,46 @@ using detail::broadcastOrThrow;
 using detail::broadcastStrides;
 
 namespace {
+/// Whether \p small, less its leading 1s, is the trailing dims of \p full:
+/// it broadcasts over full's rows (a bias, a table of positions).
+bool isTrailing(const std::vector<int64_t> &small,
+                const std::vector<int64_t> &full) {
+  size_t lead = 0;
+  while (lead < small.size() && small[lead] == 1)
+    ++lead;
+  size_t n = small.size() - lead;
+  return n <= full.size() &&
+         std::equal(small.begin() + lead, small.end(), full.end() - n);
+}
+
 template <typename F>
 Tensor binary(const char *op, const Tensor &a, const Tensor &b, F f) {
+  const float *pa = a.data(), *pb = b.data();
   if (a.shape() == b.shape()) {
     Tensor out = Tensor::uninitialized(a.shape());
+    float *po = out.data();
     for (int64_t i = 0, e = a.numel(); i < e; ++i)
-      out.data()[i] = f(a.data()[i], b.data()[i]);
+      po[i] = f(pa[i], pb[i]);
     return out;
   }
   std::vector<int64_t> shape = broadcastOrThrow(op, a.shape(), b.shape());
   Tensor out = Tensor::uninitialized(shape);
-  const float *pa = a.data(), *pb = b.data();
   float *po = out.data();
+  // One operand repeated over the other's rows: a loop per row.
+  int64_t n = b.numel();
+  if (a.shape() == shape && n > 0 && isTrailing(b.shape(), shape)) {
+    for (int64_t r = 0, rows = a.numel() / n; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        po[r * n + j] = f(pa[r * n + j], pb[j]);
+    return out;
+  }
+  n = a.numel();
+  if (b.shape() == shape && n > 0 && isTrailing(a.shape(), shape)) {
+    for (int64_t r = 0, rows = b.numel() / n; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        po[r * n + j] = f(pa[j], pb[r * n + j]);
+    return out;
+  }
   detail::forEachStrided(
       shape, broadcastStrides(a.shape(), shape),
       broadcastStrides(b.shape(), shape),
@@ -146,10 +174,13 @@ Tensor mlir::tp::runtime::linear(const Tensor &x, const Tensor &w,
   Tensor out = Tensor::uninitialized(l.shape);
   detail::gemm(/*transB=*/true, l.rows, l.out, l.in, 1.0f, x.data(), l.in,
                w.data(), l.in, 0.0f, out.data(), l.out);
-  if (bias)
+  if (bias) {
+    float *o = out.data();
+    const float *b = bias->data();
     for (int64_t r = 0; r < l.rows; ++r)
       for (int64_t j = 0; j < l.out; ++j)
-        out.data()[r * l.out + j] += bias->data()[j];
+        o[r * l.out + j] += b[j];
+  }
   return out;
 }
 
@@ -294,37 +325,79 @@ static Tensor mapRows(const Tensor &x, int64_t rows, int64_t d, Fn fn) {
   return out;
 }
 
-detail::RowMoments mlir::tp::runtime::detail::rowMoments(const float *row,
-                                                         int64_t d) {
+TP_VECTOR_CLONES detail::RowMoments
+mlir::tp::runtime::detail::rowMoments(const float *row, int64_t d) {
+  // Each sum in kSumLanes interleaved partial sums, so that it vectorizes.
+  constexpr int L = kSumLanes;
+  double part[L] = {};
+  int64_t j = 0;
+  for (; j + L <= d; j += L)
+    for (int l = 0; l < L; ++l)
+      part[l] += row[j + l];
+  for (; j < d; ++j)
+    part[0] += row[j];
   double mean = 0.0;
-  for (int64_t j = 0; j < d; ++j)
-    mean += row[j];
+  for (int l = 0; l < L; ++l)
+    mean += part[l];
   mean /= d;
+  double sq[L] = {};
+  for (j = 0; j + L <= d; j += L)
+    for (int l = 0; l < L; ++l)
+      sq[l] += (row[j + l] - mean) * (row[j + l] - mean);
+  for (; j < d; ++j)
+    sq[0] += (row[j] - mean) * (row[j] - mean);
   double var = 0.0;
-  for (int64_t j = 0; j < d; ++j)
-    var += (row[j] - mean) * (row[j] - mean);
+  for (int l = 0; l < L; ++l)
+    var += sq[l];
   return {mean, var / d};
+}
+
+/// One row of layerNorm with the weight and bias it has (the multiply and
+/// add only where PyTorch makes them, so that a missing one changes no
+/// rounding).
+template <bool Weight, bool Bias>
+static inline void layerNormRow(const float *src, float *dst, const float *w,
+                                const float *b, int64_t d, float meanF,
+                                float inv) {
+  for (int64_t j = 0; j < d; ++j) {
+    float v = (src[j] - meanF) * inv;
+    if (Weight)
+      v *= w[j];
+    if (Bias)
+      v += b[j];
+    dst[j] = v;
+  }
+}
+
+/// layerNorm over \p rows rows of \p d (vectorized clones).
+TP_VECTOR_CLONES static void layerNormRows(const float *x, float *y,
+                                           const float *w, const float *b,
+                                           int64_t rows, int64_t d, float eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *src = x + r * d;
+    float *dst = y + r * d;
+    auto [mean, var] = detail::rowMoments(src, d);
+    float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+    float meanF = static_cast<float>(mean);
+    if (w && b)
+      layerNormRow<true, true>(src, dst, w, b, d, meanF, inv);
+    else if (w)
+      layerNormRow<true, false>(src, dst, w, b, d, meanF, inv);
+    else if (b)
+      layerNormRow<false, true>(src, dst, w, b, d, meanF, inv);
+    else
+      layerNormRow<false, false>(src, dst, w, b, d, meanF, inv);
+  }
 }
 
 Tensor mlir::tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
                                     const Tensor *bias, float eps) {
-  // (Named, not a structured binding: the lambda captures d.)
   detail::RowDims rowDims =
       detail::checkNorm("layerNorm", x.shape(), shapeOf(weight), shapeOf(bias));
-  int64_t d = rowDims.d;
-  return mapRows(x, rowDims.rows, d, [&](const float *src, float *dst) {
-    auto [mean, var] = detail::rowMoments(src, d);
-    float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
-    float meanF = static_cast<float>(mean);
-    for (int64_t j = 0; j < d; ++j) {
-      float v = (src[j] - meanF) * inv;
-      if (weight)
-        v *= weight->data()[j];
-      if (bias)
-        v += bias->data()[j];
-      dst[j] = v;
-    }
-  });
+  Tensor out = Tensor::uninitialized(x.shape());
+  layerNormRows(x.data(), out.data(), weight ? weight->data() : nullptr,
+                bias ? bias->data() : nullptr, rowDims.rows, rowDims.d, eps);
+  return out;
 }
 
 Tensor mlir::tp::runtime::rmsNorm(const Tensor &x, const Tensor *weight,
