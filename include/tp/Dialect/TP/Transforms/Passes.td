@@ -128,8 +128,13 @@ def TPOptimizePass : Pass<"tp-optimize", "::mlir::func::FuncOp"> {
     `A -> C`, so inverse pairs cancel and `Partial -> Replicate -> Shard(d)`
     becomes one reduce_scatter), distributes a full tensor straight to the
     placement it is redistributed to (no communication), and lets consumers
-    of the same redistribution share one. A function pass: it rewrites one
-    function's body.
+    of the same redistribution share one. A linear's weight gradient computed
+    whole and then chunked (Replicate -> Shard(0) or Shard(1): the update of a
+    column- or row-parallel weight whose output gradient is replicated) is
+    computed from the chunked output gradient or input instead, 1/n of the
+    GEMM on each rank; a training step that also returns the whole gradient
+    returns it laid out as its parameter. A function pass: it rewrites one
+    function's body (and, for such a gradient, its result type).
   }];
 }
 
