@@ -25,7 +25,8 @@
 //                     grad) and the two GEMMs of its backward (dA = dC B^T,
 //                     dB = A^T dC), straight into OpenBLAS on N threads at
 //                     once, on preallocated buffers.
-//   NAME/memory/np:N  (memory cases, not run) the step's liveness plan.
+//   NAME/memory/np:N  (memory cases, not run) the step's liveness plan;
+//                     np:1 keeps the plan, on a mesh of one.
 //
 // OpenBLAS runs one thread per rank (setBlasThreads(1)). Memory counters
 // (bytes per rank, from the static liveness plan of the compiled step;
@@ -201,7 +202,10 @@ func::FuncOp entryFunction(ModuleOp module) {
 }
 
 /// Parses spec.model and lowers it for \p np ranks: a training step with
-/// \p optimizer, or (empty) the forward pass alone.
+/// \p optimizer, or (empty) the forward pass alone. One rank runs the
+/// unparallelized model, except for a memory case, which keeps its plan on
+/// a mesh of one (the same program, e.g. loss_parallel's decomposed loss,
+/// on one rank).
 OwningOpRef<ModuleOp> lowerModel(MLIRContext &ctx, const CaseSpec &spec, int np,
                                  const std::string &optimizer) {
   llvm::SourceMgr sm;
@@ -212,7 +216,7 @@ OwningOpRef<ModuleOp> lowerModel(MLIRContext &ctx, const CaseSpec &spec, int np,
     die("cannot parse " + spec.model);
   ModuleOp m = *module;
   bool train = !optimizer.empty();
-  if (np == 1) {
+  if (np == 1 && !spec.memoryOnly) {
     mlir::tp::OptimizerOptions o;
     o.kind = optimizer;
     if (train && (failed(mlir::tp::differentiate(m)) ||
