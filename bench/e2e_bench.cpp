@@ -47,9 +47,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include "GemmReplay.h"
+
 #include <benchmark/benchmark.h>
-#include <cblas.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -67,102 +67,10 @@ namespace rt = ::mlir::tp::runtime;
 using ::mlir::tp::exec::DataSource;
 using ::mlir::tp::exec::Program;
 
-//===----------------------------------------------------------------------===//
-// cblas_sgemm interposer
-//===----------------------------------------------------------------------===//
-
-namespace {
-struct GemmCall {
-  CBLAS_ORDER order;
-  CBLAS_TRANSPOSE ta, tb;
-  blasint m, n, k, lda, ldb, ldc;
-  float alpha, beta;
-};
-
-using SgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint,
-                         blasint, blasint, float, const float *, blasint,
-                         const float *, blasint, float, float *, blasint);
-
-SgemmFn realSgemm() {
-  static SgemmFn fn = [] {
-    auto f = reinterpret_cast<SgemmFn>(dlsym(RTLD_NEXT, "cblas_sgemm"));
-    if (!f) {
-      std::fprintf(stderr, "e2e_bench: cannot find OpenBLAS's cblas_sgemm\n");
-      std::abort();
-    }
-    return f;
-  }();
-  return fn;
-}
-
-/// Where the calling thread records its sgemm calls (null: not recording).
-thread_local std::vector<GemmCall> *recorder = nullptr;
-} // namespace
-
-/// Every sgemm of the runtime comes through here (the executable's definition
-/// wins over libopenblas's), is recorded when asked, and goes to OpenBLAS.
-extern "C" void cblas_sgemm(OPENBLAS_CONST enum CBLAS_ORDER Order,
-                            OPENBLAS_CONST enum CBLAS_TRANSPOSE TransA,
-                            OPENBLAS_CONST enum CBLAS_TRANSPOSE TransB,
-                            OPENBLAS_CONST blasint M, OPENBLAS_CONST blasint N,
-                            OPENBLAS_CONST blasint K,
-                            OPENBLAS_CONST float alpha, OPENBLAS_CONST float *A,
-                            OPENBLAS_CONST blasint lda, OPENBLAS_CONST float *B,
-                            OPENBLAS_CONST blasint ldb,
-                            OPENBLAS_CONST float beta, float *C,
-                            OPENBLAS_CONST blasint ldc) {
-  if (recorder)
-    recorder->push_back(
-        {Order, TransA, TransB, M, N, K, lda, ldb, ldc, alpha, beta});
-  realSgemm()(Order, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
-              ldc);
-}
-
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Replaying a recorded sequence
-//===----------------------------------------------------------------------===//
-
-/// One rank's recorded sgemm calls with buffers to replay them on: every
-/// call has its own B (the weights, as a model's weights are distinct
-/// tensors); A and C come from one scratch area (activations).
-struct Replay {
-  std::vector<GemmCall> calls;
-  std::vector<std::vector<float>> bs;
-  std::vector<float> a, c;
-  double flop = 0;
-
-  void prepare() {
-    size_t maxA = 0, maxC = 0;
-    bs.clear();
-    flop = 0;
-    for (const GemmCall &g : calls) {
-      // Row-major: A is m x k (or k x m), B is k x n (or n x k), C is m x n.
-      bool ra = g.order == CblasRowMajor;
-      size_t rowsA = ra ? (g.ta == CblasNoTrans ? g.m : g.k)
-                        : (g.ta == CblasNoTrans ? g.k : g.m);
-      size_t rowsB = ra ? (g.tb == CblasNoTrans ? g.k : g.n)
-                        : (g.tb == CblasNoTrans ? g.n : g.k);
-      size_t rowsC = ra ? g.m : g.n;
-      maxA = std::max(maxA, rowsA * g.lda);
-      maxC = std::max(maxC, rowsC * g.ldc);
-      bs.emplace_back(rowsB * g.ldb, 0.01f);
-      flop += 2.0 * g.m * g.n * g.k;
-    }
-    a.assign(maxA, 0.5f);
-    c.assign(maxC, 0.0f);
-  }
-
-  void run() {
-    SgemmFn f = realSgemm();
-    for (size_t i = 0; i < calls.size(); ++i) {
-      const GemmCall &g = calls[i];
-      f(g.order, g.ta, g.tb, g.m, g.n, g.k, g.alpha, a.data(), g.lda,
-        bs[i].data(), g.ldb, g.beta, c.data(), g.ldc);
-    }
-  }
-};
+using tpbench::GemmCall;
+using tpbench::Replay;
 
 //===----------------------------------------------------------------------===//
 // Cases
@@ -250,9 +158,10 @@ std::unique_ptr<Lowered> lower(MLIRContext &ctx, const Case &c, int np) {
   DataSource data;
   rt::runRanks(np, [&](rt::Communicator &comm) {
     std::vector<GemmCall> calls;
-    recorder = &calls;
-    l->program->run(comm, data);
-    recorder = nullptr;
+    {
+      tpbench::GemmRecorder record(calls);
+      l->program->run(comm, data);
+    }
     l->replays[comm.rank()].calls = std::move(calls);
   });
   for (Replay &r : l->replays)
@@ -414,6 +323,8 @@ int main(int argc, char **argv) {
     die("give at least one --case NAME=MODEL.mlir=PLAN.json");
 
   rt::setBlasThreads(1);
+  // As tp-run: freed tensors' memory is reused, not faulted in again.
+  rt::keepFreedTensorMemory();
   ctx.loadAllAvailableDialects();
 
   for (Case &c : cases) {

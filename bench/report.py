@@ -5,8 +5,11 @@
               [--mode full|quick] [--bench-seconds S] [--build-seconds S]
 
 Reads DIR/compile.json, DIR/collectives.json (Google Benchmark JSON),
-DIR/mpi_np*.jsonl, DIR/e2e.json (Google Benchmark JSON) and
-DIR/tprun_*.json; every missing part is reported as not run.
+DIR/mpi_np*.jsonl, DIR/e2e.json (Google Benchmark JSON),
+DIR/tprun_*.json, and for training DIR/train.json and
+DIR/train_memory.json (Google Benchmark JSON), DIR/torch_train.json,
+DIR/train_env.json and DIR/train/tprun_long_*.json; every missing part is
+reported as not run.
 """
 import argparse
 import glob
@@ -828,6 +831,215 @@ def e2e_section(res_dir, svg_dir, svg_rel, summary):
     return out
 
 
+# --------------------------------------------------------------------------
+# 4. Training
+# --------------------------------------------------------------------------
+
+def mib(b):
+    return f"{b / 2**20:.1f}" if b is not None else "-"
+
+
+def train_section(res_dir, summary):
+    med = gb_medians(load_json(os.path.join(res_dir, "train.json")))
+    mem = gb_medians(load_json(os.path.join(res_dir, "train_memory.json")))
+    torch_res = load_json(os.path.join(res_dir, "torch_train.json"))
+    out = ["## 4. Training: one step on 1, 2 and 4 ranks", ""]
+    if not med and not mem:
+        return out + ["Not run.", ""]
+    env = load_json(os.path.join(res_dir, "train_env.json")) or {}
+    cfg = load_json(os.path.join(res_dir, "train", "train.json")) or {}
+    long_cfg = load_json(os.path.join(res_dir, "train", "long.json")) or {}
+    rec = {}
+    for name, b in med.items():
+        m = re.match(r"(\w+)/(step|floor)/np:(\d+)", name)
+        if m:
+            rec[(m.group(2), int(m.group(3)))] = b
+    reps = max((b.get("repetitions", 1) for b in med.values()), default=1)
+    core = env.get("coretype", "")
+    out += [
+        "A training step is forward, backward and the optimizer's update "
+        "(SGD, lr 0.01), one `Program::run` of the step `tp-run --train` "
+        "runs (`tp-pipeline` with `grad=true optimizer=sgd`), with the "
+        "parameters and optimizer state resident in a `RankState` between "
+        "steps, on the threads backend, one OpenBLAS thread per rank. The "
+        "model is the end-to-end transformer of section 3 with a loss (`" +
+        ", ".join(f"{k} {v}" for k, v in cfg.items() if k != "arch") +
+        "`), the plan is section 3's (no sequence parallelism); np 1 is the "
+        "unparallelized model. `train_bench` runs:", "",
+        "- **step**: one untimed step, then timed steps, each the slowest "
+        "rank's wall time between two barriers (the row is the median of "
+        "the steps' median over the repetitions); CPU = the busiest rank "
+        "thread's CPU time;",
+        "- **floor**: the step's GEMM floor: each `cblas_sgemm` call of the "
+        "forward pass (recorded from the same model lowered without `grad`) "
+        "and the two GEMMs of its backward (dA = dC B^T, dB = A^T dC, in "
+        "the layouts the runtime uses), straight into OpenBLAS on "
+        "preallocated buffers, each rank's calls on its own thread at once.",
+        "",
+        "PyTorch: `bench/torch_train_bench.py` builds the same model in "
+        "PyTorch eager (" + (torch_res or {}).get("torch", "?") +
+        ", Debian's `python3-torch`, the same OpenBLAS), loads the "
+        "parameters and inputs `tp-run --save-weights/--save-inputs` wrote, "
+        "and times `zero_grad(set_to_none=True)`, forward, `loss.backward()` "
+        "and `SGD.step()` with `torch.set_num_threads(1)`; on 2 ranks two "
+        "processes over gloo with the same Megatron split written as "
+        "autograd functions (Debian's torch 1.13 has no DTensor tensor "
+        "parallelism).", ""]
+    if core:
+        out += [f"OpenBLAS kernels: `OPENBLAS_CORETYPE={core}` for tp and "
+                "PyTorch alike. " + env.get("coretype_note", ""), ""]
+    out += ["```sh",
+            "python3 bench/models.py --tp-model build/bin/tp-model --out "
+            "train --train",
+            (f"OPENBLAS_CORETYPE={core} " if core else "") +
+            "OPENBLAS_NUM_THREADS=1 build/bin/train_bench "
+            "--case transformer=train/train.mlir=train/train_plan.json "
+            f"--np 1,2,4 --steps 3 --benchmark_repetitions={reps} "
+            "--benchmark_enable_random_interleaving=true "
+            "--benchmark_out=train.json --benchmark_out_format=json",
+            "build/bin/tp-run train/train.mlir --train --steps 2 --json "
+            "--save-weights w.safetensors --save-inputs i.safetensors",
+            "build/bin/tp-run train/train.mlir --grad --dump-grads "
+            "g.safetensors",
+            "python3 bench/torch_train_bench.py --config train/train.json "
+            "--weights w.safetensors --inputs i.safetensors --np 1,2 "
+            "--tp-losses L0,L1 --tp-grads g.safetensors --out torch_train.json",
+            "```", ""]
+    torch_by_np = {r["np"]: r for r in (torch_res or {}).get("results", [])}
+    rows = []
+    s1 = rec.get(("step", 1))
+    t1 = to_seconds(s1, "real_time") if s1 else None
+    c1 = s1.get("rank_cpu_ms") if s1 else None
+    for n in sorted({k[1] for k in rec}):
+        st, fl = rec.get(("step", n)), rec.get(("floor", n))
+        if not st:
+            continue
+        ts, cs = to_seconds(st) * 1e3, st.get("rank_cpu_ms")
+        tf = to_seconds(fl) * 1e3 if fl else None
+        cf = fl.get("rank_cpu_ms") if fl else None
+        tr = torch_by_np.get(n)
+        rows.append([n, f"{ts:.0f}", f"{cs:.0f}",
+                     f"{tf:.0f}" if tf else "-", f"{cf:.0f}" if cf else "-",
+                     f"{ts / tf:.2f}" if tf else "-",
+                     f"{cs / cf:.2f}" if cf else "-",
+                     f"{t1 * 1e3 / ts:.2f}x" if t1 else "-",
+                     f"{c1 / cs:.2f}x" if c1 else "-",
+                     f"{tr['median_ms']:.0f}" if tr else "-",
+                     f"{tr['median_cpu_ms']:.0f}" if tr else "-",
+                     f"{tr['median_ms'] / ts:.2f}x" if tr else "-",
+                     f"{st.get('step_gflop', 0):.1f}",
+                     f"{st.get('floor_gflop', 0):.1f}"])
+    out += [f"Medians of {reps} repetitions (random interleaving), ms:", "",
+            table(["ranks", "step wall", "step CPU", "floor wall",
+                   "floor CPU", "step / floor wall", "step / floor CPU",
+                   "speedup wall", "speedup CPU", "PyTorch wall",
+                   "PyTorch CPU", "PyTorch / tp wall", "step GEMM GFLOP/rank",
+                   "floor GFLOP/rank"], rows), ""]
+    if torch_res:
+        checks = []
+        for r in torch_res.get("results", []):
+            line = (f"np {r['np']}: first loss {r['loss']:.6f} "
+                    f"(tp {r.get('tp_loss', float('nan')):.6f}, relative "
+                    f"difference {r.get('loss_rel_error', float('nan')):.1e})")
+            if "tp_loss2" in r:
+                line += (f", second {r['loss2']:.6f} (tp "
+                         f"{r['tp_loss2']:.6f})")
+            if "max_grad_rel_error" in r:
+                line += (f", largest gradient difference "
+                         f"{r['max_grad_rel_error']:.1e} of the gradient's "
+                         "largest magnitude")
+            checks.append(line)
+        out += ["Same model, same weights: " + "; ".join(checks) + ".", ""]
+    if s1 and rec.get(("floor", 1)):
+        f1 = rec[("floor", 1)]
+        r = t1 / to_seconds(f1)
+        rc = c1 / f1.get("rank_cpu_ms", 1)
+        summary.append(["training: 1-rank step within 1.15x of its GEMM floor",
+                        f"step / floor = {r:.2f} wall, {rc:.2f} CPU",
+                        status(r <= 1.15)])
+    for n, want in ((1, 1.0), (2, 1.5)):
+        st, tr = rec.get(("step", n)), torch_by_np.get(n)
+        if st and tr:
+            ts = to_seconds(st) * 1e3
+            r = tr["median_ms"] / ts
+            rc = tr["median_cpu_ms"] / st.get("rank_cpu_ms", 1)
+            what = ("faster than PyTorch eager" if n == 1 else
+                    ">= 1.5x faster than PyTorch's Megatron split over gloo")
+            summary.append([f"training: {n}-rank step {what}",
+                            f"PyTorch / tp = {r:.2f}x wall ({tr['median_ms']:.0f}"
+                            f" / {ts:.0f} ms), {rc:.2f}x CPU",
+                            status(r > want if n == 1 else r >= want)])
+
+    # Memory.
+    mrec = {}
+    for name, b in mem.items():
+        m = re.match(r"(\w+)/memory/np:(\d+)", name)
+        if m:
+            mrec[(m.group(1), int(m.group(2)))] = b
+    if not mrec:
+        return out
+    plans = [p for p in ("nosp", "sp", "sp_lp") if (p, 1) in mrec]
+    names = {"nosp": "no SP", "sp": "SP", "sp_lp": "SP + loss_parallel"}
+    peaks = {}
+    for p in glob.glob(os.path.join(res_dir, "train", "tprun_long_*.json")):
+        m = re.search(r"tprun_long_(\w+)_np(\d+)\.json", p)
+        d = load_json(p)
+        if m and d:
+            peaks[(m.group(1), int(m.group(2)))] = d.get("peak_bytes_per_rank")
+    out += [
+        "### Memory per rank", "",
+        "The long-sequence transformer (`" +
+        ", ".join(f"{k} {v}" for k, v in long_cfg.items() if k != "arch") +
+        "`), its training step with AdamW, from the step's liveness plan "
+        "(`train_bench --optimizer adamw --memory-case ...`; the plan frees "
+        "every value after its last reader, forward activations included, "
+        "over the whole step). Parameters, gradients and AdamW's two moments "
+        "are sharded like the parameters; activations = the peak of "
+        "everything else that is live (forward activations kept for the "
+        "backward and the backward's temporaries); saved = the activations "
+        "live when the loss is computed (what the forward keeps for the "
+        "backward, logits included). Plans (`bench/models.py`): **no SP** is "
+        "section 3's plan; **SP** adds Megatron's sequence parallelism "
+        "(norms and residual stream sharded on the sequence, the logits "
+        "gathered); **SP + loss_parallel** also keeps the logits sharded on "
+        "the vocabulary into the loss. Each plan's 1-rank row is the same "
+        "plan on a mesh of one (so loss_parallel's loss is decomposed there "
+        "too). tp-run peak = `peak_bytes_per_rank` of `tp-run "
+        "train/long.mlir --plan PLAN --np N --train --steps 2 --optimizer "
+        "adamw --json`, measured while the second step runs: parameters, "
+        "AdamW state and every live tensor. MiB:", ""]
+    rows = []
+    for p in plans:
+        base = mrec[(p, 1)]
+        for n in sorted(k[1] for k in mrec if k[0] == p):
+            b = mrec[(p, n)]
+            act, sv = b.get("activation_peak_bytes"), b.get("saved_bytes")
+            rows.append([names[p], n, mib(b.get("param_bytes")),
+                         mib(b.get("grad_bytes")),
+                         mib(b.get("optimizer_state_bytes")), mib(act),
+                         f"{act / base['activation_peak_bytes']:.3f}",
+                         mib(sv), f"{sv / base['saved_bytes']:.3f}",
+                         f"{1 / n:.3f}", mib(peaks.get((p, n)))])
+    out += [table(["plan", "ranks", "params", "grads", "AdamW state",
+                   "activations", "vs 1 rank", "saved", "vs 1 rank", "1/np",
+                   "tp-run peak"], rows), ""]
+    top = max((k[1] for k in mrec if k[0] == "sp_lp"), default=None)
+    if top and top > 1:
+        b, b1 = mrec[("sp_lp", top)], mrec[("sp_lp", 1)]
+        rs = b["saved_bytes"] / b1["saved_bytes"]
+        ra = b["activation_peak_bytes"] / b1["activation_peak_bytes"]
+        n4 = mrec.get(("nosp", top))
+        extra = (f"; without SP {n4['activation_peak_bytes'] / mrec[('nosp', 1)]['activation_peak_bytes']:.3f}"
+                 if n4 and ("nosp", 1) in mrec else "")
+        summary.append([
+            "training: with SP the activation memory per rank falls as 1/np",
+            f"SP + loss_parallel at np {top}: activation peak {ra:.3f} of 1 "
+            f"rank, saved activations {rs:.3f} (1/np = {1 / top:.3f})"
+            + extra,
+            status(max(rs, ra) <= 1.05 / top)])
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
@@ -845,6 +1057,7 @@ def main():
     body += compile_section(a.results, a.svg_dir, svg_rel, summary)
     body += collectives_section(a.results, a.svg_dir, svg_rel, summary, a.mode)
     body += e2e_section(a.results, a.svg_dir, svg_rel, summary)
+    body += train_section(a.results, summary)
     head = [
         "# Benchmarks", "",
         "<!-- Generated by scripts/bench.sh (bench/report.py); edit those, "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tp and its benchmarks, runs every benchmark and writes
-# docs/benchmarks.md with the charts in docs/bench/*.svg (about 5-10 minutes
-# on 2 cores).
+# docs/benchmarks.md with the charts in docs/bench/*.svg (about 10 minutes
+# on 2 cores; the training part compares with PyTorch where Debian's
+# python3-torch is installed).
 #
 #   scripts/bench.sh            full run -> docs/benchmarks.md, docs/bench/
 #   scripts/bench.sh --quick    1-2 minute subset -> build/bench-results/
@@ -55,6 +56,8 @@ if [ "$MODE" = quick ]; then
   E2E_ARGS=(--np 1,2)
   E2E_REPS=3
   E2E_ARCHS=transformer
+  TRAIN_NPS=1,2
+  TRAIN_REPS=2
 else
   COMPILE_ARGS=(--sizes 1,10,100,1000 --arch-sizes 1,10,100 --reps 5)
   command -v valgrind >/dev/null && COMPILE_ARGS+=(--callgrind)
@@ -66,6 +69,8 @@ else
   E2E_ARGS=(--np 1,2,4)
   E2E_REPS=5
   E2E_ARCHS=transformer,llama
+  TRAIN_NPS=1,2,4
+  TRAIN_REPS=3
 fi
 
 step "1. compile time: tp-opt vs mlir-opt-22"
@@ -105,6 +110,73 @@ if [ "$MODE" = full ]; then
         --np "$np" --json > "$RES/tprun_${arch}_np$np.json"
     done
   done
+fi
+
+step "4. training: a step on 1, 2, 4 ranks vs its GEMM floor and PyTorch"
+T="$RES/train"
+mkdir -p "$T"
+python3 bench/models.py --tp-model build/bin/tp-model --out "$T" --train
+# OpenBLAS 0.3.21 does not know every CPU it runs on (this VM's family 6
+# model 207, with AVX-512) and then falls back to its Prescott (SSE3)
+# kernels, 3-4x slower: against such a floor any overhead looks small. The
+# training step and PyTorch run on the AVX-512 kernels then (both use this
+# OpenBLAS), and the report says so.
+AUTO_CORE=$(OPENBLAS_VERBOSE=2 build/bin/tp-run --help 2>&1 \
+  | sed -n 's/^Core: //p' | head -1)
+TRAIN_ENV=()
+NOTE=""
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && [ "$AUTO_CORE" = Prescott ] \
+    && grep -qw avx512f /proc/cpuinfo; then
+  TRAIN_ENV=(OPENBLAS_CORETYPE=SkylakeX)
+  NOTE="OpenBLAS chooses its Prescott kernels on this CPU by itself (it does not know the model); sections 1-3 use them, this section its AVX-512 (SkylakeX) kernels."
+fi
+CORE=$(env "${TRAIN_ENV[@]}" OPENBLAS_VERBOSE=2 build/bin/tp-run --help 2>&1 \
+  | sed -n 's/^Core: //p' | head -1)
+printf '{"coretype": "%s", "auto": "%s", "coretype_note": "%s"}\n' \
+  "$CORE" "$AUTO_CORE" "$NOTE" > "$RES/train_env.json"
+env "${TRAIN_ENV[@]}" build/bin/train_bench \
+  --case transformer="$T/train.mlir=$T/train_plan.json" --np "$TRAIN_NPS" \
+  --steps 3 --benchmark_repetitions=$TRAIN_REPS \
+  --benchmark_enable_random_interleaving=true \
+  --benchmark_display_aggregates_only=true \
+  --benchmark_out="$RES/train.json" --benchmark_out_format=json
+# Memory: the long-sequence model's AdamW step, from its liveness plan (not
+# run), and the peak tp-run measures while the second step runs.
+MEM_CASES=()
+for p in nosp sp sp_lp; do
+  MEM_CASES+=(--memory-case "$p=$T/long.mlir=$T/long_plan_$p.json")
+done
+build/bin/train_bench "${MEM_CASES[@]}" --np "$TRAIN_NPS" --optimizer adamw \
+  --benchmark_out="$RES/train_memory.json" --benchmark_out_format=json \
+  > /dev/null
+for p in nosp sp_lp; do
+  for np in ${TRAIN_NPS//,/ }; do
+    env "${TRAIN_ENV[@]}" build/bin/tp-run "$T/long.mlir" \
+      --plan "$T/long_plan_$p.json" --np "$np" --train --steps 2 \
+      --optimizer adamw --regather --json > "$T/tprun_long_${p}_np$np.json"
+  done
+done
+# PyTorch eager on the same weights and inputs (Debian's python3-torch; the
+# system python, which is not always the first python3 on PATH).
+TORCH_PY=""
+for py in python3 /usr/bin/python3; do
+  if "$py" -c 'import torch' 2>/dev/null; then TORCH_PY=$py; break; fi
+done
+if [ -n "$TORCH_PY" ]; then
+  LOSSES=$(env "${TRAIN_ENV[@]}" build/bin/tp-run "$T/train.mlir" --train \
+    --steps 2 --json --save-weights "$T/w.safetensors" \
+    --save-inputs "$T/i.safetensors" \
+    | python3 -c 'import json,sys; print(",".join(repr(x) for x in json.load(sys.stdin)["losses"]))')
+  env "${TRAIN_ENV[@]}" build/bin/tp-run "$T/train.mlir" --grad \
+    --dump-grads "$T/g.safetensors" > /dev/null
+  env "${TRAIN_ENV[@]}" "$TORCH_PY" bench/torch_train_bench.py \
+    --config "$T/train.json" --weights "$T/w.safetensors" \
+    --inputs "$T/i.safetensors" --np "${TRAIN_NPS%,4}" --steps 5 \
+    --tp-losses "$LOSSES" --tp-grads "$T/g.safetensors" \
+    --out "$RES/torch_train.json"
+else
+  echo "PyTorch is not installed (apt-get install python3-torch): the" \
+       "PyTorch comparison is skipped"
 fi
 
 step "done"

@@ -77,6 +77,10 @@ RankState::~RankState() = default;
 RankState::RankState(RankState &&) noexcept = default;
 RankState &RankState::operator=(RankState &&) noexcept = default;
 int64_t RankState::paramBytes() const { return impl->paramBytes; }
+int64_t RankState::optimizerBytes() const { return impl->optimizerBytes; }
+void RankState::setReturnsUpdated(bool returns) {
+  impl->returnsUpdated = returns;
+}
 
 Tensor Program::globalParam(const ParamInfo &p, const DataSource &data) {
   std::unique_ptr<rt::SafetensorsFile> file;

@@ -17,6 +17,8 @@
 #include "tp/Runtime/Optimizers.h"
 #include "tp/Runtime/Safetensors.h"
 
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace mlir::tp::exec::detail {
@@ -47,6 +49,17 @@ template <class B> struct Frame {
   std::map<std::string, std::shared_ptr<void>> ownOptimizerState;
   std::map<std::string, std::shared_ptr<void>> *optimizerState =
       &ownOptimizerState;
+  /// Bytes of optimizer state created by this run (counted as live from
+  /// then on; a RankState's earlier state counts from the start).
+  int64_t optimizerBytes = 0;
+  /// The parameter index of each slot holding a parameter (or -1).
+  std::vector<int> paramOf;
+  /// Gradients that one kernel computes together (attention's three, a
+  /// norm's input and weight gradients): the first of their instructions
+  /// computes them and keeps the others here until theirs take them, keyed
+  /// by the kernel and the operand slots they share (a slot holds one value
+  /// per run, so a key names no other values). Host tensors.
+  std::map<std::vector<int>, std::vector<std::optional<Tensor>>> sharedGrads;
 
   const Buffer &at(int s) const { return *slots[s]; }
   void set(int s, Buffer b) {
@@ -57,6 +70,58 @@ template <class B> struct Frame {
     if (slots[s].use_count() == 1)
       return std::move(*slots[s]);
     return B::clone(*slots[s]);
+  }
+  /// Whether \p in is the last reader of its operand \p i and the frame
+  /// alone holds that buffer (not resident, not shared, read once by \p in):
+  /// \p in may then take the buffer (takeOperand) instead of copying it.
+  bool dyingOperand(const Instruction &in, size_t i) const {
+    int s = in.operands[i];
+    return !resident[s] && slots[s].use_count() == 1 &&
+           std::count(in.operands.begin(), in.operands.end(), s) == 1 &&
+           std::find(in.frees.begin(), in.frees.end(), s) != in.frees.end();
+  }
+  /// Moves operand \p i's buffer out (dyingOperand(in, i) must hold); the
+  /// loop frees the emptied slot after \p in.
+  Buffer takeOperand(const Instruction &in, size_t i) {
+    return std::move(*slots[in.operands[i]]);
+  }
+  /// Whether the update \p in may step its parameter (operand 0) in place:
+  /// \p in is its last reader and nothing holds the buffer but the frame
+  /// and the RankState entries the update replaces (the parameter's last
+  /// value: loaded, or updated by the last run).
+  bool updatableInPlace(const Instruction &in) const {
+    int s = in.operands[0];
+    if (std::count(in.operands.begin(), in.operands.end(), s) != 1 ||
+        std::find(in.frees.begin(), in.frees.end(), s) == in.frees.end())
+      return false;
+    long holders = 1;
+    if (state) {
+      auto it = state->updated.find(s);
+      if (it != state->updated.end() && it->second.get() == slots[s].get())
+        ++holders;
+      int p = paramOf[s];
+      if (p >= 0 && p < static_cast<int>(state->params.size()) &&
+          state->params[p].get() == slots[s].get())
+        ++holders;
+    }
+    return slots[s].use_count() == holders;
+  }
+  /// Gradient \p which of a kernel that computes several at once (see
+  /// sharedGrads): kept from an earlier instruction under \p key, or from
+  /// `computeAll()` (a vector of them, some possibly absent), whose others
+  /// are kept for the instructions after.
+  template <class Fn>
+  Tensor sharedGrad(std::vector<int> key, size_t which, Fn computeAll) {
+    auto it = sharedGrads.find(key);
+    if (it == sharedGrads.end() || !it->second[which])
+      it = sharedGrads.insert_or_assign(std::move(key), computeAll()).first;
+    Tensor t = std::move(*it->second[which]);
+    it->second[which].reset();
+    if (std::none_of(
+            it->second.begin(), it->second.end(),
+            [](const std::optional<Tensor> &v) { return v.has_value(); }))
+      sharedGrads.erase(it);
+    return t;
   }
   /// The communicator of the group of ranks that differ only on \p axes.
   rt::Communicator &comm(const std::vector<int64_t> &axes) const {
@@ -93,6 +158,7 @@ template <class B> struct Frame {
   /// the RankState has it, else `load()` (kept resident when there is a
   /// RankState).
   template <class Fn> void loadParam(int out, size_t index, Fn load) {
+    paramOf[out] = static_cast<int>(index);
     if (state && index < state->params.size() && state->params[index]) {
       slots[out] = std::static_pointer_cast<Buffer>(state->params[index]);
       resident[out] = true;
@@ -118,6 +184,24 @@ Buffer overCount(Buffer mean, int64_t own, int64_t count) {
   return scale(mean, static_cast<float>(static_cast<double>(own) /
                                         static_cast<double>(count)));
 }
+
+/// The shape reshape instruction \p in gives an operand of \p numel
+/// elements: an uneven (dynamic) dim takes what the others leave.
+inline std::vector<int64_t> reshapeTarget(const Instruction &in,
+                                          int64_t numel) {
+  std::vector<int64_t> s = in.shape;
+  int64_t known = 1;
+  for (int64_t d : s)
+    if (d >= 0)
+      known *= d;
+  for (int64_t &d : s)
+    if (d < 0)
+      d = known ? numel / known : 0;
+  return s;
+}
+
+/// Keys of Frame::sharedGrads: which kernel computed the gradients.
+enum SharedKernel : int { kAttentionGrads, kLayerNormGrads, kRMSNormGrads };
 
 /// The value of kernel instruction \p in (16-bit float operands already
 /// widened to f32; integer operands as they are).
@@ -160,18 +244,8 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     return rotary(arg(0), 0, in.value);
   case Opcode::Attention:
     return attention(arg(0), arg(1), arg(2), in.causal);
-  case Opcode::Reshape: {
-    // An uneven (dynamic) dim takes what the others leave.
-    std::vector<int64_t> s = in.shape;
-    int64_t known = 1;
-    for (int64_t d : s)
-      if (d >= 0)
-        known *= d;
-    for (int64_t &d : s)
-      if (d < 0)
-        d = known ? arg(0).numel() / known : 0;
-    return reshape(arg(0), s);
-  }
+  case Opcode::Reshape:
+    return reshape(arg(0), reshapeTarget(in, arg(0).numel()));
   case Opcode::Arange: {
     // Made in the slot's integer dtype: the device does not convert ints.
     std::vector<int64_t> v(in.size);
@@ -230,18 +304,41 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
       return meanBackward(arg(0), in.shape);
     case Opcode::LogGrad:
       return logBackward(arg(0), arg(1));
+    // A norm's input and weight gradients (operands grad and input first)
+    // come from one pass over the rows; the weight's gradient does not
+    // depend on the weight, so the weight instruction, when it comes first,
+    // passes ones and computes its own.
     case Opcode::LayerNormGradInput:
-      return layerNormBackward(arg(0), arg(1), &arg(2), nullptr, in.value).x;
     case Opcode::LayerNormGradWeight: {
-      // The weight's gradient does not depend on the weight.
-      Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
-      return layerNormBackward(arg(0), arg(1), &ones, nullptr, in.value).weight;
+      bool input = in.op == Opcode::LayerNormGradInput;
+      return f.sharedGrad(
+          {kLayerNormGrads, in.operands[0], in.operands[1]}, input ? 0 : 1,
+          [&]() -> std::vector<std::optional<Tensor>> {
+            if (!input) {
+              Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
+              return {std::nullopt, layerNormBackward(arg(0), arg(1), &ones,
+                                                      nullptr, in.value)
+                                        .weight};
+            }
+            auto g =
+                layerNormBackward(arg(0), arg(1), &arg(2), nullptr, in.value);
+            return {std::move(g.x), std::move(g.weight)};
+          });
     }
     case Opcode::RMSNormGradInput:
-      return rmsNormBackward(arg(0), arg(1), &arg(2), in.value).x;
     case Opcode::RMSNormGradWeight: {
-      Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
-      return rmsNormBackward(arg(0), arg(1), &ones, in.value).weight;
+      bool input = in.op == Opcode::RMSNormGradInput;
+      return f.sharedGrad(
+          {kRMSNormGrads, in.operands[0], in.operands[1]}, input ? 0 : 1,
+          [&]() -> std::vector<std::optional<Tensor>> {
+            if (!input) {
+              Tensor ones = Tensor::full({arg(1).shape().back()}, 1.0f);
+              return {std::nullopt,
+                      rmsNormBackward(arg(0), arg(1), &ones, in.value).weight};
+            }
+            auto g = rmsNormBackward(arg(0), arg(1), &arg(2), in.value);
+            return {std::move(g.x), std::move(g.weight)};
+          });
     }
     case Opcode::EmbeddingGrad:
       return embeddingBackward(arg(0), arg(1), arg(2).shape()[0]);
@@ -253,13 +350,23 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
       return softmaxBackward(arg(0), arg(1), in.dim);
     case Opcode::RotaryGrad:
       return rotaryBackward(arg(0), 0, in.value);
-    // Each recomputes the whole backward and keeps one gradient.
+    // The first of the three computes all (the probabilities once); the
+    // others take theirs.
     case Opcode::AttentionGradQ:
-      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gq;
     case Opcode::AttentionGradK:
-      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gk;
-    case Opcode::AttentionGradV:
-      return attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal).gv;
+    case Opcode::AttentionGradV: {
+      size_t which = in.op == Opcode::AttentionGradQ   ? 0
+                     : in.op == Opcode::AttentionGradK ? 1
+                                                       : 2;
+      std::vector<int> key{kAttentionGrads, in.causal};
+      key.insert(key.end(), in.operands.begin(), in.operands.end());
+      return f.sharedGrad(
+          std::move(key), which, [&]() -> std::vector<std::optional<Tensor>> {
+            auto g =
+                attentionBackward(arg(0), arg(1), arg(2), arg(3), in.causal);
+            return {std::move(g.gq), std::move(g.gk), std::move(g.gv)};
+          });
+    }
     case Opcode::ReduceSumGrad:
       return reduceSumBackward(arg(0), arg(1).shape(), in.dim);
     case Opcode::ReduceMaxGrad:
@@ -299,17 +406,18 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
                            " backend has no kernel for " + in.origin);
 }
 
-/// The updated parameter of optimizer update \p in (host tensors): the
-/// parameter's copy stepped by runtime::sgdStep or adamwStep, whose state
-/// (zero at first) the frame keeps by FQN.
+/// Steps \p p, the value of optimizer update \p in's parameter (host
+/// tensors), by runtime::sgdStep or adamwStep, whose state (zero at first)
+/// the frame keeps by FQN.
 template <class B>
-typename B::Buffer optimizerUpdate(const Instruction &in, Frame<B> &f) {
-  Tensor p = B::clone(f.at(in.operands[0]));
+void optimizerUpdate(const Instruction &in, Frame<B> &f, Tensor &p) {
   const Tensor &g = f.at(in.operands[1]);
   auto state = [&](const char *what) -> Tensor & {
     std::shared_ptr<void> &s = (*f.optimizerState)[in.name + "." + what];
-    if (!s)
+    if (!s) {
       s = std::make_shared<Tensor>(p.shape(), p.dtype());
+      f.optimizerBytes += static_cast<int64_t>(p.bytes());
+    }
     return *std::static_pointer_cast<Tensor>(s);
   };
   const std::vector<double> &h = in.hyper;
@@ -331,7 +439,6 @@ typename B::Buffer optimizerUpdate(const Instruction &in, Frame<B> &f) {
     o.weightDecay = static_cast<float>(h[4]);
     rt::adamwStep(p, g, state("exp_avg"), state("exp_avg_sq"), f.step, o);
   }
-  return p;
 }
 
 } // namespace mlir::tp::exec::detail

@@ -56,13 +56,24 @@ template <class B> void executeOnHost(const Instruction &in, Frame<B> &f) {
   h.optimizerState = f.optimizerState;
   h.slots.resize(f.slots.size());
   h.resident.assign(f.slots.size(), false);
+  h.paramOf.assign(f.slots.size(), -1);
+  // Gradients one kernel computes together stay (as host tensors) for the
+  // instructions that take them.
+  h.sharedGrads = std::move(f.sharedGrads);
   for (int s : in.operands)
     if (!h.slots[s])
       h.slots[s] = std::make_shared<Tensor>(B::toHost(f.at(s)));
   execute(in, h);
+  f.sharedGrads = std::move(h.sharedGrads);
+  f.optimizerBytes += h.optimizerBytes;
   f.set(in.result, B::fromHost(std::move(*h.slots[in.result])));
-  if (f.state && (in.op == Opcode::SGDUpdate || in.op == Opcode::AdamWUpdate))
-    f.state->updated[in.operands[0]] = f.slots[in.result];
+  if (f.state && (in.op == Opcode::SGDUpdate || in.op == Opcode::AdamWUpdate)) {
+    // Later runs read the updated parameter where this one read it.
+    int p = in.operands[0];
+    f.state->updated[p] = f.slots[in.result];
+    if (f.paramOf[p] >= 0)
+      f.state->params[f.paramOf[p]] = f.slots[in.result];
+  }
 }
 
 /// Executes \p in: sets its result slot.
@@ -130,7 +141,8 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
     return;
   }
   case Opcode::AllReduce: {
-    Buffer y = B::clone(arg(0));
+    // In place on the operand's buffer when this is its last reader.
+    Buffer y = f.dyingOperand(in, 0) ? f.takeOperand(in, 0) : B::clone(arg(0));
     allReduceInPlace(f.comm(in.axes), y, in.reduce);
     f.set(in.result, std::move(y));
     return;
@@ -154,12 +166,35 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
   case Opcode::SGDUpdate:
   case Opcode::AdamWUpdate:
     if constexpr (B::kHostOnlyKernels) {
-      f.set(in.result, optimizerUpdate(in, f));
-      // Later runs read the updated parameter where this one read it.
-      if (f.state)
-        f.state->updated[in.operands[0]] = f.slots[in.result];
+      // In place when the update is the parameter's last reader (as PyTorch's
+      // optimizers step): no copy of the parameter per step.
+      int p = in.operands[0];
+      bool inPlace = f.updatableInPlace(in);
+      std::shared_ptr<Buffer> value =
+          inPlace ? f.slots[p] : std::make_shared<Buffer>(B::clone(f.at(p)));
+      optimizerUpdate(in, f, *value);
+      f.slots[in.result] = value;
+      if (f.state) {
+        // Later runs read the updated parameter where this one read it; the
+        // value it replaces is not read again.
+        f.state->updated[p] = value;
+        if (f.paramOf[p] >= 0)
+          f.state->params[f.paramOf[p]] = value;
+        // Still the resident parameter's bytes.
+        f.resident[in.result] = inPlace && f.resident[p];
+      }
       return;
     }
+    break;
+  case Opcode::Reshape:
+    // A view of the operand's buffer when this is its last reader.
+    if constexpr (B::kHostOnlyKernels)
+      if (in.widen.empty() && f.dyingOperand(in, 0)) {
+        int64_t n = arg(0).numel();
+        f.set(in.result,
+              std::move(f.takeOperand(in, 0)).reshaped(reshapeTarget(in, n)));
+        return;
+      }
     break;
   default:
     break;
@@ -219,6 +254,7 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   f.state = state;
   f.slots.resize(program.slots.size());
   f.resident.assign(program.slots.size(), false);
+  f.paramOf.assign(program.slots.size(), -1);
   f.coords = program.coordsOf(comm.rank());
   // Sub-communicators, created in the same order on every rank (once per
   // RankState).
@@ -259,9 +295,10 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
           B::fromHost(DataSource::localInput(in, data.input(in, f.inputs.get()),
                                              program.meshShape, f.coords)));
   }
-  // Live bytes: resident parameters count from the start, others from their
-  // definition to their last use.
-  int64_t live = state ? state->paramBytes : 0, peak = 0;
+  // Live bytes: resident parameters and optimizer state count from the
+  // start, other values from their definition to their last use.
+  int64_t live = state ? state->paramBytes + state->optimizerBytes : 0,
+          peak = 0;
   for (int s : program.inputSlots)
     live += f.at(s).bytes();
   peak = live;
@@ -271,31 +308,42 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   }
   for (const Instruction &instr : program.instrs) {
     int64_t before = state ? state->paramBytes : 0;
+    int64_t optimizerBefore = f.optimizerBytes;
+    // What this instruction frees, measured before it runs (it may take a
+    // dying operand's buffer).
+    int64_t freed = 0;
+    for (int s : instr.frees)
+      if (!f.resident[s])
+        freed += f.at(s).bytes();
     auto updated = state ? state->updated.find(instr.result)
                          : std::map<int, std::shared_ptr<void>>::iterator();
-    if (state && updated != state->updated.end())
-      // A parameter the last run's optimizer updated (counted as live while
-      // this run reads it).
+    if (state && updated != state->updated.end()) {
+      // A parameter the last run's optimizer updated: resident, in place of
+      // the one it updated.
       f.slots[instr.result] =
           std::static_pointer_cast<typename B::Buffer>(updated->second);
-    else if (byPhase && program.axisGroups.count(instr.axes))
+      f.resident[instr.result] = true;
+      f.paramOf[instr.result] = instr.param;
+    } else if (byPhase && program.axisGroups.count(instr.axes)) {
       // On a group's communicator: its calls count in the instruction's
       // phase.
       countCalls(f.comm(instr.axes), (*byPhase)[phaseName(instr.phase)],
                  [&] { execute(instr, f); });
-    else
+    } else {
       execute(instr, f);
+    }
     if (!f.resident[instr.result])
       live += f.at(instr.result).bytes();
     else if (state)
       live += state->paramBytes - before; // loaded by this run
+    live += f.optimizerBytes - optimizerBefore;
     peak = std::max(peak, live);
-    for (int s : instr.frees) {
-      if (!f.resident[s])
-        live -= f.at(s).bytes();
+    live -= freed;
+    for (int s : instr.frees)
       f.slots[s].reset();
-    }
   }
+  if (state)
+    state->optimizerBytes += f.optimizerBytes;
   if (measuredPeakBytes)
     *measuredPeakBytes = peak;
   if (byPhase)
@@ -317,8 +365,11 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
       add(group->stats(), statsBefore[axes]);
   }
   std::vector<typename B::Buffer> results;
-  for (int s : program.resultSlots)
-    results.push_back(f.take(s));
+  for (size_t i = 0; i < program.resultSlots.size(); ++i)
+    if (state && !state->returnsUpdated && !program.results[i].updated.empty())
+      results.emplace_back(); // kept in the RankState, not copied out
+    else
+      results.push_back(f.take(program.resultSlots[i]));
   return results;
 }
 

@@ -87,8 +87,13 @@ struct RankStateImpl {
   /// keyed by the slot that read the parameter (the update's operand 0);
   /// later runs take them instead of running that slot's instruction.
   std::map<int, std::shared_ptr<void>> updated;
-  /// The optimizers' state (momentum buffers, moments) by FQN and name.
+  /// The optimizers' state (momentum buffers, moments) by FQN and name, and
+  /// its bytes.
   std::map<std::string, std::shared_ptr<void>> optimizerState;
+  int64_t optimizerBytes = 0;
+  /// Whether runs return the updated parameters (RankState::
+  /// setReturnsUpdated).
+  bool returnsUpdated = true;
   /// Runs so far: the optimizer step of the current run is this + 1.
   int64_t runs = 0;
 };

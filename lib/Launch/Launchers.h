@@ -59,6 +59,8 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
         *stats = runtime::CollectiveStats();
       if (byPhase)
         byPhase->clear();
+      // Only the last step's updated parameters are read.
+      state.setReturnsUpdated(s == steps - 1);
       out = program.run(comm, stepData, peak, stats,
                         steps > 1 ? &state : nullptr, byPhase);
       if (losses && comm.rank() == 0 && !out.empty() && out[0].numel() == 1)

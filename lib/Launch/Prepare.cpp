@@ -162,6 +162,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     PassManager pm(&context);
     mlir::tp::TPPipelineOptions pipeline;
     pipeline.grad = options.differentiate;
+    pipeline.regather = options.regather;
     if (const auto &o = options.optimizer) {
       pipeline.optimizer = o->kind;
       pipeline.lr = o->lr;

@@ -35,6 +35,15 @@ void checkSame(const char *op, const char *what1, const Shape &s1,
 
 const Shape *shapeOf(const Tensor *t) { return t ? &t->shape() : nullptr; }
 
+/// acc[j] += src[r * n + j] over \p rows rows (vectorized clones): a bias's
+/// gradient.
+TP_VECTOR_CLONES static void sumRows(const float *src, int64_t rows, int64_t n,
+                                     double *acc) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j)
+      acc[j] += src[r * n + j];
+}
+
 /// sumToShape for a gradient \p full known to have the broadcast shape;
 /// \p full itself when no dimension is reduced.
 Tensor reduceTo(Tensor full, const Shape &shape) {
@@ -57,10 +66,7 @@ Tensor reduceTo(Tensor full, const Shape &shape) {
   const Shape &fs = full.shape();
   if (core.size() <= fs.size() &&
       std::equal(core.begin(), core.end(), fs.end() - core.size())) {
-    int64_t rows = full.numel() / n;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = 0; j < n; ++j)
-        acc[j] += src[r * n + j];
+    sumRows(src, full.numel() / n, n, acc.data());
   } else {
     Shape strides = detail::broadcastStrides(shape, fs);
     Shape unit(fs.size(), 0);
@@ -87,7 +93,7 @@ template <typename F>
 Tensor pointwise(const char *op, const char *what, const Tensor &g,
                  const Tensor &v, F f) {
   checkSame(op, "gradient", g.shape(), what, v.shape());
-  Tensor out(g.shape());
+  Tensor out = Tensor::uninitialized(g.shape());
   const float *pg = g.data(), *pv = v.data();
   float *po = out.data();
   for (int64_t i = 0, e = g.numel(); i < e; ++i)
@@ -112,7 +118,7 @@ Tensor mlir::tp::runtime::linearBackwardInput(const Tensor &g,
   int64_t rows = shapeNumel(Shape(g.shape().begin(), g.shape().end() - 1));
   Shape shape = g.shape();
   shape.back() = in;
-  Tensor gx(shape);
+  Tensor gx = Tensor::uninitialized(shape);
   detail::gemmT(false, false, rows, in, out, 1.0f, g.data(), out, w.data(), in,
                 0.0f, gx.data(), in);
   return gx;
@@ -128,7 +134,7 @@ Tensor mlir::tp::runtime::linearBackwardWeight(const Tensor &g,
                          " (expected [..., out] and [..., in])");
   int64_t out = g.shape().back(), in = x.shape().back();
   int64_t rows = shapeNumel(Shape(g.shape().begin(), g.shape().end() - 1));
-  Tensor gw({out, in});
+  Tensor gw = Tensor::uninitialized({out, in});
   // gw[out, in] = g[rows, out]^T @ x[rows, in]: BLAS reads g transposed.
   detail::gemmT(true, false, out, in, rows, 1.0f, g.data(), out, x.data(), in,
                 0.0f, gw.data(), in);
@@ -195,14 +201,25 @@ Tensor mlir::tp::runtime::reluBackward(const Tensor &g, const Tensor &x) {
   });
 }
 
+/// out = g * gelu'(x) over \p n elements (vectorized clones: this loop
+/// runs over the MLP's widest activation).
+TP_VECTOR_CLONES static void geluBackwardLoop(const float *g, const float *x,
+                                              float *out, int64_t n) {
+  const float invSqrt2 = 0.70710678118654752f;
+  const float invSqrt2Pi = 0.39894228040143268f;
+  for (int64_t i = 0; i < n; ++i) {
+    float xv = x[i];
+    float cdf = 0.5f * (1.0f + detail::erfApprox(xv * invSqrt2));
+    float pdf = invSqrt2Pi * detail::expApprox(-0.5f * xv * xv);
+    out[i] = g[i] * (cdf + xv * pdf);
+  }
+}
+
 Tensor mlir::tp::runtime::geluBackward(const Tensor &g, const Tensor &x) {
-  return pointwise("geluBackward", "input", g, x, [](float gv, float xv) {
-    const float invSqrt2 = 0.70710678118654752f;
-    const float invSqrt2Pi = 0.39894228040143268f;
-    float cdf = 0.5f * (1.0f + std::erf(xv * invSqrt2));
-    float pdf = invSqrt2Pi * std::exp(-0.5f * xv * xv);
-    return gv * (cdf + xv * pdf);
-  });
+  checkSame("geluBackward", "gradient", g.shape(), "input", x.shape());
+  Tensor out = Tensor::uninitialized(g.shape());
+  geluBackwardLoop(g.data(), x.data(), out.data(), g.numel());
+  return out;
 }
 
 Tensor mlir::tp::runtime::geluTanhBackward(const Tensor &g, const Tensor &x) {
@@ -215,11 +232,20 @@ Tensor mlir::tp::runtime::geluTanhBackward(const Tensor &g, const Tensor &x) {
   });
 }
 
+/// out = g * silu'(x) over \p n elements (vectorized clones).
+TP_VECTOR_CLONES static void siluBackwardLoop(const float *g, const float *x,
+                                              float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float s = 1.0f / (1.0f + detail::expApprox(-x[i]));
+    out[i] = g[i] * s * (1.0f + x[i] * (1.0f - s));
+  }
+}
+
 Tensor mlir::tp::runtime::siluBackward(const Tensor &g, const Tensor &x) {
-  return pointwise("siluBackward", "input", g, x, [](float gv, float xv) {
-    float s = 1.0f / (1.0f + std::exp(-xv));
-    return gv * s * (1.0f + xv * (1.0f - s));
-  });
+  checkSame("siluBackward", "gradient", g.shape(), "input", x.shape());
+  Tensor out = Tensor::uninitialized(g.shape());
+  siluBackwardLoop(g.data(), x.data(), out.data(), g.numel());
+  return out;
 }
 
 Tensor mlir::tp::runtime::expBackward(const Tensor &g, const Tensor &y) {
@@ -264,6 +290,50 @@ static Tensor vectorOrEmpty(bool present, const std::vector<double> &acc) {
   return out;
 }
 
+/// layerNormBackward over \p rows rows of \p d: the input's gradient into
+/// \p gx, the weight's and bias's accumulated into \p gw and \p gb (f64).
+/// The sums over a row in kSumLanes interleaved partial sums, so that the
+/// loops vectorize (vectorized clones).
+TP_VECTOR_CLONES static void
+layerNormBackwardRows(const float *g, const float *x, const float *w, float *gx,
+                      double *gw, double *gb, int64_t rows, int64_t d,
+                      float eps) {
+  constexpr int L = detail::kSumLanes;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * d, *gr = g + r * d;
+    float *out = gx + r * d;
+    // The statistics as the forward computes them.
+    auto [mean, var] = detail::rowMoments(xr, d);
+    double rstd = 1.0 / std::sqrt(var + eps);
+    double sDy[L] = {}, sDyXhat[L] = {};
+    int64_t j = 0;
+    auto term = [&](int64_t k, int l) {
+      double xhat = (xr[k] - mean) * rstd;
+      double dy = static_cast<double>(gr[k]) * w[k];
+      sDy[l] += dy;
+      sDyXhat[l] += dy * xhat;
+      gw[k] += gr[k] * xhat;
+      gb[k] += gr[k];
+    };
+    for (; j + L <= d; j += L)
+      for (int l = 0; l < L; ++l)
+        term(j + l, l);
+    for (; j < d; ++j)
+      term(j, 0);
+    double sumDy = 0.0, sumDyXhat = 0.0;
+    for (int l = 0; l < L; ++l) {
+      sumDy += sDy[l];
+      sumDyXhat += sDyXhat[l];
+    }
+    double meanDy = sumDy / d, meanDyXhat = sumDyXhat / d;
+    for (j = 0; j < d; ++j) {
+      double xhat = (xr[j] - mean) * rstd;
+      double dy = static_cast<double>(gr[j]) * w[j];
+      out[j] = static_cast<float>(rstd * (dy - meanDy - xhat * meanDyXhat));
+    }
+  }
+}
+
 LayerNormGrads mlir::tp::runtime::layerNormBackward(const Tensor &g,
                                                     const Tensor &x,
                                                     const Tensor *weight,
@@ -272,31 +342,16 @@ LayerNormGrads mlir::tp::runtime::layerNormBackward(const Tensor &g,
   auto [rows, d] = detail::checkNorm("layerNormBackward", x.shape(),
                                      shapeOf(weight), shapeOf(bias));
   checkSame("layerNormBackward", "gradient", g.shape(), "input", x.shape());
-  Tensor gx(x.shape());
+  Tensor gx = Tensor::uninitialized(x.shape());
   std::vector<double> gw(d, 0.0), gb(d, 0.0);
-  const float *w = weight ? weight->data() : nullptr;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x.data() + r * d, *gr = g.data() + r * d;
-    float *out = gx.data() + r * d;
-    // The statistics as the forward computes them.
-    auto [mean, var] = detail::rowMoments(xr, d);
-    double rstd = 1.0 / std::sqrt(var + eps);
-    double sumDy = 0.0, sumDyXhat = 0.0;
-    for (int64_t j = 0; j < d; ++j) {
-      double xhat = (xr[j] - mean) * rstd;
-      double dy = w ? static_cast<double>(gr[j]) * w[j] : gr[j];
-      sumDy += dy;
-      sumDyXhat += dy * xhat;
-      gw[j] += gr[j] * xhat;
-      gb[j] += gr[j];
-    }
-    double meanDy = sumDy / d, meanDyXhat = sumDyXhat / d;
-    for (int64_t j = 0; j < d; ++j) {
-      double xhat = (xr[j] - mean) * rstd;
-      double dy = w ? static_cast<double>(gr[j]) * w[j] : gr[j];
-      out[j] = static_cast<float>(rstd * (dy - meanDy - xhat * meanDyXhat));
-    }
-  }
+  // Without a weight dy is the gradient: a weight of ones (an exact
+  // multiply in f64).
+  std::vector<float> ones;
+  if (!weight)
+    ones.assign(d, 1.0f);
+  layerNormBackwardRows(g.data(), x.data(),
+                        weight ? weight->data() : ones.data(), gx.data(),
+                        gw.data(), gb.data(), rows, d, eps);
   return {std::move(gx), vectorOrEmpty(weight, gw), vectorOrEmpty(bias, gb)};
 }
 
@@ -307,7 +362,7 @@ RMSNormGrads mlir::tp::runtime::rmsNormBackward(const Tensor &g,
   auto [rows, d] =
       detail::checkNorm("rmsNormBackward", x.shape(), shapeOf(weight), nullptr);
   checkSame("rmsNormBackward", "gradient", g.shape(), "input", x.shape());
-  Tensor gx(x.shape());
+  Tensor gx = Tensor::uninitialized(x.shape());
   std::vector<double> gw(d, 0.0);
   const float *w = weight ? weight->data() : nullptr;
   for (int64_t r = 0; r < rows; ++r) {
@@ -416,16 +471,18 @@ Tensor mlir::tp::runtime::crossEntropyBackward(const Tensor &logits,
   if (counted == 0)
     return out;
   double scale = static_cast<double>(gv) / counted;
+  std::vector<double> exps(c);
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] == ignoreIndex)
       continue;
     const float *row = logits.data() + i * c;
     float *dst = out.data() + i * c;
-    auto [maxV, sum] = detail::rowLogSumExp(row, c);
-    for (int64_t j = 0; j < c; ++j) {
-      double p = std::exp(static_cast<double>(row[j]) - maxV) / sum;
-      dst[j] = static_cast<float>((p - (j == ids[i] ? 1.0 : 0.0)) * scale);
-    }
+    double sum = detail::rowLogSumExp(row, c, exps.data()).sumExp;
+    // (p - onehot) * scale: p * scale, then the target's element again.
+    for (int64_t j = 0; j < c; ++j)
+      dst[j] = static_cast<float>(exps[j] / sum * scale);
+    int64_t t = ids[i];
+    dst[t] = static_cast<float>((exps[t] / sum - 1.0) * scale);
   }
   return out;
 }

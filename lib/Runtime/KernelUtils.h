@@ -15,6 +15,7 @@
 #include "tp/Runtime/Tensor.h"
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,6 +46,132 @@ inline void gemm(bool transB, int64_t m, int64_t n, int64_t k, float alpha,
 /// inverse (the transpose: the angles negated), with Meta's f32 angles.
 Tensor rotate(const Tensor &x, int64_t positionOffset, float theta,
               bool inverse);
+
+/// Marks a CPU kernel's element loop (a function of its own) to be compiled
+/// for AVX-512, AVX2 and baseline x86-64, the clone chosen when the program
+/// loads (GCC's target_clones): loops over erfApprox and expApprox then
+/// vectorize 4 to 8 lanes wide where the CPU has them. TPRuntime is compiled
+/// with -ffp-contract=off, so every clone rounds alike.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
+    !defined(__CUDACC__)
+#define TP_VECTOR_CLONES                                                       \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define TP_VECTOR_CLONES
+#endif
+
+/// erf(x) within 1 ulp, without branches or calls so that loops over it
+/// vectorize (std::erf is a scalar libm call). Beyond |x| = 4, erf rounds to
+/// +-1 in f32; inside, erf(x) = x P(x^2) / Q(x^2), a rational least-squares
+/// fit of relative error 2.5e-9 (degrees 6 and 5 in x^2), evaluated in double
+/// so that rounding adds little to the final rounding to f32. NaN stays NaN.
+inline float erfApprox(float x) {
+  // Clamps |x| on its bits: a floating-point compare may trap, which keeps
+  // GCC from if-converting, hence from vectorizing, the loop. The bound is 4
+  // or the next float, after the last bit of x (erf is 1.0f at both): with a
+  // constant bound GCC branches to the constant erf(4) instead.
+  int32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  int32_t mag = bits & 0x7fffffff;
+  constexpr int32_t inf = 0x7f800000;
+  int32_t bound = 0x40800000 | (mag & 1);
+  int32_t clamped = mag < bound ? mag : bound;
+  clamped = mag > inf ? mag : clamped; // NaN
+  float a;
+  std::memcpy(&a, &clamped, sizeof a);
+  double d = a, t = d * d;
+  double p = -1.3360234256361789573e-8;
+  p = p * t + 4.7151093746646322833e-6;
+  p = p * t + 3.8085896068817488044e-4;
+  p = p * t + 3.8564779868001016555e-3;
+  p = p * t + 5.4354003394172032391e-2;
+  p = p * t + 1.8527999832460509595e-1;
+  p = p * t + 1.1283791680791610436;
+  double q = 6.3403482583690634411e-5;
+  q = q * t + 1.3106910328017061678e-3;
+  q = q * t + 1.5479842987910296027e-2;
+  q = q * t + 1.1401401340851907469e-1;
+  q = q * t + 4.9753352091836058721e-1;
+  q = q * t + 1.0;
+  float r = static_cast<float>(d * p / q);
+  int32_t rbits;
+  std::memcpy(&rbits, &r, sizeof rbits);
+  rbits |= bits & static_cast<int32_t>(0x80000000u); // erf(-x) = -erf(x)
+  std::memcpy(&r, &rbits, sizeof r);
+  return r;
+}
+
+/// exp(a) in double for a in [-1080 ln 2, 1024 ln 2] (or NaN), to about
+/// 1e-10 relative error, without branches or calls so that loops over it
+/// vectorize (std::exp is a scalar libm call): exp(a) = 2^n exp(r) with
+/// n = round(a / ln 2) and |r| <= ln(2) / 2, exp(r) by its Taylor
+/// polynomial of degree 8. Below that range it may return garbage; callers
+/// clamp (expApprox).
+inline double expInRange(double a) {
+  // n = round(a / ln 2) by the 1.5 * 2^52 trick: the low bits of t are n.
+  constexpr double magic = 6755399441055744.0;
+  double t = a * 1.4426950408889634 + magic;
+  double n = t - magic;
+  double r =
+      a - n * 6.93147180369123816490e-01 - n * 1.90821492927058770002e-10;
+  double p = 1.0 / 40320;
+  p = p * r + 1.0 / 5040;
+  p = p * r + 1.0 / 720;
+  p = p * r + 1.0 / 120;
+  p = p * r + 1.0 / 24;
+  p = p * r + 1.0 / 6;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  // 2^n as two factors, so that n from -1080 to 1025 keeps each a normal
+  // double.
+  int64_t tb;
+  std::memcpy(&tb, &t, sizeof tb);
+  int64_t ni = tb - static_cast<int64_t>(0x4338000000000000ll);
+  int64_t n1 = ni >> 1, n2 = ni - n1;
+  int64_t s1 = (n1 + 1023) << 52, s2 = (n2 + 1023) << 52;
+  double f1, f2;
+  std::memcpy(&f1, &s1, sizeof f1);
+  std::memcpy(&f2, &s2, sizeof f2);
+  return p * f1 * f2;
+}
+
+/// exp(x) in double to about 1e-10 relative error for any \p x (0 below
+/// -745, inf above 709.8, NaN for NaN), vectorizable where the target has
+/// 64-bit integer compares (the AVX2 and AVX-512 clones of TP_VECTOR_CLONES).
+inline double expApprox(double x) {
+  // |x| clamped on its bits (750 below zero, 710 above) into expInRange's
+  // range, where exp is already 0 or inf.
+  int64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  int64_t sign = bits & static_cast<int64_t>(0x8000000000000000ull);
+  int64_t mag = bits & 0x7fffffffffffffffll;
+  constexpr int64_t inf = 0x7ff0000000000000ll;
+  int64_t bound = sign ? 0x4087700000000000ll : 0x4086300000000000ll;
+  int64_t clamped = mag < bound ? mag : bound;
+  clamped = (mag > inf ? mag : clamped) | sign;
+  double a;
+  std::memcpy(&a, &clamped, sizeof a);
+  return expInRange(a);
+}
+
+/// exp(x) of an f32, within about 1 ulp of the f32 result (computed in
+/// double), and vectorizable (see expInRange). NaN stays NaN.
+inline float expApprox(float x) {
+  // |x| clamped to 128 on its bits, as erfApprox does (a floating-point
+  // compare may trap, which keeps GCC from if-converting the loop): exp is
+  // 0 or inf in f32 beyond 104.
+  int32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  int32_t mag = bits & 0x7fffffff;
+  constexpr int32_t inf = 0x7f800000, bound = 0x43000000; // 128.0f
+  int32_t clamped = mag < bound ? mag : bound;
+  clamped = mag > inf ? mag : clamped; // NaN
+  clamped |= bits & static_cast<int32_t>(0x80000000u);
+  float a;
+  std::memcpy(&a, &clamped, sizeof a);
+  return static_cast<float>(expInRange(a));
+}
 
 /// Calls fn(offsetA, offsetB, index) for every element of \p shape in
 /// row-major order, the offsets advancing by the strides \p sa and \p sb
@@ -78,7 +205,12 @@ struct RowLogSumExp {
   float max;
   double sumExp;
 };
-RowLogSumExp rowLogSumExp(const float *row, int64_t n);
+/// When \p exps is given, it receives the n terms exp(x - max) in f64.
+RowLogSumExp rowLogSumExp(const float *row, int64_t n, double *exps = nullptr);
+
+/// How many interleaved partial sums the row reductions of the norms keep
+/// (so that they vectorize: one AVX-512 vector of f64).
+constexpr int kSumLanes = 8;
 
 /// The mean and the biased variance of a row of \p d values, in f64: the
 /// statistics of layerNorm, forward and backward.

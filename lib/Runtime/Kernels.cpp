@@ -99,18 +99,46 @@ using detail::broadcastOrThrow;
 using detail::broadcastStrides;
 
 namespace {
+/// Whether \p small, less its leading 1s, is the trailing dims of \p full:
+/// it broadcasts over full's rows (a bias, a table of positions).
+bool isTrailing(const std::vector<int64_t> &small,
+                const std::vector<int64_t> &full) {
+  size_t lead = 0;
+  while (lead < small.size() && small[lead] == 1)
+    ++lead;
+  size_t n = small.size() - lead;
+  return n <= full.size() &&
+         std::equal(small.begin() + lead, small.end(), full.end() - n);
+}
+
 template <typename F>
 Tensor binary(const char *op, const Tensor &a, const Tensor &b, F f) {
+  const float *pa = a.data(), *pb = b.data();
   if (a.shape() == b.shape()) {
-    Tensor out(a.shape());
+    Tensor out = Tensor::uninitialized(a.shape());
+    float *po = out.data();
     for (int64_t i = 0, e = a.numel(); i < e; ++i)
-      out.data()[i] = f(a.data()[i], b.data()[i]);
+      po[i] = f(pa[i], pb[i]);
     return out;
   }
   std::vector<int64_t> shape = broadcastOrThrow(op, a.shape(), b.shape());
-  Tensor out(shape);
-  const float *pa = a.data(), *pb = b.data();
+  Tensor out = Tensor::uninitialized(shape);
   float *po = out.data();
+  // One operand repeated over the other's rows: a loop per row.
+  int64_t n = b.numel();
+  if (a.shape() == shape && n > 0 && isTrailing(b.shape(), shape)) {
+    for (int64_t r = 0, rows = a.numel() / n; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        po[r * n + j] = f(pa[r * n + j], pb[j]);
+    return out;
+  }
+  n = a.numel();
+  if (b.shape() == shape && n > 0 && isTrailing(a.shape(), shape)) {
+    for (int64_t r = 0, rows = b.numel() / n; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j)
+        po[r * n + j] = f(pa[j], pb[r * n + j]);
+    return out;
+  }
   detail::forEachStrided(
       shape, broadcastStrides(a.shape(), shape),
       broadcastStrides(b.shape(), shape),
@@ -119,7 +147,7 @@ Tensor binary(const char *op, const Tensor &a, const Tensor &b, F f) {
 }
 
 template <typename F> Tensor unary(const Tensor &x, F f) {
-  Tensor out(x.shape());
+  Tensor out = Tensor::uninitialized(x.shape());
   const float *src = x.data();
   float *dst = out.data();
   for (int64_t i = 0, e = x.numel(); i < e; ++i)
@@ -127,46 +155,6 @@ template <typename F> Tensor unary(const Tensor &x, F f) {
   return out;
 }
 
-/// erf(x) within 1 ulp, without branches or calls so that loops over it
-/// vectorize (std::erf is a scalar libm call). Beyond |x| = 4, erf rounds to
-/// +-1 in f32; inside, erf(x) = x P(x^2) / Q(x^2), a rational least-squares
-/// fit of relative error 2.5e-9 (degrees 6 and 5 in x^2), evaluated in double
-/// so that rounding adds little to the final rounding to f32. NaN stays NaN.
-inline float erfApprox(float x) {
-  // Clamps |x| on its bits: a floating-point compare may trap, which keeps
-  // GCC from if-converting, hence from vectorizing, the loop. The bound is 4
-  // or the next float, after the last bit of x (erf is 1.0f at both): with a
-  // constant bound GCC branches to the constant erf(4) instead.
-  int32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  int32_t mag = bits & 0x7fffffff;
-  constexpr int32_t inf = 0x7f800000;
-  int32_t bound = 0x40800000 | (mag & 1);
-  int32_t clamped = mag < bound ? mag : bound;
-  clamped = mag > inf ? mag : clamped; // NaN
-  float a;
-  std::memcpy(&a, &clamped, sizeof a);
-  double d = a, t = d * d;
-  double p = -1.3360234256361789573e-8;
-  p = p * t + 4.7151093746646322833e-6;
-  p = p * t + 3.8085896068817488044e-4;
-  p = p * t + 3.8564779868001016555e-3;
-  p = p * t + 5.4354003394172032391e-2;
-  p = p * t + 1.8527999832460509595e-1;
-  p = p * t + 1.1283791680791610436;
-  double q = 6.3403482583690634411e-5;
-  q = q * t + 1.3106910328017061678e-3;
-  q = q * t + 1.5479842987910296027e-2;
-  q = q * t + 1.1401401340851907469e-1;
-  q = q * t + 4.9753352091836058721e-1;
-  q = q * t + 1.0;
-  float r = static_cast<float>(d * p / q);
-  int32_t rbits;
-  std::memcpy(&rbits, &r, sizeof rbits);
-  rbits |= bits & static_cast<int32_t>(0x80000000u); // erf(-x) = -erf(x)
-  std::memcpy(&r, &rbits, sizeof r);
-  return r;
-}
 } // namespace
 
 std::vector<int64_t>
@@ -183,20 +171,23 @@ Tensor mlir::tp::runtime::linear(const Tensor &x, const Tensor &w,
                                  const Tensor *bias) {
   detail::LinearDims l = detail::checkLinear(x.shape(), w.shape(),
                                              bias ? &bias->shape() : nullptr);
-  Tensor out(l.shape);
+  Tensor out = Tensor::uninitialized(l.shape);
   detail::gemm(/*transB=*/true, l.rows, l.out, l.in, 1.0f, x.data(), l.in,
                w.data(), l.in, 0.0f, out.data(), l.out);
-  if (bias)
+  if (bias) {
+    float *o = out.data();
+    const float *b = bias->data();
     for (int64_t r = 0; r < l.rows; ++r)
       for (int64_t j = 0; j < l.out; ++j)
-        out.data()[r * l.out + j] += bias->data()[j];
+        o[r * l.out + j] += b[j];
+  }
   return out;
 }
 
 Tensor mlir::tp::runtime::matmul(const Tensor &a, const Tensor &b) {
   detail::MatmulDims d = detail::checkMatmul(a.shape(), b.shape());
   int64_t m = d.m, k = d.k, n = d.n;
-  Tensor out(d.shape);
+  Tensor out = Tensor::uninitialized(d.shape);
   if (d.batchB.empty()) {
     // Every batch of a shares b: one GEMM over all rows.
     detail::gemm(false, shapeNumel(d.batchA) * m, n, k, 1.0f, a.data(), k,
@@ -240,12 +231,21 @@ Tensor mlir::tp::runtime::relu(const Tensor &x) {
   return unary(x, [](float v) { return !(v <= 0.0f) ? v : 0.0f; });
 }
 
-Tensor mlir::tp::runtime::erf(const Tensor &x) { return unary(x, erfApprox); }
+Tensor mlir::tp::runtime::erf(const Tensor &x) {
+  return unary(x, detail::erfApprox);
+}
+
+/// y = gelu(x) over \p n elements (vectorized clones).
+TP_VECTOR_CLONES static void geluLoop(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] =
+        0.5f * x[i] * (1.0f + detail::erfApprox(x[i] * 0.70710678118654752f));
+}
 
 Tensor mlir::tp::runtime::gelu(const Tensor &x) {
-  return unary(x, [](float v) {
-    return 0.5f * v * (1.0f + erfApprox(v * 0.70710678118654752f));
-  });
+  Tensor out = Tensor::uninitialized(x.shape());
+  geluLoop(x.data(), out.data(), x.numel());
+  return out;
 }
 
 Tensor mlir::tp::runtime::geluTanh(const Tensor &x) {
@@ -255,8 +255,16 @@ Tensor mlir::tp::runtime::geluTanh(const Tensor &x) {
   });
 }
 
+/// y = silu(x) over \p n elements (vectorized clones).
+TP_VECTOR_CLONES static void siluLoop(const float *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = x[i] / (1.0f + detail::expApprox(-x[i]));
+}
+
 Tensor mlir::tp::runtime::silu(const Tensor &x) {
-  return unary(x, [](float v) { return v / (1.0f + std::exp(-v)); });
+  Tensor out = Tensor::uninitialized(x.shape());
+  siluLoop(x.data(), out.data(), x.numel());
+  return out;
 }
 
 Tensor mlir::tp::runtime::neg(const Tensor &x) {
@@ -278,7 +286,7 @@ Tensor mlir::tp::runtime::scale(const Tensor &x, float factor) {
 Tensor mlir::tp::runtime::softmax(const Tensor &x, int64_t dim) {
   auto [outer, extent, inner] =
       splitAround(x.shape(), normalizeDim(dim, x.rank()));
-  Tensor out(x.shape());
+  Tensor out = Tensor::uninitialized(x.shape());
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t in = 0; in < inner; ++in) {
       const float *src = x.data() + o * extent * inner + in;
@@ -311,43 +319,85 @@ static const std::vector<int64_t> *shapeOf(const Tensor *t) {
 /// fn(row of x, row of the result).
 template <typename Fn>
 static Tensor mapRows(const Tensor &x, int64_t rows, int64_t d, Fn fn) {
-  Tensor out(x.shape());
+  Tensor out = Tensor::uninitialized(x.shape());
   for (int64_t r = 0; r < rows; ++r)
     fn(x.data() + r * d, out.data() + r * d);
   return out;
 }
 
-detail::RowMoments mlir::tp::runtime::detail::rowMoments(const float *row,
-                                                         int64_t d) {
+TP_VECTOR_CLONES detail::RowMoments
+mlir::tp::runtime::detail::rowMoments(const float *row, int64_t d) {
+  // Each sum in kSumLanes interleaved partial sums, so that it vectorizes.
+  constexpr int L = kSumLanes;
+  double part[L] = {};
+  int64_t j = 0;
+  for (; j + L <= d; j += L)
+    for (int l = 0; l < L; ++l)
+      part[l] += row[j + l];
+  for (; j < d; ++j)
+    part[0] += row[j];
   double mean = 0.0;
-  for (int64_t j = 0; j < d; ++j)
-    mean += row[j];
+  for (int l = 0; l < L; ++l)
+    mean += part[l];
   mean /= d;
+  double sq[L] = {};
+  for (j = 0; j + L <= d; j += L)
+    for (int l = 0; l < L; ++l)
+      sq[l] += (row[j + l] - mean) * (row[j + l] - mean);
+  for (; j < d; ++j)
+    sq[0] += (row[j] - mean) * (row[j] - mean);
   double var = 0.0;
-  for (int64_t j = 0; j < d; ++j)
-    var += (row[j] - mean) * (row[j] - mean);
+  for (int l = 0; l < L; ++l)
+    var += sq[l];
   return {mean, var / d};
+}
+
+/// One row of layerNorm with the weight and bias it has (the multiply and
+/// add only where PyTorch makes them, so that a missing one changes no
+/// rounding).
+template <bool Weight, bool Bias>
+static inline void layerNormRow(const float *src, float *dst, const float *w,
+                                const float *b, int64_t d, float meanF,
+                                float inv) {
+  for (int64_t j = 0; j < d; ++j) {
+    float v = (src[j] - meanF) * inv;
+    if (Weight)
+      v *= w[j];
+    if (Bias)
+      v += b[j];
+    dst[j] = v;
+  }
+}
+
+/// layerNorm over \p rows rows of \p d (vectorized clones).
+TP_VECTOR_CLONES static void layerNormRows(const float *x, float *y,
+                                           const float *w, const float *b,
+                                           int64_t rows, int64_t d, float eps) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *src = x + r * d;
+    float *dst = y + r * d;
+    auto [mean, var] = detail::rowMoments(src, d);
+    float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+    float meanF = static_cast<float>(mean);
+    if (w && b)
+      layerNormRow<true, true>(src, dst, w, b, d, meanF, inv);
+    else if (w)
+      layerNormRow<true, false>(src, dst, w, b, d, meanF, inv);
+    else if (b)
+      layerNormRow<false, true>(src, dst, w, b, d, meanF, inv);
+    else
+      layerNormRow<false, false>(src, dst, w, b, d, meanF, inv);
+  }
 }
 
 Tensor mlir::tp::runtime::layerNorm(const Tensor &x, const Tensor *weight,
                                     const Tensor *bias, float eps) {
-  // (Named, not a structured binding: the lambda captures d.)
   detail::RowDims rowDims =
       detail::checkNorm("layerNorm", x.shape(), shapeOf(weight), shapeOf(bias));
-  int64_t d = rowDims.d;
-  return mapRows(x, rowDims.rows, d, [&](const float *src, float *dst) {
-    auto [mean, var] = detail::rowMoments(src, d);
-    float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
-    float meanF = static_cast<float>(mean);
-    for (int64_t j = 0; j < d; ++j) {
-      float v = (src[j] - meanF) * inv;
-      if (weight)
-        v *= weight->data()[j];
-      if (bias)
-        v += bias->data()[j];
-      dst[j] = v;
-    }
-  });
+  Tensor out = Tensor::uninitialized(x.shape());
+  layerNormRows(x.data(), out.data(), weight ? weight->data() : nullptr,
+                bias ? bias->data() : nullptr, rowDims.rows, rowDims.d, eps);
+  return out;
 }
 
 Tensor mlir::tp::runtime::rmsNorm(const Tensor &x, const Tensor *weight,

@@ -9,6 +9,8 @@
 
 #include "tp/Runtime/Optimizers.h"
 
+#include "KernelUtils.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -51,6 +53,20 @@ static void checkRange(const char *op, const char *what, float value, float lo,
 // SGD
 //===----------------------------------------------------------------------===//
 
+/// p += negLr * (g + wd * p) over \p n elements, SGD without momentum (the
+/// weight decay term only when \p wd is not 0, as PyTorch adds it); a
+/// memory-bound loop over every parameter, with vectorized clones.
+TP_VECTOR_CLONES static void sgdPlain(float *p, const float *g, int64_t n,
+                                      float wd, float negLr) {
+  if (wd == 0) {
+    for (int64_t i = 0; i < n; ++i)
+      p[i] = p[i] + negLr * g[i];
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = p[i] + negLr * (g[i] + wd * p[i]);
+}
+
 void mlir::tp::runtime::sgdStep(Tensor &param, const Tensor &grad,
                                 Tensor *momentumBuffer, int64_t step,
                                 const SGDOptions &options) {
@@ -77,6 +93,10 @@ void mlir::tp::runtime::sgdStep(Tensor &param, const Tensor &grad,
   float wd = options.weightDecay, momentum = options.momentum;
   float keep = static_cast<float>(1.0 - static_cast<double>(options.dampening));
   float negLr = -options.lr;
+  if (!useMomentum) {
+    sgdPlain(p, gr, param.numel(), wd, negLr);
+    return;
+  }
   for (int64_t i = 0, n = param.numel(); i < n; ++i) {
     float g = gr[i];
     if (wd != 0)
@@ -93,6 +113,47 @@ void mlir::tp::runtime::sgdStep(Tensor &param, const Tensor &grad,
 //===----------------------------------------------------------------------===//
 // AdamW
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// AdamW's per-step scalars, rounded to f32 where PyTorch's tensor ops take
+/// them.
+struct AdamWScalars {
+  float decay, avgWeight, beta2, sqWeight, biasCorrection2Sqrt, eps,
+      negStepSize;
+};
+} // namespace
+
+/// AdamW's update of \p n elements; torch.lerp(m, g, w) in its form for
+/// weights below 0.5 (\p SmallWeight) or the other.
+template <bool SmallWeight>
+static inline void adamwElements(float *p, const float *gr, float *m, float *v,
+                                 int64_t n, AdamWScalars k) {
+  // Locals, which the stores below cannot alias.
+  const float decay = k.decay, w = k.avgWeight, beta2 = k.beta2,
+              sqWeight = k.sqWeight, bc2 = k.biasCorrection2Sqrt, eps = k.eps,
+              negStepSize = k.negStepSize;
+  for (int64_t i = 0; i < n; ++i) {
+    float g = gr[i];
+    float pi = p[i] * decay;
+    float mi =
+        SmallWeight ? m[i] + w * (g - m[i]) : g - (g - m[i]) * (1.0f - w);
+    float vi = v[i] * beta2 + sqWeight * g * g;
+    float denom = std::sqrt(vi) / bc2 + eps;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = pi + negStepSize * mi / denom;
+  }
+}
+
+/// AdamW's update of \p n elements (vectorized clones).
+TP_VECTOR_CLONES static void adamwLoop(float *p, const float *gr, float *m,
+                                       float *v, int64_t n,
+                                       const AdamWScalars &k) {
+  if (k.avgWeight < 0.5f)
+    adamwElements<true>(p, gr, m, v, n, k);
+  else
+    adamwElements<false>(p, gr, m, v, n, k);
+}
 
 void mlir::tp::runtime::adamwStep(Tensor &param, const Tensor &grad,
                                   Tensor &expAvg, Tensor &expAvgSq,
@@ -124,18 +185,10 @@ void mlir::tp::runtime::adamwStep(Tensor &param, const Tensor &grad,
   float biasCorrection2Sqrt = static_cast<float>(std::sqrt(biasCorrection2));
   float eps = options.eps;
 
-  float *p = param.data(), *m = expAvg.data(), *v = expAvgSq.data();
-  const float *gr = grad.data();
-  for (int64_t i = 0, n = param.numel(); i < n; ++i) {
-    float g = gr[i];
-    p[i] = p[i] * decay;
-    // torch.lerp(m, g, w), with its two forms for small and large weights.
-    m[i] = avgWeight < 0.5f ? m[i] + avgWeight * (g - m[i])
-                            : g - (g - m[i]) * (1.0f - avgWeight);
-    v[i] = v[i] * beta2F + sqWeight * g * g;
-    float denom = std::sqrt(v[i]) / biasCorrection2Sqrt + eps;
-    p[i] = p[i] + negStepSize * m[i] / denom;
-  }
+  AdamWScalars k{decay, avgWeight,  beta2F, sqWeight, biasCorrection2Sqrt,
+                 eps,   negStepSize};
+  adamwLoop(param.data(), grad.data(), expAvg.data(), expAvgSq.data(),
+            param.numel(), k);
 }
 
 //===----------------------------------------------------------------------===//

@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdexcept>
 
 #include <unistd.h>
@@ -247,6 +250,18 @@ int64_t mlir::tp::runtime::hostMemoryBytes() {
   return bytes;
 }
 
+void mlir::tp::runtime::keepFreedTensorMemory() {
+#ifdef __GLIBC__
+  // The largest mmap threshold glibc accepts (setting it also stops glibc
+  // from adjusting it), a trim threshold no heap top reaches, and a top pad
+  // of a whole thread heap (64 MiB), below which glibc does not unmap an
+  // emptied thread heap either.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+  mallopt(M_TOP_PAD, 64 << 20);
+#endif
+}
+
 std::string
 mlir::tp::runtime::shapeToString(const std::vector<int64_t> &shape) {
   std::string s;
@@ -294,7 +309,17 @@ void Tensor::checkIndex(int64_t i) const {
                             std::to_string(numel_) + " elements");
 }
 
-Tensor Tensor::fromData(std::vector<int64_t> shape, std::vector<float> data) {
+Tensor Tensor::uninitialized(std::vector<int64_t> shape, DType dtype) {
+  Tensor t;
+  t.shape_ = std::move(shape);
+  t.numel_ = shapeNumel(t.shape_);
+  t.dtype_ = dtype;
+  t.storage_.resize(storageFloats(t.numel_, dtype));
+  return t;
+}
+
+Tensor Tensor::fromData(std::vector<int64_t> shape,
+                        const std::vector<float> &data) {
   int64_t n = shapeNumel(shape);
   if (static_cast<int64_t>(data.size()) != n)
     throw std::invalid_argument("tensor data has " +
@@ -304,7 +329,7 @@ Tensor Tensor::fromData(std::vector<int64_t> shape, std::vector<float> data) {
   Tensor t;
   t.shape_ = std::move(shape);
   t.numel_ = n;
-  t.storage_ = std::move(data);
+  t.storage_.assign(data.begin(), data.end());
   return t;
 }
 
@@ -344,7 +369,7 @@ Tensor Tensor::to(DType dtype) && {
 Tensor Tensor::to(DType dtype) const & {
   if (dtype == dtype_)
     return *this;
-  Tensor out(shape_, dtype);
+  Tensor out = uninitialized(shape_, dtype);
   if (dtype_ == DType::I64 && dtype == DType::I32) {
     const int64_t *in = dataI64();
     int32_t *o = out.dataI32();
@@ -397,12 +422,16 @@ int64_t Tensor::atInt(int64_t i) const {
   return checkedInt<int64_t>(at(i), static_cast<size_t>(i), DType::I64);
 }
 
-Tensor Tensor::reshaped(std::vector<int64_t> newShape) const {
+Tensor Tensor::reshaped(std::vector<int64_t> newShape) const & {
+  return Tensor(*this).reshaped(std::move(newShape));
+}
+
+Tensor Tensor::reshaped(std::vector<int64_t> newShape) && {
   if (shapeNumel(newShape) != numel())
     throw std::invalid_argument("cannot reshape tensor of shape " +
                                 shapeString() + " into " +
                                 shapeToString(newShape));
-  Tensor t = *this;
+  Tensor t = std::move(*this);
   t.shape_ = std::move(newShape);
   return t;
 }

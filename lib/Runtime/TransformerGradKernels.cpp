@@ -56,7 +56,7 @@ Tensor mlir::tp::runtime::softmaxBackward(const Tensor &g, const Tensor &y,
                                  y.shapeString() + " have different shapes");
   auto [outer, extent, inner] =
       splitAround(y.shape(), normalizeDim(dim, y.rank()));
-  Tensor out(y.shape());
+  Tensor out = Tensor::uninitialized(y.shape());
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < inner; ++in) {
       int64_t base = o * extent * inner + in;

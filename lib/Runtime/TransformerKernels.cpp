@@ -40,7 +40,7 @@ Tensor mlir::tp::runtime::detail::rotate(const Tensor &x,
       sinT[t * half + i] = std::sin(angle);
     }
   }
-  Tensor out(x.shape());
+  Tensor out = Tensor::uninitialized(x.shape());
   for (int64_t bi = 0; bi < b; ++bi)
     for (int64_t t = 0; t < s; ++t)
       for (int64_t hi = 0; hi < h; ++hi) {
@@ -63,9 +63,10 @@ Tensor mlir::tp::runtime::attention(const Tensor &q, const Tensor &k,
                                     const Tensor &v, bool causal) {
   auto [b, s, t, hq, hkv, d, dv] =
       detail::checkAttention(q.shape(), k.shape(), v.shape(), causal);
-  Tensor out({b, s, hq, dv});
+  // No keys: the output is zeros; otherwise every head's rows are written.
   if (t == 0)
-    return out;
+    return Tensor({b, s, hq, dv});
+  Tensor out = Tensor::uninitialized({b, s, hq, dv});
   int64_t group = hq / hkv;
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
   std::vector<float> scores(s * t);
@@ -118,15 +119,36 @@ Tensor mlir::tp::runtime::crossEntropy(const Tensor &logits,
   return Tensor::scalar(loss);
 }
 
+/// exps[j] = exp(row[j] - shift) in f64 for j < n (vectorized clones).
+TP_VECTOR_CLONES static void expShiftedWide(const float *row, int64_t n,
+                                            float shift, double *exps) {
+  for (int64_t j = 0; j < n; ++j)
+    exps[j] = detail::expApprox(static_cast<double>(row[j]) - shift);
+}
+
 detail::RowLogSumExp mlir::tp::runtime::detail::rowLogSumExp(const float *row,
-                                                             int64_t n) {
+                                                             int64_t n,
+                                                             double *exps) {
   float maxV = -std::numeric_limits<float>::infinity();
   for (int64_t j = 0; j < n; ++j)
     maxV = maxKeepNaN(maxV, row[j]);
+  std::vector<double> own;
+  if (!exps) {
+    own.resize(n);
+    exps = own.data();
+  }
+  // The terms first, in a loop that vectorizes, then their sum in order.
+  expShiftedWide(row, n, maxV, exps);
   double sum = 0.0;
   for (int64_t j = 0; j < n; ++j)
-    sum += std::exp(static_cast<double>(row[j]) - maxV);
+    sum += exps[j];
   return {maxV, sum};
+}
+
+/// row[j] = exp(row[j] - shift) for j < n (vectorized clones).
+TP_VECTOR_CLONES static void expShifted(float *row, int64_t n, float shift) {
+  for (int64_t j = 0; j < n; ++j)
+    row[j] = detail::expApprox(row[j] - shift);
 }
 
 void mlir::tp::runtime::detail::attentionSoftmax(float *scores, int64_t s,
@@ -137,11 +159,12 @@ void mlir::tp::runtime::detail::attentionSoftmax(float *scores, int64_t s,
     float maxV = -std::numeric_limits<float>::infinity();
     for (int64_t j = 0; j < visible; ++j)
       maxV = maxKeepNaN(maxV, row[j]);
+    // The exponentials first, in a loop that vectorizes, then their sum in
+    // order.
+    expShifted(row, visible, maxV);
     double sum = 0.0;
-    for (int64_t j = 0; j < visible; ++j) {
-      row[j] = std::exp(row[j] - maxV);
+    for (int64_t j = 0; j < visible; ++j)
       sum += row[j];
-    }
     float inv = static_cast<float>(1.0 / sum);
     for (int64_t j = 0; j < visible; ++j)
       row[j] *= inv;

@@ -129,6 +129,12 @@ static cl::opt<std::string> betas("betas",
                                   cl::init("0.9,0.999"), cl::cat(category));
 static cl::opt<double> eps("eps", cl::desc("AdamW eps (default 1e-8)"),
                            cl::init(1e-8), cl::cat(category));
+static cl::opt<bool> regather(
+    "regather",
+    cl::desc("With --grad/--train: gather again in the backward what the "
+             "forward gathered (Megatron's sequence parallelism: only shards "
+             "live across the step, for one more all_gather each)"),
+    cl::cat(category));
 static cl::opt<double> maxGradNorm(
     "max-grad-norm",
     cl::desc("Clip the gradients to this global 2-norm before each update "
@@ -345,6 +351,9 @@ int main(int argc, char **argv) {
     fail(e.what());
   }
   checkRunOptions();
+  // Training steps reuse freed activations' memory instead of faulting it in
+  // again.
+  mlir::tp::runtime::keepFreedTensorMemory();
   mlir::tp::OptimizerOptions optimizerArgs = optimizerOptions();
   // With mpi this process becomes one rank of the job: every rank lowers
   // the model (deterministically), rank 0 reports.
@@ -377,6 +386,9 @@ int main(int argc, char **argv) {
     prepare.reference = verify;
     prepare.referenceInF32 = referenceDtype == "f32";
     prepare.differentiate = grad || train;
+    if (regather && !prepare.differentiate)
+      fail("--regather belongs to --grad or --train");
+    prepare.regather = regather;
     if (train)
       prepare.optimizer = optimizerArgs;
     exec::PreparedModel model =

@@ -68,6 +68,26 @@ TEST(TensorTest, Reshaped) {
   EXPECT_THROW(t.reshaped({4, 2}), std::invalid_argument);
 }
 
+TEST(TensorTest, UninitializedHasShapeAndDtype) {
+  Tensor t = Tensor::uninitialized({2, 3}, DType::BF16);
+  EXPECT_EQ(t.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(t.dtype(), DType::BF16);
+  EXPECT_EQ(t.numel(), 6);
+  EXPECT_EQ(t.bytes(), 12u);
+  EXPECT_EQ(Tensor::uninitialized({0, 4}).numel(), 0);
+  EXPECT_THROW(Tensor::uninitialized({-1}), std::invalid_argument);
+}
+
+TEST(TensorTest, ReshapedRvalueMovesTheElements) {
+  Tensor t = Tensor::fromData({2, 3}, {1, 2, 3, 4, 5, 6});
+  const float *data = t.data();
+  Tensor r = std::move(t).reshaped({3, 2});
+  EXPECT_EQ(r.data(), data);
+  EXPECT_EQ(r.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(r.values(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_THROW(std::move(r).reshaped({4}), std::invalid_argument);
+}
+
 TEST(TensorTest, SliceDimMiddle) {
   Tensor t = iota({2, 4, 3});
   Tensor s = sliceDim(t, 1, 1, 2);

@@ -72,6 +72,15 @@ public:
 
   /// Bytes of the resident parameters.
   int64_t paramBytes() const;
+  /// Bytes of the optimizer state (momentum buffers, moments) of a training
+  /// step's updates.
+  int64_t optimizerBytes() const;
+  /// Whether later runs of a training step return the updated parameters
+  /// (the results marked tp.updated): on by default. A training loop that
+  /// reads them after its last step only turns it off for the others; the
+  /// results are then empty tensors, and the step copies no parameter out
+  /// (they stay resident here either way).
+  void setReturnsUpdated(bool returns);
 
 private:
   friend class Program;

@@ -42,6 +42,9 @@ struct PrepareOptions {
   /// With differentiate: also update every parameter (tp-optimizer-step);
   /// the program then returns the updated parameters too.
   std::optional<mlir::tp::OptimizerOptions> optimizer;
+  /// With differentiate: gather again in the backward what the forward
+  /// gathered (tp-regather): less activation memory, more all_gathers.
+  bool regather = false;
 };
 
 /// A model ready to compile.

@@ -11,8 +11,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mlir::tp {
@@ -68,6 +70,24 @@ void toFloat(const void *src, DType dtype, float *dst, size_t n);
 /// value and its index (nothing is truncated).
 void fromFloat(const float *src, DType dtype, void *dst, size_t n);
 
+namespace detail {
+/// std::allocator whose value-initialization of an element leaves it
+/// uninitialized (default-initialization), so that Tensor::uninitialized
+/// does not zero-fill what its kernel overwrites.
+template <typename T> struct DefaultInitAllocator : std::allocator<T> {
+  using std::allocator<T>::allocator;
+  template <typename U> struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  template <typename U> void construct(U *p) noexcept {
+    ::new (static_cast<void *>(p)) U;
+  }
+  template <typename U, typename... Args> void construct(U *p, Args &&...args) {
+    ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+  }
+};
+} // namespace detail
+
 /// An owning, contiguous, row-major buffer of f32, bf16, f16, i64 or i32
 /// elements with a shape.
 ///
@@ -79,7 +99,7 @@ void fromFloat(const float *src, DType dtype, void *dst, size_t n);
 /// bytes); arithmetic kernels take F32, the id kernels I64, I32 (or F32).
 ///
 /// The element buffer is suitably aligned for every dtype, int64 included:
-/// it is a std::vector<float> of at least 8 bytes for an I64 tensor, and
+/// it is a std::vector of floats of at least 8 bytes for an I64 tensor, and
 /// std::allocator obtains it from ::operator new, which returns storage
 /// aligned for any object of fundamental alignment of that size (16 bytes on
 /// the platforms we build for).
@@ -91,9 +111,15 @@ public:
   /// >= 0.
   explicit Tensor(std::vector<int64_t> shape, DType dtype = DType::F32);
 
-  /// A tensor of \p shape taking ownership of \p data, whose size must equal
-  /// the product of \p shape.
-  static Tensor fromData(std::vector<int64_t> shape, std::vector<float> data);
+  /// A tensor of \p shape and \p dtype whose elements are not initialized:
+  /// for kernels that write every element of their result (the zero-fill of
+  /// the constructor costs as much as a pass over the result).
+  static Tensor uninitialized(std::vector<int64_t> shape,
+                              DType dtype = DType::F32);
+  /// A tensor of \p shape holding \p data, whose size must equal the
+  /// product of \p shape.
+  static Tensor fromData(std::vector<int64_t> shape,
+                         const std::vector<float> &data);
   /// An integer tensor of \p shape (I64, or I32 when \p dtype says so)
   /// holding \p values, whose size must equal the product of \p shape. For
   /// I32 every value must fit int32 (std::invalid_argument otherwise).
@@ -155,7 +181,7 @@ public:
   /// A copy of the elements of an F32 tensor.
   std::vector<float> values() const {
     requireF32();
-    return storage_;
+    return std::vector<float>(storage_.begin(), storage_.end());
   }
 
   /// A copy converted to \p dtype; a plain copy when the dtype is already
@@ -178,7 +204,9 @@ public:
   int64_t atInt(int64_t i) const;
 
   /// A copy with \p newShape, which must have the same number of elements.
-  Tensor reshaped(std::vector<int64_t> newShape) const;
+  Tensor reshaped(std::vector<int64_t> newShape) const &;
+  /// As above; the elements are moved, not copied.
+  Tensor reshaped(std::vector<int64_t> newShape) &&;
   /// The shape as "4x16" ("" for rank 0).
   std::string shapeString() const;
 
@@ -206,9 +234,8 @@ private:
   int64_t numel_ = 0;
   DType dtype_ = DType::F32;
   /// The elements' bytes, in floats (ceil(bytes() / 4) of them) so that
-  /// F32 tensors own a vector<float> (fromData moves it in) and every dtype
-  /// is suitably aligned (see the class comment).
-  std::vector<float> storage_;
+  /// every dtype is suitably aligned (see the class comment).
+  std::vector<float, detail::DefaultInitAllocator<float>> storage_;
 };
 
 /// Maps a possibly negative \p dim to [0, rank); throws std::out_of_range if
@@ -226,6 +253,17 @@ std::string shapeToString(const std::vector<int64_t> &shape);
 /// its ranks can hold (the executor checks sizes against it before it
 /// allocates anything).
 int64_t hostMemoryBytes();
+
+/// Makes this process's malloc keep the memory of freed tensors for the
+/// next ones, as a tensor framework's caching allocator does: glibc
+/// otherwise gives a large block back to the system when it is freed (its
+/// own mmap, or the top of a rank thread's heap), and every training step
+/// then faults its activations in again, zeroed page by page (a third of
+/// the non-GEMM time of a 1-rank step, bench/findings.md). Tensors up to
+/// 32 MiB then come from the heap, whose freed tops are neither trimmed nor
+/// unmapped. Process-wide, so the tools call it (tp-run, the benchmarks),
+/// not the library; a no-op without glibc.
+void keepFreedTensorMemory();
 
 /// A shape viewed as [outer, extent, inner] around one dimension: the
 /// products of the extents before and after it. The layout helpers here and

@@ -2,8 +2,9 @@
 // RUN: tp-opt %s --pass-pipeline='builtin.module(func.func(tp-optimize))' | FileCheck %s
 
 // tp-optimize: composes chains of redistributions (so inverse pairs cancel),
-// folds identities and merges identical redistributions of one value, but
-// never drops a value another op still uses.
+// folds identities, merges identical redistributions of one value and
+// computes a chunked weight gradient on the chunk, but never drops a value
+// another op still uses.
 
 tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
 
@@ -160,4 +161,40 @@ func.func @distribute_with_other_users(%x: tensor<4x16xf32>) -> (!tp.dtensor<4x1
   %d = tp.distribute %x : tensor<4x16xf32> -> !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>
   %r = tp.redistribute %d : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]> -> !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
   return %d, %r : !tp.dtensor<4x16xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<4x16xf32, @mesh, [#tp.replicate]>
+}
+
+// A weight gradient computed whole and chunked for its column-parallel
+// parameter (Shard(0)) is computed from the chunked output gradient; the
+// whole one the step returned is returned laid out as its parameter.
+// CHECK-LABEL: func.func @shard_linear_grad_weight
+// CHECK-SAME: -> (!tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>)
+// CHECK-NEXT: %[[G:.*]] = tp.distribute %{{.*}} {module = "output.weight"} : tensor<8x32xf32> -> !tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[W:.*]] = model.linear_grad_weight "output"(%[[G]], %{{.*}}) : (!tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: return %[[W]], %[[W]]
+func.func @shard_linear_grad_weight(%g: tensor<8x32xf32>, %x: !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> (!tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>) {
+  %w = model.linear_grad_weight "output"(%g, %x) : (tensor<8x32xf32>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>
+  %s = tp.redistribute %w {module = "output.weight"} : !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
+  return %w, %s : !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
+}
+
+// For a row-parallel parameter (Shard(1)) the input is chunked instead.
+// CHECK-LABEL: func.func @shard_linear_grad_weight_columns
+// CHECK-NEXT: %[[X:.*]] = tp.redistribute %{{.*}} {module = "w2"} : !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[W:.*]] = model.linear_grad_weight "w2"(%{{.*}}, %[[X]]) : (!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: return %[[W]]
+func.func @shard_linear_grad_weight_columns(%g: !tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, %x: !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<1>]> {
+  %w = model.linear_grad_weight "w2"(%g, %x) : (!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>
+  %s = tp.redistribute %w : !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<1>]>
+  return %s : !tp.dtensor<32x16xf32, @mesh, [#tp.shard<1>]>
+}
+
+// Another reader of the whole gradient: it stays.
+// CHECK-LABEL: func.func @linear_grad_weight_read_whole
+// CHECK: model.linear_grad_weight "w"(%{{.*}}, %{{.*}}) : {{.*}} -> !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>
+// CHECK: tp.redistribute
+func.func @linear_grad_weight_read_whole(%g: !tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, %x: !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> (!tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>) {
+  %w = model.linear_grad_weight "w"(%g, %x) : (!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>
+  %r = model.relu %w : (!tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>
+  %s = tp.redistribute %w : !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
+  return %r, %s : !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>, !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
 }

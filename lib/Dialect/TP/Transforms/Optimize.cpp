@@ -4,15 +4,19 @@
 // tp-optimize: before redistributions become collectives, composes chains
 // (A -> B -> C becomes A -> C when B has no other user, so inverse pairs
 // cancel and all_reduce + chunk becomes one reduce_scatter), folds identity
-// redistributions, and merges identical redistributions of one value. A
-// composed redistribution has the phase (tp.phase) of the one it replaces,
-// the last of the chain; of merged ones the first survives, with its phase.
+// redistributions, merges identical redistributions of one value, and
+// computes a linear's weight gradient on the shard its parameter's update
+// takes instead of whole. A composed redistribution has the phase
+// (tp.phase) of the one it replaces, the last of the chain; of merged ones
+// the first survives, with its phase.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
 
@@ -109,13 +113,99 @@ struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
   }
 };
 
+/// A linear's weight gradient computed whole and then chunked (Replicate ->
+/// Shard(0) or Shard(1) on an axis, e.g. for the update of a column- or
+/// row-parallel weight whose output gradient is replicated, as it is after
+/// a gathered output) is computed on the chunk instead: the gradient's
+/// output features (Shard(0)) or the input's features (Shard(1)) are
+/// chunked first, which needs no communication either, and each rank runs
+/// 1/n of the GEMM. A training step that returns the whole gradient then
+/// returns it laid out as its parameter (the same global value).
+struct ShardLinearGradWeight : public OpRewritePattern<RedistributeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RedistributeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto gw = op.getInput().getDefiningOp<model::LinearGradWeightOp>();
+    if (!gw)
+      return failure();
+    // Read by this redistribution, and returned at most.
+    SmallVector<OpOperand *> returned;
+    for (OpOperand &use : gw->getUses()) {
+      if (use.getOwner() == op)
+        continue;
+      if (!isa<func::ReturnOp>(use.getOwner()))
+        return failure();
+      returned.push_back(&use);
+    }
+    DTensorType from = op.getInput().getType(), to = op.getResult().getType();
+    // The placements of the gradient and the input: a plain tensor is the
+    // whole value on every rank.
+    auto placementsOf = [&](Value v) -> SmallVector<Attribute> {
+      if (auto d = dyn_cast<DTensorType>(v.getType()))
+        return SmallVector<Attribute>(d.getPlacements());
+      return SmallVector<Attribute>(from.getPlacements().size(),
+                                    ReplicateAttr::get(op.getContext()));
+    };
+    SmallVector<Attribute> g = placementsOf(gw.getGrad()),
+                           x = placementsOf(gw.getInput());
+    if (g.size() != from.getPlacements().size() ||
+        x.size() != from.getPlacements().size())
+      return failure();
+    int64_t gLast = getTensorLikeShape(gw.getGrad().getType()).size() - 1;
+    int64_t xLast = getTensorLikeShape(gw.getInput().getType()).size() - 1;
+    bool changed = false;
+    for (auto [a, pair] :
+         llvm::enumerate(llvm::zip(from.getPlacements(), to.getPlacements()))) {
+      auto [p, q] = pair;
+      if (p == q)
+        continue;
+      auto shard = dyn_cast<ShardAttr>(q);
+      if (!isa<ReplicateAttr>(p) || !shard || shard.getDim() > 1 ||
+          !isa<ReplicateAttr>(g[a]) || !isa<ReplicateAttr>(x[a]))
+        return failure();
+      // Rows of the gradient weight are the output's features, its columns
+      // the input's.
+      if (shard.getDim() == 0)
+        g[a] = ShardAttr::get(op.getContext(), gLast);
+      else
+        x[a] = ShardAttr::get(op.getContext(), xLast);
+      changed = true;
+    }
+    if (!changed)
+      return failure();
+    StringRef module =
+        op.getModuleAttr() ? op.getModuleAttr().getValue() : gw.getFqn();
+    Value grad = ensurePlacements(rewriter, op.getLoc(), gw.getGrad(),
+                                  to.getMesh(), g, module);
+    Value input = ensurePlacements(rewriter, op.getLoc(), gw.getInput(),
+                                   to.getMesh(), x, module);
+    Value sharded = rewriter.replaceOpWithNewOp<model::LinearGradWeightOp>(
+        op, to, gw.getFqnAttr(), grad, input);
+    if (!returned.empty()) {
+      auto func = gw->getParentOfType<func::FuncOp>();
+      SmallVector<Type> results(func.getResultTypes());
+      for (OpOperand *use : returned) {
+        rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(sharded); });
+        results[use->getOperandNumber()] = to;
+      }
+      rewriter.modifyOpInPlace(func, [&] {
+        func.setType(
+            FunctionType::get(getContext(), func.getArgumentTypes(), results));
+      });
+    }
+    rewriter.eraseOp(gw);
+    return success();
+  }
+};
+
 struct OptimizePass : public tp::impl::TPOptimizePassBase<OptimizePass> {
   void runOnOperation() override {
     if (failed(checkPassPrecondition(getOperation(), TPPass::Optimize)))
       return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     patterns.add<ComposeRedistributes, DistributeThenRedistribute,
-                 MergeSiblingRedistributes>(&getContext());
+                 MergeSiblingRedistributes, ShardLinearGradWeight>(
+        &getContext());
     RedistributeOp::getCanonicalizationPatterns(patterns, &getContext());
     // The patterns never touch control flow, and the driver erases what they
     // leave dead itself: skip region simplification (its liveness analysis

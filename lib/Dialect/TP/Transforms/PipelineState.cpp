@@ -92,6 +92,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-partition";
   case TPPass::MergeCollectives:
     return "tp-merge-collectives";
+  case TPPass::Regather:
+    return "tp-regather";
   case TPPass::CommReport:
     return "tp-comm-report";
   }
@@ -125,6 +127,7 @@ static unsigned refusedStates(TPPass pass) {
   case TPPass::Partition:
     return Partitioned | Styled | Unpropagated | Redistributions;
   case TPPass::MergeCollectives:
+  case TPPass::Regather:
     return Styled | Distributed | Unpropagated | Redistributions;
   case TPPass::CommReport:
     return Styled | Unpropagated | Redistributions;

@@ -49,6 +49,10 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // share them: what the forward gathered, the backward does not gather
   // again.
   pm.addPass(createTPCSEPass());
+  // Memory for communication: what the backward reads of the forward's
+  // gathers is gathered again there, from the shards.
+  if (options.grad && options.regather)
+    pm.addNestedPass<func::FuncOp>(createTPRegatherPass());
   // Fewer, larger all_reduces: a Partial on two mesh axes reduced at once,
   // and the all_reduces nobody reads until later (a training step's
   // gradients and loss) in buckets.

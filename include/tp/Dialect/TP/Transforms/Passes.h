@@ -63,6 +63,12 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
       llvm::cl::desc("Clip the gradients to this global 2-norm before the "
                      "update (0: no clipping)"),
       llvm::cl::init(0)};
+  Option<bool> regather{
+      *this, "regather",
+      llvm::cl::desc("With grad: gather again in the backward what the "
+                     "forward gathered (tp-regather): less activation "
+                     "memory, more all_gathers"),
+      llvm::cl::init(false)};
   Option<int64_t> bucketBytes{
       *this, "bucket-bytes",
       llvm::cl::desc("Largest all_reduce bucket in bytes per rank "
@@ -175,6 +181,10 @@ void eliminateCommonSubexpressionsAcrossPhases(Operation *root);
 
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);
+
+/// Gathers again, right before the first backward reader, every forward
+/// all_gather of `func` the backward reads (tp-regather).
+LogicalResult regatherForBackward(func::FuncOp func);
 
 /// Fuses chained all_reduces and buckets the independent ones of `func`
 /// (tp-merge-collectives); a bucket holds at most `bucketBytes` per rank

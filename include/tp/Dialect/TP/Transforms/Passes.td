@@ -141,8 +141,13 @@ def TPOptimizePass : Pass<"tp-optimize", "::mlir::func::FuncOp"> {
     `A -> C`, so inverse pairs cancel and `Partial -> Replicate -> Shard(d)`
     becomes one reduce_scatter), distributes a full tensor straight to the
     placement it is redistributed to (no communication), and lets consumers
-    of the same redistribution share one. A function pass: it rewrites one
-    function's body.
+    of the same redistribution share one. A linear's weight gradient computed
+    whole and then chunked (Replicate -> Shard(0) or Shard(1): the update of a
+    column- or row-parallel weight whose output gradient is replicated) is
+    computed from the chunked output gradient or input instead, 1/n of the
+    GEMM on each rank; a training step that also returns the whole gradient
+    returns it laid out as its parameter. A function pass: it rewrites one
+    function's body (and, for such a gradient, its result type).
   }];
 }
 
@@ -220,6 +225,21 @@ def TPCSEPass : Pass<"tp-cse", "::mlir::ModuleOp"> {
     pipeline runs it after tp-partition, where ranks' collectives are
     Pure ops on local tensors.
   }];
+}
+
+def TPRegatherPass : Pass<"tp-regather", "::mlir::func::FuncOp"> {
+  let summary = "Gather again in the backward what the forward gathered";
+  let description = [{
+    On a partitioned training step: each forward `tp.all_gather` whose
+    result a backward (or optimizer) op reads is cloned right before the
+    first such reader, which reads the clone (marked with that reader's
+    phase). The forward's gathered value then dies in the forward and only
+    its shard lives across the step: under sequence parallelism the
+    activations kept for the backward fall as 1/np (Megatron-LM's choice),
+    for one more all_gather each in the backward. The pipeline runs it with
+    `regather=true`.
+  }];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
 def TPCommReportPass : Pass<"tp-comm-report", "::mlir::ModuleOp"> {

@@ -57,6 +57,7 @@ enum class TPPass {
   LowerRedistribute,
   Partition,
   MergeCollectives,
+  Regather,
   CommReport,
 };
 
@@ -79,8 +80,8 @@ StringRef getPassFlag(TPPass pass);
 /// | tp-lower-redistribute | partitioned, styled, unpropagated             |
 /// | tp-partition          | partitioned, styled, unpropagated,            |
 /// |                       | redistributions                               |
-/// | tp-merge-collectives  | styled, distributed, unpropagated,            |
-/// |                       | redistributions                               |
+/// | tp-merge-collectives, | styled, distributed, unpropagated,            |
+/// | tp-regather           | redistributions                               |
 /// | tp-comm-report        | styled, unpropagated, redistributions         |
 ///
 /// tp-lower-styles accepts hand-placed dtensors next to its styles and
