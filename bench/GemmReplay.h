@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
+#include <thread>
 #include <vector>
 
 namespace tpbench {
@@ -133,6 +135,35 @@ struct Replay {
     }
   }
 };
+
+/// CPU seconds the calling thread has used.
+inline double threadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/// Runs every rank's replay, each on its own thread (one rank: on this
+/// one), and returns the largest CPU time a rank used: the floor of a step
+/// whose ranks run their GEMMs at once.
+inline double replayOnRanks(std::vector<Replay> &replays) {
+  std::vector<double> cpus(replays.size(), 0.0);
+  auto body = [&](size_t r) {
+    double c0 = threadCpuSeconds();
+    replays[r].run();
+    cpus[r] = threadCpuSeconds() - c0;
+  };
+  if (replays.size() == 1) {
+    body(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (size_t r = 0; r < replays.size(); ++r)
+      threads.emplace_back(body, r);
+    for (std::thread &t : threads)
+      t.join();
+  }
+  return *std::max_element(cpus.begin(), cpus.end());
+}
 
 } // namespace tpbench
 

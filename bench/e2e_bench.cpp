@@ -71,6 +71,8 @@ namespace {
 
 using tpbench::GemmCall;
 using tpbench::Replay;
+using tpbench::replayOnRanks;
+using tpbench::threadCpuSeconds;
 
 //===----------------------------------------------------------------------===//
 // Cases
@@ -169,13 +171,6 @@ std::unique_ptr<Lowered> lower(MLIRContext &ctx, const Case &c, int np) {
   return l;
 }
 
-/// CPU seconds the calling thread has used.
-double threadCpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void runExecutor(benchmark::State &state, Lowered *l) {
   DataSource data;
   int64_t peak = 0;
@@ -241,24 +236,8 @@ void runResident(benchmark::State &state, Lowered *l) {
 
 void runSgemm(benchmark::State &state, Lowered *l) {
   double cpu = 0;
-  for (auto _ : state) {
-    std::vector<double> cpus(l->np, 0.0);
-    auto body = [l, &cpus](int r) {
-      double c0 = threadCpuSeconds();
-      l->replays[r].run();
-      cpus[r] = threadCpuSeconds() - c0;
-    };
-    if (l->np == 1) {
-      body(0);
-    } else {
-      std::vector<std::thread> threads;
-      for (int r = 0; r < l->np; ++r)
-        threads.emplace_back(body, r);
-      for (std::thread &t : threads)
-        t.join();
-    }
-    cpu = *std::max_element(cpus.begin(), cpus.end());
-  }
+  for (auto _ : state)
+    cpu = replayOnRanks(l->replays);
   state.counters["rank_cpu_ms"] = cpu * 1e3;
   state.counters["gflop"] = l->replays[0].flop / 1e9;
   state.counters["gemm_calls"] =

@@ -83,6 +83,8 @@ using ::mlir::tp::exec::Program;
 using ::mlir::tp::exec::RankState;
 using tpbench::GemmCall;
 using tpbench::Replay;
+using tpbench::replayOnRanks;
+using tpbench::threadCpuSeconds;
 
 namespace {
 
@@ -300,13 +302,6 @@ std::unique_ptr<Lowered> lower(MLIRContext &ctx, const CaseSpec &spec, int np,
 // Benchmarks
 //===----------------------------------------------------------------------===//
 
-/// CPU seconds the calling thread has used.
-double threadCpuSeconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /// The median of \p v (not empty).
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -361,24 +356,8 @@ void runStep(benchmark::State &state, Lowered *l, int steps) {
 
 void runFloor(benchmark::State &state, Lowered *l) {
   double cpu = 0;
-  for (auto _ : state) {
-    std::vector<double> cpus(l->np, 0.0);
-    auto body = [l, &cpus](int r) {
-      double c0 = threadCpuSeconds();
-      l->floors[r].run();
-      cpus[r] = threadCpuSeconds() - c0;
-    };
-    if (l->np == 1) {
-      body(0);
-    } else {
-      std::vector<std::thread> threads;
-      for (int r = 0; r < l->np; ++r)
-        threads.emplace_back(body, r);
-      for (std::thread &t : threads)
-        t.join();
-    }
-    cpu = *std::max_element(cpus.begin(), cpus.end());
-  }
+  for (auto _ : state)
+    cpu = replayOnRanks(l->floors);
   state.counters["rank_cpu_ms"] = cpu * 1e3;
   state.counters["floor_gflop"] = l->floors[0].flop / 1e9;
   state.counters["floor_calls"] =
