@@ -1004,10 +1004,12 @@ def train_section(res_dir, summary):
         "gathered); **SP + loss_parallel** also keeps the logits sharded on "
         "the vocabulary into the loss. Each plan's 1-rank row is the same "
         "plan on a mesh of one (so loss_parallel's loss is decomposed there "
-        "too). tp-run peak = `peak_bytes_per_rank` of `tp-run "
+        "too). Both regather (tp-regather: the backward gathers again what "
+        "the forward gathered, so only shards live across the step, as "
+        "Megatron does). tp-run peak = `peak_bytes_per_rank` of `tp-run "
         "train/long.mlir --plan PLAN --np N --train --steps 2 --optimizer "
-        "adamw --json`, measured while the second step runs: parameters, "
-        "AdamW state and every live tensor. MiB:", ""]
+        "adamw --regather --json`, measured while the second step runs: "
+        "parameters, AdamW state and every live tensor. MiB:", ""]
     rows = []
     for p in plans:
         base = mrec[(p, 1)]
