@@ -52,8 +52,11 @@ Tensor rotate(const Tensor &x, int64_t positionOffset, float theta,
 /// loads (GCC's target_clones): loops over erfApprox and expApprox then
 /// vectorize 4 to 8 lanes wide where the CPU has them. TPRuntime is compiled
 /// with -ffp-contract=off, so every clone rounds alike.
+/// Not under ThreadSanitizer or AddressSanitizer: their instrumented ifunc
+/// resolvers run before the sanitizer's runtime and crash at load.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
-    !defined(__CUDACC__)
+    !defined(__CUDACC__) && !defined(__SANITIZE_THREAD__) &&                   \
+    !defined(__SANITIZE_ADDRESS__)
 #define TP_VECTOR_CLONES                                                       \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
@@ -129,7 +132,10 @@ inline double expInRange(double a) {
   std::memcpy(&tb, &t, sizeof tb);
   int64_t ni = tb - static_cast<int64_t>(0x4338000000000000ll);
   int64_t n1 = ni >> 1, n2 = ni - n1;
-  int64_t s1 = (n1 + 1023) << 52, s2 = (n2 + 1023) << 52;
+  // Shifted as unsigned: a NaN or out-of-range input gives some garbage
+  // exponent (its result is masked by the caller), never undefined behaviour.
+  uint64_t s1 = static_cast<uint64_t>(n1 + 1023) << 52,
+           s2 = static_cast<uint64_t>(n2 + 1023) << 52;
   double f1, f2;
   std::memcpy(&f1, &s1, sizeof f1);
   std::memcpy(&f2, &s2, sizeof f2);
