@@ -414,11 +414,13 @@ TEST_F(GradientTest, OptimizerStepUpdatesWhatTheNextStepReads) {
     for (int k = 0; k < 9; ++k) {
       bool updated = k >= 5;
       EXPECT_EQ(quiet[0][k].numel() == 0, updated) << "result " << k;
-      if (!updated)
+      if (!updated) {
         EXPECT_EQ(quiet[0][k], outs[0][k]) << "result " << k;
+      }
       EXPECT_EQ(quiet[1][k].numel() == 0, updated) << "result " << k;
-      if (!updated)
+      if (!updated) {
         EXPECT_EQ(quiet[1][k], outs[1][k]) << "result " << k;
+      }
       EXPECT_NE(quiet[2][k].numel(), 0) << "result " << k;
     }
     // The parameters are held once (per param op), however many steps ran;
