@@ -30,6 +30,7 @@
 
 #include "Frame.h"
 #include "HostBackend.h"
+#include "RunKernel.h"
 
 #include <cstring>
 #include <stdexcept>
