@@ -27,9 +27,6 @@ void registerUpstreamDialects(DialectRegistry &registry);
 /// shard's (sharding-propagation, shard-partition) and convert-shard-to-mpi.
 void registerUpstreamPasses();
 
-/// The version of tp ("0.1.0"), for --version and embedders.
-const char *getVersion();
-
 } // namespace mlir::tp
 
 #endif // TP_INITUPSTREAM_H

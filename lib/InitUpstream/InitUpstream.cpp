@@ -28,10 +28,6 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-#ifndef TP_VERSION
-#error "TP_VERSION is set by CMake (the project's version)"
-#endif
-
 void mlir::tp::registerUpstreamDialects(DialectRegistry &registry) {
   registry.insert<func::FuncDialect, arith::ArithDialect, math::MathDialect,
                   tensor::TensorDialect, linalg::LinalgDialect, scf::SCFDialect,
@@ -53,5 +49,3 @@ void mlir::tp::registerUpstreamPasses() {
   shard::registerShardPasses();
   registerConvertShardToMPIPass();
 }
-
-const char *mlir::tp::getVersion() { return TP_VERSION; }

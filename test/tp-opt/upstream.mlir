@@ -3,7 +3,10 @@
 // --pass-pipeline mixes tp's pipeline with upstream passes, on a module
 // that holds model functions and upstream IR alike.
 // RUN: tp-opt %s --pass-pipeline="builtin.module(tp-pipeline{plan=%examples/mlp_plan.json},func.func(linalg-generalize-named-ops),canonicalize)" | FileCheck %s
+// Every tool says which tp it is.
 // RUN: tp-opt --version | FileCheck %s --check-prefix=VERSION
+// RUN: tp-run --version | FileCheck %s --check-prefix=VERSION
+// RUN: tp-model --version | FileCheck %s --check-prefix=VERSION
 // VERSION: tp version {{[0-9]+\.[0-9]+\.[0-9]+}}
 
 // CHECK-LABEL: func.func @forward

@@ -18,6 +18,7 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/InitAll.h"
 #include "tp/Support/InputLimits.h"
+#include "tp/Support/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -37,6 +38,9 @@ static llvm::cl::opt<std::string>
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tp version " << mlir::tp::getVersion() << "\n";
+  });
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   llvm::cl::ParseCommandLineOptions(

@@ -15,6 +15,7 @@
 #include "tp/InitAll.h"
 #include "tp/InitUpstream.h"
 #include "tp/Support/InputLimits.h"
+#include "tp/Support/Version.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"

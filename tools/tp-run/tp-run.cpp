@@ -11,6 +11,7 @@
 #include "tp/Launch/Prepare.h"
 #include "tp/Launch/Report.h"
 #include "tp/Support/InputLimits.h"
+#include "tp/Support/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -337,6 +338,9 @@ int finish(int code) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tp version " << mlir::tp::getVersion() << "\n";
+  });
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "tp-run: run a tensor-parallel model on N "
