@@ -58,6 +58,37 @@ protected:
     return Program::compile(entry);
   }
 
+  /// The function of \p text (an SPMD program), compiled.
+  Program compileText(const char *text) {
+    module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module);
+    func::FuncOp entry;
+    module->walk([&](func::FuncOp f) { entry = f; });
+    return Program::compile(entry);
+  }
+
+  /// Each of \p n ranks' results of \p program on generated data of
+  /// \p seed, and (when asked) each rank's collective counts.
+  static std::vector<std::vector<rt::Tensor>>
+  runOnRanks(const Program &program, int n, uint64_t seed,
+             std::vector<rt::CollectiveStats> *stats = nullptr) {
+    DataSource data;
+    data.seed = seed;
+    std::vector<std::vector<rt::Tensor>> out(n);
+    if (stats)
+      stats->assign(n, rt::CollectiveStats());
+    std::mutex mu;
+    rt::runRanks(n, [&](rt::Communicator &comm) {
+      rt::CollectiveStats s;
+      auto r = program.run(comm, data, nullptr, &s);
+      std::lock_guard<std::mutex> lock(mu);
+      out[comm.rank()] = std::move(r);
+      if (stats)
+        (*stats)[comm.rank()] = s;
+    });
+    return out;
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
 };
@@ -171,7 +202,7 @@ TEST_F(ExecutorTest, RunsBF16ProgramsIn16Bits) {
 
 TEST_F(ExecutorTest, PartialFromReplicateKeepsTheValueOnCoordinateZero) {
   // On a 2x2 mesh, rank r has coordinates (r / 2, r % 2).
-  module = parseSourceString<ModuleOp>(R"(
+  Program program = compileText(R"(
 tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
 func.func @forward(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xbf16>) {
   %tp = tp.partial_from_replicate %x on @mesh mesh_axes = [1] reduction = sum : tensor<2x3xf32>
@@ -180,21 +211,8 @@ func.func @forward(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) -> (tensor<2x3xf32
   %half = tp.partial_from_replicate %h on @mesh mesh_axes = [0] reduction = sum : tensor<2x3xbf16>
   return %tp, %all, %max, %half : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xbf16>
 }
-)",
-                                       &context);
-  ASSERT_TRUE(module);
-  func::FuncOp entry;
-  module->walk([&](func::FuncOp f) { entry = f; });
-  Program program = Program::compile(entry);
-  DataSource data;
-  data.seed = 3;
-  std::vector<std::vector<rt::Tensor>> out(4);
-  std::mutex mu;
-  rt::runRanks(4, [&](rt::Communicator &comm) {
-    auto r = program.run(comm, data);
-    std::lock_guard<std::mutex> lock(mu);
-    out[comm.rank()] = std::move(r);
-  });
+)");
+  std::vector<std::vector<rt::Tensor>> out = runOnRanks(program, 4, 3);
   const rt::Tensor &x = out[0][0]; // rank (0, 0) keeps every value
   ASSERT_EQ(x.shape(), (std::vector<int64_t>{2, 3}));
   rt::Tensor zeros({2, 3});
@@ -213,7 +231,7 @@ func.func @forward(%x: tensor<2x3xf32>, %h: tensor<2x3xbf16>) -> (tensor<2x3xf32
 TEST_F(ExecutorTest, BucketedAllReduceEqualsOneAllReducePerTensor) {
   // tp.pack, one all_reduce, tp.unpack (tp-merge-collectives' bucket) give
   // each tensor what its own all_reduce gives.
-  module = parseSourceString<ModuleOp>(R"(
+  Program program = compileText(R"(
 tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
 func.func @forward(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> (tensor<2x3xf32>, tensor<4xf32>, tensor<2x3xf32>, tensor<4xf32>) {
   %ra = tp.all_reduce %a on @mesh mesh_axes = [0] reduction = sum : tensor<2x3xf32>
@@ -224,24 +242,9 @@ func.func @forward(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> (tensor<2x3xf32>, 
   %ub = tp.unpack %r offset = 6 : tensor<10xf32> -> tensor<4xf32>
   return %ua, %ub, %ra, %rb : tensor<2x3xf32>, tensor<4xf32>, tensor<2x3xf32>, tensor<4xf32>
 }
-)",
-                                       &context);
-  ASSERT_TRUE(module);
-  func::FuncOp entry;
-  module->walk([&](func::FuncOp f) { entry = f; });
-  Program program = Program::compile(entry);
-  DataSource data;
-  data.seed = 5;
-  std::vector<std::vector<rt::Tensor>> out(2);
-  std::vector<rt::CollectiveStats> stats(2);
-  std::mutex mu;
-  rt::runRanks(2, [&](rt::Communicator &comm) {
-    rt::CollectiveStats s;
-    auto r = program.run(comm, data, nullptr, &s);
-    std::lock_guard<std::mutex> lock(mu);
-    out[comm.rank()] = std::move(r);
-    stats[comm.rank()] = s;
-  });
+)");
+  std::vector<rt::CollectiveStats> stats;
+  std::vector<std::vector<rt::Tensor>> out = runOnRanks(program, 2, 5, &stats);
   for (int r = 0; r < 2; ++r) {
     ASSERT_EQ(out[r].size(), 4u);
     EXPECT_EQ(out[r][0].shape(), (std::vector<int64_t>{2, 3}));
