@@ -1,0 +1,42 @@
+//===- Passes.h - conversions out of tp's dialects --------------*- C++ -*-===//
+//
+// The passes that export tp programs to upstream MLIR dialects, and the
+// functions behind them that other compilers can call directly.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_CONVERSION_MODELTOLINALG_PASSES_H
+#define TP_CONVERSION_MODELTOLINALG_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tp {
+
+#define GEN_PASS_DECL
+#include "tp/Conversion/ModelToLinalg/Passes.h.inc"
+
+/// The argument attribute naming the parameter (its FQN) a converted
+/// function's argument carries.
+inline constexpr llvm::StringLiteral kParamArgAttr = "tp.param";
+/// The unit argument attribute of a frozen parameter's argument.
+inline constexpr llvm::StringLiteral kFrozenArgAttr = "tp.frozen";
+/// The argument attribute that keeps an input's `model.name`.
+inline constexpr llvm::StringLiteral kInputArgAttr = "tp.input";
+
+/// Rewrites every model op of `module` to linalg, tensor, arith and math on
+/// tensors (see the convert-model-to-linalg pass); emits an error naming the
+/// op and fails on the first op it cannot convert.
+LogicalResult convertModelToLinalg(ModuleOp module);
+
+#define GEN_PASS_REGISTRATION
+#include "tp/Conversion/ModelToLinalg/Passes.h.inc"
+
+} // namespace mlir::tp
+
+#endif // TP_CONVERSION_MODELTOLINALG_PASSES_H

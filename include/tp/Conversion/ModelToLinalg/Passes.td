@@ -1,0 +1,58 @@
+//===- Passes.td - conversions out of tp's dialects --------*- tablegen -*-===//
+//
+// Passes that export tp programs to upstream MLIR dialects.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_CONVERSION_MODELTOLINALG_PASSES_TD
+#define TP_CONVERSION_MODELTOLINALG_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertModelToLinalgPass
+    : Pass<"convert-model-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Rewrite every model op to linalg, tensor, arith and math";
+  let description = [{
+    Exports the `model` dialect to upstream MLIR on tensors, with the
+    numerics of tp's CPU kernels: gelu in the erf form, layer_norm's mean
+    and biased variance and rms_norm's mean square accumulated in f64,
+    softmax and attention max-subtracted with their exponential sums in
+    f64, attention scaled by `1/sqrt(head_dim)` after the dot product,
+    causal and grouped-query, rotary on interleaved pairs with f32 angles,
+    cross entropy's row log-sum-exp and mean in f64, embedding as a gather.
+
+    Composite `model.module` ops are inlined. Each function's
+    `model.param "fqn"` ops become new leading function arguments, one per
+    FQN in order of first use, each with the argument attribute
+    `tp.param = "fqn"` (and `tp.frozen` where the parameter is frozen);
+    the function's own inputs follow, their `model.name` renamed
+    `tp.input`. A function with callers cannot change its signature and is
+    an error. Afterwards no `model` op or `model.*` attribute is left: a
+    one-rank program parses and verifies in a plain `mlir-opt`. tp ops of
+    a partitioned program (collectives, `tp.chunk`, ...) are left as they
+    are.
+
+    The training step's backward ops and `sgd_update` without momentum
+    convert as well. An op the pass cannot convert (a dropout in training,
+    an update with optimizer state, a `!tp.dtensor` operand, an element
+    type other than f32 for floats or i32/i64 for ids) is an error naming
+    the op.
+
+    ```mlir
+    // before
+    %w = model.param "net1.weight" : tensor<16x8xf32>
+    %y = model.linear "net1"(%x, %w) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+    // after: %w is the argument {tp.param = "net1.weight"}
+    %e = tensor.empty() : tensor<4x16xf32>
+    %z = linalg.fill ins(%cst : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    %y = linalg.generic ... ins(%x, %w ...) outs(%z ...)  // sum_i x[r, i] * w[o, i]
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+#endif // TP_CONVERSION_MODELTOLINALG_PASSES_TD

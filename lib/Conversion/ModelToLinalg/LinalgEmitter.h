@@ -1,0 +1,145 @@
+//===- LinalgEmitter.h - building blocks of the model export ----*- C++ -*-===//
+//
+// Small builders the op conversions share: element-wise generics with
+// PyTorch broadcasting, reductions along one dim, fills and reshapes, all on
+// static-shaped tensors. Internal to the ModelToLinalg library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_CONVERSION_MODELTOLINALG_LINALGEMITTER_H
+#define TP_LIB_CONVERSION_MODELTOLINALG_LINALGEMITTER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tp::linalg_export {
+
+/// Body of a generic: the builder, the block arguments (inputs, then the
+/// outputs' current values); returns the values to yield.
+using BodyFn = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                                     ValueRange)>;
+
+/// Builds linalg/tensor/arith IR at one insertion point and location.
+class Emitter {
+public:
+  Emitter(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpBuilder &builder() { return b; }
+  Location location() { return loc; }
+  MLIRContext *ctx() { return b.getContext(); }
+
+  Type f32() { return b.getF32Type(); }
+  Type f64() { return b.getF64Type(); }
+
+  /// A scalar float or integer constant of `type`.
+  Value scalar(Type type, double value);
+  /// An `index` constant.
+  Value index(int64_t value);
+
+  /// `tensor.empty` of `shape` and `elt`.
+  Value empty(ArrayRef<int64_t> shape, Type elt);
+  /// A tensor of `shape` filled with `value` (linalg.fill).
+  Value full(ArrayRef<int64_t> shape, Type elt, double value);
+  /// A tensor of `shape` filled with the scalar `value`.
+  Value fullOf(ArrayRef<int64_t> shape, Value value);
+
+  /// A generic over `numDims` loops: `inputs` read through `inputMaps`,
+  /// `inits` (the outputs' initial values) written through `outputMaps`.
+  SmallVector<Value> generic(unsigned numDims, ValueRange inputs,
+                             ArrayRef<AffineMap> inputMaps, ValueRange inits,
+                             ArrayRef<AffineMap> outputMaps,
+                             ArrayRef<utils::IteratorType> iterators,
+                             BodyFn body);
+
+  /// An element-wise generic producing a tensor of `shape` and `elt` from
+  /// `inputs` broadcast to `shape` (NumPy rules, dims aligned at the end).
+  Value elementwise(ArrayRef<int64_t> shape, Type elt, ValueRange inputs,
+                    BodyFn body);
+
+  /// The map from the loops of a `shape`-shaped iteration space to an
+  /// operand of `operandShape` broadcast to it.
+  AffineMap broadcastMap(ArrayRef<int64_t> operandShape,
+                         ArrayRef<int64_t> shape);
+
+  /// Reduces `input` along `dim` into a tensor without that dim, element
+  /// type `accType`, starting from `init`; `combine(acc, x)` gets the
+  /// accumulator and the input element (already as read, not converted).
+  Value reduceDim(Value input, int64_t dim, Type accType, double init,
+                  llvm::function_ref<Value(OpBuilder &, Location, Value acc,
+                                           Value x)>
+                      combine);
+
+  /// `value` reshaped to `shape` (same number of elements, row-major), by
+  /// collapsing to one dim and expanding again.
+  Value reshape(Value value, ArrayRef<int64_t> shape);
+  /// `value` with a size-1 dim inserted at `dim`.
+  Value insertUnitDim(Value value, int64_t dim);
+
+  // Scalar arithmetic inside bodies.
+  Value extF64(Value v);
+  Value truncF32(Value v);
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+/// The static shape of a ranked tensor value.
+ArrayRef<int64_t> shapeOf(Value v);
+/// The element type of a ranked tensor value.
+Type eltOf(Value v);
+/// Identity map of `n` dims.
+AffineMap identityMap(MLIRContext *ctx, unsigned n);
+/// A map of `numDims` dims onto the dims `results`.
+AffineMap dimsMap(MLIRContext *ctx, unsigned numDims,
+                  ArrayRef<unsigned> results);
+/// `n` parallel iterators, with the positions in `reductions` reductions.
+SmallVector<utils::IteratorType> iterators(unsigned n,
+                                           ArrayRef<unsigned> reductions = {});
+
+/// `max(a, b)` that keeps a NaN from either side (tp's maxKeepNaN).
+Value maxKeepNaN(OpBuilder &b, Location loc, Value a, Value b2);
+
+} // namespace mlir::tp::linalg_export
+
+
+
+namespace mlir::tp::linalg_export {
+
+/// The replacement of a forward model op (model.linear, model.softmax, ...)
+/// built at `e`'s insertion point from `operands` (already converted). A
+/// null Value if `op` is not a forward op; failure after an error on `op`.
+FailureOr<Value> convertForwardOp(Operation *op, ValueRange operands,
+                                  Emitter &e);
+
+/// The same for the training step's backward and optimizer ops.
+FailureOr<Value> convertGradOp(Operation *op, ValueRange operands, Emitter &e);
+
+/// The sum of every element of `input` in `accType` (a scalar Value).
+Value sumAll(Emitter &e, Value input, Type accType,
+             llvm::function_ref<Value(OpBuilder &, Location, Value)> term);
+
+/// Shared by forward and backward: row statistics over the last dim of `x`,
+/// as the runtime computes them in f64. `sum` (and `sumSq` for layer norm,
+/// the squares around the mean) are [rows...] f64 tensors.
+Value rowSumF64(Emitter &e, Value x);
+Value rowCenteredSquaresF64(Emitter &e, Value x, Value rowSum);
+Value rowSquaresF64(Emitter &e, Value x);
+
+/// The attention probabilities `[b, kv_heads, group, s, t]` (f32, masked
+/// entries 0) of `q` `[b, s, heads, d]` and `k` `[b, t, kv_heads, d]`, as
+/// the runtime's attention computes them.
+Value attentionProbs(Emitter &e, Value q, Value k, bool causal);
+
+/// Rotates the interleaved pairs of `x` `[b, s, h, d]` at position `p` by
+/// `p * theta^(-2i/d)` (`inverse`: back), with the runtime's float angles.
+Value rotate(Emitter &e, Value x, double theta, bool inverse);
+
+/// `q` `[b, s, heads, d]` as `[b, s, kv_heads, group, d]`.
+Value splitHeads(Emitter &e, Value q, int64_t kvHeads);
+
+} // namespace mlir::tp::linalg_export
+#endif // TP_LIB_CONVERSION_MODELTOLINALG_LINALGEMITTER_H

@@ -1,0 +1,218 @@
+//===- ModelToLinalg.cpp - export the model dialect to upstream MLIR ------===//
+//
+// The convert-model-to-linalg pass: inlines composite modules, turns
+// parameters into leading function arguments, then replaces every model op,
+// in program order, by the linalg/tensor/arith/math IR ForwardOps.cpp and
+// GradOps.cpp build for it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Conversion/ModelToLinalg/Passes.h"
+
+#include "LinalgEmitter.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/IR/TPTypes.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_CONVERTMODELTOLINALGPASS
+#include "tp/Conversion/ModelToLinalg/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+static bool isModelOp(Operation *op) {
+  return isa_and_nonnull<m::ModelDialect>(op->getDialect());
+}
+
+/// Replaces every `model.module` by its body, outermost first (the inner
+/// ones move with their parent's body).
+static void inlineModules(func::FuncOp func) {
+  SmallVector<m::SubmoduleOp> modules;
+  func.walk<WalkOrder::PreOrder>(
+      [&](m::SubmoduleOp module) { modules.push_back(module); });
+  IRRewriter rewriter(func.getContext());
+  for (m::SubmoduleOp module : modules) {
+    Block &body = module.getBody().front();
+    Operation *yield = body.getTerminator();
+    SmallVector<Value> results(yield->getOperands());
+    rewriter.inlineBlockBefore(&body, module, module.getInputs());
+    rewriter.replaceOp(module, results);
+    rewriter.eraseOp(yield);
+  }
+}
+
+/// Makes each distinct parameter FQN a leading argument of `func`, in order
+/// of first use, and renames the inputs' `model.name` to `tp.input`.
+static LogicalResult parametersToArguments(func::FuncOp func,
+                                           ModuleOp module) {
+  llvm::MapVector<StringAttr, SmallVector<m::ParamOp>> params;
+  func.walk([&](m::ParamOp p) { params[p.getNameAttr()].push_back(p); });
+
+  // Inputs first, while their indices are the original ones: each is named
+  // as tp-run names it (its model.name, else `arg<i>`).
+  Builder b(func.getContext());
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    DictionaryAttr argAttrs = func.getArgAttrDict(i);
+    auto name = argAttrs ? argAttrs.getAs<StringAttr>("model.name") : nullptr;
+    func.setArgAttr(i, kInputArgAttr,
+                    name ? name : b.getStringAttr("arg" + Twine(i)));
+    if (!argAttrs)
+      continue;
+    for (NamedAttribute attr : argAttrs) {
+      StringRef name = attr.getName().getValue();
+      if (name == "model.name") {
+        func.removeArgAttr(i, attr.getName());
+      } else if (name.starts_with("model.")) {
+        return func.emitError() << "argument " << i << " of @"
+                                << func.getSymName() << " has the attribute '"
+                                << name << "', which has no export";
+      }
+    }
+  }
+  if (params.empty())
+    return success();
+  if (!SymbolTable::symbolKnownUseEmpty(func, module))
+    return func.emitError()
+           << "@" << func.getSymName()
+           << " reads parameters and has callers: its parameters cannot "
+              "become arguments";
+
+  unsigned index = 0;
+  for (auto &[name, uses] : params) {
+    Type type = uses.front().getType();
+    bool frozen = false;
+    for (m::ParamOp p : uses) {
+      if (p.getType() != type)
+        return p.emitOpError()
+               << "reads parameter '" << name.getValue() << "' as " << p.getType()
+               << ", another model.param reads it as " << type;
+      frozen |= p.getFrozen();
+    }
+    SmallVector<NamedAttribute> attrs{b.getNamedAttr(kParamArgAttr, name)};
+    if (frozen)
+      attrs.push_back(b.getNamedAttr(kFrozenArgAttr, b.getUnitAttr()));
+    if (failed(func.insertArgument(index, type,
+                                   b.getDictionaryAttr(attrs),
+                                   uses.front().getLoc())))
+      return func.emitError() << "cannot add an argument for parameter '"
+                              << name.getValue() << "'";
+    BlockArgument arg = func.getArgument(index);
+    for (m::ParamOp p : uses) {
+      p.getResult().replaceAllUsesWith(arg);
+      p.erase();
+    }
+    ++index;
+  }
+  return success();
+}
+
+/// The element types the export handles: f32 values, i32/i64 ids; plain
+/// tensors, not tp's distributed ones.
+static LogicalResult checkTypes(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
+    if (isa<DTensorType>(type))
+      return op->emitOpError()
+             << "has a distributed tensor " << what << " #" << i << " ("
+             << type
+             << "): convert-model-to-linalg exports per-rank programs; run "
+                "tp-partition first";
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return op->emitOpError() << "has " << what << " #" << i << " of type "
+                               << type << ": the export needs static shapes";
+    Type elt = tensor.getElementType();
+    if (elt.isF16() || elt.isBF16())
+      return op->emitOpError()
+             << "computes in " << elt
+             << ": tp's kernels widen half precision to f32 and the export "
+                "does not; convert the model to f32 first";
+    if (!elt.isF32() && !elt.isInteger(64) && !elt.isInteger(32))
+      return op->emitOpError()
+             << "has " << what << " #" << i << " of element type " << elt
+             << ": the export handles f32 values and i32/i64 ids";
+    return success();
+  };
+  for (auto [i, v] : llvm::enumerate(op->getOperands()))
+    if (failed(check(v.getType(), "operand", i)))
+      return failure();
+  for (auto [i, v] : llvm::enumerate(op->getResults()))
+    if (failed(check(v.getType(), "result", i)))
+      return failure();
+  return success();
+}
+
+static LogicalResult convertOps(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isModelOp(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    if (failed(checkTypes(op)))
+      return failure();
+    if (op->getNumResults() != 1)
+      return op->emitOpError() << "has " << op->getNumResults()
+                               << " results: the export converts single-result "
+                                  "model ops";
+    OpBuilder b(op);
+    linalg_export::Emitter e(b, op->getLoc());
+    FailureOr<Value> value =
+        linalg_export::convertForwardOp(op, op->getOperands(), e);
+    if (succeeded(value) && !*value)
+      value = linalg_export::convertGradOp(op, op->getOperands(), e);
+    if (failed(value))
+      return failure();
+    if (!*value)
+      return op->emitOpError() << "has no conversion to linalg";
+    if (value->getType() != op->getResult(0).getType())
+      return op->emitOpError() << "was converted to a " << value->getType()
+                               << " instead of " << op->getResult(0).getType();
+    op->getResult(0).replaceAllUsesWith(*value);
+    op->erase();
+  }
+  return success();
+}
+
+LogicalResult mlir::tp::convertModelToLinalg(ModuleOp module) {
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    if (func.isExternal())
+      continue;
+    inlineModules(func);
+    if (failed(parametersToArguments(func, module)) ||
+        failed(convertOps(func)))
+      return failure();
+  }
+  // Model ops outside a func.func body, and model attributes anywhere, have
+  // no export.
+  WalkResult leftover = module.walk([&](Operation *op) {
+    if (isModelOp(op)) {
+      op->emitOpError() << "is outside a func.func: it has no export";
+      return WalkResult::interrupt();
+    }
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (attr.getName().getValue().starts_with("model.")) {
+        op->emitOpError() << "carries the attribute '"
+                          << attr.getName().getValue()
+                          << "', which has no export";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(leftover.wasInterrupted());
+}
+
+namespace {
+struct ConvertModelToLinalgPass
+    : public mlir::tp::impl::ConvertModelToLinalgPassBase<
+          ConvertModelToLinalgPass> {
+  void runOnOperation() override {
+    if (failed(convertModelToLinalg(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
