@@ -35,8 +35,7 @@ Value mlir::tp::linalg_export::sumAll(
     all.push_back(i);
   Value acc = e.full({}, accType, 0.0);
   Value sum = e.generic(n, {input}, {identityMap(e.ctx(), n)}, {acc},
-                        {AffineMap::get(n, 0, {}, e.ctx())},
-                        iterators(n, all),
+                        {AffineMap::get(n, 0, {}, e.ctx())}, iterators(n, all),
                         [&](OpBuilder &b, Location l, ValueRange a) {
                           Value t = term(b, l, a[0]);
                           return SmallVector<Value>{
@@ -97,8 +96,8 @@ Value mlir::tp::linalg_export::rowSquaresF64(Emitter &e, Value x) {
 Value mlir::tp::linalg_export::splitHeads(Emitter &e, Value q,
                                           int64_t kvHeads) {
   ArrayRef<int64_t> s = shapeOf(q);
-  auto type = RankedTensorType::get(
-      {s[0], s[1], kvHeads, s[2] / kvHeads, s[3]}, eltOf(q));
+  auto type = RankedTensorType::get({s[0], s[1], kvHeads, s[2] / kvHeads, s[3]},
+                                    eltOf(q));
   return tensor::ExpandShapeOp::create(
       e.builder(), e.location(), type, q,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
@@ -124,24 +123,24 @@ Value mlir::tp::linalg_export::attentionProbs(Emitter &e, Value q, Value k,
   // the GEMM's alpha multiplies the finished dot product.
   SmallVector<int64_t> scoreShape{b, hkv, g, s, t};
   Value zero = e.full(scoreShape, e.f32(), 0.0);
-  Value dots =
-      e.generic(6, {q5, k},
-                {dimsMap(ctx, 6, {0, 3, 1, 2, 5}), dimsMap(ctx, 6, {0, 4, 1, 5})},
-                {zero}, {dimsMap(ctx, 6, {0, 1, 2, 3, 4})},
-                iterators(6, {5}), [](OpBuilder &bb, Location l, ValueRange a) {
-                  Value p = arith::MulFOp::create(bb, l, a[0], a[1]);
-                  return SmallVector<Value>{
-                      arith::AddFOp::create(bb, l, a[2], p)};
-                })[0];
+  Value dots = e.generic(
+      6, {q5, k},
+      {dimsMap(ctx, 6, {0, 3, 1, 2, 5}), dimsMap(ctx, 6, {0, 4, 1, 5})}, {zero},
+      {dimsMap(ctx, 6, {0, 1, 2, 3, 4})}, iterators(6, {5}),
+      [](OpBuilder &bb, Location l, ValueRange a) {
+        Value p = arith::MulFOp::create(bb, l, a[0], a[1]);
+        return SmallVector<Value>{arith::AddFOp::create(bb, l, a[2], p)};
+      })[0];
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
   Value scores = e.elementwise(
-      scoreShape, e.f32(), {dots}, [&](OpBuilder &bb, Location l, ValueRange a) {
+      scoreShape, e.f32(), {dots},
+      [&](OpBuilder &bb, Location l, ValueRange a) {
         Value c = Emitter(bb, l).scalar(bb.getF32Type(), scale);
         return SmallVector<Value>{arith::MulFOp::create(bb, l, a[0], c)};
       });
   // Row maximum over the visible keys.
-  Value maxInit = e.full({b, hkv, g, s}, e.f32(),
-                         -std::numeric_limits<double>::infinity());
+  Value maxInit =
+      e.full({b, hkv, g, s}, e.f32(), -std::numeric_limits<double>::infinity());
   AffineMap id5 = identityMap(ctx, 5);
   AffineMap row5 = dimsMap(ctx, 5, {0, 1, 2, 3});
   Value rowMax =
@@ -166,13 +165,12 @@ Value mlir::tp::linalg_export::attentionProbs(Emitter &e, Value q, Value k,
         return SmallVector<Value>{ex};
       })[0];
   Value sumInit = e.full({b, hkv, g, s}, e.f64(), 0.0);
-  Value rowSum =
-      e.generic(5, {exps}, {id5}, {sumInit}, {row5}, iterators(5, {4}),
-                [](OpBuilder &bb, Location l, ValueRange a) {
-                  Value w = arith::ExtFOp::create(bb, l, bb.getF64Type(), a[0]);
-                  return SmallVector<Value>{
-                      arith::AddFOp::create(bb, l, a[1], w)};
-                })[0];
+  Value rowSum = e.generic(
+      5, {exps}, {id5}, {sumInit}, {row5}, iterators(5, {4}),
+      [](OpBuilder &bb, Location l, ValueRange a) {
+        Value w = arith::ExtFOp::create(bb, l, bb.getF64Type(), a[0]);
+        return SmallVector<Value>{arith::AddFOp::create(bb, l, a[1], w)};
+      })[0];
   return e.generic(
       5, {exps, rowSum}, {id5, row5}, {e.empty(scoreShape, e.f32())}, {id5},
       iterators(5), [](OpBuilder &bb, Location l, ValueRange a) {
@@ -211,16 +209,14 @@ static Value linear(Emitter &e, Value x, Value w, Value bias,
   xDims.push_back(i);
   outDims.push_back(o);
   Value zero = e.full(type.getShape(), e.f32(), 0.0);
-  Value y = e.generic(numDims, {x, w},
-                      {dimsMap(ctx, numDims, xDims),
-                       dimsMap(ctx, numDims, {o, i})},
-                      {zero}, {dimsMap(ctx, numDims, outDims)},
-                      iterators(numDims, {i}),
-                      [](OpBuilder &b, Location l, ValueRange a) {
-                        Value p = arith::MulFOp::create(b, l, a[0], a[1]);
-                        return SmallVector<Value>{
-                            arith::AddFOp::create(b, l, a[2], p)};
-                      })[0];
+  Value y = e.generic(
+      numDims, {x, w},
+      {dimsMap(ctx, numDims, xDims), dimsMap(ctx, numDims, {o, i})}, {zero},
+      {dimsMap(ctx, numDims, outDims)}, iterators(numDims, {i}),
+      [](OpBuilder &b, Location l, ValueRange a) {
+        Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+        return SmallVector<Value>{arith::AddFOp::create(b, l, a[2], p)};
+      })[0];
   if (!bias)
     return y;
   return e.elementwise(type.getShape(), e.f32(), {y, bias},
@@ -326,33 +322,32 @@ static Value softmax(Emitter &e, Value x, int64_t dim) {
     if (i != dim)
       kept.push_back(i);
   AffineMap id = identityMap(ctx, n), red = dimsMap(ctx, n, kept);
-  Value mx = e.reduceDim(x, dim, e.f32(),
-                         -std::numeric_limits<double>::infinity(),
-                         [](OpBuilder &b, Location l, Value acc, Value v) {
-                           return maxKeepNaN(b, l, acc, v);
-                         });
+  Value mx =
+      e.reduceDim(x, dim, e.f32(), -std::numeric_limits<double>::infinity(),
+                  [](OpBuilder &b, Location l, Value acc, Value v) {
+                    return maxKeepNaN(b, l, acc, v);
+                  });
   // std::exp on the float difference, summed in double.
-  Value exps = e.generic(n, {x, mx}, {id, red}, {e.empty(shape, e.f32())},
-                         {id}, iterators(n),
-                         [](OpBuilder &b, Location l, ValueRange a) {
-                           Value diff = arith::SubFOp::create(b, l, a[0], a[1]);
-                           return SmallVector<Value>{
-                               math::ExpOp::create(b, l, diff)};
-                         })[0];
+  Value exps =
+      e.generic(n, {x, mx}, {id, red}, {e.empty(shape, e.f32())}, {id},
+                iterators(n), [](OpBuilder &b, Location l, ValueRange a) {
+                  Value diff = arith::SubFOp::create(b, l, a[0], a[1]);
+                  return SmallVector<Value>{math::ExpOp::create(b, l, diff)};
+                })[0];
   Value sum = e.reduceDim(exps, dim, e.f64(), 0.0,
                           [](OpBuilder &b, Location l, Value acc, Value v) {
                             Value w =
                                 arith::ExtFOp::create(b, l, b.getF64Type(), v);
                             return arith::AddFOp::create(b, l, acc, w);
                           });
-  return e.generic(n, {exps, sum}, {id, red}, {e.empty(shape, e.f32())}, {id},
-                   iterators(n), [](OpBuilder &b, Location l, ValueRange a) {
-                     Emitter be(b, l);
-                     Value inv = be.truncF32(arith::DivFOp::create(
-                         b, l, be.scalar(be.f64(), 1.0), a[1]));
-                     return SmallVector<Value>{
-                         arith::MulFOp::create(b, l, a[0], inv)};
-                   })[0];
+  return e.generic(
+      n, {exps, sum}, {id, red}, {e.empty(shape, e.f32())}, {id}, iterators(n),
+      [](OpBuilder &b, Location l, ValueRange a) {
+        Emitter be(b, l);
+        Value inv = be.truncF32(
+            arith::DivFOp::create(b, l, be.scalar(be.f64(), 1.0), a[1]));
+        return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], inv)};
+      })[0];
 }
 
 static Value matmul(Emitter &e, Value lhs, Value rhs, RankedTensorType type) {
@@ -381,15 +376,14 @@ static Value matmul(Emitter &e, Value lhs, Value rhs, RankedTensorType type) {
   for (unsigned i = 0; i < r; ++i)
     outDims.push_back(i);
   Value zero = e.full(out, e.f32(), 0.0);
-  return e.generic(numDims, {lhs, rhs},
-                   {operandMap(lhs, mDim, kDim), operandMap(rhs, kDim, nDim)},
-                   {zero}, {dimsMap(ctx, numDims, outDims)},
-                   iterators(numDims, {kDim}),
-                   [](OpBuilder &b, Location l, ValueRange a) {
-                     Value p = arith::MulFOp::create(b, l, a[0], a[1]);
-                     return SmallVector<Value>{
-                         arith::AddFOp::create(b, l, a[2], p)};
-                   })[0];
+  return e.generic(
+      numDims, {lhs, rhs},
+      {operandMap(lhs, mDim, kDim), operandMap(rhs, kDim, nDim)}, {zero},
+      {dimsMap(ctx, numDims, outDims)}, iterators(numDims, {kDim}),
+      [](OpBuilder &b, Location l, ValueRange a) {
+        Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+        return SmallVector<Value>{arith::AddFOp::create(b, l, a[2], p)};
+      })[0];
 }
 
 static Value transpose(Emitter &e, Value x, ArrayRef<int64_t> perm,
@@ -408,7 +402,8 @@ static Value transpose(Emitter &e, Value x, ArrayRef<int64_t> perm,
                    })[0];
 }
 
-Value mlir::tp::linalg_export::rotate(Emitter &e, Value x, double theta, bool inverse) {
+Value mlir::tp::linalg_export::rotate(Emitter &e, Value x, double theta,
+                                      bool inverse) {
   ArrayRef<int64_t> shape = shapeOf(x);
   int64_t d = shape[3];
   float thetaF = static_cast<float>(theta);
@@ -425,8 +420,8 @@ Value mlir::tp::linalg_export::rotate(Emitter &e, Value x, double theta, bool in
         Value pair = arith::DivUIOp::create(b, l, j, two);
         Value even = arith::MulIOp::create(b, l, pair, two);
         Value odd = arith::AddIOp::create(b, l, even, be.index(1));
-        Value isOdd = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, j,
-                                            even);
+        Value isOdd =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, j, even);
         // exponent = float(2i) / float(d); freq = 1 / theta^exponent.
         auto toF32 = [&](Value idx) {
           Value v = arith::IndexCastUIOp::create(b, l, i64, idx);
@@ -434,22 +429,23 @@ Value mlir::tp::linalg_export::rotate(Emitter &e, Value x, double theta, bool in
         };
         Value exponent = arith::DivFOp::create(
             b, l, toF32(even), be.scalar(f32, static_cast<double>(d)));
-        Value pw =
-            math::PowFOp::create(b, l, be.scalar(f32, thetaF), exponent);
+        Value pw = math::PowFOp::create(b, l, be.scalar(f32, thetaF), exponent);
         Value freq = arith::DivFOp::create(b, l, be.scalar(f32, 1.0), pw);
         Value angle = arith::MulFOp::create(b, l, toF32(t), freq);
         Value c = math::CosOp::create(b, l, angle);
         Value sn = math::SinOp::create(b, l, angle);
         if (inverse)
           sn = arith::NegFOp::create(b, l, sn);
-        Value x0 = tensor::ExtractOp::create(b, l, x, ValueRange{bi, t, h, even});
-        Value x1 = tensor::ExtractOp::create(b, l, x, ValueRange{bi, t, h, odd});
-        Value first = arith::SubFOp::create(
-            b, l, arith::MulFOp::create(b, l, x0, c),
-            arith::MulFOp::create(b, l, x1, sn));
-        Value second = arith::AddFOp::create(
-            b, l, arith::MulFOp::create(b, l, x0, sn),
-            arith::MulFOp::create(b, l, x1, c));
+        Value x0 =
+            tensor::ExtractOp::create(b, l, x, ValueRange{bi, t, h, even});
+        Value x1 =
+            tensor::ExtractOp::create(b, l, x, ValueRange{bi, t, h, odd});
+        Value first =
+            arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, x0, c),
+                                  arith::MulFOp::create(b, l, x1, sn));
+        Value second =
+            arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, x0, sn),
+                                  arith::MulFOp::create(b, l, x1, c));
         return SmallVector<Value>{
             arith::SelectOp::create(b, l, isOdd, second, first)};
       })[0];
@@ -463,15 +459,14 @@ static Value attention(Emitter &e, Value q, Value k, Value v, bool causal,
   Value probs = attentionProbs(e, q, k, causal);
   // out[b, i, kh, g, e] = sum_j p[b, kh, g, i, j] v[b, j, kh, e].
   Value zero = e.full({b, s, hkv, g, dv}, e.f32(), 0.0);
-  Value out =
-      e.generic(6, {probs, v},
-                {dimsMap(ctx, 6, {0, 2, 3, 1, 5}), dimsMap(ctx, 6, {0, 5, 2, 4})},
-                {zero}, {dimsMap(ctx, 6, {0, 1, 2, 3, 4})}, iterators(6, {5}),
-                [](OpBuilder &bb, Location l, ValueRange a) {
-                  Value p = arith::MulFOp::create(bb, l, a[0], a[1]);
-                  return SmallVector<Value>{
-                      arith::AddFOp::create(bb, l, a[2], p)};
-                })[0];
+  Value out = e.generic(
+      6, {probs, v},
+      {dimsMap(ctx, 6, {0, 2, 3, 1, 5}), dimsMap(ctx, 6, {0, 5, 2, 4})}, {zero},
+      {dimsMap(ctx, 6, {0, 1, 2, 3, 4})}, iterators(6, {5}),
+      [](OpBuilder &bb, Location l, ValueRange a) {
+        Value p = arith::MulFOp::create(bb, l, a[0], a[1]);
+        return SmallVector<Value>{arith::AddFOp::create(bb, l, a[2], p)};
+      })[0];
   return tensor::CollapseShapeOp::create(
       e.builder(), e.location(), type, out,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
@@ -479,25 +474,24 @@ static Value attention(Emitter &e, Value q, Value k, Value v, bool causal,
 
 static Value arange(Emitter &e, RankedTensorType type) {
   Type elt = type.getElementType();
-  return e.generic(1, {}, {}, {e.empty(type.getShape(), elt)},
-                   {identityMap(e.ctx(), 1)}, iterators(1),
-                   [&](OpBuilder &b, Location l, ValueRange) {
-                     Value i = linalg::IndexOp::create(b, l, 0);
-                     Value v = arith::IndexCastOp::create(b, l, b.getI64Type(),
-                                                          i);
-                     if (isa<FloatType>(elt))
-                       v = arith::SIToFPOp::create(b, l, elt, v);
-                     else if (elt != b.getI64Type())
-                       v = arith::TruncIOp::create(b, l, elt, v);
-                     return SmallVector<Value>{v};
-                   })[0];
+  return e.generic(
+      1, {}, {}, {e.empty(type.getShape(), elt)}, {identityMap(e.ctx(), 1)},
+      iterators(1), [&](OpBuilder &b, Location l, ValueRange) {
+        Value i = linalg::IndexOp::create(b, l, 0);
+        Value v = arith::IndexCastOp::create(b, l, b.getI64Type(), i);
+        if (isa<FloatType>(elt))
+          v = arith::SIToFPOp::create(b, l, elt, v);
+        else if (elt != b.getI64Type())
+          v = arith::TruncIOp::create(b, l, elt, v);
+        return SmallVector<Value>{v};
+      })[0];
 }
 
 /// A rank-0 f32 tensor of the scalar `v`.
 static Value scalarTensor(Emitter &e, Value v) {
-  return tensor::FromElementsOp::create(
-      e.builder(), e.location(), RankedTensorType::get({}, v.getType()),
-      ValueRange{v});
+  return tensor::FromElementsOp::create(e.builder(), e.location(),
+                                        RankedTensorType::get({}, v.getType()),
+                                        ValueRange{v});
 }
 
 /// tp-run's overCount: a loss over `own` elements of a shard scaled to the
@@ -517,10 +511,17 @@ static Value mean(Emitter &e, Value x, std::optional<int64_t> count) {
   Value sum = sumAll(e, x, e.f64(), [](OpBuilder &b, Location l, Value v) {
     return arith::ExtFOp::create(b, l, b.getF64Type(), v).getResult();
   });
-  Value m = e.truncF32(arith::DivFOp::create(
-      e.builder(), e.location(), sum,
-      e.scalar(e.f64(), static_cast<double>(numel))));
+  Value m = e.truncF32(
+      arith::DivFOp::create(e.builder(), e.location(), sum,
+                            e.scalar(e.f64(), static_cast<double>(numel))));
   return scalarTensor(e, overCount(e, m, numel, count));
+}
+
+/// A target id as i64.
+static Value idAsI64(OpBuilder &b, Location l, Value id) {
+  if (id.getType() == b.getI64Type())
+    return id;
+  return arith::ExtSIOp::create(b, l, b.getI64Type(), id);
 }
 
 static Value targetLogit(Emitter &e, Value logits, Value targets,
@@ -532,9 +533,7 @@ static Value targetLogit(Emitter &e, Value logits, Value targets,
       {identityMap(ctx, 2)}, iterators(2),
       [&](OpBuilder &b, Location l, ValueRange a) {
         Emitter be(b, l);
-        Value t = arith::ExtSIOp::create(b, l, b.getI64Type(), a[0]);
-        if (a[0].getType() == b.getI64Type())
-          t = a[0];
+        Value t = idAsI64(b, l, a[0]);
         Value zero = be.scalar(b.getI64Type(), 0);
         Value geZero =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, t, zero);
@@ -549,36 +548,27 @@ static Value targetLogit(Emitter &e, Value logits, Value targets,
       })[0];
 }
 
-/// A target id as i64.
-static Value idAsI64(OpBuilder &b, Location l, Value id) {
-  if (id.getType() == b.getI64Type())
-    return id;
-  return arith::ExtSIOp::create(b, l, b.getI64Type(), id);
-}
-
 static Value crossEntropy(Emitter &e, Value logits, Value targets,
                           std::optional<int64_t> count) {
   MLIRContext *ctx = e.ctx();
   int64_t n = shapeOf(logits)[0], c = shapeOf(logits)[1];
-  Value mx = e.reduceDim(logits, 1, e.f32(),
-                         -std::numeric_limits<double>::infinity(),
-                         [](OpBuilder &b, Location l, Value acc, Value v) {
-                           return maxKeepNaN(b, l, acc, v);
-                         });
+  Value mx =
+      e.reduceDim(logits, 1, e.f32(), -std::numeric_limits<double>::infinity(),
+                  [](OpBuilder &b, Location l, Value acc, Value v) {
+                    return maxKeepNaN(b, l, acc, v);
+                  });
   // sum_j exp(double(x) - max) in double (rowLogSumExp).
   Value sumInit = e.full({n}, e.f64(), 0.0);
-  Value sumExp =
-      e.generic(2, {logits, mx},
-                {identityMap(ctx, 2), dimsMap(ctx, 2, {0})}, {sumInit},
-                {dimsMap(ctx, 2, {0})}, iterators(2, {1}),
-                [](OpBuilder &b, Location l, ValueRange a) {
-                  Emitter be(b, l);
-                  Value diff = arith::SubFOp::create(b, l, be.extF64(a[0]),
-                                                     be.extF64(a[1]));
-                  Value ex = math::ExpOp::create(b, l, diff);
-                  return SmallVector<Value>{
-                      arith::AddFOp::create(b, l, a[2], ex)};
-                })[0];
+  Value sumExp = e.generic(
+      2, {logits, mx}, {identityMap(ctx, 2), dimsMap(ctx, 2, {0})}, {sumInit},
+      {dimsMap(ctx, 2, {0})}, iterators(2, {1}),
+      [](OpBuilder &b, Location l, ValueRange a) {
+        Emitter be(b, l);
+        Value diff =
+            arith::SubFOp::create(b, l, be.extF64(a[0]), be.extF64(a[1]));
+        Value ex = math::ExpOp::create(b, l, diff);
+        return SmallVector<Value>{arith::AddFOp::create(b, l, a[2], ex)};
+      })[0];
   // total += max + log(sum) - x[target] over the rows whose target is not
   // ignore_index (-100), in double; counted rows in double too.
   Value totalInit = e.full({}, e.f64(), 0.0);
@@ -590,8 +580,8 @@ static Value crossEntropy(Emitter &e, Value logits, Value targets,
       [&](OpBuilder &b, Location l, ValueRange a) {
         Emitter be(b, l);
         Value t = idAsI64(b, l, a[0]);
-        Value counted = arith::CmpIOp::create(
-            b, l, arith::CmpIPredicate::ne, t, be.scalar(b.getI64Type(), -100));
+        Value counted = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, t,
+                                              be.scalar(b.getI64Type(), -100));
         Value r = linalg::IndexOp::create(b, l, 0);
         Value x = tensor::ExtractOp::create(
             b, l, logits, ValueRange{r, clampedIndex(b, l, t, c)});
@@ -599,8 +589,7 @@ static Value crossEntropy(Emitter &e, Value logits, Value targets,
                                            math::LogOp::create(b, l, a[2]));
         term = arith::SubFOp::create(b, l, term, be.extF64(x));
         Value total = arith::AddFOp::create(b, l, a[3], term);
-        Value cnt =
-            arith::AddFOp::create(b, l, a[4], be.scalar(be.f64(), 1.0));
+        Value cnt = arith::AddFOp::create(b, l, a[4], be.scalar(be.f64(), 1.0));
         return SmallVector<Value>{
             arith::SelectOp::create(b, l, counted, total, a[3]),
             arith::SelectOp::create(b, l, counted, cnt, a[4])};
@@ -622,10 +611,9 @@ static Value unary(Emitter &e, Value x, RankedTensorType type,
                        });
 }
 
-static Value binary(Emitter &e, Value x, Value y, RankedTensorType type,
-                    llvm::function_ref<Value(OpBuilder &, Location, Value,
-                                             Value)>
-                        fn) {
+static Value
+binary(Emitter &e, Value x, Value y, RankedTensorType type,
+       llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
   return e.elementwise(type.getShape(), type.getElementType(), {x, y},
                        [&](OpBuilder &b, Location l, ValueRange a) {
                          return SmallVector<Value>{fn(b, l, a[0], a[1])};
@@ -663,11 +651,11 @@ FailureOr<Value> mlir::tp::linalg_export::convertForwardOp(Operation *op,
       .Case([&](m::ReluOp) {
         return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
           // !(x <= 0) ? x : 0: a NaN stays NaN.
-          Value le = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x,
-                                           Emitter(b, l).scalar(x.getType(), 0));
-          return arith::SelectOp::create(b, l, le,
-                                         Emitter(b, l).scalar(x.getType(), 0),
-                                         x)
+          Value le =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x,
+                                    Emitter(b, l).scalar(x.getType(), 0));
+          return arith::SelectOp::create(
+                     b, l, le, Emitter(b, l).scalar(x.getType(), 0), x)
               .getResult();
         });
       })

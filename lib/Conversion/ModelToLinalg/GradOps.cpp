@@ -44,14 +44,14 @@ static Value linearGradInput(Emitter &e, Value g, Value w,
   }
   gDims.push_back(o);
   outDims.push_back(i);
-  return e.generic(numDims, {g, w},
-                   {dimsMap(ctx, numDims, gDims), dimsMap(ctx, numDims, {o, i})},
-                   {e.full(type.getShape(), e.f32(), 0.0)},
-                   {dimsMap(ctx, numDims, outDims)}, iterators(numDims, {o}),
-                   [](OpBuilder &b, Location l, ValueRange a) {
-                     Value p = arith::MulFOp::create(b, l, a[0], a[1]);
-                     return yield1(arith::AddFOp::create(b, l, a[2], p));
-                   })[0];
+  return e.generic(
+      numDims, {g, w},
+      {dimsMap(ctx, numDims, gDims), dimsMap(ctx, numDims, {o, i})},
+      {e.full(type.getShape(), e.f32(), 0.0)}, {dimsMap(ctx, numDims, outDims)},
+      iterators(numDims, {o}), [](OpBuilder &b, Location l, ValueRange a) {
+        Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+        return yield1(arith::AddFOp::create(b, l, a[2], p));
+      })[0];
 }
 
 static Value linearGradWeight(Emitter &e, Value g, Value x,
@@ -126,8 +126,8 @@ static Value geluGrad(OpBuilder &b, Location l, Value g, Value x) {
   double invSqrt2Pi = static_cast<float>(0.39894228040143268);
   Value pdf = e.truncF32(
       arith::MulFOp::create(b, l, e.scalar(e.f64(), invSqrt2Pi), ex));
-  Value sum = arith::AddFOp::create(b, l, cdf,
-                                    arith::MulFOp::create(b, l, x, pdf));
+  Value sum =
+      arith::AddFOp::create(b, l, cdf, arith::MulFOp::create(b, l, x, pdf));
   return arith::MulFOp::create(b, l, g, sum);
 }
 
@@ -135,24 +135,23 @@ static Value siluGrad(OpBuilder &b, Location l, Value g, Value x) {
   Emitter e(b, l);
   Type f32 = e.f32();
   // s = 1 / (1 + exp(-x)) in double, rounded to float.
-  Value ex = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, e.extF64(x)));
+  Value ex =
+      math::ExpOp::create(b, l, arith::NegFOp::create(b, l, e.extF64(x)));
   Value s = e.truncF32(arith::DivFOp::create(
       b, l, e.scalar(e.f64(), 1.0),
       arith::AddFOp::create(b, l, e.scalar(e.f64(), 1.0), ex)));
   Value oneMinusS = arith::SubFOp::create(b, l, e.scalar(f32, 1.0), s);
-  Value inner = arith::AddFOp::create(b, l, e.scalar(f32, 1.0),
-                                      arith::MulFOp::create(b, l, x, oneMinusS));
+  Value inner = arith::AddFOp::create(
+      b, l, e.scalar(f32, 1.0), arith::MulFOp::create(b, l, x, oneMinusS));
   return arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, g, s), inner);
 }
 
 /// Row sums over the last dim of `terms(g, x, rowStats...)`, in double; one
 /// output per value `terms` returns.
-static SmallVector<Value>
-rowSums(Emitter &e, ValueRange inputs, ArrayRef<AffineMap> maps,
-        unsigned numSums,
-        llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                              ValueRange)>
-            terms) {
+static SmallVector<Value> rowSums(
+    Emitter &e, ValueRange inputs, ArrayRef<AffineMap> maps, unsigned numSums,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        terms) {
   MLIRContext *ctx = e.ctx();
   ArrayRef<int64_t> shape = shapeOf(inputs[0]);
   unsigned n = shape.size();
@@ -177,9 +176,9 @@ rowSums(Emitter &e, ValueRange inputs, ArrayRef<AffineMap> maps,
 
 /// Sums over every row (all dims but the last) of `term`, in double,
 /// rounded to a float `[D]`.
-static Value columnSums(
-    Emitter &e, ValueRange inputs, ArrayRef<AffineMap> maps,
-    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+static Value
+columnSums(Emitter &e, ValueRange inputs, ArrayRef<AffineMap> maps,
+           llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
   MLIRContext *ctx = e.ctx();
   ArrayRef<int64_t> shape = shapeOf(inputs[0]);
   unsigned n = shape.size();
@@ -187,13 +186,13 @@ static Value columnSums(
   for (unsigned i = 0; i + 1 < n; ++i)
     lead.push_back(i);
   unsigned numIn = inputs.size();
-  Value sums = e.generic(n, inputs, maps, {e.full({shape.back()}, e.f64(), 0)},
-                         {dimsMap(ctx, n, {n - 1})}, iterators(n, lead),
-                         [&](OpBuilder &b, Location l, ValueRange a) {
-                           Value t = term(b, l, a.take_front(numIn));
-                           return yield1(
-                               arith::AddFOp::create(b, l, a[numIn], t));
-                         })[0];
+  Value sums =
+      e.generic(n, inputs, maps, {e.full({shape.back()}, e.f64(), 0)},
+                {dimsMap(ctx, n, {n - 1})}, iterators(n, lead),
+                [&](OpBuilder &b, Location l, ValueRange a) {
+                  Value t = term(b, l, a.take_front(numIn));
+                  return yield1(arith::AddFOp::create(b, l, a[numIn], t));
+                })[0];
   return e.elementwise({shape.back()}, e.f32(), {sums},
                        [](OpBuilder &b, Location l, ValueRange a) {
                          return yield1(Emitter(b, l).truncF32(a[0]));
@@ -208,8 +207,8 @@ static std::pair<Value, Value> layerNormStats(OpBuilder &b, Location l,
   Value dd = e.scalar(e.f64(), d);
   Value mean = arith::DivFOp::create(b, l, sum, dd);
   Value var = arith::DivFOp::create(b, l, sq, dd);
-  Value ve = arith::AddFOp::create(
-      b, l, var, e.scalar(e.f64(), static_cast<float>(eps)));
+  Value ve = arith::AddFOp::create(b, l, var,
+                                   e.scalar(e.f64(), static_cast<float>(eps)));
   Value rstd = arith::DivFOp::create(b, l, e.scalar(e.f64(), 1.0),
                                      math::SqrtOp::create(b, l, ve));
   return {mean, rstd};
@@ -233,7 +232,8 @@ static Value layerNormGradInput(Emitter &e, Value g, Value x, Value w,
         auto [mean, rstd] = layerNormStats(b, l, a[3], a[4], d, eps);
         Value xhat = arith::MulFOp::create(
             b, l, arith::SubFOp::create(b, l, be.extF64(a[1]), mean), rstd);
-        Value dy = arith::MulFOp::create(b, l, be.extF64(a[0]), be.extF64(a[2]));
+        Value dy =
+            arith::MulFOp::create(b, l, be.extF64(a[0]), be.extF64(a[2]));
         return SmallVector<Value>{dy, arith::MulFOp::create(b, l, dy, xhat)};
       });
   return e.generic(
@@ -244,13 +244,14 @@ static Value layerNormGradInput(Emitter &e, Value g, Value x, Value w,
         auto [mean, rstd] = layerNormStats(b, l, a[3], a[4], d, eps);
         Value xhat = arith::MulFOp::create(
             b, l, arith::SubFOp::create(b, l, be.extF64(a[1]), mean), rstd);
-        Value dy = arith::MulFOp::create(b, l, be.extF64(a[0]), be.extF64(a[2]));
+        Value dy =
+            arith::MulFOp::create(b, l, be.extF64(a[0]), be.extF64(a[2]));
         Value dd = be.scalar(be.f64(), d);
         Value meanDy = arith::DivFOp::create(b, l, a[5], dd);
         Value meanDyXhat = arith::DivFOp::create(b, l, a[6], dd);
         Value v = arith::SubFOp::create(b, l, dy, meanDy);
-        v = arith::SubFOp::create(b, l, v,
-                                  arith::MulFOp::create(b, l, xhat, meanDyXhat));
+        v = arith::SubFOp::create(
+            b, l, v, arith::MulFOp::create(b, l, xhat, meanDyXhat));
         return yield1(be.truncF32(arith::MulFOp::create(b, l, rstd, v)));
       })[0];
 }
@@ -263,18 +264,15 @@ static Value layerNormGradWeight(Emitter &e, Value g, Value x, double eps) {
   Value sum = rowSumF64(e, x);
   Value sq = rowCenteredSquaresF64(e, x, sum);
   AffineMap id = identityMap(ctx, n), row = rowMap(ctx, n);
-  return columnSums(e, {g, x, sum, sq}, {id, id, row, row},
-                    [&](OpBuilder &b, Location l, ValueRange a) {
-                      Emitter be(b, l);
-                      auto [mean, rstd] =
-                          layerNormStats(b, l, a[2], a[3], d, eps);
-                      Value xhat = arith::MulFOp::create(
-                          b, l,
-                          arith::SubFOp::create(b, l, be.extF64(a[1]), mean),
-                          rstd);
-                      return arith::MulFOp::create(b, l, be.extF64(a[0]), xhat)
-                          .getResult();
-                    });
+  return columnSums(
+      e, {g, x, sum, sq}, {id, id, row, row},
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Emitter be(b, l);
+        auto [mean, rstd] = layerNormStats(b, l, a[2], a[3], d, eps);
+        Value xhat = arith::MulFOp::create(
+            b, l, arith::SubFOp::create(b, l, be.extF64(a[1]), mean), rstd);
+        return arith::MulFOp::create(b, l, be.extF64(a[0]), xhat).getResult();
+      });
 }
 
 /// inv = 1 / sqrt(sumSq / d + eps) in double.
@@ -311,12 +309,13 @@ static Value rmsNormGradInput(Emitter &e, Value g, Value x, Value w,
       {id}, iterators(n), [&](OpBuilder &b, Location l, ValueRange a) {
         Emitter be(b, l);
         Value inv = rmsInv(b, l, a[3], d, eps);
-        Value dy = arith::MulFOp::create(b, l, be.extF64(a[0]), be.extF64(a[2]));
+        Value dy =
+            arith::MulFOp::create(b, l, be.extF64(a[0]), be.extF64(a[2]));
         Value inv3 = arith::MulFOp::create(
             b, l, arith::MulFOp::create(b, l, inv, inv), inv);
-        Value k = arith::DivFOp::create(
-            b, l, arith::MulFOp::create(b, l, inv3, a[4]),
-            be.scalar(be.f64(), d));
+        Value k =
+            arith::DivFOp::create(b, l, arith::MulFOp::create(b, l, inv3, a[4]),
+                                  be.scalar(be.f64(), d));
         Value v = arith::SubFOp::create(
             b, l, arith::MulFOp::create(b, l, inv, dy),
             arith::MulFOp::create(b, l, k, be.extF64(a[1])));
@@ -332,15 +331,14 @@ static Value rmsNormGradWeight(Emitter &e, Value g, Value x, double eps) {
   Value sq = rowSquaresF64(e, x);
   AffineMap id = identityMap(ctx, n), row = rowMap(ctx, n);
   // g * (x * inv), x * inv in double.
-  return columnSums(e, {g, x, sq}, {id, id, row},
-                    [&](OpBuilder &b, Location l, ValueRange a) {
-                      Emitter be(b, l);
-                      Value inv = rmsInv(b, l, a[2], d, eps);
-                      Value xi =
-                          arith::MulFOp::create(b, l, be.extF64(a[1]), inv);
-                      return arith::MulFOp::create(b, l, be.extF64(a[0]), xi)
-                          .getResult();
-                    });
+  return columnSums(
+      e, {g, x, sq}, {id, id, row},
+      [&](OpBuilder &b, Location l, ValueRange a) {
+        Emitter be(b, l);
+        Value inv = rmsInv(b, l, a[2], d, eps);
+        Value xi = arith::MulFOp::create(b, l, be.extF64(a[1]), inv);
+        return arith::MulFOp::create(b, l, be.extF64(a[0]), xi).getResult();
+      });
 }
 
 static Value embeddingGrad(Emitter &e, Value g, Value ids,
@@ -365,7 +363,8 @@ static Value embeddingGrad(Emitter &e, Value g, Value ids,
       [](OpBuilder &b, Location l, ValueRange a) {
         Value v = linalg::IndexOp::create(b, l, 0);
         Value id = arith::IndexCastOp::create(b, l, b.getIndexType(), a[0]);
-        Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, id, v);
+        Value hit =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, id, v);
         Value sum = arith::AddFOp::create(b, l, a[2], a[1]);
         return yield1(arith::SelectOp::create(b, l, hit, sum, a[2]));
       })[0];
@@ -383,15 +382,14 @@ static Value softmaxGrad(Emitter &e, Value g, Value y, int64_t dim) {
       keptShape.push_back(shape[i]);
     }
   AffineMap id = identityMap(ctx, n), red = dimsMap(ctx, n, kept);
-  Value dot =
-      e.generic(n, {g, y}, {id, id}, {e.full(keptShape, e.f64(), 0.0)}, {red},
-                iterators(n, {static_cast<unsigned>(dim)}),
-                [](OpBuilder &b, Location l, ValueRange a) {
-                  Emitter be(b, l);
-                  Value p = arith::MulFOp::create(b, l, be.extF64(a[0]),
-                                                  be.extF64(a[1]));
-                  return yield1(arith::AddFOp::create(b, l, a[2], p));
-                })[0];
+  Value dot = e.generic(n, {g, y}, {id, id}, {e.full(keptShape, e.f64(), 0.0)},
+                        {red}, iterators(n, {static_cast<unsigned>(dim)}),
+                        [](OpBuilder &b, Location l, ValueRange a) {
+                          Emitter be(b, l);
+                          Value p = arith::MulFOp::create(b, l, be.extF64(a[0]),
+                                                          be.extF64(a[1]));
+                          return yield1(arith::AddFOp::create(b, l, a[2], p));
+                        })[0];
   return e.generic(n, {g, y, dot}, {id, id, red}, {e.empty(shape, e.f32())},
                    {id}, iterators(n),
                    [](OpBuilder &b, Location l, ValueRange a) {
@@ -409,24 +407,22 @@ static Value attentionScoreGrad(Emitter &e, Value probs, Value g, Value v) {
   int64_t hkv = ps[1];
   Value g5 = splitHeads(e, g, hkv);
   // dP[b, kh, gi, i, j] = sum_e g[b, i, kh, gi, e] v[b, j, kh, e].
-  Value dp =
-      e.generic(6, {g5, v},
-                {dimsMap(ctx, 6, {0, 3, 1, 2, 5}), dimsMap(ctx, 6, {0, 4, 1, 5})},
-                {e.full(ps, e.f32(), 0.0)}, {dimsMap(ctx, 6, {0, 1, 2, 3, 4})},
-                iterators(6, {5}), [](OpBuilder &b, Location l, ValueRange a) {
-                  Value p = arith::MulFOp::create(b, l, a[0], a[1]);
-                  return yield1(arith::AddFOp::create(b, l, a[2], p));
-                })[0];
+  Value dp = e.generic(
+      6, {g5, v},
+      {dimsMap(ctx, 6, {0, 3, 1, 2, 5}), dimsMap(ctx, 6, {0, 4, 1, 5})},
+      {e.full(ps, e.f32(), 0.0)}, {dimsMap(ctx, 6, {0, 1, 2, 3, 4})},
+      iterators(6, {5}), [](OpBuilder &b, Location l, ValueRange a) {
+        Value p = arith::MulFOp::create(b, l, a[0], a[1]);
+        return yield1(arith::AddFOp::create(b, l, a[2], p));
+      })[0];
   AffineMap id5 = identityMap(ctx, 5), row5 = dimsMap(ctx, 5, {0, 1, 2, 3});
-  Value dot = e.generic(5, {probs, dp}, {id5, id5},
-                        {e.full(ps.drop_back(), e.f64(), 0.0)}, {row5},
-                        iterators(5, {4}),
-                        [](OpBuilder &b, Location l, ValueRange a) {
-                          Emitter be(b, l);
-                          Value p = arith::MulFOp::create(b, l, be.extF64(a[0]),
-                                                          be.extF64(a[1]));
-                          return yield1(arith::AddFOp::create(b, l, a[2], p));
-                        })[0];
+  Value dot = e.generic(
+      5, {probs, dp}, {id5, id5}, {e.full(ps.drop_back(), e.f64(), 0.0)},
+      {row5}, iterators(5, {4}), [](OpBuilder &b, Location l, ValueRange a) {
+        Emitter be(b, l);
+        Value p = arith::MulFOp::create(b, l, be.extF64(a[0]), be.extF64(a[1]));
+        return yield1(arith::AddFOp::create(b, l, a[2], p));
+      })[0];
   return e.generic(5, {probs, dp, dot}, {id5, id5, row5},
                    {e.empty(ps, e.f32())}, {id5}, iterators(5),
                    [](OpBuilder &b, Location l, ValueRange a) {
@@ -449,9 +445,8 @@ static Value sumGroups(Emitter &e, Value x) {
                    })[0];
 }
 
-static Value attentionGrad(Emitter &e, Operation *op, Value g, Value q,
-                           Value k, Value v, bool causal,
-                           RankedTensorType type) {
+static Value attentionGrad(Emitter &e, Operation *op, Value g, Value q, Value k,
+                           Value v, bool causal, RankedTensorType type) {
   MLIRContext *ctx = e.ctx();
   ArrayRef<int64_t> qs = shapeOf(q), ks = shapeOf(k), vs = shapeOf(v);
   int64_t b = qs[0], s = qs[1], d = qs[3], t = ks[1], hkv = ks[2];
@@ -459,12 +454,11 @@ static Value attentionGrad(Emitter &e, Operation *op, Value g, Value q,
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
   Value probs = attentionProbs(e, q, k, causal);
   auto scaled = [&](Value x) {
-    return e.elementwise(shapeOf(x), e.f32(), {x},
-                         [&](OpBuilder &bb, Location l, ValueRange a) {
-                           Value c = Emitter(bb, l).scalar(bb.getF32Type(),
-                                                           scale);
-                           return yield1(arith::MulFOp::create(bb, l, a[0], c));
-                         });
+    return e.elementwise(
+        shapeOf(x), e.f32(), {x}, [&](OpBuilder &bb, Location l, ValueRange a) {
+          Value c = Emitter(bb, l).scalar(bb.getF32Type(), scale);
+          return yield1(arith::MulFOp::create(bb, l, a[0], c));
+        });
   };
   auto contract = [&](Value lhs, AffineMap lm, Value rhs, AffineMap rm,
                       ArrayRef<int64_t> outShape) {
@@ -480,9 +474,9 @@ static Value attentionGrad(Emitter &e, Operation *op, Value g, Value q,
   if (isa<m::AttentionGradVOp>(op)) {
     // gv[b, j, kh, gi, e] = sum_i p[b, kh, gi, i, j] g[b, i, kh, gi, e].
     Value g5 = splitHeads(e, g, hkv);
-    Value perHead = contract(probs, dimsMap(ctx, 6, {0, 2, 3, 5, 1}), g5,
-                             dimsMap(ctx, 6, {0, 5, 2, 3, 4}),
-                             {b, t, hkv, grp, dv});
+    Value perHead =
+        contract(probs, dimsMap(ctx, 6, {0, 2, 3, 5, 1}), g5,
+                 dimsMap(ctx, 6, {0, 5, 2, 3, 4}), {b, t, hkv, grp, dv});
     return sumGroups(e, perHead);
   }
   Value ds = attentionScoreGrad(e, probs, g, v);
@@ -493,11 +487,12 @@ static Value attentionGrad(Emitter &e, Operation *op, Value g, Value q,
     return tensor::CollapseShapeOp::create(bld, e.location(), type, scaled(gq),
                                            heads);
   }
-  // gk[b, j, kh, gi, dd] = scale * sum_i ds[b, kh, gi, i, j] q[b, i, kh, gi, dd],
-  // then summed over the group.
+  // gk[b, j, kh, gi, dd] = scale * sum_i ds[b, kh, gi, i, j] q[b, i, kh, gi,
+  // dd], then summed over the group.
   Value q5 = splitHeads(e, q, hkv);
-  Value perHead = contract(ds, dimsMap(ctx, 6, {0, 2, 3, 5, 1}), q5,
-                           dimsMap(ctx, 6, {0, 5, 2, 3, 4}), {b, t, hkv, grp, d});
+  Value perHead =
+      contract(ds, dimsMap(ctx, 6, {0, 2, 3, 5, 1}), q5,
+               dimsMap(ctx, 6, {0, 5, 2, 3, 4}), {b, t, hkv, grp, d});
   return sumGroups(e, scaled(perHead));
 }
 
@@ -510,14 +505,13 @@ static Value reduceMaxGrad(Emitter &e, Value g, Value x, int64_t dim) {
     if (i != dim)
       kept.push_back(i);
   AffineMap id = identityMap(ctx, n), red = dimsMap(ctx, n, kept);
-  Value mx = e.reduceDim(x, dim, e.f32(),
-                         -std::numeric_limits<double>::infinity(),
-                         [](OpBuilder &b, Location l, Value acc, Value v) {
-                           return maxKeepNaN(b, l, acc, v);
-                         });
+  Value mx =
+      e.reduceDim(x, dim, e.f32(), -std::numeric_limits<double>::infinity(),
+                  [](OpBuilder &b, Location l, Value acc, Value v) {
+                    return maxKeepNaN(b, l, acc, v);
+                  });
   Value ties = e.generic(
-      n, {x, mx}, {id, red},
-      {e.full(shapeOf(mx), e.f32(), 0.0)}, {red},
+      n, {x, mx}, {id, red}, {e.full(shapeOf(mx), e.f32(), 0.0)}, {red},
       iterators(n, {static_cast<unsigned>(dim)}),
       [](OpBuilder &b, Location l, ValueRange a) {
         Emitter be(b, l);
@@ -559,35 +553,34 @@ static Value crossEntropyGrad(Emitter &e, Value grad, Value logits,
   Location loc = e.location();
   ArrayRef<int64_t> shape = shapeOf(logits);
   int64_t n = shape[0];
-  Value mx = e.reduceDim(logits, 1, e.f32(),
-                         -std::numeric_limits<double>::infinity(),
-                         [](OpBuilder &b, Location l, Value acc, Value v) {
-                           return maxKeepNaN(b, l, acc, v);
-                         });
+  Value mx =
+      e.reduceDim(logits, 1, e.f32(), -std::numeric_limits<double>::infinity(),
+                  [](OpBuilder &b, Location l, Value acc, Value v) {
+                    return maxKeepNaN(b, l, acc, v);
+                  });
   AffineMap id = identityMap(ctx, 2), row = dimsMap(ctx, 2, {0});
   auto shiftedExp = [](OpBuilder &b, Location l, Value x, Value m) {
     Emitter be(b, l);
     return math::ExpOp::create(
-               b, l,
-               arith::SubFOp::create(b, l, be.extF64(x), be.extF64(m)))
+               b, l, arith::SubFOp::create(b, l, be.extF64(x), be.extF64(m)))
         .getResult();
   };
-  Value sumExp = e.generic(2, {logits, mx}, {id, row},
-                           {e.full({n}, e.f64(), 0.0)}, {row}, iterators(2, {1}),
-                           [&](OpBuilder &b, Location l, ValueRange a) {
-                             Value ex = shiftedExp(b, l, a[0], a[1]);
-                             return yield1(arith::AddFOp::create(b, l, a[2], ex));
-                           })[0];
-  Value counted = sumAll(e, targets, e.f64(), [](OpBuilder &b, Location l,
-                                                 Value t) {
-    Emitter be(b, l);
-    Value keep = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
-                                       idAsI64(b, l, t),
-                                       be.scalar(b.getI64Type(), -100));
-    return arith::SelectOp::create(b, l, keep, be.scalar(be.f64(), 1.0),
-                                   be.scalar(be.f64(), 0.0))
-        .getResult();
-  });
+  Value sumExp =
+      e.generic(2, {logits, mx}, {id, row}, {e.full({n}, e.f64(), 0.0)}, {row},
+                iterators(2, {1}), [&](OpBuilder &b, Location l, ValueRange a) {
+                  Value ex = shiftedExp(b, l, a[0], a[1]);
+                  return yield1(arith::AddFOp::create(b, l, a[2], ex));
+                })[0];
+  Value counted =
+      sumAll(e, targets, e.f64(), [](OpBuilder &b, Location l, Value t) {
+        Emitter be(b, l);
+        Value keep = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
+                                           idAsI64(b, l, t),
+                                           be.scalar(b.getI64Type(), -100));
+        return arith::SelectOp::create(b, l, keep, be.scalar(be.f64(), 1.0),
+                                       be.scalar(be.f64(), 0.0))
+            .getResult();
+      });
   Value gv = tensor::ExtractOp::create(bld, loc, grad, ValueRange{});
   // scale = double(g) / counted (no counted row: every row is ignored).
   Value scale = arith::DivFOp::create(bld, loc, e.extF64(gv), counted);
@@ -599,8 +592,8 @@ static Value crossEntropyGrad(Emitter &e, Value grad, Value logits,
         Value t = idAsI64(b, l, a[3]);
         Value j = arith::IndexCastOp::create(b, l, b.getI64Type(),
                                              linalg::IndexOp::create(b, l, 1));
-        Value p = arith::DivFOp::create(b, l, shiftedExp(b, l, a[0], a[1]),
-                                        a[2]);
+        Value p =
+            arith::DivFOp::create(b, l, shiftedExp(b, l, a[0], a[1]), a[2]);
         Value isTarget =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, j, t);
         p = arith::SelectOp::create(
@@ -614,8 +607,8 @@ static Value crossEntropyGrad(Emitter &e, Value grad, Value logits,
       })[0];
   if (!count || *count == 0 || *count == n)
     return out;
-  float f = static_cast<float>(static_cast<double>(n) /
-                               static_cast<double>(*count));
+  float f =
+      static_cast<float>(static_cast<double>(n) / static_cast<double>(*count));
   return e.elementwise(shape, e.f32(), {out},
                        [&](OpBuilder &b, Location l, ValueRange a) {
                          Value c = Emitter(b, l).scalar(b.getF32Type(), f);
@@ -649,10 +642,10 @@ static Value meanGrad(Emitter &e, Value g, RankedTensorType type) {
   OpBuilder &b = e.builder();
   Location l = e.location();
   Value gv = tensor::ExtractOp::create(b, l, g, ValueRange{});
-  Value v = n ? e.truncF32(arith::DivFOp::create(
-                    b, l, e.extF64(gv),
-                    e.scalar(e.f64(), static_cast<double>(n))))
-              : e.scalar(e.f32(), 0.0);
+  Value v =
+      n ? e.truncF32(arith::DivFOp::create(
+              b, l, e.extF64(gv), e.scalar(e.f64(), static_cast<double>(n))))
+        : e.scalar(e.f32(), 0.0);
   return e.fullOf(type.getShape(), v);
 }
 
@@ -665,19 +658,17 @@ static FailureOr<Value> sgdUpdate(Emitter &e, m::SGDUpdateOp u, Value p,
               "between steps, which the export does not model";
   float wd = static_cast<float>(u.getWeightDecay().convertToDouble());
   float negLr = -static_cast<float>(u.getLr().convertToDouble());
-  return e.elementwise(shapeOf(p), e.f32(), {p, g},
-                       [&](OpBuilder &b, Location l, ValueRange a) {
-                         Emitter be(b, l);
-                         Value d = a[1];
-                         if (wd != 0)
-                           d = arith::AddFOp::create(
-                               b, l, d,
-                               arith::MulFOp::create(
-                                   b, l, be.scalar(be.f32(), wd), a[0]));
-                         Value step = arith::MulFOp::create(
-                             b, l, be.scalar(be.f32(), negLr), d);
-                         return yield1(arith::AddFOp::create(b, l, a[0], step));
-                       });
+  return e.elementwise(
+      shapeOf(p), e.f32(), {p, g}, [&](OpBuilder &b, Location l, ValueRange a) {
+        Emitter be(b, l);
+        Value d = a[1];
+        if (wd != 0)
+          d = arith::AddFOp::create(
+              b, l, d,
+              arith::MulFOp::create(b, l, be.scalar(be.f32(), wd), a[0]));
+        Value step = arith::MulFOp::create(b, l, be.scalar(be.f32(), negLr), d);
+        return yield1(arith::AddFOp::create(b, l, a[0], step));
+      });
 }
 
 static Value sumSquares(Emitter &e, ValueRange inputs) {
@@ -706,8 +697,8 @@ static Value clipCoefficient(Emitter &e, Value sumSq, double maxNorm) {
   Value one = e.scalar(e.f64(), 1.0);
   Value above =
       arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, coef, one);
-  return e.fullOf({}, e.truncF32(arith::SelectOp::create(b, l, above, one,
-                                                         coef)));
+  return e.fullOf({},
+                  e.truncF32(arith::SelectOp::create(b, l, above, one, coef)));
 }
 
 FailureOr<Value> mlir::tp::linalg_export::convertGradOp(Operation *op,
@@ -783,10 +774,9 @@ FailureOr<Value> mlir::tp::linalg_export::convertGradOp(Operation *op,
                                  type);
           })
       .Case([&](m::ReduceSumGradOp) {
-        return e.elementwise(type.getShape(), e.f32(), {ops[0]},
-                             [](OpBuilder &, Location, ValueRange a) {
-                               return yield1(a[0]);
-                             });
+        return e.elementwise(
+            type.getShape(), e.f32(), {ops[0]},
+            [](OpBuilder &, Location, ValueRange a) { return yield1(a[0]); });
       })
       .Case([&](m::ReduceMaxGradOp r) {
         int64_t dim = r.getDimAttr().getInt();

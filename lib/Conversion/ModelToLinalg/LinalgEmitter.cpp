@@ -112,8 +112,8 @@ AffineMap Emitter::broadcastMap(ArrayRef<int64_t> operandShape,
   return AffineMap::get(n, 0, exprs, ctx());
 }
 
-Value Emitter::elementwise(ArrayRef<int64_t> shape, Type elt,
-                           ValueRange inputs, BodyFn body) {
+Value Emitter::elementwise(ArrayRef<int64_t> shape, Type elt, ValueRange inputs,
+                           BodyFn body) {
   SmallVector<AffineMap> maps;
   for (Value in : inputs)
     maps.push_back(broadcastMap(shapeOf(in), shape));
@@ -123,8 +123,7 @@ Value Emitter::elementwise(ArrayRef<int64_t> shape, Type elt,
 }
 
 Value Emitter::reduceDim(
-    Value input, int64_t dim,
-    Type accType, double init,
+    Value input, int64_t dim, Type accType, double init,
     llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
   ArrayRef<int64_t> shape = shapeOf(input);
   unsigned n = shape.size();
@@ -184,7 +183,9 @@ Value Emitter::insertUnitDim(Value value, int64_t dim) {
   return reshape(value, shape);
 }
 
-Value Emitter::extF64(Value v) { return arith::ExtFOp::create(b, loc, f64(), v); }
+Value Emitter::extF64(Value v) {
+  return arith::ExtFOp::create(b, loc, f64(), v);
+}
 
 Value Emitter::truncF32(Value v) {
   return arith::TruncFOp::create(b, loc, f32(), v);

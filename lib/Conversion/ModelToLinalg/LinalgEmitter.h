@@ -19,8 +19,8 @@ namespace mlir::tp::linalg_export {
 
 /// Body of a generic: the builder, the block arguments (inputs, then the
 /// outputs' current values); returns the values to yield.
-using BodyFn = llvm::function_ref<SmallVector<Value>(OpBuilder &, Location,
-                                                     ValueRange)>;
+using BodyFn =
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
 
 /// Builds linalg/tensor/arith IR at one insertion point and location.
 class Emitter {
@@ -67,10 +67,10 @@ public:
   /// Reduces `input` along `dim` into a tensor without that dim, element
   /// type `accType`, starting from `init`; `combine(acc, x)` gets the
   /// accumulator and the input element (already as read, not converted).
-  Value reduceDim(Value input, int64_t dim, Type accType, double init,
-                  llvm::function_ref<Value(OpBuilder &, Location, Value acc,
-                                           Value x)>
-                      combine);
+  Value
+  reduceDim(Value input, int64_t dim, Type accType, double init,
+            llvm::function_ref<Value(OpBuilder &, Location, Value acc, Value x)>
+                combine);
 
   /// `value` reshaped to `shape` (same number of elements, row-major), by
   /// collapsing to one dim and expanding again.
@@ -104,8 +104,6 @@ SmallVector<utils::IteratorType> iterators(unsigned n,
 Value maxKeepNaN(OpBuilder &b, Location loc, Value a, Value b2);
 
 } // namespace mlir::tp::linalg_export
-
-
 
 namespace mlir::tp::linalg_export {
 

@@ -48,8 +48,7 @@ static void inlineModules(func::FuncOp func) {
 
 /// Makes each distinct parameter FQN a leading argument of `func`, in order
 /// of first use, and renames the inputs' `model.name` to `tp.input`.
-static LogicalResult parametersToArguments(func::FuncOp func,
-                                           ModuleOp module) {
+static LogicalResult parametersToArguments(func::FuncOp func, ModuleOp module) {
   llvm::MapVector<StringAttr, SmallVector<m::ParamOp>> params;
   func.walk([&](m::ParamOp p) { params[p.getNameAttr()].push_back(p); });
 
@@ -68,9 +67,9 @@ static LogicalResult parametersToArguments(func::FuncOp func,
       if (name == "model.name") {
         func.removeArgAttr(i, attr.getName());
       } else if (name.starts_with("model.")) {
-        return func.emitError() << "argument " << i << " of @"
-                                << func.getSymName() << " has the attribute '"
-                                << name << "', which has no export";
+        return func.emitError()
+               << "argument " << i << " of @" << func.getSymName()
+               << " has the attribute '" << name << "', which has no export";
       }
     }
   }
@@ -89,15 +88,14 @@ static LogicalResult parametersToArguments(func::FuncOp func,
     for (m::ParamOp p : uses) {
       if (p.getType() != type)
         return p.emitOpError()
-               << "reads parameter '" << name.getValue() << "' as " << p.getType()
-               << ", another model.param reads it as " << type;
+               << "reads parameter '" << name.getValue() << "' as "
+               << p.getType() << ", another model.param reads it as " << type;
       frozen |= p.getFrozen();
     }
     SmallVector<NamedAttribute> attrs{b.getNamedAttr(kParamArgAttr, name)};
     if (frozen)
       attrs.push_back(b.getNamedAttr(kFrozenArgAttr, b.getUnitAttr()));
-    if (failed(func.insertArgument(index, type,
-                                   b.getDictionaryAttr(attrs),
+    if (failed(func.insertArgument(index, type, b.getDictionaryAttr(attrs),
                                    uses.front().getLoc())))
       return func.emitError() << "cannot add an argument for parameter '"
                               << name.getValue() << "'";
@@ -117,8 +115,7 @@ static LogicalResult checkTypes(Operation *op) {
   auto check = [&](Type type, StringRef what, unsigned i) -> LogicalResult {
     if (isa<DTensorType>(type))
       return op->emitOpError()
-             << "has a distributed tensor " << what << " #" << i << " ("
-             << type
+             << "has a distributed tensor " << what << " #" << i << " (" << type
              << "): convert-model-to-linalg exports per-rank programs; run "
                 "tp-partition first";
     auto tensor = dyn_cast<RankedTensorType>(type);
@@ -183,8 +180,7 @@ LogicalResult mlir::tp::convertModelToLinalg(ModuleOp module) {
     if (func.isExternal())
       continue;
     inlineModules(func);
-    if (failed(parametersToArguments(func, module)) ||
-        failed(convertOps(func)))
+    if (failed(parametersToArguments(func, module)) || failed(convertOps(func)))
       return failure();
   }
   // Model ops outside a func.func body, and model attributes anywhere, have
