@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Runs a program exported by convert-model-to-linalg under mlir-runner.
+
+mlir-runner calls an entry without arguments, so this wraps the exported
+function in a `@main` that feeds it dense constants read from safetensors
+files (as tp-run --save-weights / --save-inputs write them) and prints every
+result with printMemrefF32; then compares the printed tensors with tp-run's
+--dump-outputs. Standard library only.
+
+  linalg-runner.py main PROGRAM.mlir --weights W --inputs I [--func forward]
+      prints PROGRAM with @main added (arguments by their tp.param / tp.input
+      names; parameters the weights file lacks are an error)
+  linalg-runner.py compare PRINTED.txt OUTPUTS.safetensors [--names a,b]
+      [--rtol R] [--atol A]
+      checks each printed tensor against the outputs (in order, or under the
+      names given), prints the largest errors, exits 1 past the tolerance
+"""
+
+import argparse
+import json
+import re
+import struct
+import sys
+
+DTYPES = {"F32": ("f32", "f", 4), "I64": ("i64", "q", 8), "I32": ("i32", "i", 4)}
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    body = data[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        out[name] = (info["dtype"], info["shape"], body[begin:end])
+    return out
+
+
+def split_top(text, sep=","):
+    """Splits on `sep` outside <>, (), [], {} and strings."""
+    parts, depth, cur, quoted = [], 0, "", False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        if not quoted:
+            if ch in "<([{":
+                depth += 1
+            elif ch in ">)]}":
+                depth -= 1
+            elif ch == sep and depth == 0:
+                parts.append(cur.strip())
+                cur = ""
+                continue
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def balanced(text, start):
+    """The index after the bracket closing the one at `start`."""
+    depth, quoted = 0, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == '"':
+            quoted = not quoted
+        if quoted:
+            continue
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise ValueError("unbalanced brackets")
+
+
+def signature(program, func):
+    m = re.search(r"func\.func\s+@" + re.escape(func) + r"\(", program)
+    if not m:
+        sys.exit(f"linalg-runner: no func.func @{func} in the program")
+    open_paren = m.end() - 1
+    close = balanced(program, open_paren)
+    args = []
+    for part in split_top(program[open_paren + 1:close - 1]):
+        am = re.match(r"%[\w]+\s*:\s*(tensor<[^>]*>)\s*(\{.*\})?$", part, re.S)
+        if not am:
+            sys.exit(f"linalg-runner: cannot read argument '{part}' of @{func}")
+        attrs = am.group(2) or ""
+        param = re.search(r'tp\.param\s*=\s*"([^"]*)"', attrs)
+        inp = re.search(r'tp\.input\s*=\s*"([^"]*)"', attrs)
+        if not param and not inp:
+            sys.exit(f"linalg-runner: argument '{part}' of @{func} has neither "
+                     "tp.param nor tp.input (run convert-model-to-linalg)")
+        args.append((am.group(1), "param" if param else "input",
+                     (param or inp).group(1)))
+    rest = program[close:].lstrip()
+    results = []
+    if rest.startswith("->"):
+        rest = rest[2:].lstrip()
+        if rest.startswith("("):
+            end = balanced(rest, 0)
+            items = split_top(rest[1:end - 1])
+        else:
+            items = [re.match(r"tensor<[^>]*>", rest).group(0)]
+        for item in items:
+            results.append(re.match(r"tensor<[^>]*>", item).group(0))
+    return args, results
+
+
+def parse_type(t):
+    m = re.match(r"tensor<((?:\d+x)*)(\w+)>", t)
+    dims = [int(d) for d in m.group(1).split("x") if d]
+    return dims, m.group(2)
+
+
+def emit_main(args):
+    program = open(args.program).read()
+    weights = read_safetensors(args.weights) if args.weights else {}
+    inputs = read_safetensors(args.inputs) if args.inputs else {}
+    params, results = signature(program, args.func)
+    lines = ["  func.func private @printMemrefF32(memref<*xf32>)",
+             "  func.func @main() {"]
+    names = []
+    for i, (type_text, kind, name) in enumerate(params):
+        source = weights if kind == "param" else inputs
+        if name not in source:
+            sys.exit(f"linalg-runner: {kind} '{name}' is not in "
+                     f"{args.weights if kind == 'param' else args.inputs}")
+        dtype, shape, raw = source[name]
+        dims, elt = parse_type(type_text)
+        if DTYPES.get(dtype, (None,))[0] != elt or shape != dims:
+            sys.exit(f"linalg-runner: {kind} '{name}' is {dtype} {shape} in "
+                     f"the file, the program wants {type_text}")
+        lines.append(f'    %a{i} = arith.constant dense<"0x{raw.hex().upper()}"> '
+                     f": {type_text}")
+        names.append(f"%a{i}")
+    types = ", ".join(t for t, _, _ in params)
+    res = ", ".join(results)
+    outs = [f"%r#{i}" if len(results) > 1 else "%r" for i in range(len(results))]
+    call = f"call @{args.func}({', '.join(names)}) : ({types}) -> ({res})"
+    lines.append(f"    %r{':' + str(len(results)) if len(results) > 1 else ''} "
+                 f"= {call}")
+    for i, (out, t) in enumerate(zip(outs, results)):
+        dims, elt = parse_type(t)
+        if elt != "f32":
+            sys.exit(f"linalg-runner: result {i} is {t}: only f32 results print")
+        mem = t.replace("tensor<", "memref<")
+        lines.append(f"    %m{i} = bufferization.to_buffer {out} : {t} to {mem}")
+        lines.append(f"    %u{i} = memref.cast %m{i} : {mem} to memref<*xf32>")
+        lines.append(f"    call @printMemrefF32(%u{i}) : (memref<*xf32>) -> ()")
+    lines.append("    return")
+    lines.append("  }")
+    # Into the module before its closing brace, or next to a function of
+    # an implicit module.
+    text = program.rstrip()
+    if re.search(r"^module\b", text, re.M):
+        text = text[:text.rfind("}")] + "\n".join(lines) + "\n}\n"
+    else:
+        text = text + "\n" + "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+
+
+def printed_tensors(path):
+    """The tensors printMemrefF32 printed: (sizes, flat values) each."""
+    text = open(path).read()
+    out = []
+    for m in re.finditer(r"Unranked Memref base@ = \S+ rank = (\d+) offset = \d+ "
+                         r"sizes = \[([^\]]*)\] strides = \[[^\]]*\] data =",
+                         text):
+        sizes = [int(s) for s in m.group(2).split(",") if s.strip()]
+        numel = 1
+        for s in sizes:
+            numel *= s
+        nums = re.findall(r"[-+]?(?:nan|inf|\d+\.?\d*(?:e[-+]?\d+)?)",
+                          text[m.end():], re.I)
+        out.append((sizes, [float(x) for x in nums[:numel]]))
+    return out
+
+
+def compare(args):
+    printed = printed_tensors(args.printed)
+    outputs = read_safetensors(args.outputs)
+    names = args.names.split(",") if args.names else list(outputs)
+    if all(re.fullmatch(r"output\d+", n) for n in names):
+        names.sort(key=lambda n: int(n[len("output"):]))
+    if len(printed) != len(names):
+        sys.exit(f"linalg-runner: {len(printed)} printed tensors, "
+                 f"{len(names)} outputs to compare")
+    worst_all = 0.0
+    ok = True
+    for (sizes, values), name in zip(printed, names):
+        if name not in outputs:
+            sys.exit(f"linalg-runner: no output '{name}' in {args.outputs}")
+        dtype, shape, raw = outputs[name]
+        ref = struct.unpack(f"<{len(raw) // 4}f", raw)
+        if sizes != shape or len(values) != len(ref):
+            sys.exit(f"linalg-runner: '{name}' printed as {sizes}, "
+                     f"tp-run wrote {shape}")
+        worst = 0.0
+        for got, want in zip(values, ref):
+            err = abs(got - want)
+            if err > args.atol + args.rtol * abs(want) or err != err:
+                ok = False
+            worst = max(worst, err)
+        worst_all = max(worst_all, worst)
+        print(f"{name}: {len(ref)} values, max abs error {worst:.3g}")
+    print(f"max abs error {worst_all:.3g} "
+          f"(tolerance {args.atol:g} + {args.rtol:g} * |ref|): "
+          f"{'ok' if ok else 'MISMATCH'}")
+    sys.exit(0 if ok else 1)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("main")
+    m.add_argument("program")
+    m.add_argument("--weights")
+    m.add_argument("--inputs")
+    m.add_argument("--func", default="forward")
+    c = sub.add_parser("compare")
+    c.add_argument("printed")
+    c.add_argument("outputs")
+    c.add_argument("--names", default="")
+    c.add_argument("--rtol", type=float, default=1e-4)
+    c.add_argument("--atol", type=float, default=1e-5)
+    args = p.parse_args()
+    emit_main(args) if args.cmd == "main" else compare(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+// RUN: tp-opt %s --split-input-file --verify-diagnostics --convert-model-to-linalg
+
+// A training dropout's mask comes from tp's runtime.
+func.func @dropout_train(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'model.dropout' op in training draws its mask from tp's runtime (seed, step, FQN 'drop'): it cannot be exported}}
+  %y = model.dropout "drop"(%x) {p = 1.000000e-01 : f64, train} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @dropout_grad(%g: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'model.dropout_grad' op draws the mask of dropout 'drop' from tp's runtime: it cannot be exported}}
+  %y = model.dropout_grad "drop"(%g) {p = 1.000000e-01 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Optimizer state lives in tp's executor between steps.
+func.func @adamw(%p: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'model.adamw_update' op of 'w' reads exp_avg and exp_avg_sq, state tp's executor keeps between steps, which the export does not model}}
+  %u = model.adamw_update "w"(%p, %g) {lr = 1.000000e-03 : f64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %u : tensor<4xf32>
+}
+
+// -----
+
+func.func @sgd_momentum(%p: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'model.sgd_update' op of 'w' has momentum: its buffer is state tp's executor keeps between steps, which the export does not model}}
+  %u = model.sgd_update "w"(%p, %g) {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %u : tensor<4xf32>
+}
+
+// -----
+
+// Half precision: the runtime widens to f32, the export does not.
+func.func @bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  // expected-error @+1 {{'model.relu' op computes in 'bf16': tp's kernels widen half precision to f32 and the export does not; convert the model to f32 first}}
+  %y = model.relu %x : (tensor<4x8xbf16>) -> tensor<4x8xbf16>
+  return %y : tensor<4x8xbf16>
+}
+
+// -----
+
+// A distributed program must be partitioned first.
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+func.func @dtensor(%x: !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> {
+  // expected-error @+1 {{'model.relu' op has a distributed tensor operand #0 ('!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>'): convert-model-to-linalg exports per-rank programs; run tp-partition first}}
+  %y = model.relu %x : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+  return %y : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+}
+
+// -----
+
+// Parameters become arguments: a function with callers cannot take them.
+// expected-error @+1 {{@layer reads parameters and has callers: its parameters cannot become arguments}}
+func.func @layer(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = model.param "w" : tensor<4xf32>
+  %y = model.mul %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @caller(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = call @layer(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @param_types(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = model.param "w" : tensor<4xf32>
+  // expected-error @+1 {{'model.param' op reads parameter 'w' as 'tensor<1x4xf32>', another model.param reads it as 'tensor<4xf32>'}}
+  %w2 = model.param "w" : tensor<1x4xf32>
+  %y = model.mul %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %z = model.mul %y, %w2 : (tensor<4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %r = model.reshape %z : (tensor<1x4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
