@@ -83,9 +83,13 @@ SmallVector<Value> Emitter::generic(unsigned numDims, ValueRange inputs,
                                     ArrayRef<AffineMap> outputMaps,
                                     ArrayRef<utils::IteratorType> its,
                                     BodyFn body) {
-  (void)numDims;
   SmallVector<AffineMap> maps(inputMaps);
   maps.append(outputMaps.begin(), outputMaps.end());
+  assert(its.size() == numDims &&
+         llvm::all_of(maps,
+                      [&](AffineMap m) { return m.getNumDims() == numDims; }) &&
+         "every map and the iterators span the generic's loops");
+  (void)numDims;
   SmallVector<Type> resultTypes;
   for (Value init : inits)
     resultTypes.push_back(init.getType());
