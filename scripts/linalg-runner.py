@@ -9,9 +9,13 @@ result with printMemrefF32; then compares the printed tensors with tp-run's
 
   linalg-runner.py main PROGRAM.mlir --weights W --inputs I [--func forward]
       prints PROGRAM with @main added (arguments by their tp.param / tp.input
-      names; parameters the weights file lacks are an error)
+      names; parameters the weights file lacks are an error; tp.state
+      arguments, an optimizer's state, are zeros, the state before the first
+      step, and the tp.step argument is --step, default 1; --steps N calls
+      it N times, each on the updated parameters and state of the one before,
+      as tp-run --train --steps N)
   linalg-runner.py compare PRINTED.txt OUTPUTS.safetensors [--names a,b]
-      [--rtol R] [--atol A]
+      [--rtol R] [--atol A] [--allow-extra]
       checks each printed tensor against the outputs (in order, or under the
       names given), prints the largest errors, exits 1 past the tolerance
 """
@@ -91,13 +95,18 @@ def signature(program, func):
         if not am:
             sys.exit(f"linalg-runner: cannot read argument '{part}' of @{func}")
         attrs = am.group(2) or ""
-        param = re.search(r'tp\.param\s*=\s*"([^"]*)"', attrs)
-        inp = re.search(r'tp\.input\s*=\s*"([^"]*)"', attrs)
-        if not param and not inp:
-            sys.exit(f"linalg-runner: argument '{part}' of @{func} has neither "
-                     "tp.param nor tp.input (run convert-model-to-linalg)")
-        args.append((am.group(1), "param" if param else "input",
-                     (param or inp).group(1)))
+        found = None
+        for kind in ("param", "input", "state"):
+            m2 = re.search(r"tp\." + kind + r'\s*=\s*"([^"]*)"', attrs)
+            if m2:
+                found = (am.group(1), kind, m2.group(1))
+        if re.search(r"tp\.step\b", attrs):
+            found = (am.group(1), "step", "step")
+        if not found:
+            sys.exit(f"linalg-runner: argument '{part}' of @{func} has none of "
+                     "tp.param, tp.input, tp.state, tp.step (run "
+                     "convert-model-to-linalg)")
+        args.append(found)
     rest = program[close:].lstrip()
     results = []
     if rest.startswith("->"):
@@ -108,7 +117,12 @@ def signature(program, func):
         else:
             items = [re.match(r"tensor<[^>]*>", rest).group(0)]
         for item in items:
-            results.append(re.match(r"tensor<[^>]*>", item).group(0))
+            # A result that is a parameter's updated value or an optimizer
+            # state feeds the next step (main --steps).
+            feeds = re.search(r'tp\.(?:updated|state)\s*=\s*"([^"]*)"', item)
+            kind = "state" if "tp.state" in item else "param"
+            results.append((re.match(r"tensor<[^>]*>", item).group(0),
+                            (kind, feeds.group(1)) if feeds else None))
     return args, results
 
 
@@ -127,6 +141,14 @@ def emit_main(args):
              "  func.func @main() {"]
     names = []
     for i, (type_text, kind, name) in enumerate(params):
+        if kind == "step":
+            names.append(None)  # one constant per step
+            continue
+        if kind == "state":
+            # Optimizer state before the first step: zeros.
+            lines.append(f"    %a{i} = arith.constant dense<0.0> : {type_text}")
+            names.append(f"%a{i}")
+            continue
         source = weights if kind == "param" else inputs
         if name not in source:
             sys.exit(f"linalg-runner: {kind} '{name}' is not in "
@@ -140,12 +162,26 @@ def emit_main(args):
                      f": {type_text}")
         names.append(f"%a{i}")
     types = ", ".join(t for t, _, _ in params)
-    res = ", ".join(results)
-    outs = [f"%r#{i}" if len(results) > 1 else "%r" for i in range(len(results))]
-    call = f"call @{args.func}({', '.join(names)}) : ({types}) -> ({res})"
-    lines.append(f"    %r{':' + str(len(results)) if len(results) > 1 else ''} "
-                 f"= {call}")
-    for i, (out, t) in enumerate(zip(outs, results)):
+    res = ", ".join(t for t, _ in results)
+    many = len(results) > 1
+    for step in range(args.step, args.step + args.steps):
+        call_args = list(names)
+        for i, (type_text, kind, name) in enumerate(params):
+            if kind == "step":
+                lines.append(f"    %step{step} = arith.constant dense<{step}> "
+                             f": {type_text}")
+                call_args[i] = f"%step{step}"
+        lines.append(f"    %r{step}{':' + str(len(results)) if many else ''} = "
+                     f"call @{args.func}({', '.join(call_args)}) : ({types}) "
+                     f"-> ({res})")
+        outs = [f"%r{step}#{i}" if many else f"%r{step}"
+                for i in range(len(results))]
+        # The next step reads the updated parameters and state.
+        fed = {feeds: out for out, (_, feeds) in zip(outs, results) if feeds}
+        for i, (_, kind, name) in enumerate(params):
+            if (kind, name) in fed:
+                names[i] = fed[(kind, name)]
+    for i, (out, (t, _)) in enumerate(zip(outs, results)):
         dims, elt = parse_type(t)
         if elt != "f32":
             sys.exit(f"linalg-runner: result {i} is {t}: only f32 results print")
@@ -188,6 +224,8 @@ def compare(args):
     names = args.names.split(",") if args.names else list(outputs)
     if all(re.fullmatch(r"output\d+", n) for n in names):
         names.sort(key=lambda n: int(n[len("output"):]))
+    if args.allow_extra:
+        printed = printed[:len(names)]
     if len(printed) != len(names):
         sys.exit(f"linalg-runner: {len(printed)} printed tensors, "
                  f"{len(names)} outputs to compare")
@@ -224,10 +262,19 @@ def main():
     m.add_argument("--weights")
     m.add_argument("--inputs")
     m.add_argument("--func", default="forward")
+    m.add_argument("--step", type=int, default=1,
+                   help="the first step's tp.step argument")
+    m.add_argument("--steps", type=int, default=1,
+                   help="call the function this many times, each call reading "
+                   "the parameters (tp.updated) and optimizer state (tp.state) "
+                   "the previous one returned; print the last call's results")
     c = sub.add_parser("compare")
     c.add_argument("printed")
     c.add_argument("outputs")
     c.add_argument("--names", default="")
+    c.add_argument("--allow-extra", action="store_true",
+                   help="compare the first printed tensors only (e.g. not "
+                   "the optimizer state a step returns after tp-run's outputs)")
     c.add_argument("--rtol", type=float, default=1e-4)
     c.add_argument("--atol", type=float, default=1e-5)
     args = p.parse_args()

@@ -1,10 +1,10 @@
 //===- GradOps.cpp - the training step's ops as linalg --------------------===//
 //
-// The backward ops tp-differentiate emits and the optimizer ops of
+// The backward ops tp-differentiate emits and the gradient clipping of
 // tp-optimizer-step, each with the numerics of its runtime kernel
 // (lib/Runtime/GradKernels.cpp, TransformerGradKernels.cpp, Optimizers.cpp).
-// Ops that need state the executor keeps between steps (a dropout mask, an
-// optimizer's moments) have no export and are errors.
+// A dropout's mask comes from tp's runtime and has no export. The updates
+// themselves are in OptimizerOps.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -649,28 +649,6 @@ static Value meanGrad(Emitter &e, Value g, RankedTensorType type) {
   return e.fullOf(type.getShape(), v);
 }
 
-static FailureOr<Value> sgdUpdate(Emitter &e, m::SGDUpdateOp u, Value p,
-                                  Value g) {
-  if (u.getMomentum().convertToDouble() != 0.0)
-    return u.emitOpError()
-           << "of '" << u.getFqn()
-           << "' has momentum: its buffer is state tp's executor keeps "
-              "between steps, which the export does not model";
-  float wd = static_cast<float>(u.getWeightDecay().convertToDouble());
-  float negLr = -static_cast<float>(u.getLr().convertToDouble());
-  return e.elementwise(
-      shapeOf(p), e.f32(), {p, g}, [&](OpBuilder &b, Location l, ValueRange a) {
-        Emitter be(b, l);
-        Value d = a[1];
-        if (wd != 0)
-          d = arith::AddFOp::create(
-              b, l, d,
-              arith::MulFOp::create(b, l, be.scalar(be.f32(), wd), a[0]));
-        Value step = arith::MulFOp::create(b, l, be.scalar(be.f32(), negLr), d);
-        return yield1(arith::AddFOp::create(b, l, a[0], step));
-      });
-}
-
 static Value sumSquares(Emitter &e, ValueRange inputs) {
   OpBuilder &b = e.builder();
   Location l = e.location();
@@ -791,13 +769,6 @@ FailureOr<Value> mlir::tp::linalg_export::convertGradOp(Operation *op,
         return targetLogitGrad(e, dropLastUnit(e, ops[0]), ops[2], type);
       })
       .Case([&](m::MeanGradOp) { return meanGrad(e, ops[0], type); })
-      .Case([&](m::SGDUpdateOp u) { return sgdUpdate(e, u, ops[0], ops[1]); })
-      .Case([&](m::AdamWUpdateOp u) -> FailureOr<Value> {
-        return u.emitOpError()
-               << "of '" << u.getFqn()
-               << "' reads exp_avg and exp_avg_sq, state tp's executor keeps "
-                  "between steps, which the export does not model";
-      })
       .Case([&](m::SumSquaresOp) { return sumSquares(e, ops); })
       .Case([&](m::ClipCoefficientOp c) {
         return clipCoefficient(e, ops[0], c.getMaxNorm().convertToDouble());

@@ -116,6 +116,20 @@ FailureOr<Value> convertForwardOp(Operation *op, ValueRange operands,
 /// The same for the training step's backward and optimizer ops.
 FailureOr<Value> convertGradOp(Operation *op, ValueRange operands, Emitter &e);
 
+/// True for the optimizer updates (sgd_update, adamw_update).
+bool isOptimizerUpdate(Operation *op);
+/// The state an optimizer update reads and writes besides the parameter
+/// (`exp_avg`, `exp_avg_sq`; `momentum_buffer`), each shaped as the
+/// parameter; none for SGD without momentum.
+SmallVector<StringRef> optimizerStateNames(Operation *op);
+/// The updated parameter, then the updated state (in optimizerStateNames'
+/// order), of the optimizer update `op` on `operands` (param, grad), given
+/// its current `state` and `step`, the rank-0 i64 number (from 1) of the
+/// step being taken.
+SmallVector<Value> convertOptimizerUpdate(Operation *op, ValueRange operands,
+                                          ValueRange state, Value step,
+                                          Emitter &e);
+
 /// The sum of every element of `input` in `accType` (a scalar Value).
 Value sumAll(Emitter &e, Value input, Type accType,
              llvm::function_ref<Value(OpBuilder &, Location, Value)> term);

@@ -143,12 +143,77 @@ static LogicalResult checkTypes(Operation *op) {
   return success();
 }
 
-static LogicalResult convertOps(func::FuncOp func) {
+namespace {
+/// The optimizer state of a function's updates, made arguments: each
+/// update's state values, and the step number.
+struct OptimizerState {
+  DenseMap<Operation *, SmallVector<Value>> state;
+  Value step;
+};
+} // namespace
+
+/// Appends, for every optimizer update with state (AdamW's moments, SGD's
+/// momentum buffer), one argument per state tensor `{tp.state =
+/// "fqn.name"}` in program order, then the step number `tensor<i64>
+/// {tp.step}`.
+static FailureOr<OptimizerState> stateToArguments(func::FuncOp func,
+                                                  ModuleOp module) {
+  OptimizerState result;
+  SmallVector<Operation *> updates;
+  func.walk([&](Operation *op) {
+    if (linalg_export::isOptimizerUpdate(op) &&
+        !linalg_export::optimizerStateNames(op).empty())
+      updates.push_back(op);
+  });
+  if (updates.empty())
+    return result;
+  if (!SymbolTable::symbolKnownUseEmpty(func, module))
+    return func.emitError()
+           << "@" << func.getSymName()
+           << " updates optimizer state and has callers: its state cannot "
+              "become arguments";
+  Builder b(func.getContext());
+  auto append = [&](Type type, NamedAttribute attr,
+                    Location loc) -> FailureOr<Value> {
+    unsigned index = func.getNumArguments();
+    if (failed(
+            func.insertArgument(index, type, b.getDictionaryAttr(attr), loc)))
+      return func.emitError() << "cannot add the argument " << attr.getValue();
+    return Value(func.getArgument(index));
+  };
+  for (Operation *op : updates) {
+    if (op->getParentOp() != func)
+      return op->emitOpError() << "is nested in a region: its state cannot "
+                                  "become results";
+    StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
+    for (StringRef name : linalg_export::optimizerStateNames(op)) {
+      FailureOr<Value> arg = append(
+          op->getOperand(0).getType(),
+          b.getNamedAttr(kStateArgAttr, b.getStringAttr(fqn + "." + name)),
+          op->getLoc());
+      if (failed(arg))
+        return failure();
+      result.state[op].push_back(*arg);
+    }
+  }
+  FailureOr<Value> step =
+      append(RankedTensorType::get({}, b.getI64Type()),
+             b.getNamedAttr(kStepArgAttr, b.getUnitAttr()), func.getLoc());
+  if (failed(step))
+    return failure();
+  result.step = *step;
+  return result;
+}
+
+static LogicalResult convertOps(func::FuncOp func,
+                                const OptimizerState &optimizer) {
   SmallVector<Operation *> ops;
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isModelOp(op))
       ops.push_back(op);
   });
+  // The updated optimizer state, returned after the function's results.
+  SmallVector<std::pair<Value, std::string>> newState;
   for (Operation *op : ops) {
     if (failed(checkTypes(op)))
       return failure();
@@ -158,10 +223,24 @@ static LogicalResult convertOps(func::FuncOp func) {
                                   "model ops";
     OpBuilder b(op);
     linalg_export::Emitter e(b, op->getLoc());
-    FailureOr<Value> value =
-        linalg_export::convertForwardOp(op, op->getOperands(), e);
-    if (succeeded(value) && !*value)
-      value = linalg_export::convertGradOp(op, op->getOperands(), e);
+    FailureOr<Value> value = Value();
+    if (linalg_export::isOptimizerUpdate(op)) {
+      ValueRange state;
+      auto it = optimizer.state.find(op);
+      if (it != optimizer.state.end())
+        state = it->second;
+      SmallVector<Value> updated = linalg_export::convertOptimizerUpdate(
+          op, op->getOperands(), state, optimizer.step, e);
+      value = updated[0];
+      StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
+      for (auto [v, name] : llvm::zip(ArrayRef<Value>(updated).drop_front(),
+                                      linalg_export::optimizerStateNames(op)))
+        newState.push_back({v, (fqn + "." + name).str()});
+    } else {
+      value = linalg_export::convertForwardOp(op, op->getOperands(), e);
+      if (succeeded(value) && !*value)
+        value = linalg_export::convertGradOp(op, op->getOperands(), e);
+    }
     if (failed(value))
       return failure();
     if (!*value)
@@ -172,6 +251,18 @@ static LogicalResult convertOps(func::FuncOp func) {
     op->getResult(0).replaceAllUsesWith(*value);
     op->erase();
   }
+  Builder b(func.getContext());
+  for (auto &[value, name] : newState) {
+    unsigned index = func.getNumResults();
+    if (failed(func.insertResult(index, value.getType(),
+                                 b.getDictionaryAttr(b.getNamedAttr(
+                                     kStateArgAttr, b.getStringAttr(name))))))
+      return func.emitError() << "cannot add the result " << name;
+  }
+  func.walk([&](func::ReturnOp ret) {
+    for (auto &[value, name] : newState)
+      ret->insertOperands(ret->getNumOperands(), value);
+  });
   return success();
 }
 
@@ -180,7 +271,10 @@ LogicalResult mlir::tp::convertModelToLinalg(ModuleOp module) {
     if (func.isExternal())
       continue;
     inlineModules(func);
-    if (failed(parametersToArguments(func, module)) || failed(convertOps(func)))
+    if (failed(parametersToArguments(func, module)))
+      return failure();
+    FailureOr<OptimizerState> state = stateToArguments(func, module);
+    if (failed(state) || failed(convertOps(func, *state)))
       return failure();
   }
   // Model ops outside a func.func body, and model attributes anywhere, have

@@ -112,8 +112,8 @@ func.func @loss_grads(%l: tensor<f32>, %logits: tensor<4x10xf32>, %t: tensor<4xi
 
 // -----
 
-// sgd_update: p + (-lr) * (g + wd * p); sum_squares and clip_coefficient
-// in double.
+// sgd_update without momentum (no state): p + (-lr) * (g + wd * p);
+// sum_squares and clip_coefficient in double.
 // CHECK-LABEL: func.func @optimizer(
 // CHECK: arith.constant -1.000000e-01 : f32
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f64
@@ -126,4 +126,33 @@ func.func @optimizer(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %b: tensor<8xf32>
   %c = model.clip_coefficient %sq {max_norm = 1.0 : f64} : tensor<f32> -> tensor<f32>
   %one = model.full 1.0 : tensor<f32>
   return %u, %sq, %c, %one : tensor<4x8xf32>, tensor<f32>, tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// Optimizer state: after the inputs, each stateful update's state
+// arguments in program order, then the step number; the updated state is
+// returned after the function's results, under the same names.
+// CHECK-LABEL: func.func @stateful(
+// CHECK-SAME: %[[W:[^:]+]]: tensor<4xf32> {tp.param = "w"}, %[[B:[^:]+]]: tensor<4xf32> {tp.param = "b"}, %{{[^:]+}}: tensor<4xf32> {tp.input = "x"},
+// CHECK-SAME: %[[M:[^:]+]]: tensor<4xf32> {tp.state = "w.exp_avg"}, %[[V:[^:]+]]: tensor<4xf32> {tp.state = "w.exp_avg_sq"},
+// CHECK-SAME: %[[BUF:[^:]+]]: tensor<4xf32> {tp.state = "b.momentum_buffer"}, %[[STEP:[^:]+]]: tensor<i64> {tp.step})
+// CHECK-SAME: -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32> {tp.state = "w.exp_avg"}, tensor<4xf32> {tp.state = "w.exp_avg_sq"}, tensor<4xf32> {tp.state = "b.momentum_buffer"})
+// AdamW's bias corrections 1 - beta^step in double, from the step argument.
+// CHECK: %[[N:.+]] = tensor.extract %[[STEP]][]
+// CHECK: %[[STEPS:.+]] = arith.sitofp %[[N]] : i64 to f64
+// CHECK: math.powf %{{.*}}, %[[STEPS]] : f64
+// CHECK: %[[ADAM:.+]]:3 = linalg.generic {{.*}} ins(%[[W]], %{{.*}}, %[[M]], %[[V]] :
+// SGD's buffer starts as the first step's gradient.
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %{{.*}}, %c1_i64
+// CHECK: %[[SGD:.+]]:2 = linalg.generic {{.*}} ins(%[[B]], %{{.*}}, %[[BUF]] :
+// CHECK: arith.select %[[FIRST]]
+// CHECK: return %[[ADAM]]#0, %[[SGD]]#0, %[[ADAM]]#1, %[[ADAM]]#2, %[[SGD]]#1
+func.func @stateful(%x: tensor<4xf32> {model.name = "x"}) -> (tensor<4xf32>, tensor<4xf32>) {
+  %w = model.param "w" : tensor<4xf32>
+  %b = model.param "b" : tensor<4xf32>
+  %gw = model.mul %x, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %u = model.adamw_update "w"(%w, %gw) {lr = 1.000000e-03 : f64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %v = model.sgd_update "b"(%b, %gw) {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, nesterov = true} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %u, %v : tensor<4xf32>, tensor<4xf32>
 }

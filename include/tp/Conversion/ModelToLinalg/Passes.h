@@ -29,6 +29,12 @@ inline constexpr llvm::StringLiteral kFrozenArgAttr = "tp.frozen";
 /// The argument attribute that keeps an input's `model.name`.
 inline constexpr llvm::StringLiteral kInputArgAttr = "tp.input";
 
+/// The argument (and result) attribute naming an optimizer state tensor
+/// (`"fqn.exp_avg"`, `"fqn.exp_avg_sq"`, `"fqn.momentum_buffer"`).
+inline constexpr llvm::StringLiteral kStateArgAttr = "tp.state";
+/// The unit attribute of the step-number argument (rank-0 i64, from 1).
+inline constexpr llvm::StringLiteral kStepArgAttr = "tp.step";
+
 /// Rewrites every model op of `module` to linalg, tensor, arith and math on
 /// tensors (see the convert-model-to-linalg pass); emits an error naming the
 /// op and fails on the first op it cannot convert.

@@ -32,11 +32,15 @@ def ConvertModelToLinalgPass
     a partitioned program (collectives, `tp.chunk`, ...) are left as they
     are.
 
-    The training step's backward ops and `sgd_update` without momentum
-    convert as well. An op the pass cannot convert (a dropout in training,
-    an update with optimizer state, a `!tp.dtensor` operand, an element
-    type other than f32 for floats or i32/i64 for ids) is an error naming
-    the op.
+    The training step's backward ops and optimizer updates convert as
+    well. The state tp's executor keeps between steps becomes explicit:
+    after the inputs, one argument `{tp.state = "fqn.exp_avg"}` (AdamW's
+    `exp_avg`, `exp_avg_sq`; SGD's `momentum_buffer`) per state tensor of
+    each update in program order, then the step number `tensor<i64>
+    {tp.step}` (from 1); the updated state is returned after the function's
+    results, with the same `tp.state` names. An op the pass cannot convert
+    (a dropout in training, a `!tp.dtensor` operand, an element type other
+    than f32 for floats or i32/i64 for ids) is an error naming the op.
 
     ```mlir
     // before
