@@ -11,7 +11,8 @@ result with printMemrefF32; then compares the printed tensors with tp-run's
       prints PROGRAM with @main added (arguments by their tp.param / tp.input
       names; parameters the weights file lacks are an error; tp.state
       arguments, an optimizer's state, are zeros, the state before the first
-      step, and the tp.step argument is --step, default 1; --steps N calls
+      step, the tp.step argument is --step, default 1, and tp.seed (dropout
+      masks) --seed, default 0 as tp-run's; --steps N calls
       it N times, each on the updated parameters and state of the one before,
       as tp-run --train --steps N)
   linalg-runner.py compare PRINTED.txt OUTPUTS.safetensors [--names a,b]
@@ -102,6 +103,8 @@ def signature(program, func):
                 found = (am.group(1), kind, m2.group(1))
         if re.search(r"tp\.step\b", attrs):
             found = (am.group(1), "step", "step")
+        if re.search(r"tp\.seed\b", attrs):
+            found = (am.group(1), "seed", "seed")
         if not found:
             sys.exit(f"linalg-runner: argument '{part}' of @{func} has none of "
                      "tp.param, tp.input, tp.state, tp.step (run "
@@ -143,6 +146,14 @@ def emit_main(args):
     for i, (type_text, kind, name) in enumerate(params):
         if kind == "step":
             names.append(None)  # one constant per step
+            continue
+        if kind == "seed":
+            # tp-run's --seed, a uint64, as the i64 of the same bits.
+            bits = args.seed % (1 << 64)
+            signed = bits - (1 << 64) if bits >= 1 << 63 else bits
+            lines.append(f"    %a{i} = arith.constant dense<{signed}> : "
+                         f"{type_text}")
+            names.append(f"%a{i}")
             continue
         if kind == "state":
             # Optimizer state before the first step: zeros.
@@ -262,6 +273,8 @@ def main():
     m.add_argument("--weights")
     m.add_argument("--inputs")
     m.add_argument("--func", default="forward")
+    m.add_argument("--seed", type=int, default=0,
+                   help="the tp.seed argument (tp-run's --seed, default 0)")
     m.add_argument("--step", type=int, default=1,
                    help="the first step's tp.step argument")
     m.add_argument("--steps", type=int, default=1,

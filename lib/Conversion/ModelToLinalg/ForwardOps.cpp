@@ -639,14 +639,8 @@ FailureOr<Value> mlir::tp::linalg_export::convertForwardOp(Operation *op,
       .Case([&](m::RMSNormOp n) {
         return rmsNorm(e, ops[0], ops[1], n.getEps().convertToDouble());
       })
-      .Case([&](m::DropoutOp d) -> FailureOr<Value> {
-        if (d.getTrain() && d.getP().convertToDouble() > 0.0)
-          return d.emitOpError()
-                 << "in training draws its mask from tp's runtime (seed, step, "
-                    "FQN '"
-                 << d.getFqn() << "'): it cannot be exported";
-        return ops[0];
-      })
+      // A training dropout is the driver's (it needs the seed and step).
+      .Case([&](m::DropoutOp) { return ops[0]; })
       .Case<m::DetachOp>([&](Operation *) { return ops[0]; })
       .Case([&](m::ReluOp) {
         return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {

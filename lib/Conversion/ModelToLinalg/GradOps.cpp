@@ -3,8 +3,7 @@
 // The backward ops tp-differentiate emits and the gradient clipping of
 // tp-optimizer-step, each with the numerics of its runtime kernel
 // (lib/Runtime/GradKernels.cpp, TransformerGradKernels.cpp, Optimizers.cpp).
-// A dropout's mask comes from tp's runtime and has no export. The updates
-// themselves are in OptimizerOps.cpp.
+// The updates are in OptimizerOps.cpp, dropout_grad in DropoutOps.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -731,10 +730,6 @@ FailureOr<Value> mlir::tp::linalg_export::convertGradOp(Operation *op,
       })
       .Case([&](m::EmbeddingGradOp) {
         return embeddingGrad(e, ops[0], ops[1], type);
-      })
-      .Case([&](m::DropoutGradOp d) -> FailureOr<Value> {
-        return d.emitOpError() << "draws the mask of dropout '" << d.getFqn()
-                               << "' from tp's runtime: it cannot be exported";
       })
       .Case([&](m::SoftmaxGradOp s) {
         int64_t dim = s.getDimAttr().getInt();

@@ -130,6 +130,14 @@ SmallVector<Value> convertOptimizerUpdate(Operation *op, ValueRange operands,
                                           ValueRange state, Value step,
                                           Emitter &e);
 
+/// True for a dropout in training (model.dropout with `train` and p > 0)
+/// and model.dropout_grad.
+bool isTrainingDropout(Operation *op);
+/// `x` times the mask tp's runtime draws for the training dropout `op` (its
+/// FQN and p) under the rank-0 i64 `seed` and `step`, over `1 / (1 - p)`.
+Value convertTrainingDropout(Operation *op, Value x, Value seed, Value step,
+                             Emitter &e);
+
 /// The sum of every element of `input` in `accType` (a scalar Value).
 Value sumAll(Emitter &e, Value input, Type accType,
              llvm::function_ref<Value(OpBuilder &, Location, Value)> term);

@@ -144,34 +144,38 @@ static LogicalResult checkTypes(Operation *op) {
 }
 
 namespace {
-/// The optimizer state of a function's updates, made arguments: each
-/// update's state values, and the step number.
-struct OptimizerState {
+/// What a training step reads besides parameters and inputs, made
+/// arguments: each optimizer update's state, the step number, the seed of
+/// the dropout masks.
+struct TrainingState {
   DenseMap<Operation *, SmallVector<Value>> state;
   Value step;
+  Value seed;
 };
 } // namespace
 
 /// Appends, for every optimizer update with state (AdamW's moments, SGD's
 /// momentum buffer), one argument per state tensor `{tp.state =
 /// "fqn.name"}` in program order, then the step number `tensor<i64>
-/// {tp.step}`.
-static FailureOr<OptimizerState> stateToArguments(func::FuncOp func,
+/// {tp.step}` if an update or a training dropout needs it, then the seed
+/// `tensor<i64> {tp.seed}` if a training dropout needs it.
+static FailureOr<TrainingState> trainingArguments(func::FuncOp func,
                                                   ModuleOp module) {
-  OptimizerState result;
+  TrainingState result;
   SmallVector<Operation *> updates;
+  bool dropout = false;
   func.walk([&](Operation *op) {
     if (linalg_export::isOptimizerUpdate(op) &&
         !linalg_export::optimizerStateNames(op).empty())
       updates.push_back(op);
+    dropout |= linalg_export::isTrainingDropout(op);
   });
-  if (updates.empty())
+  if (updates.empty() && !dropout)
     return result;
   if (!SymbolTable::symbolKnownUseEmpty(func, module))
-    return func.emitError()
-           << "@" << func.getSymName()
-           << " updates optimizer state and has callers: its state cannot "
-              "become arguments";
+    return func.emitError() << "@" << func.getSymName()
+                            << " has callers: its optimizer state, step and "
+                               "dropout seed cannot become arguments";
   Builder b(func.getContext());
   auto append = [&](Type type, NamedAttribute attr,
                     Location loc) -> FailureOr<Value> {
@@ -202,11 +206,19 @@ static FailureOr<OptimizerState> stateToArguments(func::FuncOp func,
   if (failed(step))
     return failure();
   result.step = *step;
+  if (!dropout)
+    return result;
+  FailureOr<Value> seed =
+      append(RankedTensorType::get({}, b.getI64Type()),
+             b.getNamedAttr(kSeedArgAttr, b.getUnitAttr()), func.getLoc());
+  if (failed(seed))
+    return failure();
+  result.seed = *seed;
   return result;
 }
 
 static LogicalResult convertOps(func::FuncOp func,
-                                const OptimizerState &optimizer) {
+                                const TrainingState &training) {
   SmallVector<Operation *> ops;
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isModelOp(op))
@@ -224,13 +236,16 @@ static LogicalResult convertOps(func::FuncOp func,
     OpBuilder b(op);
     linalg_export::Emitter e(b, op->getLoc());
     FailureOr<Value> value = Value();
-    if (linalg_export::isOptimizerUpdate(op)) {
+    if (linalg_export::isTrainingDropout(op)) {
+      value = linalg_export::convertTrainingDropout(
+          op, op->getOperand(0), training.seed, training.step, e);
+    } else if (linalg_export::isOptimizerUpdate(op)) {
       ValueRange state;
-      auto it = optimizer.state.find(op);
-      if (it != optimizer.state.end())
+      auto it = training.state.find(op);
+      if (it != training.state.end())
         state = it->second;
       SmallVector<Value> updated = linalg_export::convertOptimizerUpdate(
-          op, op->getOperands(), state, optimizer.step, e);
+          op, op->getOperands(), state, training.step, e);
       value = updated[0];
       StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
       for (auto [v, name] : llvm::zip(ArrayRef<Value>(updated).drop_front(),
@@ -273,7 +288,7 @@ LogicalResult mlir::tp::convertModelToLinalg(ModuleOp module) {
     inlineModules(func);
     if (failed(parametersToArguments(func, module)))
       return failure();
-    FailureOr<OptimizerState> state = stateToArguments(func, module);
+    FailureOr<TrainingState> state = trainingArguments(func, module);
     if (failed(state) || failed(convertOps(func, *state)))
       return failure();
   }

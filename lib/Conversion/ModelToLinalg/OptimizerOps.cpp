@@ -52,27 +52,23 @@ static SmallVector<Value> sgdUpdate(Emitter &e, m::SGDUpdateOp u, Value p,
   AffineMap id = identityMap(e.ctx(), n);
   if (state.empty()) {
     // p + (-lr) * (g + wd * p); the weight decay term only when wd != 0.
-    return {e.elementwise(shape, e.f32(), {p, g},
-                          [&](OpBuilder &b, Location l, ValueRange a) {
-                            Value d = a[1];
-                            if (wd != 0)
-                              d = arith::AddFOp::create(
-                                  b, l, d,
-                                  arith::MulFOp::create(b, l, f32Const(b, l, wd),
-                                                        a[0]));
-                            Value s = arith::MulFOp::create(
-                                b, l, f32Const(b, l, negLr), d);
-                            return SmallVector<Value>{
-                                arith::AddFOp::create(b, l, a[0], s)};
-                          })};
+    return {e.elementwise(
+        shape, e.f32(), {p, g}, [&](OpBuilder &b, Location l, ValueRange a) {
+          Value d = a[1];
+          if (wd != 0)
+            d = arith::AddFOp::create(
+                b, l, d, arith::MulFOp::create(b, l, f32Const(b, l, wd), a[0]));
+          Value s = arith::MulFOp::create(b, l, f32Const(b, l, negLr), d);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, a[0], s)};
+        })};
   }
   // PyTorch starts the buffer as the first step's gradient, undamped.
   OpBuilder &bld = e.builder();
-  Value stepValue = tensor::ExtractOp::create(bld, e.location(), step,
-                                              ValueRange{});
-  Value first = arith::CmpIOp::create(bld, e.location(),
-                                      arith::CmpIPredicate::eq, stepValue,
-                                      e.scalar(bld.getI64Type(), 1));
+  Value stepValue =
+      tensor::ExtractOp::create(bld, e.location(), step, ValueRange{});
+  Value first =
+      arith::CmpIOp::create(bld, e.location(), arith::CmpIPredicate::eq,
+                            stepValue, e.scalar(bld.getI64Type(), 1));
   return e.generic(
       n, {p, g, state[0]}, {id, id, id},
       {e.empty(shape, e.f32()), e.empty(shape, e.f32())}, {id, id},
@@ -85,13 +81,12 @@ static SmallVector<Value> sgdUpdate(Emitter &e, m::SGDUpdateOp u, Value p,
             b, l, arith::MulFOp::create(b, l, a[2], f32Const(b, l, momentum)),
             arith::MulFOp::create(b, l, f32Const(b, l, keep), d));
         Value buf = arith::SelectOp::create(b, l, first, d, later);
-        Value dir = nesterov
-                        ? arith::AddFOp::create(
-                              b, l, d,
-                              arith::MulFOp::create(
-                                  b, l, f32Const(b, l, momentum), buf))
-                              .getResult()
-                        : buf;
+        Value dir = nesterov ? arith::AddFOp::create(
+                                   b, l, d,
+                                   arith::MulFOp::create(
+                                       b, l, f32Const(b, l, momentum), buf))
+                                   .getResult()
+                             : buf;
         Value s = arith::MulFOp::create(b, l, f32Const(b, l, negLr), dir);
         return SmallVector<Value>{arith::AddFOp::create(b, l, a[0], s), buf};
       });
@@ -114,7 +109,8 @@ static SmallVector<Value> adamwUpdate(Emitter &e, m::AdamWUpdateOp u, Value p,
   float sqWeight = static_cast<float>(1.0 - beta2);
   // The bias corrections depend on the step, an argument.
   Value steps = arith::SIToFPOp::create(
-      bld, loc, e.f64(), tensor::ExtractOp::create(bld, loc, step, ValueRange{}));
+      bld, loc, e.f64(),
+      tensor::ExtractOp::create(bld, loc, step, ValueRange{}));
   Value one = e.scalar(e.f64(), 1.0);
   Value bc1 = arith::SubFOp::create(
       bld, loc, one,
@@ -137,18 +133,17 @@ static SmallVector<Value> adamwUpdate(Emitter &e, m::AdamWUpdateOp u, Value p,
         Value pi = arith::MulFOp::create(b, l, pv, f32Const(b, l, decay));
         // torch.lerp(m, g, w) in the form the runtime picks for w.
         Value diff = arith::SubFOp::create(b, l, gv, mv);
-        Value mi =
-            avgWeight < 0.5f
-                ? arith::AddFOp::create(
-                      b, l, mv,
-                      arith::MulFOp::create(b, l, f32Const(b, l, avgWeight),
-                                            diff))
-                      .getResult()
-                : arith::SubFOp::create(
-                      b, l, gv,
-                      arith::MulFOp::create(b, l, diff,
-                                            f32Const(b, l, 1.0f - avgWeight)))
-                      .getResult();
+        Value mi = avgWeight < 0.5f
+                       ? arith::AddFOp::create(
+                             b, l, mv,
+                             arith::MulFOp::create(
+                                 b, l, f32Const(b, l, avgWeight), diff))
+                             .getResult()
+                       : arith::SubFOp::create(
+                             b, l, gv,
+                             arith::MulFOp::create(
+                                 b, l, diff, f32Const(b, l, 1.0f - avgWeight)))
+                             .getResult();
         Value vi = arith::AddFOp::create(
             b, l, arith::MulFOp::create(b, l, vv, f32Const(b, l, beta2F)),
             arith::MulFOp::create(
@@ -156,7 +151,8 @@ static SmallVector<Value> adamwUpdate(Emitter &e, m::AdamWUpdateOp u, Value p,
                 gv));
         Value denom = arith::AddFOp::create(
             b, l,
-            arith::DivFOp::create(b, l, math::SqrtOp::create(b, l, vi), bc2Sqrt),
+            arith::DivFOp::create(b, l, math::SqrtOp::create(b, l, vi),
+                                  bc2Sqrt),
             f32Const(b, l, eps));
         Value stepV = arith::DivFOp::create(
             b, l, arith::MulFOp::create(b, l, negStepSize, mi), denom);

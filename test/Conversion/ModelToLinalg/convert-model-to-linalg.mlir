@@ -244,3 +244,24 @@ func.func @reductions(%x: tensor<4x10xf32>) -> (tensor<4x1xf32>, tensor<1x10xf32
   %e = model.exp %d : (tensor<4x10xf32>) -> tensor<4x10xf32>
   return %mx, %s, %e : tensor<4x1xf32>, tensor<1x10xf32>, tensor<4x10xf32>
 }
+
+// -----
+
+// A dropout in training draws tp's runtime mask: the seed and the step are
+// arguments (after the inputs), the FQN's FNV-1a hash a constant; element i
+// is kept when 53 bits of splitmix64(key + i) are >= p, then scaled by
+// 1 / (1 - p).
+// CHECK-LABEL: func.func @dropout_train(
+// CHECK-SAME: %[[X:[^:]+]]: tensor<4x8xf32> {tp.input = "arg0"}, %[[STEP:[^:]+]]: tensor<i64> {tp.step}, %[[SEED:[^:]+]]: tensor<i64> {tp.seed})
+// CHECK-DAG: tensor.extract %[[SEED]][]
+// CHECK-DAG: tensor.extract %[[STEP]][]
+// CHECK-DAG: arith.constant -7046029254386353131 : i64
+// CHECK: linalg.generic {{.*}} ins(%[[X]] :
+// CHECK: arith.shrui
+// CHECK: arith.uitofp %{{.*}} : i64 to f64
+// CHECK: arith.cmpf oge
+// CHECK: arith.constant 1.11111116 : f32
+func.func @dropout_train(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %y = model.dropout "drop"(%x) {p = 1.000000e-01 : f64, train} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

@@ -1,25 +1,8 @@
 // RUN: tp-opt %s --split-input-file --verify-diagnostics --convert-model-to-linalg
 
-// A training dropout's mask comes from tp's runtime.
-func.func @dropout_train(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'model.dropout' op in training draws its mask from tp's runtime (seed, step, FQN 'drop'): it cannot be exported}}
-  %y = model.dropout "drop"(%x) {p = 1.000000e-01 : f64, train} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  return %y : tensor<4x8xf32>
-}
-
-// -----
-
-func.func @dropout_grad(%g: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'model.dropout_grad' op draws the mask of dropout 'drop' from tp's runtime: it cannot be exported}}
-  %y = model.dropout_grad "drop"(%g) {p = 1.000000e-01 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  return %y : tensor<4x8xf32>
-}
-
-// -----
-
-// Optimizer state becomes arguments and results: not of a function with
-// callers.
-// expected-error @+1 {{@adam updates optimizer state and has callers: its state cannot become arguments}}
+// Optimizer state, step and dropout seed become arguments and results: not
+// of a function with callers.
+// expected-error @+1 {{@adam has callers: its optimizer state, step and dropout seed cannot become arguments}}
 func.func @adam(%p: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
   %u = model.adamw_update "w"(%p, %g) {lr = 1.000000e-03 : f64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %u : tensor<4xf32>
@@ -27,6 +10,18 @@ func.func @adam(%p: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
 func.func @adam_caller(%p: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
   %u = call @adam(%p, %g) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %u : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{@drop has callers: its optimizer state, step and dropout seed cannot become arguments}}
+func.func @drop(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = model.dropout "drop"(%x) {p = 1.000000e-01 : f64, train} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+func.func @drop_caller(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = call @drop(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
 }
 
 // -----

@@ -34,6 +34,9 @@ inline constexpr llvm::StringLiteral kInputArgAttr = "tp.input";
 inline constexpr llvm::StringLiteral kStateArgAttr = "tp.state";
 /// The unit attribute of the step-number argument (rank-0 i64, from 1).
 inline constexpr llvm::StringLiteral kStepArgAttr = "tp.step";
+/// The unit attribute of the dropout seed argument (rank-0 i64, the bits of
+/// tp-run's --seed).
+inline constexpr llvm::StringLiteral kSeedArgAttr = "tp.seed";
 
 /// Rewrites every model op of `module` to linalg, tensor, arith and math on
 /// tensors (see the convert-model-to-linalg pass); emits an error naming the

@@ -38,9 +38,11 @@ def ConvertModelToLinalgPass
     `exp_avg`, `exp_avg_sq`; SGD's `momentum_buffer`) per state tensor of
     each update in program order, then the step number `tensor<i64>
     {tp.step}` (from 1); the updated state is returned after the function's
-    results, with the same `tp.state` names. An op the pass cannot convert
-    (a dropout in training, a `!tp.dtensor` operand, an element type other
-    than f32 for floats or i32/i64 for ids) is an error naming the op.
+    results, with the same `tp.state` names. A dropout in training (and
+    its gradient) draws the runtime's mask from the step and the run's seed,
+    an argument `tensor<i64> {tp.seed}` after the step. An op the pass
+    cannot convert (a `!tp.dtensor` operand, an element type other than f32
+    for floats or i32/i64 for ids) is an error naming the op.
 
     ```mlir
     // before
