@@ -27,7 +27,18 @@ import re
 import struct
 import sys
 
-DTYPES = {"F32": ("f32", "f", 4), "I64": ("i64", "q", 8), "I32": ("i32", "i", 4)}
+DTYPES = {"F32": ("f32", "f", 4), "I64": ("i64", "q", 8), "I32": ("i32", "i", 4),
+          "BF16": ("bf16", None, 2), "F16": ("f16", "e", 2)}
+
+
+def floats(dtype, raw):
+    """The values of a float tensor's raw little-endian bytes."""
+    if dtype == "BF16":
+        halves = struct.unpack(f"<{len(raw) // 2}H", raw)
+        return [struct.unpack("<f", struct.pack("<I", h << 16))[0]
+                for h in halves]
+    _, code, size = DTYPES[dtype]
+    return list(struct.unpack(f"<{len(raw) // size}{code}", raw))
 
 
 def read_safetensors(path):
@@ -194,8 +205,14 @@ def emit_main(args):
                 names[i] = fed[(kind, name)]
     for i, (out, (t, _)) in enumerate(zip(outs, results)):
         dims, elt = parse_type(t)
-        if elt != "f32":
-            sys.exit(f"linalg-runner: result {i} is {t}: only f32 results print")
+        if elt in ("bf16", "f16"):
+            # Printed as f32 (exactly).
+            wide = t.replace(elt + ">", "f32>")
+            lines.append(f"    %w{i} = arith.extf {out} : {t} to {wide}")
+            out, t = f"%w{i}", wide
+        elif elt != "f32":
+            sys.exit(f"linalg-runner: result {i} is {t}: only float results "
+                     "print")
         mem = t.replace("tensor<", "memref<")
         lines.append(f"    %m{i} = bufferization.to_buffer {out} : {t} to {mem}")
         lines.append(f"    %u{i} = memref.cast %m{i} : {mem} to memref<*xf32>")
@@ -246,7 +263,7 @@ def compare(args):
         if name not in outputs:
             sys.exit(f"linalg-runner: no output '{name}' in {args.outputs}")
         dtype, shape, raw = outputs[name]
-        ref = struct.unpack(f"<{len(raw) // 4}f", raw)
+        ref = floats(dtype, raw)
         if sizes != shape or len(values) != len(ref):
             sys.exit(f"linalg-runner: '{name}' printed as {sizes}, "
                      f"tp-run wrote {shape}")

@@ -35,8 +35,8 @@ static uint64_t fnv1a(StringRef s) {
 }
 
 static Value i64Const(OpBuilder &b, Location l, uint64_t v) {
-  return arith::ConstantOp::create(b, l, b.getIntegerAttr(b.getI64Type(),
-                                                          APInt(64, v)));
+  return arith::ConstantOp::create(
+      b, l, b.getIntegerAttr(b.getI64Type(), APInt(64, v)));
 }
 
 /// splitmix64 on an i64 value.
@@ -77,8 +77,8 @@ Value mlir::tp::linalg_export::convertTrainingDropout(Operation *op, Value x,
   Value stepV = tensor::ExtractOp::create(bld, loc, step, ValueRange{});
   Value stepSeed = splitmix64(
       bld, loc,
-      arith::AddIOp::create(bld, loc, streamKey(bld, loc, seedV, "dropout step"),
-                            stepV));
+      arith::AddIOp::create(bld, loc,
+                            streamKey(bld, loc, seedV, "dropout step"), stepV));
   Value key = streamKey(bld, loc, stepSeed, fqn);
   ArrayRef<int64_t> shape = shapeOf(x);
   unsigned n = shape.size();
@@ -88,25 +88,21 @@ Value mlir::tp::linalg_export::convertTrainingDropout(Operation *op, Value x,
         // The element's row-major index in the (one-rank, global) tensor.
         Value index = i64Const(b, l, 0);
         for (unsigned d = 0; d < n; ++d) {
-          Value i = arith::IndexCastOp::create(b, l, b.getI64Type(),
-                                               linalg::IndexOp::create(b, l, d));
+          Value i = arith::IndexCastOp::create(
+              b, l, b.getI64Type(), linalg::IndexOp::create(b, l, d));
           index = arith::AddIOp::create(
               b, l,
-              arith::MulIOp::create(b, l, index,
-                                    i64Const(b, l, shape[d])),
-              i);
+              arith::MulIOp::create(b, l, index, i64Const(b, l, shape[d])), i);
         }
-        Value bits =
-            splitmix64(b, l, arith::AddIOp::create(b, l, key, index));
+        Value bits = splitmix64(b, l, arith::AddIOp::create(b, l, key, index));
         Value top = arith::ShRUIOp::create(b, l, bits, i64Const(b, l, 11));
         Value u = arith::MulFOp::create(
             b, l, arith::UIToFPOp::create(b, l, be.f64(), top),
             be.scalar(be.f64(), 0x1p-53));
         Value keep = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, u,
                                            be.scalar(be.f64(), p));
-        Value factor = arith::SelectOp::create(b, l, keep,
-                                               be.scalar(be.f32(), scale),
-                                               be.scalar(be.f32(), 0.0));
+        Value factor = arith::SelectOp::create(
+            b, l, keep, be.scalar(be.f32(), scale), be.scalar(be.f32(), 0.0));
         return SmallVector<Value>{arith::MulFOp::create(b, l, a[0], factor)};
       });
 }

@@ -123,15 +123,12 @@ static LogicalResult checkTypes(Operation *op) {
       return op->emitOpError() << "has " << what << " #" << i << " of type "
                                << type << ": the export needs static shapes";
     Type elt = tensor.getElementType();
-    if (elt.isF16() || elt.isBF16())
-      return op->emitOpError()
-             << "computes in " << elt
-             << ": tp's kernels widen half precision to f32 and the export "
-                "does not; convert the model to f32 first";
-    if (!elt.isF32() && !elt.isInteger(64) && !elt.isInteger(32))
+    if (!elt.isF32() && !elt.isF16() && !elt.isBF16() && !elt.isInteger(64) &&
+        !elt.isInteger(32))
       return op->emitOpError()
              << "has " << what << " #" << i << " of element type " << elt
-             << ": the export handles f32 values and i32/i64 ids";
+             << ": the export handles f32, f16 and bf16 values and i32/i64 "
+                "ids";
     return success();
   };
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
@@ -217,6 +214,99 @@ static FailureOr<TrainingState> trainingArguments(func::FuncOp func,
   return result;
 }
 
+using StateResults = SmallVector<std::pair<Value, std::string>>;
+
+/// The replacement of the model op `op`, at its place; the state an
+/// optimizer update returns goes to `newState`.
+static FailureOr<Value> convertOne(Operation *op, const TrainingState &training,
+                                   StateResults &newState) {
+  OpBuilder b(op);
+  linalg_export::Emitter e(b, op->getLoc());
+  FailureOr<Value> value = Value();
+  if (linalg_export::isTrainingDropout(op)) {
+    value = linalg_export::convertTrainingDropout(
+        op, op->getOperand(0), training.seed, training.step, e);
+  } else if (linalg_export::isOptimizerUpdate(op)) {
+    ValueRange state;
+    auto it = training.state.find(op);
+    if (it != training.state.end())
+      state = it->second;
+    SmallVector<Value> updated = linalg_export::convertOptimizerUpdate(
+        op, op->getOperands(), state, training.step, e);
+    value = updated[0];
+    StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
+    for (auto [v, name] : llvm::zip(ArrayRef<Value>(updated).drop_front(),
+                                    linalg_export::optimizerStateNames(op)))
+      newState.push_back({v, (fqn + "." + name).str()});
+  } else {
+    value = linalg_export::convertForwardOp(op, op->getOperands(), e);
+    if (succeeded(value) && !*value)
+      value = linalg_export::convertGradOp(op, op->getOperands(), e);
+  }
+  return value;
+}
+
+static bool isHalfType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor &&
+         (tensor.getElementType().isF16() || tensor.getElementType().isBF16());
+}
+
+/// True for an op on f16/bf16 tensors.
+static bool isHalf(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isHalfType) ||
+         llvm::any_of(op->getResultTypes(), isHalfType);
+}
+
+/// A 16-bit op as tp's executor runs it: its 16-bit operands widened to
+/// f32, the kernel in f32, its result rounded once to its type. The f32
+/// kernel is the conversion of a copy of `op` on f32 tensors.
+static FailureOr<Value> convertWidened(Operation *op,
+                                       const TrainingState &training,
+                                       StateResults &newState) {
+  if (linalg_export::isOptimizerUpdate(op))
+    return op->emitOpError()
+           << "updates a 16-bit parameter: the export handles f32 optimizer "
+              "updates only";
+  OpBuilder b(op);
+  linalg_export::Emitter e(b, op->getLoc());
+  auto widen = [&](Type type) -> Type {
+    if (!isHalfType(type))
+      return type;
+    return cast<RankedTensorType>(type).clone(b.getF32Type());
+  };
+  OperationState state(op->getLoc(), op->getName());
+  for (Value v : op->getOperands()) {
+    if (!isHalfType(v.getType())) {
+      state.addOperands(v);
+      continue;
+    }
+    state.addOperands(
+        e.elementwise(linalg_export::shapeOf(v), b.getF32Type(), {v},
+                      [](OpBuilder &nb, Location l, ValueRange a) {
+                        return SmallVector<Value>{arith::ExtFOp::create(
+                            nb, l, nb.getF32Type(), a[0])};
+                      }));
+  }
+  state.addTypes(widen(op->getResult(0).getType()));
+  state.propertiesAttr = op->getPropertiesAsAttribute();
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    state.addAttribute(attr.getName(), attr.getValue());
+  Operation *wide = b.create(state);
+  FailureOr<Value> value = convertOne(wide, training, newState);
+  wide->erase();
+  if (failed(value) || !*value)
+    return value;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  if (!isHalfType(type))
+    return value;
+  return e.elementwise(type.getShape(), type.getElementType(), {*value},
+                       [&](OpBuilder &nb, Location l, ValueRange a) {
+                         return SmallVector<Value>{arith::TruncFOp::create(
+                             nb, l, type.getElementType(), a[0])};
+                       });
+}
+
 static LogicalResult convertOps(func::FuncOp func,
                                 const TrainingState &training) {
   SmallVector<Operation *> ops;
@@ -225,7 +315,7 @@ static LogicalResult convertOps(func::FuncOp func,
       ops.push_back(op);
   });
   // The updated optimizer state, returned after the function's results.
-  SmallVector<std::pair<Value, std::string>> newState;
+  StateResults newState;
   for (Operation *op : ops) {
     if (failed(checkTypes(op)))
       return failure();
@@ -233,29 +323,8 @@ static LogicalResult convertOps(func::FuncOp func,
       return op->emitOpError() << "has " << op->getNumResults()
                                << " results: the export converts single-result "
                                   "model ops";
-    OpBuilder b(op);
-    linalg_export::Emitter e(b, op->getLoc());
-    FailureOr<Value> value = Value();
-    if (linalg_export::isTrainingDropout(op)) {
-      value = linalg_export::convertTrainingDropout(
-          op, op->getOperand(0), training.seed, training.step, e);
-    } else if (linalg_export::isOptimizerUpdate(op)) {
-      ValueRange state;
-      auto it = training.state.find(op);
-      if (it != training.state.end())
-        state = it->second;
-      SmallVector<Value> updated = linalg_export::convertOptimizerUpdate(
-          op, op->getOperands(), state, training.step, e);
-      value = updated[0];
-      StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
-      for (auto [v, name] : llvm::zip(ArrayRef<Value>(updated).drop_front(),
-                                      linalg_export::optimizerStateNames(op)))
-        newState.push_back({v, (fqn + "." + name).str()});
-    } else {
-      value = linalg_export::convertForwardOp(op, op->getOperands(), e);
-      if (succeeded(value) && !*value)
-        value = linalg_export::convertGradOp(op, op->getOperands(), e);
-    }
+    FailureOr<Value> value = isHalf(op) ? convertWidened(op, training, newState)
+                                        : convertOne(op, training, newState);
     if (failed(value))
       return failure();
     if (!*value)

@@ -265,3 +265,21 @@ func.func @dropout_train(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = model.dropout "drop"(%x) {p = 1.000000e-01 : f64, train} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// 16-bit values as tp's executor computes them: operands widened to f32,
+// the kernel in f32, the result rounded once.
+// CHECK-LABEL: func.func @half(
+// CHECK-SAME: %[[W:[^:]+]]: tensor<8x4xbf16> {tp.param = "fc.weight"}, %[[X:[^:]+]]: tensor<2x4xbf16>
+// CHECK: %[[XW:.+]] = linalg.generic {{.*}} ins(%[[X]] : tensor<2x4xbf16>)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[WW:.+]] = linalg.generic {{.*}} ins(%[[W]] : tensor<8x4xbf16>)
+// CHECK: %[[Y:.+]] = linalg.generic {{.*}} ins(%[[XW]], %[[WW]] : tensor<2x4xf32>, tensor<8x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[Y]] : tensor<2x8xf32>)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @half(%x: tensor<2x4xbf16>) -> tensor<2x8xbf16> {
+  %w = model.param "fc.weight" : tensor<8x4xbf16>
+  %y = model.linear "fc"(%x, %w) : (tensor<2x4xbf16>, tensor<8x4xbf16>) -> tensor<2x8xbf16>
+  return %y : tensor<2x8xbf16>
+}

@@ -26,11 +26,19 @@ func.func @drop_caller(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Half precision: the runtime widens to f32, the export does not.
-func.func @bf16(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
-  // expected-error @+1 {{'model.relu' op computes in 'bf16': tp's kernels widen half precision to f32 and the export does not; convert the model to f32 first}}
-  %y = model.relu %x : (tensor<4x8xbf16>) -> tensor<4x8xbf16>
-  return %y : tensor<4x8xbf16>
+// Element types: f32, f16, bf16 values, i32/i64 ids.
+func.func @f64(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
+  // expected-error @+1 {{'model.relu' op has operand #0 of element type 'f64': the export handles f32, f16 and bf16 values and i32/i64 ids}}
+  %y = model.relu %x : (tensor<4x8xf64>) -> tensor<4x8xf64>
+  return %y : tensor<4x8xf64>
+}
+
+// -----
+
+func.func @bf16_update(%p: tensor<4xbf16>, %g: tensor<4xbf16>) -> tensor<4xbf16> {
+  // expected-error @+1 {{'model.sgd_update' op updates a 16-bit parameter: the export handles f32 optimizer updates only}}
+  %u = model.sgd_update "w"(%p, %g) {lr = 1.000000e-01 : f64} : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xbf16>
+  return %u : tensor<4xbf16>
 }
 
 // -----

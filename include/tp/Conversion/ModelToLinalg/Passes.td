@@ -40,9 +40,12 @@ def ConvertModelToLinalgPass
     {tp.step}` (from 1); the updated state is returned after the function's
     results, with the same `tp.state` names. A dropout in training (and
     its gradient) draws the runtime's mask from the step and the run's seed,
-    an argument `tensor<i64> {tp.seed}` after the step. An op the pass
-    cannot convert (a `!tp.dtensor` operand, an element type other than f32
-    for floats or i32/i64 for ids) is an error naming the op.
+    an argument `tensor<i64> {tp.seed}` after the step. An f16/bf16 op is
+    computed as tp's executor does: operands widened to f32, the kernel in
+    f32, the result rounded once. An op the pass cannot convert (a
+    `!tp.dtensor` operand, an element type other than f32/f16/bf16 for
+    values or i32/i64 for ids, a 16-bit optimizer update) is an error naming
+    the op.
 
     ```mlir
     // before
