@@ -7,13 +7,14 @@
 # and once with --corrupt, which must fail. Arguments (-D):
 #
 #   TP_BUILD, TP_SOURCE   tp's build and source trees
+#   VERSION               tp's version (the project's)
 #   WORK                  a scratch directory (emptied first)
 #   GENERATOR, MAKE_PROGRAM, CXX_COMPILER, COMPILER_LAUNCHER
 #   CXX_FLAGS             extra compile and link flags (a sanitizer build's)
 #
 #===----------------------------------------------------------------------===#
 
-foreach(arg TP_BUILD TP_SOURCE WORK GENERATOR CXX_COMPILER)
+foreach(arg TP_BUILD TP_SOURCE VERSION WORK GENERATOR CXX_COMPILER)
   if(NOT DEFINED ${arg} OR "${${arg}}" STREQUAL "")
     message(FATAL_ERROR "TestEmbed.cmake needs -D${arg}=...")
   endif()
@@ -65,15 +66,47 @@ foreach(file IN LISTS package_files)
 endforeach()
 message(STATUS "the package files name neither ${TP_SOURCE} nor ${TP_BUILD}")
 
-set(configure ${CMAKE_COMMAND} -G ${GENERATOR}
-  -S ${TP_SOURCE}/examples/embed -B ${consumer}
-  -DCMAKE_PREFIX_PATH=${prefix}
-  -DCMAKE_BUILD_TYPE=Release
-  -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
-  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
-if(MAKE_PROGRAM)
-  list(APPEND configure -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
+# The version file: this minor version is accepted; the next one, the next
+# major and (SameMinorVersion, not SameMajorVersion) an older minor of this
+# major are not.
+string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _ "${VERSION}")
+set(major ${CMAKE_MATCH_1})
+set(minor ${CMAKE_MATCH_2})
+math(EXPR next_minor "${minor} + 1")
+math(EXPR next_major "${major} + 1")
+set(refused ${major}.${next_minor} ${next_major}.0)
+if(minor GREATER 0)
+  math(EXPR previous_minor "${minor} - 1")
+  list(APPEND refused ${major}.${previous_minor})
 endif()
+file(WRITE ${WORK}/version/CMakeLists.txt "
+cmake_minimum_required(VERSION 3.20)
+project(tp-version LANGUAGES CXX)
+find_package(TP ${major}.${minor} CONFIG REQUIRED)
+if(NOT TP_VERSION STREQUAL \"${VERSION}\" OR NOT TARGET TP::TPLaunch)
+  message(FATAL_ERROR \"found TP \${TP_VERSION} in \${TP_DIR}\")
+endif()
+foreach(wanted ${refused})
+  find_package(TP \${wanted} CONFIG QUIET)
+  if(TP_FOUND)
+    message(FATAL_ERROR \"TP ${VERSION} accepted for \${wanted}\")
+  endif()
+endforeach()
+")
+# What every configure below is given: the prefix, and how to build.
+set(toolchain -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix}
+  -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+if(MAKE_PROGRAM)
+  list(APPEND toolchain -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
+endif()
+run("find_package(TP ${major}.${minor}), not ${refused}"
+  COMMAND ${CMAKE_COMMAND} ${toolchain} -S ${WORK}/version
+  -B ${WORK}/version/build)
+
+set(configure ${CMAKE_COMMAND} ${toolchain}
+  -S ${TP_SOURCE}/examples/embed -B ${consumer}
+  -DCMAKE_BUILD_TYPE=Release
+  -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 if(COMPILER_LAUNCHER)
   list(APPEND configure -DCMAKE_CXX_COMPILER_LAUNCHER=${COMPILER_LAUNCHER})
 endif()
