@@ -149,6 +149,7 @@ int main(int argc, char **argv) {
     exec::Verification check =
         exec::verifyOutputs(program, outputs, oneRank, data, std::nullopt);
     exec::RunReport report;
+    report.toolName = launch.toolName;
     report.backend = launch.backend;
     report.program = &program;
     report.run = &run;
