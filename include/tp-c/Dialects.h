@@ -1,7 +1,8 @@
 /*===- tp-c/Dialects.h - C API: tp's dialects ---------------------*- C -*-===*\
 |*                                                                            *|
-|* The handles of the tp and model dialects (as upstream's mlir-c/Dialect/*.h *|
-|* declare theirs) and one call that registers every dialect model IR needs.  *|
+|* The handles of the tp and model dialects (as upstream's mlir-c/Dialect     *|
+|* headers declare theirs) and one call that registers every dialect model    *|
+|* IR needs.                                                                  *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
