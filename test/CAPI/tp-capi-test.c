@@ -382,6 +382,17 @@ int main(int argc, char **argv) {
   // CHECK: report of a styled model: {{.*}}error: {{.+}}
   tpFreeString(error);
   error = NULL;
+  // Styles lowered, not partitioned: no program of that.
+  CHECK(mlirLogicalResultIsSuccess(runPipeline(
+      ctx, scratch, "builtin.module(tp-lower-styles)", "lower styles")));
+  TpProgram unpartitioned;
+  CHECK(mlirLogicalResultIsFailure(tpProgramCreate(
+      mlirModuleGetOperation(scratch), &unpartitioned, &error)));
+  CHECK(tpProgramIsNull(unpartitioned) && error != NULL);
+  printf("compile unpartitioned: %s\n", error ? error : "(no message)");
+  // CHECK: compile unpartitioned: tpProgramCreate: {{.*}}not partitioned
+  tpFreeString(error);
+  error = NULL;
   mlirModuleDestroy(scratch);
 
   TpRunOptions missing = options;

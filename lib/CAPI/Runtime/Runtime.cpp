@@ -135,9 +135,8 @@ MlirLogicalResult tpProgramCreate(MlirOperation op, TpProgram *program,
     if (!module)
       fail("expected a builtin.module, got '" +
            unwrap(op)->getName().getStringRef().str() + "'");
-    // Program::compile reports an op it cannot run by exception; its
-    // diagnostics, if any, join the message.
-    tp::capi::DiagnosticCollector diagnostics(module.getContext());
+    // Program::compile reports an op it cannot run (a module not yet
+    // partitioned) by exception, naming the op and its location.
     func::FuncOp entry = exec::entryFunction(module, "the module");
     program->ptr = new exec::Program(exec::Program::compile(entry));
   });
