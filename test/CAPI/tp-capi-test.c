@@ -28,6 +28,28 @@
 
 static int failures = 0;
 
+/// The MLP with a mean squared error (tp-model examples/mlp_loss.json): a
+/// training step's model.
+static const char *kLossModel =
+    "func.func @forward(%x: tensor<4x8xf32> {model.name = \"x\"},"
+    "    %t: tensor<4x8xf32> {model.name = \"targets\"}) -> tensor<f32> {\n"
+    "  %w1 = model.param \"net1.weight\" : tensor<32x8xf32>\n"
+    "  %b1 = model.param \"net1.bias\" : tensor<32xf32>\n"
+    "  %h = model.linear \"net1\"(%x, %w1, %b1) : (tensor<4x8xf32>,"
+    "    tensor<32x8xf32>, tensor<32xf32>) -> tensor<4x32xf32>\n"
+    "  %r = model.relu %h : (tensor<4x32xf32>) -> tensor<4x32xf32>\n"
+    "  %w2 = model.param \"net2.weight\" : tensor<8x32xf32>\n"
+    "  %b2 = model.param \"net2.bias\" : tensor<8xf32>\n"
+    "  %y = model.linear \"net2\"(%r, %w2, %b2) : (tensor<4x32xf32>,"
+    "    tensor<8x32xf32>, tensor<8xf32>) -> tensor<4x8xf32>\n"
+    "  %d = model.sub %y, %t : (tensor<4x8xf32>, tensor<4x8xf32>) ->"
+    "    tensor<4x8xf32>\n"
+    "  %s = model.mul %d, %d : (tensor<4x8xf32>, tensor<4x8xf32>) ->"
+    "    tensor<4x8xf32>\n"
+    "  %l = model.mean %s : (tensor<4x8xf32>) -> tensor<f32>\n"
+    "  return %l : tensor<f32>\n"
+    "}\n";
+
 #define CHECK(cond)                                                            \
   do {                                                                         \
     if (!(cond)) {                                                             \
@@ -334,6 +356,53 @@ int main(int argc, char **argv) {
          change > 1e-3 ? "different" : "the same");
   // CHECK: caller buffers: 3 ranks vs 1 <= 1e-5, vs generated data different
   CHECK(diff <= 1e-5 && change > 1e-3);
+
+  // Three SGD steps of the loss model on 1 and 2 ranks: the same losses,
+  // falling, and the same gradients and updated parameters.
+  const char *train =
+      "builtin.module(tp-pipeline{grad=true optimizer=sgd lr=0.1})";
+  TpProgram steps[2] = {lower(ctx, kLossModel, 1, train, 0),
+                        lower(ctx, kLossModel, 2, train, 0)};
+  if (tpProgramIsNull(steps[0]) || tpProgramIsNull(steps[1]))
+    return 1;
+  TpRunOptions training = options;
+  training.steps = 3;
+  TpRunResult trained[2] = {run(steps[0], &training), run(steps[1], &training)};
+  if (tpRunResultIsNull(trained[0]) || tpRunResultIsNull(trained[1]))
+    return 1;
+  CHECK(tpRunResultGetNumLosses(trained[0]) == 3);
+  CHECK(tpRunResultGetNumLosses(trained[1]) == 3);
+  double worstLoss = 0, worstOutput = 0;
+  for (intptr_t i = 0; i < 3; ++i) {
+    double a = tpRunResultGetLoss(trained[0], i);
+    double b = tpRunResultGetLoss(trained[1], i);
+    if (!(fabs(a - b) <= worstLoss))
+      worstLoss = fabs(a - b);
+  }
+  intptr_t outputs = tpRunResultGetNumOutputs(trained[0]);
+  CHECK(outputs == tpRunResultGetNumOutputs(trained[1]));
+  for (intptr_t i = 0; i < outputs; ++i) {
+    double d = maxDifference(tpRunResultGetOutput(trained[0], i),
+                             tpRunResultGetOutput(trained[1], i));
+    if (!(d <= worstOutput))
+      worstOutput = d;
+  }
+  int falling =
+      tpRunResultGetLoss(trained[0], 2) < tpRunResultGetLoss(trained[0], 1) &&
+      tpRunResultGetLoss(trained[0], 1) < tpRunResultGetLoss(trained[0], 0);
+  printf("training: %ld outputs, 3 losses %s, 2 ranks vs 1: losses %s, "
+         "outputs %s\n",
+         (long)outputs, falling ? "falling" : "not falling",
+         worstLoss <= 1e-5 ? "<= 1e-5" : "too far",
+         worstOutput <= 1e-5 ? "<= 1e-5" : "too far");
+  // CHECK: training: 9 outputs, 3 losses falling, 2 ranks vs 1: losses <= 1e-5,
+  // outputs <= 1e-5
+  CHECK(falling && worstLoss <= 1e-5 && worstOutput <= 1e-5);
+  CHECK(isnan(tpRunResultGetLoss(trained[0], 3)));
+  for (int i = 0; i < 2; ++i) {
+    tpRunResultDestroy(trained[i]);
+    tpProgramDestroy(steps[i]);
+  }
 
   // Error paths: each returns failure and a message, none crashes.
   // CHECK-LABEL: errors:
