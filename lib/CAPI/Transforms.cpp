@@ -22,7 +22,8 @@
 using namespace mlir;
 
 void tpRegisterAllPasses(void) {
-  // The registry refuses a second registration of a name.
+  // MLIR's registry stops the process when a pipeline name is registered
+  // twice, so only the first call registers.
   static bool once = (mlir::tp::registerAllPasses(), true);
   (void)once;
 }
