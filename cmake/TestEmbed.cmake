@@ -9,12 +9,13 @@
 #   TP_BUILD, TP_SOURCE   tp's build and source trees
 #   VERSION               tp's version (the project's)
 #   WORK                  a scratch directory (emptied first)
-#   GENERATOR, MAKE_PROGRAM, CXX_COMPILER, COMPILER_LAUNCHER
+#   GENERATOR, MAKE_PROGRAM, CXX_COMPILER, C_COMPILER, COMPILER_LAUNCHER
 #   CXX_FLAGS             extra compile and link flags (a sanitizer build's)
 #
 #===----------------------------------------------------------------------===#
 
-foreach(arg TP_BUILD TP_SOURCE VERSION WORK GENERATOR CXX_COMPILER)
+foreach(arg TP_BUILD TP_SOURCE VERSION WORK GENERATOR CXX_COMPILER
+    C_COMPILER)
   if(NOT DEFINED ${arg} OR "${${arg}}" STREQUAL "")
     message(FATAL_ERROR "TestEmbed.cmake needs -D${arg}=...")
   endif()
@@ -81,7 +82,7 @@ if(minor GREATER 0)
 endif()
 file(WRITE ${WORK}/version/CMakeLists.txt "
 cmake_minimum_required(VERSION 3.20)
-project(tp-version LANGUAGES CXX)
+project(tp-version LANGUAGES C CXX)
 find_package(TP ${major}.${minor} CONFIG REQUIRED)
 if(NOT TP_VERSION STREQUAL \"${VERSION}\" OR NOT TARGET TP::TPLaunch)
   message(FATAL_ERROR \"found TP \${TP_VERSION} in \${TP_DIR}\")
@@ -95,7 +96,7 @@ endforeach()
 ")
 # What every configure below is given: the prefix, and how to build.
 set(toolchain -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix}
-  -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+  -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_C_COMPILER=${C_COMPILER})
 if(MAKE_PROGRAM)
   list(APPEND toolchain -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM})
 endif()
@@ -108,10 +109,12 @@ set(configure ${CMAKE_COMMAND} ${toolchain}
   -DCMAKE_BUILD_TYPE=Release
   -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 if(COMPILER_LAUNCHER)
-  list(APPEND configure -DCMAKE_CXX_COMPILER_LAUNCHER=${COMPILER_LAUNCHER})
+  list(APPEND configure -DCMAKE_CXX_COMPILER_LAUNCHER=${COMPILER_LAUNCHER}
+    -DCMAKE_C_COMPILER_LAUNCHER=${COMPILER_LAUNCHER})
 endif()
 if(CXX_FLAGS)
   list(APPEND configure "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+    "-DCMAKE_C_FLAGS=${CXX_FLAGS}"
     "-DCMAKE_EXE_LINKER_FLAGS=${CXX_FLAGS}")
 endif()
 run("configure examples/embed" COMMAND ${configure})
@@ -139,6 +142,16 @@ foreach(ranks 2 3)
   string(FIND "${output}" "collectives per rank: all_reduce=1\n" comm_at)
   if(at EQUAL -1 OR run_at EQUAL -1 OR comm_at EQUAL -1)
     message(FATAL_ERROR "tp-embed --np ${ranks} printed:\n${output}")
+  endif()
+  message(STATUS "${output}")
+endforeach()
+# The C program links TP::TPCAPI alone and checks N ranks against one.
+foreach(ranks 2 3)
+  run("tp-embed-c ${ranks}" COMMAND ${consumer}/tp-embed-c ${ranks})
+  string(FIND "${output}" "${ranks} ranks vs 1: 1 all_reduce" at)
+  string(FIND "${output}" "\"all_reduce\": 1" report_at)
+  if(at EQUAL -1 OR report_at EQUAL -1)
+    message(FATAL_ERROR "tp-embed-c ${ranks} printed:\n${output}")
   endif()
   message(STATUS "${output}")
 endforeach()

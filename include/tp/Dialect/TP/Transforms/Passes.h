@@ -195,6 +195,13 @@ LogicalResult partition(func::FuncOp func);
 /// all_gather of `func` the backward reads (tp-regather).
 LogicalResult regatherForBackward(func::FuncOp func);
 
+/// The communication report of a partitioned `module` as JSON, what
+/// tp-comm-report writes (without the final newline): collectives and bytes
+/// per rank in total, per module and per phase. Fails with a diagnostic on
+/// a module tp-comm-report refuses (styles, unpropagated placements or
+/// redistributions left).
+FailureOr<std::string> getCommReportJSON(ModuleOp module);
+
 /// Fuses chained all_reduces and buckets the independent ones of `func`
 /// (tp-merge-collectives); a bucket holds at most `bucketBytes` per rank
 /// (0: no limit).
