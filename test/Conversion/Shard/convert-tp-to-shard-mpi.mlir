@@ -5,7 +5,8 @@
 // MLIR 22 lowers no other collective (all_gather, reduce_scatter,
 // all_to_all, broadcast are "explicitly marked illegal"): upstream's gap,
 // the shard ops themselves are valid (see convert-tp-to-shard.mlir).
-// RUN: tp-opt %S/Inputs/gather.mlir --convert-tp-to-shard | not mlir-opt-22 --convert-shard-to-mpi 2>&1 | FileCheck %s --check-prefix=GATHER
+// RUN: tp-opt %S/Inputs/gather.mlir --convert-tp-to-shard -o %t.gather.mlir
+// RUN: not mlir-opt-22 %t.gather.mlir --convert-shard-to-mpi 2>&1 | FileCheck %s --check-prefix=GATHER
 // GATHER: error: failed to legalize operation 'shard.all_gather' that was explicitly marked illegal
 
 // A rowwise linear: this rank's columns of the weight, its partial product,
