@@ -23,6 +23,6 @@ void mlir::tp::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::tp::registerAllPasses() {
   registerTPPasses();
-  registerTPShardPasses();
+  registerTPShardConversions();
   registerTPPipelines();
 }

@@ -95,11 +95,11 @@ private:
   /// The phase of a training step as a plain string (upstream tools cannot
   /// parse `#tp.phase`).
   static void copyPhase(Operation *from, Operation *to) {
-    if (auto phase = TPDialect::PhaseAttrHelper(from->getContext())
-                         .getAttr(from))
-      to->setAttr("tp_phase", StringAttr::get(from->getContext(),
-                                              stringifyPhase(
-                                                  phase.getValue())));
+    if (auto phase =
+            TPDialect::PhaseAttrHelper(from->getContext()).getAttr(from))
+      to->setAttr("tp_phase",
+                  StringAttr::get(from->getContext(),
+                                  stringifyPhase(phase.getValue())));
   }
 
   ArrayRef<int64_t> meshShape(StringRef mesh) { return meshes[mesh]; }
@@ -157,8 +157,7 @@ private:
     auto t = cast<RankedTensorType>(like.getType());
     Attribute zero = b.getZeroAttr(t.getElementType());
     if (t.hasStaticShape())
-      return arith::ConstantOp::create(b, loc,
-                                       DenseElementsAttr::get(t, zero));
+      return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(t, zero));
     SmallVector<Value> dyn;
     for (int64_t d = 0; d < t.getRank(); ++d)
       if (t.isDynamicDim(d))
@@ -177,8 +176,8 @@ private:
   /// Upstream collectives move equal static pieces; tp's uneven ones have
   /// no counterpart.
   LogicalResult requireStatic(Operation *op) {
-    for (Type t : llvm::concat<Type>(op->getOperandTypes(),
-                                     op->getResultTypes()))
+    for (Type t :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
       if (!cast<RankedTensorType>(t).hasStaticShape())
         return op->emitError()
                << op->getName()
@@ -226,12 +225,10 @@ private:
   FailureOr<Value> reduceScatter(OpBuilder &b, ReduceScatterOp op) {
     if (failed(requireStatic(op)))
       return failure();
-    int64_t n =
-        cast<RankedTensorType>(op.getInput().getType()).getDimSize(
-            op.getScatterAxis());
+    int64_t n = cast<RankedTensorType>(op.getInput().getType())
+                    .getDimSize(op.getScatterAxis());
     if (n % groupSize(op.getMesh(), op.getMeshAxes()) != 0)
-      return op.emitError() << "tp.reduce_scatter of " << n
-                            << " elements over "
+      return op.emitError() << "tp.reduce_scatter of " << n << " elements over "
                             << groupSize(op.getMesh(), op.getMeshAxes())
                             << " ranks has no shard form: shard.reduce_scatter "
                                "scatters equal pieces";
@@ -261,19 +258,18 @@ private:
     ArrayRef<int64_t> axes = op.getMeshAxes();
     int64_t root = op.getRoot();
     if (root < 0 || root >= groupSize(op.getMesh(), axes))
-      return op.emitError() << "tp.broadcast root " << root
-                            << " is not a rank of its group";
+      return op.emitError()
+             << "tp.broadcast root " << root << " is not a rank of its group";
     SmallVector<int64_t> multi(axes.size());
     for (int64_t i = axes.size() - 1; i >= 0; --i) {
       int64_t size = meshShape(op.getMesh())[axes[i]];
       multi[i] = root % size;
       root /= size;
     }
-    return shard::BroadcastOp::create(b, op.getLoc(), op.getType(),
-                                      op.getMeshAttr(), gridAxes(b, axes),
-                                      op.getInput(),
-                                      b.getDenseI64ArrayAttr(multi),
-                                      ValueRange())
+    return shard::BroadcastOp::create(
+               b, op.getLoc(), op.getType(), op.getMeshAttr(),
+               gridAxes(b, axes), op.getInput(), b.getDenseI64ArrayAttr(multi),
+               ValueRange())
         .getResult();
   }
 
@@ -289,10 +285,10 @@ private:
     for (int64_t d = 0; d < type.getRank(); ++d) {
       if (d != axis) {
         offsets.push_back(b.getIndexAttr(0));
-        sizes.push_back(type.isDynamicDim(d)
-                            ? OpFoldResult(tensor::DimOp::create(b, loc, in, d)
-                                               .getResult())
-                            : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+        sizes.push_back(
+            type.isDynamicDim(d)
+                ? OpFoldResult(tensor::DimOp::create(b, loc, in, d).getResult())
+                : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
         continue;
       }
       if (!type.isDynamicDim(d) && type.getDimSize(d) % k == 0) {
@@ -328,8 +324,8 @@ private:
     Value zero = index(b, loc, 0);
     Value keep;
     for (Value c : mi.getResult()) {
-      Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c,
-                                       zero);
+      Value eq =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, zero);
       keep = keep ? arith::AndIOp::create(b, loc, keep, eq).getResult() : eq;
     }
     if (!keep)
@@ -407,13 +403,13 @@ private:
 
   /// `table[row, col]` when `ok`, zero otherwise, without reading the table
   /// where `row` is out of range (a rank may hold no rows at all).
-  static Value guardedExtract(OpBuilder &b, Location loc, Value ok,
-                              Value table, Value row, Value col,
-                              Type elementType) {
+  static Value guardedExtract(OpBuilder &b, Location loc, Value ok, Value table,
+                              Value row, Value col, Type elementType) {
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{elementType}, ok,
                                   /*withElseRegion=*/true);
     OpBuilder thenB = ifOp.getThenBodyBuilder();
-    Value v = tensor::ExtractOp::create(thenB, loc, table, ValueRange{row, col});
+    Value v =
+        tensor::ExtractOp::create(thenB, loc, table, ValueRange{row, col});
     scf::YieldOp::create(thenB, loc, v);
     OpBuilder elseB = ifOp.getElseBodyBuilder();
     Value z = arith::ConstantOp::create(
@@ -458,12 +454,11 @@ private:
     auto generic = linalg::GenericOp::create(
         b, loc, resultType, ValueRange{ids}, ValueRange{init}, maps, iters,
         [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value local = arith::SubIOp::create(nb, nl, toIndex(nb, nl, args[0]),
-                                              offset);
+          Value local =
+              arith::SubIOp::create(nb, nl, toIndex(nb, nl, args[0]), offset);
           Value ok = inRange(nb, nl, local, rows);
           Value col = linalg::IndexOp::create(nb, nl, idRank);
-          Value v =
-              guardedExtract(nb, nl, ok, weight, local, col, elementType);
+          Value v = guardedExtract(nb, nl, ok, weight, local, col, elementType);
           linalg::YieldOp::create(nb, nl, v);
         });
     return generic.getResult(0);
@@ -488,12 +483,11 @@ private:
     auto generic = linalg::GenericOp::create(
         b, loc, resultType, ValueRange{targets}, ValueRange{init}, maps, iters,
         [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value local = arith::SubIOp::create(nb, nl, toIndex(nb, nl, args[0]),
-                                              offset);
+          Value local =
+              arith::SubIOp::create(nb, nl, toIndex(nb, nl, args[0]), offset);
           Value ok = inRange(nb, nl, local, classes);
           Value row = linalg::IndexOp::create(nb, nl, 0);
-          Value v =
-              guardedExtract(nb, nl, ok, logits, row, local, elementType);
+          Value v = guardedExtract(nb, nl, ok, logits, row, local, elementType);
           linalg::YieldOp::create(nb, nl, v);
         });
     return generic.getResult(0);
@@ -513,8 +507,9 @@ private:
     Value idx = groupIndex(b, loc, op.getMesh(), op.getMeshAxes());
     Value offset = chunkOffset(b, loc, index(b, loc, op.getVocabSize()),
                                groupSize(op.getMesh(), op.getMeshAxes()), idx);
-    Value init = emptyOf(b, loc, resultType,
-                         {dimSize(b, loc, weight, 0), dimSize(b, loc, weight, 1)});
+    Value init =
+        emptyOf(b, loc, resultType,
+                {dimSize(b, loc, weight, 0), dimSize(b, loc, weight, 1)});
     Value zero = arith::ConstantOp::create(
         b, loc, cast<TypedAttr>(b.getZeroAttr(elementType)));
     Value zeros = linalg::FillOp::create(b, loc, zero, init).getResult(0);
@@ -540,15 +535,13 @@ private:
         iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
           Value r = linalg::IndexOp::create(nb, nl, 0);
           Value row = arith::AddIOp::create(nb, nl, offset, r);
-          Value match =
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
-                                    toIndex(nb, nl, args[0]), row);
+          Value match = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
+                                              toIndex(nb, nl, args[0]), row);
           Value z = arith::ConstantOp::create(
               nb, nl, cast<TypedAttr>(nb.getZeroAttr(elementType)));
           Value g = arith::SelectOp::create(nb, nl, match, args[1], z);
-          linalg::YieldOp::create(nb, nl,
-                                  arith::AddFOp::create(nb, nl, args[2], g)
-                                      .getResult());
+          linalg::YieldOp::create(
+              nb, nl, arith::AddFOp::create(nb, nl, args[2], g).getResult());
         });
     return generic.getResult(0);
   }
@@ -562,8 +555,9 @@ private:
     Value idx = groupIndex(b, loc, op.getMesh(), op.getMeshAxes());
     Value offset = chunkOffset(b, loc, index(b, loc, op.getNumClasses()),
                                groupSize(op.getMesh(), op.getMeshAxes()), idx);
-    Value init = emptyOf(b, loc, resultType,
-                         {dimSize(b, loc, logits, 0), dimSize(b, loc, logits, 1)});
+    Value init =
+        emptyOf(b, loc, resultType,
+                {dimSize(b, loc, logits, 0), dimSize(b, loc, logits, 1)});
     MLIRContext *ctx = b.getContext();
     AffineExpr i = getAffineDimExpr(0, ctx);
     SmallVector<AffineMap> maps = {
@@ -576,9 +570,8 @@ private:
         iters, [&](OpBuilder &nb, Location nl, ValueRange args) {
           Value c = linalg::IndexOp::create(nb, nl, 1);
           Value cls = arith::AddIOp::create(nb, nl, offset, c);
-          Value match =
-              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
-                                    toIndex(nb, nl, args[1]), cls);
+          Value match = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
+                                              toIndex(nb, nl, args[1]), cls);
           Value z = arith::ConstantOp::create(
               nb, nl, cast<TypedAttr>(nb.getZeroAttr(elementType)));
           linalg::YieldOp::create(

@@ -47,4 +47,44 @@ def TPConvertTPToShardPass
   ];
 }
 
+def TPImportShardPass : Pass<"import-shard", "::mlir::ModuleOp"> {
+  let summary = "Import upstream shard annotations as tp placements";
+  let description = [{
+    Takes what MLIR users write for the `shard` dialect (functions over
+    global tensors whose values are annotated with `shard.sharding` and
+    `shard.shard` on a `shard.grid`, the computation between them in linalg)
+    and turns it into tp's DTensor program, so that tp's propagation,
+    Partial handling and redistribution planner lower it (`tp-propagate`,
+    `tp-optimize`, `tp-lower-redistribute`, `tp-partition`; all of them in
+    `tp-shard-pipeline`):
+
+    * `shard.grid @g(shape = 2x4)` becomes `tp.mesh @g(shape = 2x4)`.
+    * A sharding's `split_axes` become one placement per grid axis: an axis
+      listed for tensor dim `d` is `#tp.shard<d>`, an axis not listed is
+      `#tp.replicate`. (MLIR 22 has no partial annotation.)
+    * `shard.shard` of a function argument without `annotate_for_users`
+      says how the argument arrives: its type becomes the `!tp.dtensor`
+      (as a declared input layout). Every other `shard.shard` is a layout
+      the value must have at that point: `tp.distribute` of a plain tensor,
+      `tp.redistribute` of a distributed one.
+    * The computation is raised to `model` ops, whose sharding rules tp
+      has: a contraction `linalg.generic` (or `linalg.matmul`,
+      `linalg.batch_matmul`) of `[..., m, k]` by `[k, n]` or `[..., k, n]`
+      with a multiply-add body is `model.matmul` (plus `model.add` of its
+      init unless that is a zero fill); an element-wise `linalg.generic`
+      (or a named element-wise op) is its body's scalar ops as element-wise
+      model ops (`addf`, `subf`, `mulf`, `negf`, `maximumf` with zero,
+      `math.exp`, `math.log`, `math.tanh`, float constants);
+      `tensor.collapse_shape` and `tensor.expand_shape` are
+      `model.reshape`.
+
+    What it cannot express is an error naming the op and why: halos and
+    explicit uneven offsets (tp shards are torch.chunk pieces), grid axes
+    listed out of mesh order within one dim, dynamic grid sizes, linalg ops
+    that are neither of the forms above, and body ops without a model op.
+  }];
+  let dependentDialects = ["::mlir::tp::TPDialect",
+                           "::mlir::tp::model::ModelDialect"];
+}
+
 #endif // TP_CONVERSION_SHARD_PASSES_TD

@@ -1,0 +1,480 @@
+//===- ImportShard.cpp - upstream shard annotations as tp placements -----===//
+//
+// import-shard: a function over global tensors annotated with upstream's
+// shard.sharding / shard.shard becomes tp's DTensor program (tp.mesh,
+// dtensor arguments, tp.distribute / tp.redistribute at the annotations),
+// and its linalg computation becomes model ops, whose sharding rules tp's
+// propagation has. tp-shard-pipeline then lowers it as tp-pipeline lowers a
+// plan, from propagation on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "tp/Conversion/Shard/Passes.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::tp {
+#define GEN_PASS_DEF_TPIMPORTSHARDPASS
+#include "tp/Conversion/Shard/Passes.h.inc"
+} // namespace mlir::tp
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+//===----------------------------------------------------------------------===//
+// linalg -> model
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether `v` is a zero fill (`linalg.fill` of a 0.0 constant).
+bool isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+  return f && f.getValue().isZero();
+}
+
+/// The init a linalg op accumulates into, as a value a model op can read:
+/// a fill of a constant becomes `model.full`; `tensor.empty` is no value.
+FailureOr<Value> initValue(OpBuilder &b, Operation *op, Value init) {
+  if (init.getDefiningOp<tensor::EmptyOp>())
+    return op->emitError() << op->getName()
+                           << " reads its init, an uninitialized "
+                              "tensor.empty: nothing to import";
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+    if (!f)
+      return op->emitError() << op->getName()
+                             << " accumulates into a fill of a non-constant "
+                                "value: no model op expresses it";
+    return m::FullOp::create(b, op->getLoc(), init.getType(),
+                             b.getF64FloatAttr(f.getValueAsDouble()))
+        .getResult();
+  }
+  return init;
+}
+
+/// A contraction `[..., m, k] x [k, n]` (or `[..., k, n]`) -> `[..., m, n]`
+/// with a multiply-add body, as model.matmul (+ model.add of the init).
+FailureOr<Value> raiseMatmul(OpBuilder &b, linalg::GenericOp op) {
+  auto fail = [&](const Twine &why) {
+    return op.emitError() << "linalg.generic is not a matmul model.matmul "
+                             "expresses: "
+                          << why;
+  };
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return fail("it needs two inputs and one init");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (reductions.size() != 1)
+    return fail("it has " + Twine(reductions.size()) +
+                " reduction loops, not one");
+  if (!out.isProjectedPermutation() || out.getNumResults() < 2)
+    return fail("the result map is not a projected permutation of rank >= 2");
+  AffineExpr k = getAffineDimExpr(reductions[0], op.getContext());
+  SmallVector<AffineExpr> o(out.getResults());
+  int64_t r = o.size();
+  // lhs [o_0 .. o_{r-2}, k]; rhs [k, o_{r-1}] or [o_0 .. o_{r-3}, k, o_{r-1}].
+  SmallVector<AffineExpr> wantLhs(o.begin(), o.end() - 1);
+  wantLhs.push_back(k);
+  SmallVector<AffineExpr> rhs2 = {k, o[r - 1]};
+  SmallVector<AffineExpr> rhsN(o.begin(), o.end() - 2);
+  rhsN.push_back(k);
+  rhsN.push_back(o[r - 1]);
+  if (lhs.getResults() != ArrayRef<AffineExpr>(wantLhs))
+    return fail("the lhs map is not [..., m, k]");
+  if (rhs.getResults() != ArrayRef<AffineExpr>(rhs2) &&
+      rhs.getResults() != ArrayRef<AffineExpr>(rhsN))
+    return fail("the rhs map is neither [k, n] nor [..., k, n]");
+  // Body: out + a * b (either order of either op).
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || body.getOperations().size() != 3)
+    return fail("its body is not out + a * b");
+  Value acc = body.getArgument(2);
+  Value prod = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto mul = prod.getDefiningOp<arith::MulFOp>();
+  if ((add.getLhs() != acc && add.getRhs() != acc) || !mul ||
+      !((mul.getLhs() == body.getArgument(0) &&
+         mul.getRhs() == body.getArgument(1)) ||
+        (mul.getLhs() == body.getArgument(1) &&
+         mul.getRhs() == body.getArgument(0))))
+    return fail("its body is not out + a * b");
+  Location loc = op.getLoc();
+  Type type = op.getResult(0).getType();
+  Value mm = m::MatmulOp::create(b, loc, type, op.getDpsInputs()[0],
+                                 op.getDpsInputs()[1]);
+  Value init = op.getDpsInits()[0];
+  if (isZeroFill(init))
+    return mm;
+  FailureOr<Value> base = initValue(b, op, init);
+  if (failed(base))
+    return failure();
+  return m::AddOp::create(b, loc, type, mm, *base).getResult();
+}
+
+/// An element-wise linalg.generic (identity maps, parallel loops): its body
+/// replayed on whole tensors with element-wise model ops.
+FailureOr<Value> raiseElementwise(OpBuilder &b, linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getResult(0).getType());
+  Type elementType = outType.getElementType();
+  auto scalarType = RankedTensorType::get({}, elementType);
+  Block &body = op.getRegion().front();
+  IRMapping map;
+  for (auto [arg, in] : llvm::zip(body.getArguments(), op.getDpsInputs()))
+    map.map(arg, in);
+  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
+  if (!outArg.use_empty()) {
+    FailureOr<Value> init = initValue(b, op, op.getDpsInits()[0]);
+    if (failed(init))
+      return failure();
+    map.map(outArg, *init);
+  }
+  // A value's tensor type: the output's, or rank 0 for constants only.
+  auto typeOf = [&](Value x, Value y) -> Type {
+    auto tx = cast<RankedTensorType>(x.getType());
+    auto ty = cast<RankedTensorType>(y.getType());
+    return tx.getRank() >= ty.getRank() ? tx : ty;
+  };
+  auto full = [&](double v) {
+    return m::FullOp::create(b, loc, scalarType, b.getF64FloatAttr(v))
+        .getResult();
+  };
+  for (Operation &inner : body.without_terminator()) {
+    auto operand = [&](unsigned i) { return map.lookup(inner.getOperand(i)); };
+    Value result =
+        llvm::TypeSwitch<Operation *, Value>(&inner)
+            .Case([&](arith::ConstantOp c) -> Value {
+              auto f = dyn_cast<FloatAttr>(c.getValue());
+              return f ? full(f.getValueAsDouble()) : Value();
+            })
+            .Case([&](arith::AddFOp) -> Value {
+              return m::AddOp::create(b, loc, typeOf(operand(0), operand(1)),
+                                      operand(0), operand(1));
+            })
+            .Case([&](arith::SubFOp) -> Value {
+              return m::SubOp::create(b, loc, typeOf(operand(0), operand(1)),
+                                      operand(0), operand(1));
+            })
+            .Case([&](arith::MulFOp) -> Value {
+              return m::MulOp::create(b, loc, typeOf(operand(0), operand(1)),
+                                      operand(0), operand(1));
+            })
+            .Case([&](arith::NegFOp) -> Value {
+              return m::NegOp::create(b, loc, operand(0).getType(), operand(0));
+            })
+            .Case([&](math::ExpOp) -> Value {
+              return m::ExpOp::create(b, loc, operand(0).getType(), operand(0));
+            })
+            .Case([&](math::LogOp) -> Value {
+              return m::LogOp::create(b, loc, operand(0).getType(), operand(0));
+            })
+            .Case([&](math::TanhOp) -> Value {
+              // tanh(z) = 2 / (1 + exp(-2z)) - 1, the reciprocal as
+              // exp(-log(.)): model has no division. exp(-2z) overflowing
+              // to inf still gives -1.
+              Value z = operand(0);
+              Type t = z.getType();
+              Value e = m::ExpOp::create(
+                  b, loc, t, m::MulOp::create(b, loc, t, z, full(-2.0)));
+              Value den = m::AddOp::create(b, loc, t, e, full(1.0));
+              Value inv = m::ExpOp::create(
+                  b, loc, t,
+                  m::NegOp::create(b, loc, t,
+                                   m::LogOp::create(b, loc, t, den)));
+              return m::SubOp::create(
+                  b, loc, t, m::MulOp::create(b, loc, t, inv, full(2.0)),
+                  full(1.0));
+            })
+            .Case([&](arith::MaximumFOp mx) -> Value {
+              // max(x, 0) is ReLU; other maxima have no model op.
+              for (int i = 0; i < 2; ++i) {
+                auto c = mx->getOperand(1 - i).getDefiningOp<arith::ConstantOp>();
+                auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+                if (f && f.getValue().isZero())
+                  return m::ReluOp::create(b, loc, operand(i).getType(),
+                                           operand(i));
+              }
+              return Value();
+            })
+            .Default([](Operation *) { return Value(); });
+    if (!result)
+      return op.emitError() << "element-wise linalg.generic: its body op '"
+                            << inner.getName()
+                            << "' has no element-wise model op";
+    map.map(inner.getResult(0), result);
+  }
+  Value yielded =
+      map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getValues()[0]);
+  if (yielded.getType() != outType)
+    return op.emitError() << "element-wise linalg.generic yields a value "
+                             "that does not depend on its inputs";
+  return yielded;
+}
+
+bool isElementwise(linalg::GenericOp op) {
+  return op.getNumDpsInits() == 1 &&
+         llvm::all_of(op.getIteratorTypesArray(),
+                      [](utils::IteratorType t) {
+                        return t == utils::IteratorType::parallel;
+                      }) &&
+         llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
+
+LogicalResult raiseLinalg(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  // Named ops (linalg.matmul, linalg.tanh, ...) as generics first: one
+  // recognizer for each form.
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::generalizeNamedOp(rewriter, op)))
+      return op->emitError() << op->getName()
+                             << " has no generic form to import";
+  }
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<linalg::GenericOp, tensor::CollapseShapeOp,
+            tensor::ExpandShapeOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    FailureOr<Value> v =
+        llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+            .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+                [&](Operation *o) -> FailureOr<Value> {
+                  return m::ReshapeOp::create(b, o->getLoc(),
+                                              o->getResult(0).getType(),
+                                              o->getOperand(0))
+                      .getResult();
+                })
+            .Case([&](linalg::GenericOp g) -> FailureOr<Value> {
+              if (g.getNumResults() != 1)
+                return g.emitError() << "linalg.generic with "
+                                     << g.getNumResults()
+                                     << " results: model ops have one";
+              if (isElementwise(g))
+                return raiseElementwise(b, g);
+              return raiseMatmul(b, g);
+            });
+    if (failed(v))
+      return failure();
+    op->getResult(0).replaceAllUsesWith(*v);
+    op->erase();
+  }
+  // Inits and scalars nothing reads any more.
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    func.walk([&](Operation *op) {
+      if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp,
+              m::FullOp>(op) &&
+          op->use_empty()) {
+        op->erase();
+        erased = true;
+      }
+    });
+  }
+  WalkResult left = func.walk([&](Operation *op) {
+    if (isa<linalg::LinalgDialect, tensor::TensorDialect>(op->getDialect())) {
+      op->emitError() << op->getName()
+                      << " is still read after import-shard raised the "
+                         "linalg computation: no model op expresses it";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// shard annotations -> tp placements
+//===----------------------------------------------------------------------===//
+
+/// One placement per grid axis from a sharding; errors name what tp cannot
+/// express.
+FailureOr<SmallVector<Attribute>> placementsOf(shard::ShardingOp sharding,
+                                               int64_t gridRank,
+                                               int64_t tensorRank) {
+  MLIRContext *ctx = sharding.getContext();
+  if (!sharding.getStaticHaloSizes().empty() ||
+      !sharding.getDynamicHaloSizes().empty())
+    return sharding.emitError()
+           << "shard.sharding with halo sizes: tp shards do not overlap";
+  if (!sharding.getStaticShardedDimsOffsets().empty() ||
+      !sharding.getDynamicShardedDimsOffsets().empty())
+    return sharding.emitError()
+           << "shard.sharding with explicit sharded_dims_offsets: tp's "
+              "uneven shards are torch.chunk pieces, not given offsets";
+  SmallVector<Attribute> placements(gridRank, ReplicateAttr::get(ctx));
+  auto axes = sharding.getSplitAxes().getAxes();
+  if ((int64_t)axes.size() > tensorRank)
+    return sharding.emitError()
+           << "shard.sharding splits " << axes.size()
+           << " dims of a tensor of rank " << tensorRank;
+  for (auto [dim, list] : llvm::enumerate(axes)) {
+    int64_t last = -1;
+    for (int16_t a : list.asArrayRef()) {
+      if (a < 0 || a >= gridRank)
+        return sharding.emitError() << "shard.sharding names grid axis " << a
+                                    << " of a grid of rank " << gridRank;
+      // tp nests the pieces of a dim split by several axes in mesh order.
+      if (a < last)
+        return sharding.emitError()
+               << "shard.sharding splits dim " << dim
+               << " over grid axes out of order (" << last << " before " << a
+               << "): tp nests a dim's pieces in mesh-axis order";
+      last = a;
+      placements[a] = ShardAttr::get(ctx, dim);
+    }
+  }
+  return placements;
+}
+
+LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<shard::ShardOp> shards;
+  func.walk([&](shard::ShardOp op) { shards.push_back(op); });
+  for (shard::ShardOp op : shards) {
+    auto sharding = op.getSharding().getDefiningOp<shard::ShardingOp>();
+    if (!sharding)
+      return op.emitError() << "shard.shard's sharding is not a "
+                               "shard.sharding op: nothing to import";
+    auto grid =
+        module.lookupSymbol<MeshOp>(sharding.getGridAttr().getAttr());
+    if (!grid)
+      return sharding.emitError()
+             << "shard.sharding names " << sharding.getGridAttr()
+             << ", which is not a grid of this module";
+    Value src = op.getSrc();
+    ArrayRef<int64_t> shape = getTensorLikeShape(src.getType());
+    Type elementType = getTensorLikeElementType(src.getType());
+    FailureOr<SmallVector<Attribute>> placements =
+        placementsOf(sharding, grid.getRank(), shape.size());
+    if (failed(placements))
+      return failure();
+    auto type = DTensorType::get(ctx, shape, elementType,
+                                 sharding.getGridAttr(), *placements);
+    Value result;
+    auto arg = dyn_cast<BlockArgument>(src);
+    if (arg && arg.getOwner()->isEntryBlock() &&
+        arg.getOwner()->getParentOp() == func && !op.getAnnotateForUsers() &&
+        !isa<DTensorType>(arg.getType())) {
+      // How the argument arrives (DTensor.from_local of its piece).
+      arg.setType(type);
+      result = arg;
+    } else if (src.getType() == type) {
+      result = src;
+    } else {
+      OpBuilder b(op);
+      if (isa<DTensorType>(src.getType()))
+        result = RedistributeOp::create(b, op.getLoc(), type, src, StringAttr());
+      else
+        result = DistributeOp::create(b, op.getLoc(), type, src, StringAttr());
+    }
+    op.getResult().replaceAllUsesWith(result);
+    op.erase();
+  }
+  WalkResult left = func.walk([&](Operation *op) {
+    if (isa<shard::ShardingOp>(op) && op->use_empty()) {
+      op->erase();
+      return WalkResult::advance();
+    }
+    if (isa<shard::ShardDialect>(op->getDialect())) {
+      op->emitError() << op->getName()
+                      << " in an annotated function: import-shard imports "
+                         "shard.sharding and shard.shard only";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (left.wasInterrupted())
+    return failure();
+  // Arguments may now be dtensors; results follow what is returned.
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
+                                 ret.getOperandTypes()));
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::tp::importShard(ModuleOp module) {
+  for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {
+    if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
+      return grid.emitError() << "shard.grid @" << grid.getSymName()
+                              << " has a dynamic axis size: a tp mesh's "
+                                 "sizes are static";
+    OpBuilder b(grid);
+    MeshOp::create(b, grid.getLoc(), grid.getSymNameAttr(),
+                   grid.getShapeAttr(), ArrayAttr());
+    grid.erase();
+  }
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!func.getBody().hasOneBlock())
+      return func.emitError() << "import-shard takes single-block functions";
+    if (failed(raiseLinalg(func)) || failed(importAnnotations(module, func)))
+      return failure();
+  }
+  return success();
+}
+
+void mlir::tp::buildTPShardPipeline(OpPassManager &pm,
+                                    const TPShardPipelineOptions &options) {
+  // Annotations become placements, linalg becomes model ops.
+  pm.addPass(createTPImportShardPass());
+  // From here on as tp-pipeline after its styles: every value gets a
+  // placement from the rules, Partial kept until a layout needs it.
+  pm.addPass(createTPPropagatePass());
+  OpPassManager &funcPM = pm.nest<func::FuncOp>();
+  // Chains composed (Partial -> Replicate -> Shard is one reduce_scatter).
+  funcPM.addPass(createTPOptimizePass());
+  funcPM.addPass(createTPLowerRedistributePass());
+  pm.addPass(createTPPartitionPass());
+  pm.addPass(createTPCSEPass());
+  pm.addNestedPass<func::FuncOp>(createTPMergeCollectivesPass());
+  if (!options.reportJson.empty() || options.reportTable)
+    pm.addPass(createTPCommReportPass(
+        TPCommReportPassOptions{options.reportJson, options.reportTable}));
+}
+
+void mlir::tp::registerTPShardConversions() {
+  registerTPShardPasses();
+  PassPipelineRegistration<TPShardPipelineOptions>(
+      "tp-shard-pipeline",
+      "Lower upstream shard annotations with tp: import-shard, then tp's "
+      "propagation, redistribution planning and partitioning",
+      buildTPShardPipeline);
+}
+
+namespace {
+struct ImportShardPass
+    : public tp::impl::TPImportShardPassBase<ImportShardPass> {
+  void runOnOperation() override {
+    if (failed(importShard(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
