@@ -203,7 +203,8 @@ FailureOr<Value> raiseElementwise(OpBuilder &b, linalg::GenericOp op) {
             .Case([&](arith::MaximumFOp mx) -> Value {
               // max(x, 0) is ReLU; other maxima have no model op.
               for (int i = 0; i < 2; ++i) {
-                auto c = mx->getOperand(1 - i).getDefiningOp<arith::ConstantOp>();
+                auto c =
+                    mx->getOperand(1 - i).getDefiningOp<arith::ConstantOp>();
                 auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
                 if (f && f.getValue().isZero())
                   return m::ReluOp::create(b, loc, operand(i).getType(),
@@ -213,9 +214,9 @@ FailureOr<Value> raiseElementwise(OpBuilder &b, linalg::GenericOp op) {
             })
             .Default([](Operation *) { return Value(); });
     if (!result)
-      return op.emitError() << "element-wise linalg.generic: its body op '"
-                            << inner.getName()
-                            << "' has no element-wise model op";
+      return op.emitError()
+             << "element-wise linalg.generic: its body op '" << inner.getName()
+             << "' has no element-wise model op";
     map.map(inner.getResult(0), result);
   }
   Value yielded =
@@ -248,13 +249,13 @@ LogicalResult raiseLinalg(func::FuncOp func) {
   for (linalg::LinalgOp op : named) {
     rewriter.setInsertionPoint(op);
     if (failed(linalg::generalizeNamedOp(rewriter, op)))
-      return op->emitError() << op->getName()
-                             << " has no generic form to import";
+      return op->emitError()
+             << op->getName() << " has no generic form to import";
   }
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
-    if (isa<linalg::GenericOp, tensor::CollapseShapeOp,
-            tensor::ExpandShapeOp>(op))
+    if (isa<linalg::GenericOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+            op))
       ops.push_back(op);
   });
   for (Operation *op : ops) {
@@ -270,9 +271,9 @@ LogicalResult raiseLinalg(func::FuncOp func) {
                 })
             .Case([&](linalg::GenericOp g) -> FailureOr<Value> {
               if (g.getNumResults() != 1)
-                return g.emitError() << "linalg.generic with "
-                                     << g.getNumResults()
-                                     << " results: model ops have one";
+                return g.emitError()
+                       << "linalg.generic with " << g.getNumResults()
+                       << " results: model ops have one";
               if (isElementwise(g))
                 return raiseElementwise(b, g);
               return raiseMatmul(b, g);
@@ -287,15 +288,15 @@ LogicalResult raiseLinalg(func::FuncOp func) {
   while (erased) {
     erased = false;
     func.walk([&](Operation *op) {
-      if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp,
-              m::FullOp>(op) &&
+      if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp, m::FullOp>(
+              op) &&
           op->use_empty()) {
         op->erase();
         erased = true;
       }
     });
   }
-  WalkResult left = func.walk([&](Operation *op) {
+  WalkResult left = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<linalg::LinalgDialect, tensor::TensorDialect>(op->getDialect())) {
       op->emitError() << op->getName()
                       << " is still read after import-shard raised the "
@@ -313,9 +314,8 @@ LogicalResult raiseLinalg(func::FuncOp func) {
 
 /// One placement per grid axis from a sharding; errors name what tp cannot
 /// express.
-FailureOr<SmallVector<Attribute>> placementsOf(shard::ShardingOp sharding,
-                                               int64_t gridRank,
-                                               int64_t tensorRank) {
+FailureOr<SmallVector<Attribute>>
+placementsOf(shard::ShardingOp sharding, int64_t gridRank, int64_t tensorRank) {
   MLIRContext *ctx = sharding.getContext();
   if (!sharding.getStaticHaloSizes().empty() ||
       !sharding.getDynamicHaloSizes().empty())
@@ -329,9 +329,8 @@ FailureOr<SmallVector<Attribute>> placementsOf(shard::ShardingOp sharding,
   SmallVector<Attribute> placements(gridRank, ReplicateAttr::get(ctx));
   auto axes = sharding.getSplitAxes().getAxes();
   if ((int64_t)axes.size() > tensorRank)
-    return sharding.emitError()
-           << "shard.sharding splits " << axes.size()
-           << " dims of a tensor of rank " << tensorRank;
+    return sharding.emitError() << "shard.sharding splits " << axes.size()
+                                << " dims of a tensor of rank " << tensorRank;
   for (auto [dim, list] : llvm::enumerate(axes)) {
     int64_t last = -1;
     for (int16_t a : list.asArrayRef()) {
@@ -360,8 +359,7 @@ LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
     if (!sharding)
       return op.emitError() << "shard.shard's sharding is not a "
                                "shard.sharding op: nothing to import";
-    auto grid =
-        module.lookupSymbol<MeshOp>(sharding.getGridAttr().getAttr());
+    auto grid = module.lookupSymbol<MeshOp>(sharding.getGridAttr().getAttr());
     if (!grid)
       return sharding.emitError()
              << "shard.sharding names " << sharding.getGridAttr()
@@ -388,7 +386,8 @@ LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
     } else {
       OpBuilder b(op);
       if (isa<DTensorType>(src.getType()))
-        result = RedistributeOp::create(b, op.getLoc(), type, src, StringAttr());
+        result =
+            RedistributeOp::create(b, op.getLoc(), type, src, StringAttr());
       else
         result = DistributeOp::create(b, op.getLoc(), type, src, StringAttr());
     }
@@ -426,8 +425,8 @@ LogicalResult mlir::tp::importShard(ModuleOp module) {
                               << " has a dynamic axis size: a tp mesh's "
                                  "sizes are static";
     OpBuilder b(grid);
-    MeshOp::create(b, grid.getLoc(), grid.getSymNameAttr(),
-                   grid.getShapeAttr(), ArrayAttr());
+    MeshOp::create(b, grid.getLoc(), grid.getSymNameAttr(), grid.getShapeAttr(),
+                   ArrayAttr());
     grid.erase();
   }
   for (auto func : module.getOps<func::FuncOp>()) {

@@ -1,3 +1,4 @@
+// A baseline input of the upstream-shard study at 1/64 of its size (x 2x8x16, hidden 64), small enough for reference.py.
 shard.grid @tp(shape = 4)
 
 #xmap  = affine_map<(b, s, k, n) -> (b, s, k)>

@@ -1,0 +1,80 @@
+// import-shard: upstream shard annotations become tp placements and the
+// linalg computation model ops.
+// RUN: tp-opt %s --import-shard --split-input-file | FileCheck %s
+
+// The grid is a mesh; an annotated argument arrives as a dtensor
+// (split_axes [[], [0]] on a 2-D tensor is Shard(1)); a contraction generic
+// over a zero fill is model.matmul; the annotated result is a
+// tp.distribute to its layout, and the signature follows.
+// CHECK: tp.mesh @tp(shape = 4)
+// CHECK-LABEL: func.func @colwise
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<8x16xf32, @tp, [#tp.replicate]>, %[[W:.*]]: !tp.dtensor<16x32xf32, @tp, [#tp.shard<1>]>) -> !tp.dtensor<8x32xf32, @tp, [#tp.shard<1>]>
+// CHECK-NEXT: %[[Y:.*]] = model.matmul %[[X]], %[[W]] : (!tp.dtensor<8x16xf32, @tp, [#tp.replicate]>, !tp.dtensor<16x32xf32, @tp, [#tp.shard<1>]>) -> tensor<8x32xf32>
+// CHECK-NEXT: %[[D:.*]] = tp.distribute %[[Y]] : tensor<8x32xf32> -> !tp.dtensor<8x32xf32, @tp, [#tp.shard<1>]>
+// CHECK-NEXT: return %[[D]]
+shard.grid @tp(shape = 4)
+func.func @colwise(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> tensor<8x32xf32> {
+  %rep = shard.sharding @tp split_axes = [[]] : !shard.sharding
+  %col = shard.sharding @tp split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %rep : tensor<8x16xf32>
+  %ws = shard.shard %w to %col : tensor<16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+       ins(%xs, %ws : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %b, %a : f32
+    %s = arith.addf %m, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  %ys = shard.shard %y to %col : tensor<8x32xf32>
+  return %ys : tensor<8x32xf32>
+}
+
+// -----
+
+// 2-D grid: a dim split over both axes is Shard(d) on each; the other
+// tensor dim's axis is its own. A pinned reshard chain (annotation then
+// annotate_for_users) becomes tp.redistribute. Named ops are imported
+// through their generic form: batch_matmul is model.matmul, an init that is
+// not a zero fill is added, linalg.exp and a max with zero are model ops,
+// collapse_shape is model.reshape.
+// CHECK: tp.mesh @g(shape = 2x2)
+// CHECK-LABEL: func.func @named
+// CHECK-SAME: %[[A:.*]]: !tp.dtensor<4x8x16xf32, @g, [#tp.shard<0>, #tp.shard<0>]>
+// CHECK-SAME: %[[B:.*]]: tensor<4x16x8xf32>
+// CHECK: %[[MM:.*]] = model.matmul %[[A]], %[[B]] : {{.*}} -> tensor<4x8x8xf32>
+// CHECK: %[[ONE:.*]] = model.full 1.000000e+00 : tensor<4x8x8xf32>
+// CHECK: %[[ACC:.*]] = model.add %[[MM]], %[[ONE]]
+// CHECK: %[[EXP:.*]] = model.exp %[[ACC]]
+// CHECK: %[[RELU:.*]] = model.relu %[[EXP]]
+// CHECK: %[[R:.*]] = model.reshape %[[RELU]] : (tensor<4x8x8xf32>) -> tensor<32x8xf32>
+// CHECK: %[[S:.*]] = tp.distribute %[[R]] : tensor<32x8xf32> -> !tp.dtensor<32x8xf32, @g, [#tp.shard<0>, #tp.shard<1>]>
+// CHECK: %[[T:.*]] = tp.redistribute %[[S]] : !tp.dtensor<32x8xf32, @g, [#tp.shard<0>, #tp.shard<1>]> -> !tp.dtensor<32x8xf32, @g, [#tp.replicate, #tp.replicate]>
+// CHECK: return %[[T]]
+shard.grid @g(shape = 2x2)
+func.func @named(%a: tensor<4x8x16xf32>, %b: tensor<4x16x8xf32>) -> tensor<32x8xf32> {
+  %both = shard.sharding @g split_axes = [[0, 1]] : !shard.sharding
+  %as = shard.shard %a to %both : tensor<4x8x16xf32>
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8x8xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %mm = linalg.batch_matmul ins(%as, %b : tensor<4x8x16xf32>, tensor<4x16x8xf32>) outs(%f : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %x = linalg.exp ins(%mm : tensor<4x8x8xf32>) outs(%e : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>, affine_map<(i, j, k) -> (i, j, k)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+       ins(%x : tensor<4x8x8xf32>) outs(%e : tensor<4x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8x8xf32>
+  %c = tensor.collapse_shape %r [[0, 1], [2]] : tensor<4x8x8xf32> into tensor<32x8xf32>
+  %rows = shard.sharding @g split_axes = [[0], [1]] : !shard.sharding
+  %rep = shard.sharding @g split_axes = [[]] : !shard.sharding
+  %cs = shard.shard %c to %rows : tensor<32x8xf32>
+  %cr = shard.shard %cs to %rep annotate_for_users : tensor<32x8xf32>
+  return %cr : tensor<32x8xf32>
+}
