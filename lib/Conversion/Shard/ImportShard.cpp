@@ -222,19 +222,40 @@ FailureOr<Value> raiseElementwise(OpBuilder &b, linalg::GenericOp op) {
   Value yielded =
       map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getValues()[0]);
   if (yielded.getType() != outType)
-    return op.emitError() << "element-wise linalg.generic yields a value "
-                             "that does not depend on its inputs";
+    return op.emitError() << "element-wise linalg.generic yields "
+                          << yielded.getType() << ", not its result type "
+                          << outType
+                          << ": no model op broadcasts a value to a shape";
   return yielded;
 }
 
+/// Whether `map` reads the trailing dims of the loops in order
+/// (`(d0, d1, d2) -> (d1, d2)`): NumPy broadcasting, which model's binary
+/// ops do (dims aligned at the end).
+bool isTrailingBroadcast(AffineMap map) {
+  int64_t skip = map.getNumDims() - map.getNumResults();
+  if (skip < 0 || map.getNumSymbols() != 0)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || d.getPosition() != skip + i)
+      return false;
+  }
+  return true;
+}
+
+/// An element-wise generic: parallel loops, an identity result map, inputs
+/// read whole or broadcast over leading dims.
 bool isElementwise(linalg::GenericOp op) {
-  return op.getNumDpsInits() == 1 &&
-         llvm::all_of(op.getIteratorTypesArray(),
-                      [](utils::IteratorType t) {
-                        return t == utils::IteratorType::parallel;
-                      }) &&
-         llvm::all_of(op.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isIdentity(); });
+  if (op.getNumDpsInits() != 1 ||
+      !llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t == utils::IteratorType::parallel;
+      }))
+    return false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps.back().isIdentity() &&
+         llvm::all_of(ArrayRef<AffineMap>(maps).drop_back(),
+                      isTrailingBroadcast);
 }
 
 LogicalResult raiseLinalg(func::FuncOp func) {

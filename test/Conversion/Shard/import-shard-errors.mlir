@@ -102,3 +102,18 @@ func.func @get_sharding(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
   %bs = shard.shard %b to %g : tensor<8xf32>
   return %bs : tensor<8xf32>
 }
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @broadcast_only(%b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %e = tensor.empty() : tensor<8x32xf32>
+  // expected-error @+1 {{element-wise linalg.generic yields 'tensor<32xf32>', not its result type 'tensor<8x32xf32>': no model op broadcasts a value to a shape}}
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+       ins(%b : tensor<32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}

@@ -78,3 +78,26 @@ func.func @named(%a: tensor<4x8x16xf32>, %b: tensor<4x16x8xf32>) -> tensor<32x8x
   %cr = shard.shard %cs to %rep annotate_for_users : tensor<32x8xf32>
   return %cr : tensor<32x8xf32>
 }
+
+// -----
+
+// An input read over the trailing loops only (a bias over rows) is
+// broadcast the way model's binary ops broadcast (dims aligned at the end).
+// CHECK-LABEL: func.func @bias
+// CHECK-SAME: (%[[X:.*]]: tensor<8x32xf32>, %[[B:.*]]: !tp.dtensor<32xf32, @tp, [#tp.shard<0>]>)
+// CHECK: %[[Y:.*]] = model.add %[[X]], %[[B]] : (tensor<8x32xf32>, !tp.dtensor<32xf32, @tp, [#tp.shard<0>]>) -> tensor<8x32xf32>
+// CHECK: return %[[Y]]
+shard.grid @tp(shape = 4)
+func.func @bias(%x: tensor<8x32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %s = shard.sharding @tp split_axes = [[0]] : !shard.sharding
+  %bs = shard.shard %b to %s : tensor<32xf32>
+  %e = tensor.empty() : tensor<8x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+       ins(%x, %bs : tensor<8x32xf32>, tensor<32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %r = arith.addf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}

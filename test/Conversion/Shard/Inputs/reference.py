@@ -2,8 +2,9 @@
 math computed here in plain Python (float64) from the same inputs.
 
 usage: reference.py MODEL INPUTS.safetensors OUTPUTS.safetensors
-MODEL: mlp-gelu (gelu_tanh(x @ w1) @ w2), mlp (x @ w1 @ w2) or
-partial-add (x1 @ w1 + x2 @ w2). Prints the largest error and exits 1 if
+MODEL: mlp-gelu (gelu_tanh(x @ w1) @ w2, for each (w1, w2) pair of the
+arguments after x in turn), mlp (x @ w1 @ w2) or partial-add
+(x1 @ w1 + x2 @ w2). Prints the largest error and exits 1 if
 an element is off by more than 1e-4 relative to the output's scale.
 """
 import json
@@ -55,11 +56,14 @@ def main():
         b, _ = matmul(x2, s2, w2, sw2)
         ref = [p + q for p, q in zip(a, b)]
     else:
-        (sx, x), (sw1, w1), (sw2, w2) = ins["arg0"], ins["arg1"], ins["arg2"]
-        h, sh = matmul(x, sx, w1, sw1)
-        if model == "mlp-gelu":
-            h = [gelu_tanh(v) for v in h]
-        ref, shape = matmul(h, sh, w2, sw2)
+        shape, ref = ins["arg0"]
+        layers = (len(ins) - 1) // 2
+        for i in range(layers):
+            (sw1, w1), (sw2, w2) = ins["arg%d" % (2 * i + 1)], ins["arg%d" % (2 * i + 2)]
+            h, sh = matmul(ref, shape, w1, sw1)
+            if model == "mlp-gelu":
+                h = [gelu_tanh(v) for v in h]
+            ref, shape = matmul(h, sh, w2, sw2)
     assert shape == out_shape, (shape, out_shape)
     scale = max(1.0, max(abs(v) for v in ref))
     err = max(abs(p - q) for p, q in zip(ref, out))
