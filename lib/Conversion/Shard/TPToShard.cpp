@@ -631,6 +631,24 @@ void stripAttributes(Operation *op) {
 } // namespace
 
 LogicalResult mlir::tp::convertTPToShard(ModuleOp module) {
+  // A plan not yet lowered would lose its meaning with the tp attributes.
+  auto *ctx = module.getContext();
+  StringAttr spmd = TPDialect::SpmdAttrHelper(ctx).getName();
+  StringAttr style = TPDialect::StyleAttrHelper(ctx).getName();
+  bool partitioned = llvm::any_of(module.getOps<func::FuncOp>(),
+                                  [&](func::FuncOp f) {
+                                    return f->hasAttr(spmd);
+                                  });
+  Operation *styled = nullptr;
+  module.walk([&](Operation *op) {
+    if (op->hasAttr(style))
+      styled = op;
+  });
+  if (!partitioned &&
+      (TPDialect::PlanAttrHelper(ctx).getAttr(module) || styled))
+    return (styled ? styled : module.getOperation())->emitError()
+           << "convert-tp-to-shard: the module holds a plan that is not "
+              "lowered (no tp.spmd function); run tp-pipeline first";
   llvm::StringMap<SmallVector<int64_t>> meshes;
   for (MeshOp mesh : module.getOps<MeshOp>())
     meshes[mesh.getSymName()] = llvm::to_vector(mesh.getShape());

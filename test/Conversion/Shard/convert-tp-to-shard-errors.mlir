@@ -36,3 +36,13 @@ func.func @not_partitioned(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %c = tensor.empty() : tensor<4x8xf32>
   return %c : tensor<4x8xf32>
 }
+
+// -----
+
+// expected-error @+1 {{convert-tp-to-shard: the module holds a plan that is not lowered (no tp.spmd function); run tp-pipeline first}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @forward(%x: tensor<4xf32>) -> tensor<4xf32> {
+    return %x : tensor<4xf32>
+  }
+}
