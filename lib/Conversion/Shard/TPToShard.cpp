@@ -186,16 +186,72 @@ private:
     return success();
   }
 
+  /// `v` padded with zeros at the end of dim `axis` to `size` elements
+  /// (static), the other dims unchanged (static).
+  Value padTo(OpBuilder &b, Location loc, Value v, int64_t axis, int64_t size) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<OpFoldResult> low(t.getRank(), b.getIndexAttr(0)),
+        high(t.getRank(), b.getIndexAttr(0));
+    if (t.isDynamicDim(axis))
+      high[axis] = arith::SubIOp::create(b, loc, index(b, loc, size),
+                                         dimSize(b, loc, v, axis))
+                       .getResult();
+    else
+      high[axis] = b.getIndexAttr(size - t.getDimSize(axis));
+    Value zero = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(t.getElementType())));
+    Value padded =
+        tensor::PadOp::create(b, loc, Type(), v, low, high, zero).getResult();
+    SmallVector<int64_t> shape(t.getShape());
+    shape[axis] = size;
+    return castTo(b, loc, padded,
+                  RankedTensorType::get(shape, t.getElementType()));
+  }
+
+  /// Whether every dim of `t` but `axis` is static.
+  static bool staticBut(Type t, int64_t axis) {
+    auto r = cast<RankedTensorType>(t);
+    for (int64_t d = 0; d < r.getRank(); ++d)
+      if (d != axis && r.isDynamicDim(d))
+        return false;
+    return true;
+  }
+
   FailureOr<Value> allGather(OpBuilder &b, AllGatherOp op) {
-    if (op.getGlobalSize() || !op.getInput().getType().hasStaticShape() ||
-        !op.getType().hasStaticShape())
+    Location loc = op.getLoc();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getGatherAxis();
+    int64_t k = groupSize(op.getMesh(), op.getMeshAxes());
+    auto gather = [&](Value v, Type type) {
+      return shard::AllGatherOp::create(b, loc, type, op.getMeshAttr(),
+                                        gridAxes(b, op.getMeshAxes()), v,
+                                        b.getIndexAttr(axis))
+          .getResult();
+    };
+    if (in.hasStaticShape() && out.hasStaticShape() &&
+        in.getDimSize(axis) * k == out.getDimSize(axis))
+      return gather(op.getInput(), out);
+    // Uneven torch.chunk pieces of a dim split on these axes only: every
+    // piece padded to ceil(n/k) and gathered; the first n rows are then the
+    // tensor (the full pieces come first, the short one ends at n).
+    if (op.getGlobalSize() || !out.hasStaticShape() || !staticBut(in, axis))
       return op.emitError()
-             << "tp.all_gather of uneven pieces has no shard form: "
-                "shard.all_gather concatenates equal pieces";
-    return shard::AllGatherOp::create(
-               b, op.getLoc(), op.getType(), op.getMeshAttr(),
-               gridAxes(b, op.getMeshAxes()), op.getInput(),
-               b.getIndexAttr(op.getGatherAxis()))
+             << "tp.all_gather of uneven pieces of a dim also split on other "
+                "mesh axes has no shard form: shard.all_gather concatenates "
+                "equal pieces";
+    int64_t n = out.getDimSize(axis), piece = (n + k - 1) / k;
+    Value padded = padTo(b, loc, op.getInput(), axis, piece);
+    SmallVector<int64_t> shape(out.getShape());
+    shape[axis] = piece * k;
+    Value gathered =
+        gather(padded, RankedTensorType::get(shape, out.getElementType()));
+    SmallVector<OpFoldResult> offsets(out.getRank(), b.getIndexAttr(0)), sizes,
+        strides(out.getRank(), b.getIndexAttr(1));
+    for (int64_t d : out.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    return tensor::ExtractSliceOp::create(b, loc, out, gathered, offsets, sizes,
+                                          strides)
         .getResult();
   }
 
@@ -223,22 +279,48 @@ private:
   }
 
   FailureOr<Value> reduceScatter(OpBuilder &b, ReduceScatterOp op) {
-    if (failed(requireStatic(op)))
-      return failure();
-    int64_t n = cast<RankedTensorType>(op.getInput().getType())
-                    .getDimSize(op.getScatterAxis());
-    if (n % groupSize(op.getMesh(), op.getMeshAxes()) != 0)
-      return op.emitError() << "tp.reduce_scatter of " << n << " elements over "
-                            << groupSize(op.getMesh(), op.getMeshAxes())
-                            << " ranks has no shard form: shard.reduce_scatter "
-                               "scatters equal pieces";
-    return shard::ReduceScatterOp::create(
-               b, op.getLoc(), op.getType(), op.getMeshAttr(),
-               gridAxes(b, op.getMeshAxes()), op.getInput(),
-               shard::ReductionKindAttr::get(b.getContext(),
-                                             kind(op.getReduction())),
-               b.getIndexAttr(op.getScatterAxis()))
-        .getResult();
+    Location loc = op.getLoc();
+    auto in = cast<RankedTensorType>(op.getInput().getType());
+    auto out = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getScatterAxis();
+    int64_t k = groupSize(op.getMesh(), op.getMeshAxes());
+    if (!in.hasStaticShape() || !staticBut(out, axis))
+      return op.emitError()
+             << "tp.reduce_scatter of a dynamic input has no shard form: "
+                "shard.reduce_scatter scatters equal pieces of a static shape";
+    int64_t n = in.getDimSize(axis), piece = (n + k - 1) / k;
+    auto scatter = [&](Value v, Type type) {
+      return shard::ReduceScatterOp::create(
+                 b, loc, type, op.getMeshAttr(), gridAxes(b, op.getMeshAxes()),
+                 v,
+                 shard::ReductionKindAttr::get(b.getContext(),
+                                               kind(op.getReduction())),
+                 b.getIndexAttr(axis))
+          .getResult();
+    };
+    if (n % k == 0 && out.hasStaticShape())
+      return scatter(op.getInput(), out);
+    // Uneven: the input padded with zeros to k equal pieces of ceil(n/k)
+    // (the padding only fills rows no rank keeps), scattered, and each
+    // rank's torch.chunk piece cut from the front of its padded piece.
+    Value padded = padTo(b, loc, op.getInput(), axis, piece * k);
+    SmallVector<int64_t> shape(in.getShape());
+    shape[axis] = piece;
+    Value mine =
+        scatter(padded, RankedTensorType::get(shape, in.getElementType()));
+    Value idx = groupIndex(b, loc, op.getMesh(), op.getMeshAxes());
+    Value total = index(b, loc, n);
+    Value start = chunkOffset(b, loc, total, k, idx);
+    Value left = arith::SubIOp::create(b, loc, total, start);
+    Value size = arith::MinUIOp::create(b, loc, index(b, loc, piece), left);
+    SmallVector<OpFoldResult> offsets(in.getRank(), b.getIndexAttr(0)), sizes,
+        strides(in.getRank(), b.getIndexAttr(1));
+    for (int64_t d = 0; d < in.getRank(); ++d)
+      sizes.push_back(d == axis ? OpFoldResult(size)
+                                : OpFoldResult(b.getIndexAttr(shape[d])));
+    Value slice =
+        tensor::ExtractSliceOp::create(b, loc, mine, offsets, sizes, strides);
+    return castTo(b, loc, slice, out);
   }
 
   FailureOr<Value> allToAll(OpBuilder &b, AllToAllOp op) {
@@ -635,10 +717,9 @@ LogicalResult mlir::tp::convertTPToShard(ModuleOp module) {
   auto *ctx = module.getContext();
   StringAttr spmd = TPDialect::SpmdAttrHelper(ctx).getName();
   StringAttr style = TPDialect::StyleAttrHelper(ctx).getName();
-  bool partitioned = llvm::any_of(module.getOps<func::FuncOp>(),
-                                  [&](func::FuncOp f) {
-                                    return f->hasAttr(spmd);
-                                  });
+  bool partitioned =
+      llvm::any_of(module.getOps<func::FuncOp>(),
+                   [&](func::FuncOp f) { return f->hasAttr(spmd); });
   Operation *styled = nullptr;
   module.walk([&](Operation *op) {
     if (op->hasAttr(style))

@@ -1,20 +1,29 @@
 // What convert-tp-to-shard refuses, each with an error naming the op.
 // RUN: tp-opt %s --convert-tp-to-shard --split-input-file -verify-diagnostics
 
-tp.mesh @mesh(shape = 4)
-func.func @uneven_gather(%x: tensor<?x8xf32>) -> tensor<10x8xf32> {
-  // expected-error @+1 {{tp.all_gather of uneven pieces has no shard form: shard.all_gather concatenates equal pieces}}
-  %g = tp.all_gather %x on @mesh mesh_axes = [0] gather_axis = 0 : tensor<?x8xf32> -> tensor<10x8xf32>
-  return %g : tensor<10x8xf32>
+tp.mesh @mesh(shape = 2x2)
+func.func @nested_uneven_gather(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{tp.all_gather of uneven pieces of a dim also split on other mesh axes has no shard form: shard.all_gather concatenates equal pieces}}
+  %g = tp.all_gather %x on @mesh mesh_axes = [1] gather_axis = 0 {global_size = 10 : i64, outer_axes = array<i64: 0>} : tensor<?x8xf32> -> tensor<?x8xf32>
+  return %g : tensor<?x8xf32>
 }
 
 // -----
 
 tp.mesh @mesh(shape = 4)
-func.func @uneven_reduce_scatter(%x: tensor<10x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @+1 {{tp.reduce_scatter of uneven (dynamic) pieces has no shard form: upstream collectives move equal pieces of static shape}}
-  %r = tp.reduce_scatter %x on @mesh mesh_axes = [0] reduction = sum scatter_axis = 0 : tensor<10x8xf32> -> tensor<?x8xf32>
+func.func @dynamic_reduce_scatter(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{tp.reduce_scatter of a dynamic input has no shard form: shard.reduce_scatter scatters equal pieces of a static shape}}
+  %r = tp.reduce_scatter %x on @mesh mesh_axes = [0] reduction = sum scatter_axis = 0 : tensor<?x8xf32> -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 4)
+func.func @dynamic_all_to_all(%x: tensor<?x8xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{tp.all_to_all of uneven (dynamic) pieces has no shard form: upstream collectives move equal pieces of static shape}}
+  %r = tp.all_to_all %x on @mesh mesh_axes = [0] split_axis = 1 concat_axis = 0 : tensor<?x8xf32> -> tensor<?x2xf32>
+  return %r : tensor<?x2xf32>
 }
 
 // -----

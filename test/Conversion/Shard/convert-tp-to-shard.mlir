@@ -116,3 +116,35 @@ func.func @bucket(%w: tensor<4x8xf32>, %b: tensor<8xf32>, %l: tensor<f32>) -> (t
   %ul = tp.unpack %r offset = 40 : tensor<41xf32> -> tensor<f32>
   return %uw, %ub, %ul : tensor<4x8xf32>, tensor<8xf32>, tensor<f32>
 }
+
+// -----
+
+// Uneven torch.chunk pieces (10 rows over 4 ranks: 3, 3, 3, 1). A gather
+// pads each piece to 3 rows, gathers 12 and keeps the first 10 (the full
+// pieces come first); a reduce_scatter pads the input to 12 rows with
+// zeros, scatters 3 to each rank and keeps this rank's piece of them.
+// CHECK-LABEL: func.func @uneven
+// CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>, %[[Y:.*]]: tensor<10x8xf32>)
+// CHECK: %[[D:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf32>
+// CHECK: %[[HIGH:.*]] = arith.subi %{{.*}}, %[[D]]
+// CHECK: %[[PAD:.*]] = tensor.pad %[[X]] low[0, 0] high[%[[HIGH]], 0]
+// CHECK: %[[PADS:.*]] = tensor.cast %[[PAD]] : tensor<?x8xf32> to tensor<3x8xf32>
+// CHECK: %[[G:.*]] = shard.all_gather %[[PADS]] on @mesh grid_axes = [0] gather_axis = 0 : tensor<3x8xf32> -> tensor<12x8xf32>
+// CHECK: %[[GX:.*]] = tensor.extract_slice %[[G]][0, 0] [10, 8] [1, 1] : tensor<12x8xf32> to tensor<10x8xf32>
+// CHECK: %[[YP:.*]] = tensor.pad %[[Y]] low[0, 0] high[2, 0]
+// CHECK: %[[RS:.*]] = shard.reduce_scatter %[[YP]] on @mesh grid_axes = [0] scatter_axis = 0 : tensor<12x8xf32> -> tensor<3x8xf32>
+// CHECK: %[[I:.*]] = shard.process_multi_index on @mesh axes = [0]
+// CHECK: %[[START:.*]] = arith.minui
+// CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[START]]
+// CHECK: %[[SIZE:.*]] = arith.minui %{{.*}}, %[[LEFT]]
+// CHECK: %[[MINE:.*]] = tensor.extract_slice %[[RS]][0, 0] [%[[SIZE]], 8] [1, 1] : tensor<3x8xf32> to tensor<?x8xf32>
+// CHECK: return %[[GX]], %[[MINE]]
+// UPSTREAM-LABEL: func.func @uneven
+// UPSTREAM: shard.all_gather
+// UPSTREAM: shard.reduce_scatter
+tp.mesh @mesh(shape = 4)
+func.func @uneven(%x: tensor<?x8xf32>, %y: tensor<10x8xf32>) -> (tensor<10x8xf32>, tensor<?x8xf32>) {
+  %g = tp.all_gather %x on @mesh mesh_axes = [0] gather_axis = 0 : tensor<?x8xf32> -> tensor<10x8xf32>
+  %r = tp.reduce_scatter %y on @mesh mesh_axes = [0] reduction = sum scatter_axis = 0 : tensor<10x8xf32> -> tensor<?x8xf32>
+  return %g, %r : tensor<10x8xf32>, tensor<?x8xf32>
+}

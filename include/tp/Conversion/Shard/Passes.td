@@ -22,9 +22,9 @@ def TPConvertTPToShardPass
     | tp | upstream |
     |---|---|
     | `tp.mesh` | `shard.grid` (same symbol and shape; axis names dropped) |
-    | `tp.all_gather` | `shard.all_gather` |
+    | `tp.all_gather` | `shard.all_gather` (uneven pieces: padded to equal ones, gathered, cut to the global size) |
     | `tp.all_reduce` | `shard.all_reduce` (sum, average, max, min) |
-    | `tp.reduce_scatter` | `shard.reduce_scatter` |
+    | `tp.reduce_scatter` | `shard.reduce_scatter` (uneven: the input padded to equal pieces, each rank's torch.chunk piece cut from its padded one) |
     | `tp.all_to_all` | `shard.all_to_all` |
     | `tp.broadcast` | `shard.broadcast` (root as a multi-index) |
     | `tp.chunk` | `shard.process_multi_index` + `tensor.extract_slice` (torch.chunk offsets, also uneven) |
@@ -36,8 +36,9 @@ def TPConvertTPToShardPass
     `tp.result_types`, `tp.local`, the collectives' `module`); a training
     phase stays as the plain string attribute `tp_phase`, which upstream
     tools parse. What has no faithful upstream form is an error naming the
-    op: collectives of uneven (dynamic) pieces, whose sizes upstream cannot
-    express, and `tp.sharded_dropout`, whose mask is tp's runtime generator.
+    op: a gather of uneven pieces of a dim also split on other mesh axes,
+    reduce_scatter and all_to_all of dynamic inputs, and
+    `tp.sharded_dropout`, whose mask is tp's runtime generator.
     `model` ops are left as they are.
   }];
   let dependentDialects = [
