@@ -4,7 +4,7 @@ math computed here in plain Python (float64) from the same inputs.
 usage: reference.py MODEL INPUTS.safetensors OUTPUTS.safetensors
 MODEL: mlp-gelu (gelu_tanh(x @ w1) @ w2, for each (w1, w2) pair of the
 arguments after x in turn), mlp (x @ w1 @ w2) or partial-add
-(x1 @ w1 + x2 @ w2). Prints the largest error and exits 1 if
+(x1 @ w1 + x2 @ w2) or exp (exp(x)). Prints the largest error and exits 1 if
 an element is off by more than 1e-4 relative to the output's scale.
 """
 import json
@@ -49,7 +49,10 @@ def main():
     model, inputs, outputs = sys.argv[1:4]
     ins = load(inputs)
     (out_shape, out) = load(outputs)["output"]
-    if model == "partial-add":
+    if model == "exp":
+        shape, x = ins["arg0"]
+        ref = [math.exp(v) for v in x]
+    elif model == "partial-add":
         (s1, x1), (sw1, w1), (s2, x2), (sw2, w2) = (
             ins["arg0"], ins["arg1"], ins["arg2"], ins["arg3"])
         a, shape = matmul(x1, s1, w1, sw1)
