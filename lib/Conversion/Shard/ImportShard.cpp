@@ -95,9 +95,13 @@ FailureOr<Value> raiseMatmul(OpBuilder &b, linalg::GenericOp op) {
   rhsN.push_back(o[r - 1]);
   if (lhs.getResults() != ArrayRef<AffineExpr>(wantLhs))
     return fail("the lhs map is not [..., m, k]");
-  if (rhs.getResults() != ArrayRef<AffineExpr>(rhs2) &&
+  // A weight stored [n, k] (nn.Linear's layout, linalg.matmul with a
+  // transposed rhs) is read through a model.transpose.
+  SmallVector<AffineExpr> rhsT = {o[r - 1], k};
+  bool transposed = rhs.getResults() == ArrayRef<AffineExpr>(rhsT);
+  if (!transposed && rhs.getResults() != ArrayRef<AffineExpr>(rhs2) &&
       rhs.getResults() != ArrayRef<AffineExpr>(rhsN))
-    return fail("the rhs map is neither [k, n] nor [..., k, n]");
+    return fail("the rhs map is neither [k, n], [n, k] nor [..., k, n]");
   // Body: out + a * b (either order of either op).
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -115,8 +119,16 @@ FailureOr<Value> raiseMatmul(OpBuilder &b, linalg::GenericOp op) {
     return fail("its body is not out + a * b");
   Location loc = op.getLoc();
   Type type = op.getResult(0).getType();
-  Value mm = m::MatmulOp::create(b, loc, type, op.getDpsInputs()[0],
-                                 op.getDpsInputs()[1]);
+  Value rhsValue = op.getDpsInputs()[1];
+  if (transposed) {
+    auto t = cast<RankedTensorType>(rhsValue.getType());
+    rhsValue = m::TransposeOp::create(
+        b, loc,
+        RankedTensorType::get({t.getDimSize(1), t.getDimSize(0)},
+                              t.getElementType()),
+        rhsValue, b.getDenseI64ArrayAttr({1, 0}));
+  }
+  Value mm = m::MatmulOp::create(b, loc, type, op.getDpsInputs()[0], rhsValue);
   Value init = op.getDpsInits()[0];
   if (isZeroFill(init))
     return mm;
@@ -244,6 +256,78 @@ bool isTrailingBroadcast(AffineMap map) {
   return true;
 }
 
+/// A sum or max over one loop of one input read whole: `model.reduce_sum`
+/// / `model.reduce_max` (which keep the dim with size 1), reshaped when the
+/// result drops the dim, combined with the init unless it is the
+/// reduction's identity.
+FailureOr<Value> raiseReduction(OpBuilder &b, linalg::GenericOp op) {
+  auto fail = [&](const Twine &why) {
+    return op.emitError() << "linalg.generic is not a reduction a model op "
+                             "expresses: "
+                          << why;
+  };
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (op.getNumDpsInputs() != 1 || reductions.size() != 1)
+    return fail("it needs one input and one reduction loop");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  unsigned dim = reductions[0];
+  if (!maps[0].isIdentity())
+    return fail("its input is not read whole");
+  // The result: the loops without `dim`, or with `dim` as a constant 0.
+  bool keep = maps[1].getNumResults() == maps[0].getNumResults();
+  for (auto [i, e] : llvm::enumerate(maps[1].getResults())) {
+    unsigned loop = keep || i < dim ? i : i + 1;
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (keep && loop == dim ? !(c && c.getValue() == 0)
+                            : e != getAffineDimExpr(loop, op.getContext()))
+      return fail("its result map is not the input's without the reduced "
+                  "loop");
+  }
+  Block &body = op.getRegion().front();
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getValues()[0];
+  Operation *combine = yielded.getDefiningOp();
+  if (!combine || body.getOperations().size() != 2 ||
+      !llvm::is_contained(combine->getOperands(), body.getArgument(0)) ||
+      !llvm::is_contained(combine->getOperands(), body.getArgument(1)))
+    return fail("its body is not one combination of the input and the "
+                "accumulator");
+  bool isSum = isa<arith::AddFOp>(combine);
+  if (!isSum && !isa<arith::MaximumFOp>(combine))
+    return fail("its body combines with '" + combine->getName().getStringRef() +
+                "', not addf or maximumf");
+  Location loc = op.getLoc();
+  auto in = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  SmallVector<int64_t> keptShape(in.getShape());
+  keptShape[dim] = 1;
+  auto keptType = RankedTensorType::get(keptShape, in.getElementType());
+  IntegerAttr dimAttr = b.getI64IntegerAttr(dim);
+  Value r = isSum ? m::ReduceSumOp::create(b, loc, keptType,
+                                           op.getDpsInputs()[0], dimAttr)
+                        .getResult()
+                  : m::ReduceMaxOp::create(b, loc, keptType,
+                                           op.getDpsInputs()[0], dimAttr)
+                        .getResult();
+  Type type = op.getResult(0).getType();
+  if (type != keptType)
+    r = m::ReshapeOp::create(b, loc, type, r);
+  // The init: nothing to do for the identity (0 for a sum, -inf for a max).
+  Value init = op.getDpsInits()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  auto c =
+      fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
+  auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+  if (f && (isSum ? f.getValue().isZero()
+                  : f.getValue().isInfinity() && f.getValue().isNegative()))
+    return r;
+  if (!isSum)
+    return fail("a max into an init other than -inf has no model op");
+  FailureOr<Value> base = initValue(b, op, init);
+  if (failed(base))
+    return failure();
+  return m::AddOp::create(b, loc, type, r, *base).getResult();
+}
+
 /// An element-wise generic: parallel loops, an identity result map, inputs
 /// read whole or broadcast over leading dims.
 bool isElementwise(linalg::GenericOp op) {
@@ -297,6 +381,8 @@ LogicalResult raiseLinalg(func::FuncOp func) {
                        << " results: model ops have one";
               if (isElementwise(g))
                 return raiseElementwise(b, g);
+              if (g.getNumDpsInputs() == 1)
+                return raiseReduction(b, g);
               return raiseMatmul(b, g);
             });
     if (failed(v))

@@ -52,14 +52,14 @@ func.func @erf(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 shard.grid @g(shape = 4)
-func.func @transposed(%a: tensor<8x16xf32>, %b: tensor<32x16xf32>) -> tensor<8x32xf32> {
+func.func @transposed_lhs(%a: tensor<16x8xf32>, %b: tensor<16x32xf32>) -> tensor<8x32xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x32xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
-  // expected-error @+1 {{linalg.generic is not a matmul model.matmul expresses: the rhs map is neither [k, n] nor [..., k, n]}}
-  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>],
+  // expected-error @+1 {{linalg.generic is not a matmul model.matmul expresses: the lhs map is not [..., m, k]}}
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
                        iterator_types = ["parallel", "parallel", "reduction"]}
-       ins(%a, %b : tensor<8x16xf32>, tensor<32x16xf32>) outs(%f : tensor<8x32xf32>) {
+       ins(%a, %b : tensor<16x8xf32>, tensor<16x32xf32>) outs(%f : tensor<8x32xf32>) {
   ^bb0(%x: f32, %w: f32, %c: f32):
     %m = arith.mulf %x, %w : f32
     %s = arith.addf %c, %m : f32
@@ -116,4 +116,21 @@ func.func @broadcast_only(%b: tensor<32xf32>) -> tensor<8x32xf32> {
     linalg.yield %r : f32
   } -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @product(%x: tensor<8x32xf32>) -> tensor<8xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  // expected-error @+1 {{linalg.generic is not a reduction a model op expresses: its body combines with 'arith.mulf', not addf or maximumf}}
+  %p = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+       ins(%x : tensor<8x32xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.mulf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %p : tensor<8xf32>
 }

@@ -101,3 +101,44 @@ func.func @bias(%x: tensor<8x32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
   } -> tensor<8x32xf32>
   return %y : tensor<8x32xf32>
 }
+
+// -----
+
+// A weight stored [n, k] is read through model.transpose; a sum over a
+// loop is model.reduce_sum (which keeps the dim: reshaped away when the
+// result drops it), a max into -inf model.reduce_max (the kept dim is the
+// result's constant-0 index).
+// CHECK-LABEL: func.func @linear_reductions
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W:.*]]: tensor<32x16xf32>)
+// CHECK: %[[WT:.*]] = model.transpose %[[W]] {permutation = array<i64: 1, 0>} : (tensor<32x16xf32>) -> tensor<16x32xf32>
+// CHECK: %[[H:.*]] = model.matmul %[[X]], %[[WT]] : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+// CHECK: %[[S:.*]] = model.reduce_sum %[[H]] {dim = 1 : i64} : (tensor<8x32xf32>) -> tensor<8x1xf32>
+// CHECK: %[[SR:.*]] = model.reshape %[[S]] : (tensor<8x1xf32>) -> tensor<8xf32>
+// CHECK: %[[M:.*]] = model.reduce_max %[[H]] {dim = 0 : i64} : (tensor<8x32xf32>) -> tensor<1x32xf32>
+// CHECK: return %[[SR]], %[[M]]
+shard.grid @tp(shape = 4)
+func.func @linear_reductions(%x: tensor<8x16xf32>, %w: tensor<32x16xf32>) -> (tensor<8xf32>, tensor<1x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+       ins(%x, %w : tensor<8x16xf32>, tensor<32x16xf32>) outs(%f : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+       ins(%h : tensor<8x32xf32>) outs(%f1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %acc, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<1x32xf32>
+  %f2 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<1x32xf32>) -> tensor<1x32xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, j)>], iterator_types = ["reduction", "parallel"]}
+       ins(%h : tensor<8x32xf32>) outs(%f2 : tensor<1x32xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<1x32xf32>
+  return %s, %m : tensor<8xf32>, tensor<1x32xf32>
+}

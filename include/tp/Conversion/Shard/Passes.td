@@ -70,9 +70,11 @@ def TPImportShardPass : Pass<"import-shard", "::mlir::ModuleOp"> {
       `tp.redistribute` of a distributed one.
     * The computation is raised to `model` ops, whose sharding rules tp
       has: a contraction `linalg.generic` (or `linalg.matmul`,
-      `linalg.batch_matmul`) of `[..., m, k]` by `[k, n]` or `[..., k, n]`
-      with a multiply-add body is `model.matmul` (plus `model.add` of its
-      init unless that is a zero fill); an element-wise `linalg.generic`
+      `linalg.batch_matmul`) of `[..., m, k]` by `[k, n]`, `[n, k]` (through
+      `model.transpose`) or `[..., k, n]` with a multiply-add body is
+      `model.matmul` (plus `model.add` of its init unless that is a zero
+      fill); a sum or max over one loop is `model.reduce_sum` /
+      `model.reduce_max`; an element-wise `linalg.generic`
       (or a named element-wise op) is its body's scalar ops as element-wise
       model ops (`addf`, `subf`, `mulf`, `negf`, `maximumf` with zero,
       `math.exp`, `math.log`, `math.tanh`, float constants);

@@ -4,7 +4,8 @@ math computed here in plain Python (float64) from the same inputs.
 usage: reference.py MODEL INPUTS.safetensors OUTPUTS.safetensors
 MODEL: mlp-gelu (gelu_tanh(x @ w1) @ w2, for each (w1, w2) pair of the
 arguments after x in turn), mlp (x @ w1 @ w2) or partial-add
-(x1 @ w1 + x2 @ w2) or exp (exp(x)). Prints the largest error and exits 1 if
+(x1 @ w1 + x2 @ w2), exp (exp(x)) or linear-rowsum (the row sums of
+x @ w^T). Prints the largest error and exits 1 if
 an element is off by more than 1e-4 relative to the output's scale.
 """
 import json
@@ -49,7 +50,14 @@ def main():
     model, inputs, outputs = sys.argv[1:4]
     ins = load(inputs)
     (out_shape, out) = load(outputs)["output"]
-    if model == "exp":
+    if model == "linear-rowsum":
+        (sx, x), (sw, w) = ins["arg0"], ins["arg1"]
+        n, k = sw
+        wt = [w[j * k + i] for i in range(k) for j in range(n)]
+        h, sh = matmul(x, sx, wt, [k, n])
+        ref = [sum(h[r * n:(r + 1) * n]) for r in range(sh[0])]
+        shape = [sh[0]]
+    elif model == "exp":
         shape, x = ins["arg0"]
         ref = [math.exp(v) for v in x]
     elif model == "partial-add":
