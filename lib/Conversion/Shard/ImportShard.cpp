@@ -256,6 +256,27 @@ bool isTrailingBroadcast(AffineMap map) {
   return true;
 }
 
+/// A generic that only moves the input's dims (a permutation map, a body
+/// yielding the input): `model.transpose`, or nothing when it is not one.
+std::optional<Value> raiseTranspose(OpBuilder &b, linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Block &body = op.getRegion().front();
+  if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 0 ||
+      !maps[0].isPermutation() || !maps[1].isIdentity() ||
+      body.getOperations().size() != 1 ||
+      cast<linalg::YieldOp>(body.getTerminator()).getValues()[0] !=
+          body.getArgument(0))
+    return std::nullopt;
+  // model's permutation[i] is the input dim that becomes dim i.
+  SmallVector<int64_t> permutation(maps[0].getNumResults());
+  for (auto [j, e] : llvm::enumerate(maps[0].getResults()))
+    permutation[cast<AffineDimExpr>(e).getPosition()] = j;
+  return m::TransposeOp::create(b, op.getLoc(), op.getResult(0).getType(),
+                                op.getDpsInputs()[0],
+                                b.getDenseI64ArrayAttr(permutation))
+      .getResult();
+}
+
 /// A sum or max over one loop of one input read whole: `model.reduce_sum`
 /// / `model.reduce_max` (which keep the dim with size 1), reshaped when the
 /// result drops the dim, combined with the init unless it is the
@@ -381,6 +402,8 @@ LogicalResult raiseLinalg(func::FuncOp func) {
                        << " results: model ops have one";
               if (isElementwise(g))
                 return raiseElementwise(b, g);
+              if (std::optional<Value> t = raiseTranspose(b, g))
+                return *t;
               if (g.getNumDpsInputs() == 1)
                 return raiseReduction(b, g);
               return raiseMatmul(b, g);

@@ -142,3 +142,28 @@ func.func @linear_reductions(%x: tensor<8x16xf32>, %w: tensor<32x16xf32>) -> (te
   } -> tensor<1x32xf32>
   return %s, %m : tensor<8xf32>, tensor<1x32xf32>
 }
+
+// -----
+
+// linalg.transpose and linalg.reduce through their generic forms:
+// model.transpose (permutation[i] the input dim that becomes dim i, as in
+// linalg.transpose) and model.reduce_sum.
+// CHECK-LABEL: func.func @transpose_reduce
+// CHECK: %[[T:.*]] = model.transpose %[[X:.*]] {permutation = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+// CHECK: %[[R:.*]] = model.reduce_sum %[[T]] {dim = 2 : i64} : (tensor<4x2x3xf32>) -> tensor<4x2x1xf32>
+// CHECK: %[[S:.*]] = model.reshape %[[R]] : (tensor<4x2x1xf32>) -> tensor<4x2xf32>
+// CHECK: return %[[T]], %[[S]]
+shard.grid @tp(shape = 4)
+func.func @transpose_reduce(%x: tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>, tensor<4x2xf32>) {
+  %e = tensor.empty() : tensor<4x2x3xf32>
+  %t = linalg.transpose ins(%x : tensor<2x3x4xf32>) outs(%e : tensor<4x2x3xf32>) permutation = [2, 0, 1]
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<4x2xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %r = linalg.reduce ins(%t : tensor<4x2x3xf32>) outs(%f1 : tensor<4x2xf32>) dimensions = [2]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %t, %r : tensor<4x2x3xf32>, tensor<4x2xf32>
+}

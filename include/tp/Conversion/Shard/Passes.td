@@ -74,7 +74,7 @@ def TPImportShardPass : Pass<"import-shard", "::mlir::ModuleOp"> {
       `model.transpose`) or `[..., k, n]` with a multiply-add body is
       `model.matmul` (plus `model.add` of its init unless that is a zero
       fill); a sum or max over one loop is `model.reduce_sum` /
-      `model.reduce_max`; an element-wise `linalg.generic`
+      `model.reduce_max`; a permutation of dims is `model.transpose`; an element-wise `linalg.generic`
       (or a named element-wise op) is its body's scalar ops as element-wise
       model ops (`addf`, `subf`, `mulf`, `negf`, `maximumf` with zero,
       `math.exp`, `math.log`, `math.tanh`, float constants);
