@@ -35,6 +35,12 @@ LogicalResult convertTPToShard(ModuleOp module);
 /// diagnostic naming what it cannot express.
 LogicalResult importShard(ModuleOp module);
 
+/// Rewrites the linalg computation of `func` as model ops (contractions,
+/// element-wise ops, sum/max reductions, permutations, tensor reshapes; see
+/// `import-shard`) and removes the inits and constants nothing reads any
+/// more; fails naming the first op that has no model form.
+LogicalResult raiseLinalgToModel(func::FuncOp func);
+
 /// Options of `tp-shard-pipeline`.
 struct TPShardPipelineOptions
     : public PassPipelineOptions<TPShardPipelineOptions> {
