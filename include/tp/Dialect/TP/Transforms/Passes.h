@@ -167,6 +167,11 @@ LogicalResult lowerStyles(ModuleOp module);
 LogicalResult propagatePlacements(ModuleOp module,
                                   bool checkPrecondition = true);
 
+/// Propagates placements through one function (what tp-propagate, a
+/// function pass, runs); the mesh is looked up in the module around it.
+LogicalResult propagatePlacements(func::FuncOp func,
+                                  bool checkPrecondition = true);
+
 /// Rewrites `tp.redistribute` ops into collectives.
 LogicalResult lowerRedistributions(ModuleOp module);
 
@@ -181,6 +186,10 @@ void eliminateCommonSubexpressionsAcrossPhases(Operation *root);
 
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);
+
+/// Partitions one function into its SPMD form (what tp-partition, a
+/// function pass, runs); meshes are only looked up in the module around it.
+LogicalResult partition(func::FuncOp func);
 
 /// Gathers again, right before the first backward reader, every forward
 /// all_gather of `func` the backward reads (tp-regather).
