@@ -157,16 +157,17 @@ void mlir::tp::buildTPShardPipeline(OpPassManager &pm,
                                     const TPShardPipelineOptions &options) {
   // Annotations become placements, linalg becomes model ops.
   pm.addPass(createTPImportShardPass());
-  // From here on as tp-pipeline after its styles: every value gets a
-  // placement from the rules, Partial kept until a layout needs it.
-  pm.addPass(createTPPropagatePass());
+  // From here on as tp-pipeline after its styles, one function at a time:
+  // every value gets a placement from the rules (Partial kept until a
+  // layout needs it), chains are composed (Partial -> Replicate -> Shard
+  // is one reduce_scatter), lowered to collectives and partitioned.
   OpPassManager &funcPM = pm.nest<func::FuncOp>();
-  // Chains composed (Partial -> Replicate -> Shard is one reduce_scatter).
+  funcPM.addPass(createTPPropagatePass());
   funcPM.addPass(createTPOptimizePass());
   funcPM.addPass(createTPLowerRedistributePass());
-  pm.addPass(createTPPartitionPass());
-  pm.addPass(createTPCSEPass());
-  pm.addNestedPass<func::FuncOp>(createTPMergeCollectivesPass());
+  funcPM.addPass(createTPPartitionPass());
+  funcPM.addPass(createTPCSEPass());
+  funcPM.addPass(createTPMergeCollectivesPass());
   if (!options.reportJson.empty() || options.reportTable)
     pm.addPass(createTPCommReportPass(
         TPCommReportPassOptions{options.reportJson, options.reportTable}));
