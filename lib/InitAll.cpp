@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "tp/Conversion/Shard/Passes.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
@@ -22,5 +23,6 @@ void mlir::tp::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::tp::registerAllPasses() {
   registerTPPasses();
+  registerTPShardConversions();
   registerTPPipelines();
 }
