@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "tp/Conversion/ModelToLinalg/Passes.h"
+#include "tp/Conversion/Shard/Passes.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
@@ -23,6 +24,7 @@ void mlir::tp::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::tp::registerAllPasses() {
   registerTPPasses();
+  registerTPShardConversions();
+  registerTPModelToLinalgPasses();
   registerTPPipelines();
-  registerTPConversionPasses();
 }

@@ -93,8 +93,10 @@ if [ "$mode" = thread ]; then
   # anyway; the single-rank reference run of --verify does not.)
   export OPENBLAS_NUM_THREADS=1
   # Every other test of this build is a gtest (TPRuntimeTests,
-  # TPExecutorTests, TPDialectTests); of lit, test/tp-run runs tp-run on the
-  # threads backend.
+  # TPExecutorTests, TPDialectTests), tp-format, or tp-embed-install (the
+  # installed package: examples/embed built with the same -fsanitize flags,
+  # run on rank threads); of lit, test/tp-run runs tp-run on the threads
+  # backend.
   ctest --test-dir "$dir" --output-on-failure -j"$JOBS" \
     -E '^(tp-lit|tp-docs-current)$' || status=1
   "$lit" -sv -j"$JOBS" "$dir/test/tp-run" || status=1

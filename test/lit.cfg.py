@@ -38,6 +38,10 @@ if getattr(config, "tp_have_cuda", 0):
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%examples", os.path.join(config.tp_src_root, "examples")))
+# MLIR's runtime libraries, for mlir-runner (programs exported to upstream
+# ops and lowered by mlir-opt).
+config.substitutions.append(("%mlir_lib_dir", os.path.realpath(
+    os.path.join(config.llvm_tools_dir, "..", "lib"))))
 # The example style plugin (examples/style-plugin), for --load-style-plugin.
 config.substitutions.append(("%style_plugin", os.path.join(
     config.tp_obj_root, "lib", "libTPExampleStylePlugin.so")))

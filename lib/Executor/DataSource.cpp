@@ -51,8 +51,23 @@ static void checkShape(const rt::SafetensorsFile &file, const std::string &name,
   }
 }
 
+/// Throws unless \p t, given in memory for \p what, has \p expected shape.
+static void checkShape(const Tensor &t, const std::string &what,
+                       const std::vector<int64_t> &expected) {
+  if (t.shape() != expected)
+    throw std::runtime_error(what + " given in memory has shape [" +
+                             t.shapeString() + "] but the model expects [" +
+                             Tensor(expected).shapeString() + "]");
+}
+
 Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
                          const Slice *slice) const {
+  if (auto it = weightTensors.find(p.name); it != weightTensors.end()) {
+    const Tensor &t = *it->second;
+    checkShape(t, "parameter '" + p.name + "'", p.globalShape);
+    return (slice ? rt::sliceDim(t, slice->dim, slice->offset, slice->size) : t)
+        .to(p.dtype);
+  }
   if (weights) {
     checkShape(*weights, p.name, p.globalShape);
     return (slice ? weights->readSlice(p.name, slice->dim, slice->offset,
@@ -101,6 +116,8 @@ int64_t DataSource::checkInputs(const std::vector<InputInfo> &inputs,
   int64_t batches = 0;
   const InputInfo *first = nullptr;
   for (const InputInfo &in : inputs) {
+    if (inputTensors.count(in.name))
+      continue;
     int64_t n = batchesOf(in, file);
     if (!n)
       continue;
@@ -124,18 +141,26 @@ int64_t DataSource::checkInputs(const std::vector<InputInfo> &inputs,
 
 Tensor DataSource::input(const InputInfo &in,
                          rt::SafetensorsFile *inputs) const {
-  if (inputs) {
-    std::string where = inputs->path() + ": input '" + in.name + "'";
+  auto held = inputTensors.find(in.name);
+  if (held != inputTensors.end() || inputs) {
+    std::string where;
     Tensor t;
-    if (int64_t batches = batchesOf(in, *inputs); batches == 0) {
-      t = inputs->read(in.name);
+    if (held != inputTensors.end()) {
+      where = "input '" + in.name + "' given in memory";
+      checkShape(*held->second, "input '" + in.name + "'", in.shape);
+      t = *held->second;
     } else {
-      if (step < 0 || step >= batches)
-        throw std::runtime_error(where + " holds " + batchesText(batches) +
-                                 ", none for step " + std::to_string(step));
-      // Only this step's bytes.
-      t = inputs->readSlice(in.name, 0, step, 1).reshaped(in.shape);
-      where += " (batch " + std::to_string(step) + ")";
+      where = inputs->path() + ": input '" + in.name + "'";
+      if (int64_t batches = batchesOf(in, *inputs); batches == 0) {
+        t = inputs->read(in.name);
+      } else {
+        if (step < 0 || step >= batches)
+          throw std::runtime_error(where + " holds " + batchesText(batches) +
+                                   ", none for step " + std::to_string(step));
+        // Only this step's bytes.
+        t = inputs->readSlice(in.name, 0, step, 1).reshaped(in.shape);
+        where += " (batch " + std::to_string(step) + ")";
+      }
     }
     if (!in.isTokens)
       return t.to(in.dtype);

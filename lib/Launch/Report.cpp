@@ -85,7 +85,7 @@ void writeCollectives(json::Writer &w,
 
 void RunReport::print(llvm::raw_ostream &os) const {
   rt::DType dtype = programDType(*program);
-  os << "tp-run: " << program->numRanks() << " rank(s), mesh "
+  os << toolName << ": " << program->numRanks() << " rank(s), mesh "
      << meshString(*program) << ", backend " << backend << ", "
      << rt::dtypeName(dtype) << ", " << program->size()
      << " instructions, peak " << run->peakBytes << " bytes/rank, "

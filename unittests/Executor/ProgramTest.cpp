@@ -487,6 +487,60 @@ TEST_F(ProgramTest, BadTokenFilesNameTheFileAndInput) {
               "token ids as BF16");
 }
 
+TEST_F(ProgramTest, TensorsHeldInMemoryComeBeforeFilesAndTheGenerator) {
+  Program program = compile(kTokenLoss);
+  const auto &in = program.inputs()[0];
+  ::mlir::tp::exec::ParamInfo p;
+  p.name = "fc.weight";
+  p.globalShape = {4, 6};
+  rt::Tensor weight = rt::Tensor::full({4, 6}, 0.5f);
+  weight.data()[7] = 2.0f;
+  rt::Tensor tokens = rt::Tensor::fromInts({2, 6}, std::vector<int64_t>(12, 4));
+  // A file holding other tokens, which the tensor in memory overrides.
+  TempFile file;
+  rt::Tensor other = rt::Tensor::fromInts({2, 6}, std::vector<int64_t>(12, 1));
+  rt::Tensor targets =
+      rt::Tensor::fromInts({12}, std::vector<int64_t>(12, 2), rt::DType::I32);
+  rt::writeSafetensors(file.path, {{"tokens", &other}, {"targets", &targets}});
+  DataSource data;
+  data.inputsFile = file.path;
+  data.weightTensors["fc.weight"] = std::make_shared<rt::Tensor>(weight);
+  data.inputTensors["tokens"] = std::make_shared<rt::Tensor>(tokens);
+  EXPECT_EQ(data.param(p, nullptr), weight);
+  ::mlir::tp::exec::Slice slice{0, 1, 2};
+  EXPECT_EQ(data.param(p, nullptr, &slice), rt::sliceDim(weight, 0, 1, 2));
+  EXPECT_EQ(Program::globalInput(in, data), tokens);
+  EXPECT_EQ(data.checkInputs(program.inputs(), 1), 0);
+  // Without it, the file's.
+  DataSource fromFile = data;
+  fromFile.inputTensors.clear();
+  EXPECT_EQ(Program::globalInput(in, fromFile), other);
+
+  // The shape and the ids are checked as a file's are.
+  auto expectError = [&](DataSource &source, auto read,
+                         const std::string &part) {
+    try {
+      read(source);
+      ADD_FAILURE() << "no error for " << part;
+    } catch (const std::runtime_error &e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << e.what();
+    }
+  };
+  DataSource bad;
+  bad.weightTensors["fc.weight"] =
+      std::make_shared<rt::Tensor>(rt::Tensor({6, 4}));
+  bad.inputTensors["tokens"] = std::make_shared<rt::Tensor>(
+      rt::Tensor::fromInts({2, 6}, std::vector<int64_t>(12, 10)));
+  expectError(
+      bad, [&](DataSource &d) { d.param(p, nullptr); },
+      "parameter 'fc.weight' given in memory has shape [6x4] but the model "
+      "expects [4x6]");
+  expectError(
+      bad, [&](DataSource &d) { Program::globalInput(in, d); },
+      "input 'tokens' given in memory holds id 10 outside [0, 10)");
+}
+
 TEST_F(ProgramTest, IntegerInputsThatIndexNothingAreRejected) {
   try {
     compile(R"(

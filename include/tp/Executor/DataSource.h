@@ -14,6 +14,8 @@
 #include "tp/Runtime/Tensor.h"
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -89,6 +91,13 @@ struct DataSource {
   /// (parameters) and function argument names (inputs).
   std::string weightsFile;
   std::string inputsFile;
+  /// Global parameters (by FQN) and inputs (by argument name) held in
+  /// memory, as an embedder's buffers give them (the C API): a tensor here
+  /// is taken before the files and the generator. An input held here is
+  /// one batch, which every step reads. Shared, so that the per-rank copies
+  /// of a DataSource do not copy the tensors.
+  std::map<std::string, std::shared_ptr<const Tensor>> weightTensors,
+      inputTensors;
   /// The training step whose inputs a run reads (0: the first, and a
   /// single run's).
   int64_t step = 0;
@@ -100,15 +109,15 @@ struct DataSource {
   static ParamInit paramInit(const std::string &name,
                              const std::vector<int64_t> &globalShape);
 
-  /// Parameter \p p (or its \p slice) from \p weights (this source's
-  /// weights file, opened) or the generator, in p.dtype. Throws naming the
-  /// file and tensor when it is missing or has another shape.
+  /// Parameter \p p (or its \p slice) from weightTensors, \p weights (this
+  /// source's weights file, opened) or the generator, in p.dtype. Throws naming
+  /// the file and tensor when it is missing or has another shape.
   Tensor param(const ParamInfo &p, runtime::SafetensorsFile *weights,
                const Slice *slice = nullptr) const;
-  /// Input \p in of this source's step from \p inputs (this source's inputs
-  /// file, opened) or the generator, in in.dtype. A file may hold token ids
-  /// as I64, I32 (what PyTorch writes for either) or F32 holding integers
-  /// (files from before the integer dtypes), converted exactly; a
+  /// Input \p in of this source's step from inputTensors, \p inputs (this
+  /// source's inputs file, opened) or the generator, in in.dtype. A file may
+  /// hold token ids as I64, I32 (what PyTorch writes for either) or F32 holding
+  /// integers (files from before the integer dtypes), converted exactly; a
   /// non-integral id, an id outside [0, vocab) or another dtype throws
   /// naming the file, the input and the batch.
   Tensor input(const InputInfo &in, runtime::SafetensorsFile *inputs) const;

@@ -21,6 +21,8 @@ namespace mlir::tp::exec {
 
 /// One run as tp-run reports it.
 struct RunReport {
+  /// The program the first line names (an embedder's own name).
+  std::string toolName = "tp-run";
   std::string backend;
   const Program *program = nullptr;
   const RunResult *run = nullptr;

@@ -188,24 +188,33 @@ struct Report {
   }
 };
 
+/// The collectives of `module` counted, or failure (with a diagnostic) when
+/// it is not a partitioned program.
+FailureOr<Report> collectReport(ModuleOp module) {
+  if (failed(checkPassPrecondition(module, TPPass::CommReport)))
+    return failure();
+  Report report;
+  module.walk([&](Operation *op) {
+    report.training |= getPhase(op) != Phase::Forward;
+    if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp, BroadcastOp>(
+            op))
+      report.add(op);
+  });
+  return report;
+}
+
 struct CommReportPass
     : public mlir::tp::impl::TPCommReportPassBase<CommReportPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(checkPassPrecondition(getOperation(), TPPass::CommReport)))
+    FailureOr<Report> report = collectReport(getOperation());
+    if (failed(report))
       return signalPassFailure();
-    Report report;
-    getOperation().walk([&](Operation *op) {
-      report.training |= getPhase(op) != Phase::Forward;
-      if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
-              BroadcastOp>(op))
-        report.add(op);
-    });
     if (printTable)
-      report.printTable(llvm::errs());
+      report->printTable(llvm::errs());
     if (jsonFile.empty())
       return;
-    std::string text = report.toJSON() + "\n";
+    std::string text = report->toJSON() + "\n";
     if (jsonFile == "-") {
       llvm::outs() << text;
       llvm::outs().flush();
@@ -223,3 +232,10 @@ struct CommReportPass
 };
 
 } // namespace
+
+FailureOr<std::string> mlir::tp::getCommReportJSON(ModuleOp module) {
+  FailureOr<Report> report = collectReport(module);
+  if (failed(report))
+    return failure();
+  return report->toJSON();
+}

@@ -391,6 +391,15 @@ LogicalResult mlir::tp::partition(ModuleOp module) {
   return success();
 }
 
+LogicalResult mlir::tp::partition(func::FuncOp func) {
+  if (func.isExternal())
+    return success();
+  if (failed(checkPassPrecondition(func, TPPass::Partition)))
+    return failure();
+  SymbolTableCollection symbols;
+  return partitionFunc(func, symbols);
+}
+
 namespace {
 struct PartitionPass : public tp::impl::TPPartitionPassBase<PartitionPass> {
   void runOnOperation() override {

@@ -33,8 +33,9 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
         options.optimizer, options.lr, options.momentum, /*dampening=*/0,
         options.weightDecay, /*nesterov=*/false, options.beta1, options.beta2,
         options.eps, options.maxGradNorm}));
-  // The next two steps rewrite one function at a time (func.func passes),
-  // so they share one nested pipeline.
+  // From here on every step rewrites one function at a time (func.func
+  // passes; meshes are only looked up), so they share one nested pipeline
+  // and a compiler can run them on its functions in parallel.
   OpPassManager &funcPM = pm.nest<func::FuncOp>();
   // Cancel and merge redistributions before they cost communication.
   funcPM.addPass(createTPOptimizePass());
@@ -42,21 +43,21 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   funcPM.addPass(createTPLowerRedistributePass());
   // Each function becomes the SPMD program every rank runs: local types,
   // composite modules inlined.
-  pm.addPass(createTPPartitionPass());
+  funcPM.addPass(createTPPartitionPass());
   // Collectives are Pure (every rank runs this one function): identical ones
   // (same input, mesh axes, attributes and module) are computed once, and
   // unused ones are dropped, alike on every rank. A training step's phases
   // share them: what the forward gathered, the backward does not gather
   // again.
-  pm.addPass(createTPCSEPass());
+  funcPM.addPass(createTPCSEPass());
   // Memory for communication: what the backward reads of the forward's
   // gathers is gathered again there, from the shards.
   if (options.grad && options.regather)
-    pm.addNestedPass<func::FuncOp>(createTPRegatherPass());
+    funcPM.addPass(createTPRegatherPass());
   // Fewer, larger all_reduces: a Partial on two mesh axes reduced at once,
   // and the all_reduces nobody reads until later (a training step's
   // gradients and loss) in buckets.
-  pm.addNestedPass<func::FuncOp>(createTPMergeCollectivesPass(
+  funcPM.addPass(createTPMergeCollectivesPass(
       TPMergeCollectivesPassOptions{options.bucketBytes}));
   // Count what each rank communicates.
   if (!options.reportJson.empty() || options.reportTable)

@@ -79,12 +79,11 @@ static StringRef servingModule(Operation *op) {
 
 namespace {
 
-/// Propagation state for one module: the mesh and its op.
+/// Propagation state: the mesh and a reference to it.
 class Propagator {
 public:
-  Propagator(ModuleOp module, MeshOp mesh)
-      : module(module), mesh(mesh),
-        meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
+  explicit Propagator(MeshOp mesh)
+      : mesh(mesh), meshRef(FlatSymbolRefAttr::get(mesh.getSymNameAttr())) {}
 
   LogicalResult run(func::FuncOp func) {
     if (failed(runBlock(func.getBody().front())))
@@ -327,45 +326,70 @@ private:
     return success();
   }
 
-  ModuleOp module;
   MeshOp mesh;
   FlatSymbolRefAttr meshRef;
 };
 
 } // namespace
 
+/// The mesh placements refer to: the first `tp.mesh` of the module around
+/// `op` (or `op` itself), looked up, never changed, so a function pass may
+/// call it.
+static MeshOp findMesh(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return nullptr;
+  for (MeshOp mesh : module.getOps<MeshOp>())
+    return mesh;
+  return nullptr;
+}
+
+/// Takes the style markers off the ops under `root` once every placement
+/// is known.
+static void removeAxisMarkers(Operation *root) {
+  // (The name is uniqued once, not once per op.)
+  StringAttr axisAttr =
+      TPDialect::TpAxisAttrHelper(root->getContext()).getName();
+  root->walk([&](Operation *op) {
+    if (op->getDiscardableAttr(axisAttr))
+      op->removeDiscardableAttr(axisAttr);
+  });
+}
+
 LogicalResult mlir::tp::propagatePlacements(ModuleOp module,
                                             bool checkPrecondition) {
   if (checkPrecondition &&
       failed(checkPassPrecondition(module, TPPass::Propagate)))
     return failure();
-  // Meshes are symbols of the module itself.
-  MeshOp mesh;
-  for (MeshOp m : module.getOps<MeshOp>()) {
-    mesh = m;
-    break;
-  }
+  for (auto func : module.getOps<func::FuncOp>())
+    if (failed(propagatePlacements(func, /*checkPrecondition=*/false)))
+      return failure();
+  return success();
+}
+
+LogicalResult mlir::tp::propagatePlacements(func::FuncOp func,
+                                            bool checkPrecondition) {
+  if (func.isExternal())
+    return success();
+  if (checkPrecondition &&
+      failed(checkPassPrecondition(func, TPPass::Propagate)))
+    return failure();
+  // Meshes are symbols of the module around the function.
+  MeshOp mesh = findMesh(func);
   if (!mesh)
     return success(); // Nothing is distributed without a mesh.
-  Propagator propagator(module, mesh);
-  for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal() && failed(propagator.run(func)))
-      return failure();
+  if (failed(Propagator(mesh).run(func)))
+    return failure();
   // The style markers are spent once every placement is known.
-  // (The name is uniqued once, not once per op.)
-  StringAttr axisAttr =
-      TPDialect::TpAxisAttrHelper(module.getContext()).getName();
-  module.walk([&](Operation *op) {
-    if (op->getDiscardableAttr(axisAttr))
-      op->removeDiscardableAttr(axisAttr);
-  });
+  removeAxisMarkers(func);
   return success();
 }
 
 LogicalResult mlir::tp::propagatePlacementsFrom(Operation *first) {
-  auto module = first->getParentOfType<ModuleOp>();
-  for (MeshOp mesh : module.getOps<MeshOp>())
-    return Propagator(module, mesh).runFrom(first);
+  if (MeshOp mesh = findMesh(first))
+    return Propagator(mesh).runFrom(first);
   return success(); // Nothing is distributed without a mesh.
 }
 

@@ -167,6 +167,11 @@ LogicalResult lowerStyles(ModuleOp module);
 LogicalResult propagatePlacements(ModuleOp module,
                                   bool checkPrecondition = true);
 
+/// Propagates placements through one function (what tp-propagate, a
+/// function pass, runs); the mesh is looked up in the module around it.
+LogicalResult propagatePlacements(func::FuncOp func,
+                                  bool checkPrecondition = true);
+
 /// Rewrites `tp.redistribute` ops into collectives.
 LogicalResult lowerRedistributions(ModuleOp module);
 
@@ -182,9 +187,20 @@ void eliminateCommonSubexpressionsAcrossPhases(Operation *root);
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);
 
+/// Partitions one function into its SPMD form (what tp-partition, a
+/// function pass, runs); meshes are only looked up in the module around it.
+LogicalResult partition(func::FuncOp func);
+
 /// Gathers again, right before the first backward reader, every forward
 /// all_gather of `func` the backward reads (tp-regather).
 LogicalResult regatherForBackward(func::FuncOp func);
+
+/// The communication report of a partitioned `module` as JSON, what
+/// tp-comm-report writes (without the final newline): collectives and bytes
+/// per rank in total, per module and per phase. Fails with a diagnostic on
+/// a module tp-comm-report refuses (styles, unpropagated placements or
+/// redistributions left).
+FailureOr<std::string> getCommReportJSON(ModuleOp module);
 
 /// Fuses chained all_reduces and buckets the independent ones of `func`
 /// (tp-merge-collectives); a bucket holds at most `bucketBytes` per rank

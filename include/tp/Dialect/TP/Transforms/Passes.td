@@ -63,7 +63,7 @@ def TPLowerStylesPass : Pass<"tp-lower-styles", "::mlir::ModuleOp"> {
 // Propagation and optimization
 //===----------------------------------------------------------------------===//
 
-def TPPropagatePass : Pass<"tp-propagate", "::mlir::ModuleOp"> {
+def TPPropagatePass : Pass<"tp-propagate", "::mlir::func::FuncOp"> {
   let summary = "Propagate placements through unannotated ops";
   let description = [{
     Gives every value downstream of a distributed tensor a placement, using
@@ -73,6 +73,9 @@ def TPPropagatePass : Pass<"tp-propagate", "::mlir::ModuleOp"> {
     declared layout (`tp.distribute` of a distributed value), a
     `tp.redistribute` is inserted, so N ranks always compute what one rank
     computes.
+
+    A function pass: the mesh is looked up in the module around the
+    function, never changed.
   }];
 }
 
@@ -171,7 +174,7 @@ def TPLowerRedistributePass
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
-def TPPartitionPass : Pass<"tp-partition", "::mlir::ModuleOp"> {
+def TPPartitionPass : Pass<"tp-partition", "::mlir::func::FuncOp"> {
   let summary = "Turn the distributed program into one SPMD function";
   let description = [{
     Replaces every `!tp.dtensor` by this rank's local tensor type, removes
@@ -180,6 +183,10 @@ def TPPartitionPass : Pass<"tp-partition", "::mlir::ModuleOp"> {
     ops, and inlines composite modules. Function results that stay
     distributed keep their global `!tp.dtensor` types in the
     `tp.result_types` function attribute so a runtime can reassemble them.
+
+    A function pass: it rewrites one function and its own signature
+    (tp-propagate hands a `func.call` only replicated, plain tensors, so
+    no caller sees a distributed type change); meshes are only looked up.
   }];
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
@@ -213,7 +220,7 @@ def TPMergeCollectivesPass
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
-def TPCSEPass : Pass<"tp-cse", "::mlir::ModuleOp"> {
+def TPCSEPass : Pass<"tp-cse", "::mlir::func::FuncOp"> {
   let summary = "Merge identical ops, whatever training phase they serve";
   let description = [{
     MLIR's common subexpression elimination, except that the `tp.phase`
@@ -223,7 +230,7 @@ def TPCSEPass : Pass<"tp-cse", "::mlir::ModuleOp"> {
     phase, so that communication the forward already did is not counted
     again for the backward, and nothing moves to another phase. The
     pipeline runs it after tp-partition, where ranks' collectives are
-    Pure ops on local tensors.
+    Pure ops on local tensors. A function pass.
   }];
 }
 

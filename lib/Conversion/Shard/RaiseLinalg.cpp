@@ -1,0 +1,428 @@
+//===- RaiseLinalg.cpp - linalg computation as model ops --------*- C++ -*-===//
+//
+// The half of import-shard that makes an upstream computation something
+// tp's sharding rules know: linalg contractions, element-wise ops,
+// reductions and permutations, and tensor reshapes become the model ops
+// that compute the same values. What has no model op is an error naming
+// the op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/PatternMatch.h"
+#include "tp/Conversion/Shard/Passes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+namespace m = mlir::tp::model;
+
+namespace {
+
+/// Whether `v` is a zero fill (`linalg.fill` of a 0.0 constant).
+bool isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+  return f && f.getValue().isZero();
+}
+
+/// The init a linalg op accumulates into, as a value a model op can read:
+/// a fill of a constant becomes `model.full`; `tensor.empty` is no value.
+FailureOr<Value> initValue(OpBuilder &b, Operation *op, Value init) {
+  if (init.getDefiningOp<tensor::EmptyOp>())
+    return op->emitError() << op->getName()
+                           << " reads its init, an uninitialized "
+                              "tensor.empty: nothing to import";
+  if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+    auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+    if (!f)
+      return op->emitError() << op->getName()
+                             << " accumulates into a fill of a non-constant "
+                                "value: no model op expresses it";
+    return m::FullOp::create(b, op->getLoc(), init.getType(),
+                             b.getF64FloatAttr(f.getValueAsDouble()))
+        .getResult();
+  }
+  return init;
+}
+
+/// A contraction `[..., m, k] x [k, n]` (or `[..., k, n]`) -> `[..., m, n]`
+/// with a multiply-add body, as model.matmul (+ model.add of the init).
+FailureOr<Value> raiseMatmul(OpBuilder &b, linalg::GenericOp op) {
+  auto fail = [&](const Twine &why) {
+    return op.emitError() << "linalg.generic is not a matmul model.matmul "
+                             "expresses: "
+                          << why;
+  };
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return fail("it needs two inputs and one init");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap lhs = maps[0], rhs = maps[1], out = maps[2];
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (reductions.size() != 1)
+    return fail("it has " + Twine(reductions.size()) +
+                " reduction loops, not one");
+  if (!out.isProjectedPermutation() || out.getNumResults() < 2)
+    return fail("the result map is not a projected permutation of rank >= 2");
+  AffineExpr k = getAffineDimExpr(reductions[0], op.getContext());
+  SmallVector<AffineExpr> o(out.getResults());
+  int64_t r = o.size();
+  // lhs [o_0 .. o_{r-2}, k]; rhs [k, o_{r-1}] or [o_0 .. o_{r-3}, k, o_{r-1}].
+  SmallVector<AffineExpr> wantLhs(o.begin(), o.end() - 1);
+  wantLhs.push_back(k);
+  SmallVector<AffineExpr> rhs2 = {k, o[r - 1]};
+  SmallVector<AffineExpr> rhsN(o.begin(), o.end() - 2);
+  rhsN.push_back(k);
+  rhsN.push_back(o[r - 1]);
+  if (lhs.getResults() != ArrayRef<AffineExpr>(wantLhs))
+    return fail("the lhs map is not [..., m, k]");
+  // A weight stored [n, k] (nn.Linear's layout, linalg.matmul with a
+  // transposed rhs) is read through a model.transpose.
+  SmallVector<AffineExpr> rhsT = {o[r - 1], k};
+  bool transposed = rhs.getResults() == ArrayRef<AffineExpr>(rhsT);
+  if (!transposed && rhs.getResults() != ArrayRef<AffineExpr>(rhs2) &&
+      rhs.getResults() != ArrayRef<AffineExpr>(rhsN))
+    return fail("the rhs map is neither [k, n], [n, k] nor [..., k, n]");
+  // Body: out + a * b (either order of either op).
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || body.getOperations().size() != 3)
+    return fail("its body is not out + a * b");
+  Value acc = body.getArgument(2);
+  Value prod = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto mul = prod.getDefiningOp<arith::MulFOp>();
+  if ((add.getLhs() != acc && add.getRhs() != acc) || !mul ||
+      !((mul.getLhs() == body.getArgument(0) &&
+         mul.getRhs() == body.getArgument(1)) ||
+        (mul.getLhs() == body.getArgument(1) &&
+         mul.getRhs() == body.getArgument(0))))
+    return fail("its body is not out + a * b");
+  Location loc = op.getLoc();
+  Type type = op.getResult(0).getType();
+  Value rhsValue = op.getDpsInputs()[1];
+  if (transposed) {
+    auto t = cast<RankedTensorType>(rhsValue.getType());
+    rhsValue = m::TransposeOp::create(
+        b, loc,
+        RankedTensorType::get({t.getDimSize(1), t.getDimSize(0)},
+                              t.getElementType()),
+        rhsValue, b.getDenseI64ArrayAttr({1, 0}));
+  }
+  Value mm = m::MatmulOp::create(b, loc, type, op.getDpsInputs()[0], rhsValue);
+  Value init = op.getDpsInits()[0];
+  if (isZeroFill(init))
+    return mm;
+  FailureOr<Value> base = initValue(b, op, init);
+  if (failed(base))
+    return failure();
+  return m::AddOp::create(b, loc, type, mm, *base).getResult();
+}
+
+/// An element-wise linalg.generic (identity maps, parallel loops): its body
+/// replayed on whole tensors with element-wise model ops.
+FailureOr<Value> raiseElementwise(OpBuilder &b, linalg::GenericOp op) {
+  Location loc = op.getLoc();
+  auto outType = cast<RankedTensorType>(op.getResult(0).getType());
+  Type elementType = outType.getElementType();
+  auto scalarType = RankedTensorType::get({}, elementType);
+  Block &body = op.getRegion().front();
+  IRMapping map;
+  for (auto [arg, in] : llvm::zip(body.getArguments(), op.getDpsInputs()))
+    map.map(arg, in);
+  BlockArgument outArg = body.getArgument(op.getNumDpsInputs());
+  if (!outArg.use_empty()) {
+    FailureOr<Value> init = initValue(b, op, op.getDpsInits()[0]);
+    if (failed(init))
+      return failure();
+    map.map(outArg, *init);
+  }
+  // A value's tensor type: the output's, or rank 0 for constants only.
+  auto typeOf = [&](Value x, Value y) -> Type {
+    auto tx = cast<RankedTensorType>(x.getType());
+    auto ty = cast<RankedTensorType>(y.getType());
+    return tx.getRank() >= ty.getRank() ? tx : ty;
+  };
+  auto full = [&](double v) {
+    return m::FullOp::create(b, loc, scalarType, b.getF64FloatAttr(v))
+        .getResult();
+  };
+  for (Operation &inner : body.without_terminator()) {
+    auto operand = [&](unsigned i) { return map.lookup(inner.getOperand(i)); };
+    Value result =
+        llvm::TypeSwitch<Operation *, Value>(&inner)
+            .Case([&](arith::ConstantOp c) -> Value {
+              auto f = dyn_cast<FloatAttr>(c.getValue());
+              return f ? full(f.getValueAsDouble()) : Value();
+            })
+            .Case([&](arith::AddFOp) -> Value {
+              return m::AddOp::create(b, loc, typeOf(operand(0), operand(1)),
+                                      operand(0), operand(1));
+            })
+            .Case([&](arith::SubFOp) -> Value {
+              return m::SubOp::create(b, loc, typeOf(operand(0), operand(1)),
+                                      operand(0), operand(1));
+            })
+            .Case([&](arith::MulFOp) -> Value {
+              return m::MulOp::create(b, loc, typeOf(operand(0), operand(1)),
+                                      operand(0), operand(1));
+            })
+            .Case([&](arith::NegFOp) -> Value {
+              return m::NegOp::create(b, loc, operand(0).getType(), operand(0));
+            })
+            .Case([&](math::ExpOp) -> Value {
+              return m::ExpOp::create(b, loc, operand(0).getType(), operand(0));
+            })
+            .Case([&](math::LogOp) -> Value {
+              return m::LogOp::create(b, loc, operand(0).getType(), operand(0));
+            })
+            .Case([&](math::TanhOp) -> Value {
+              // tanh(z) = 2 / (1 + exp(-2z)) - 1, the reciprocal as
+              // exp(-log(.)): model has no division. exp(-2z) overflowing
+              // to inf still gives -1.
+              Value z = operand(0);
+              Type t = z.getType();
+              Value e = m::ExpOp::create(
+                  b, loc, t, m::MulOp::create(b, loc, t, z, full(-2.0)));
+              Value den = m::AddOp::create(b, loc, t, e, full(1.0));
+              Value inv = m::ExpOp::create(
+                  b, loc, t,
+                  m::NegOp::create(b, loc, t,
+                                   m::LogOp::create(b, loc, t, den)));
+              return m::SubOp::create(
+                  b, loc, t, m::MulOp::create(b, loc, t, inv, full(2.0)),
+                  full(1.0));
+            })
+            .Case([&](arith::MaximumFOp mx) -> Value {
+              // max(x, 0) is ReLU; other maxima have no model op.
+              for (int i = 0; i < 2; ++i) {
+                auto c =
+                    mx->getOperand(1 - i).getDefiningOp<arith::ConstantOp>();
+                auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+                if (f && f.getValue().isZero())
+                  return m::ReluOp::create(b, loc, operand(i).getType(),
+                                           operand(i));
+              }
+              return Value();
+            })
+            .Default([](Operation *) { return Value(); });
+    if (!result)
+      return op.emitError()
+             << "element-wise linalg.generic: its body op '" << inner.getName()
+             << "' has no element-wise model op";
+    map.map(inner.getResult(0), result);
+  }
+  Value yielded =
+      map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getValues()[0]);
+  if (yielded.getType() != outType)
+    return op.emitError() << "element-wise linalg.generic yields "
+                          << yielded.getType() << ", not its result type "
+                          << outType
+                          << ": no model op broadcasts a value to a shape";
+  return yielded;
+}
+
+/// Whether `map` reads the trailing dims of the loops in order
+/// (`(d0, d1, d2) -> (d1, d2)`): NumPy broadcasting, which model's binary
+/// ops do (dims aligned at the end).
+bool isTrailingBroadcast(AffineMap map) {
+  int64_t skip = map.getNumDims() - map.getNumResults();
+  if (skip < 0 || map.getNumSymbols() != 0)
+    return false;
+  for (auto [i, e] : llvm::enumerate(map.getResults())) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || d.getPosition() != skip + i)
+      return false;
+  }
+  return true;
+}
+
+/// A generic that only moves the input's dims (a permutation map, a body
+/// yielding the input): `model.transpose`, or nothing when it is not one.
+std::optional<Value> raiseTranspose(OpBuilder &b, linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Block &body = op.getRegion().front();
+  if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 0 ||
+      !maps[0].isPermutation() || !maps[1].isIdentity() ||
+      body.getOperations().size() != 1 ||
+      cast<linalg::YieldOp>(body.getTerminator()).getValues()[0] !=
+          body.getArgument(0))
+    return std::nullopt;
+  // model's permutation[i] is the input dim that becomes dim i.
+  SmallVector<int64_t> permutation(maps[0].getNumResults());
+  for (auto [j, e] : llvm::enumerate(maps[0].getResults()))
+    permutation[cast<AffineDimExpr>(e).getPosition()] = j;
+  return m::TransposeOp::create(b, op.getLoc(), op.getResult(0).getType(),
+                                op.getDpsInputs()[0],
+                                b.getDenseI64ArrayAttr(permutation))
+      .getResult();
+}
+
+/// A sum or max over one loop of one input read whole: `model.reduce_sum`
+/// / `model.reduce_max` (which keep the dim with size 1), reshaped when the
+/// result drops the dim, combined with the init unless it is the
+/// reduction's identity.
+FailureOr<Value> raiseReduction(OpBuilder &b, linalg::GenericOp op) {
+  auto fail = [&](const Twine &why) {
+    return op.emitError() << "linalg.generic is not a reduction a model op "
+                             "expresses: "
+                          << why;
+  };
+  SmallVector<unsigned> reductions;
+  op.getReductionDims(reductions);
+  if (op.getNumDpsInputs() != 1 || reductions.size() != 1)
+    return fail("it needs one input and one reduction loop");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  unsigned dim = reductions[0];
+  if (!maps[0].isIdentity())
+    return fail("its input is not read whole");
+  // The result: the loops without `dim`, or with `dim` as a constant 0.
+  bool keep = maps[1].getNumResults() == maps[0].getNumResults();
+  for (auto [i, e] : llvm::enumerate(maps[1].getResults())) {
+    unsigned loop = keep || i < dim ? i : i + 1;
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (keep && loop == dim ? !(c && c.getValue() == 0)
+                            : e != getAffineDimExpr(loop, op.getContext()))
+      return fail("its result map is not the input's without the reduced "
+                  "loop");
+  }
+  Block &body = op.getRegion().front();
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getValues()[0];
+  Operation *combine = yielded.getDefiningOp();
+  if (!combine || body.getOperations().size() != 2 ||
+      !llvm::is_contained(combine->getOperands(), body.getArgument(0)) ||
+      !llvm::is_contained(combine->getOperands(), body.getArgument(1)))
+    return fail("its body is not one combination of the input and the "
+                "accumulator");
+  bool isSum = isa<arith::AddFOp>(combine);
+  if (!isSum && !isa<arith::MaximumFOp>(combine))
+    return fail("its body combines with '" + combine->getName().getStringRef() +
+                "', not addf or maximumf");
+  Location loc = op.getLoc();
+  auto in = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  SmallVector<int64_t> keptShape(in.getShape());
+  keptShape[dim] = 1;
+  auto keptType = RankedTensorType::get(keptShape, in.getElementType());
+  IntegerAttr dimAttr = b.getI64IntegerAttr(dim);
+  Value r = isSum ? m::ReduceSumOp::create(b, loc, keptType,
+                                           op.getDpsInputs()[0], dimAttr)
+                        .getResult()
+                  : m::ReduceMaxOp::create(b, loc, keptType,
+                                           op.getDpsInputs()[0], dimAttr)
+                        .getResult();
+  Type type = op.getResult(0).getType();
+  if (type != keptType)
+    r = m::ReshapeOp::create(b, loc, type, r);
+  // The init: nothing to do for the identity (0 for a sum, -inf for a max).
+  Value init = op.getDpsInits()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  auto c =
+      fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
+  auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+  if (f && (isSum ? f.getValue().isZero()
+                  : f.getValue().isInfinity() && f.getValue().isNegative()))
+    return r;
+  if (!isSum)
+    return fail("a max into an init other than -inf has no model op");
+  FailureOr<Value> base = initValue(b, op, init);
+  if (failed(base))
+    return failure();
+  return m::AddOp::create(b, loc, type, r, *base).getResult();
+}
+
+/// An element-wise generic: parallel loops, an identity result map, inputs
+/// read whole or broadcast over leading dims.
+bool isElementwise(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 ||
+      !llvm::all_of(op.getIteratorTypesArray(), [](utils::IteratorType t) {
+        return t == utils::IteratorType::parallel;
+      }))
+    return false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  return maps.back().isIdentity() &&
+         llvm::all_of(ArrayRef<AffineMap>(maps).drop_back(),
+                      isTrailingBroadcast);
+}
+
+} // namespace
+
+LogicalResult mlir::tp::raiseLinalgToModel(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  // Named ops (linalg.matmul, linalg.tanh, ...) as generics first: one
+  // recognizer for each form.
+  SmallVector<linalg::LinalgOp> named;
+  func.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::generalizeNamedOp(rewriter, op)))
+      return op->emitError()
+             << op->getName() << " has no generic form to import";
+  }
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<linalg::GenericOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+            op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    FailureOr<Value> v =
+        llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
+            .Case<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+                [&](Operation *o) -> FailureOr<Value> {
+                  return m::ReshapeOp::create(b, o->getLoc(),
+                                              o->getResult(0).getType(),
+                                              o->getOperand(0))
+                      .getResult();
+                })
+            .Case([&](linalg::GenericOp g) -> FailureOr<Value> {
+              if (g.getNumResults() != 1)
+                return g.emitError()
+                       << "linalg.generic with " << g.getNumResults()
+                       << " results: model ops have one";
+              if (isElementwise(g))
+                return raiseElementwise(b, g);
+              if (std::optional<Value> t = raiseTranspose(b, g))
+                return *t;
+              if (g.getNumDpsInputs() == 1)
+                return raiseReduction(b, g);
+              return raiseMatmul(b, g);
+            });
+    if (failed(v))
+      return failure();
+    op->getResult(0).replaceAllUsesWith(*v);
+    op->erase();
+  }
+  // Inits and scalars nothing reads any more.
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    func.walk([&](Operation *op) {
+      if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp, m::FullOp>(
+              op) &&
+          op->use_empty()) {
+        op->erase();
+        erased = true;
+      }
+    });
+  }
+  WalkResult left = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<linalg::LinalgDialect, tensor::TensorDialect>(op->getDialect())) {
+      op->emitError() << op->getName()
+                      << " is still read after import-shard raised the "
+                         "linalg computation: no model op expresses it";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}

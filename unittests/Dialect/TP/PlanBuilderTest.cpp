@@ -1,0 +1,188 @@
+//===- PlanBuilderTest.cpp - plans built in C++ -----------------*- C++ -*-===//
+//
+// A plan built with PlanBuilder is the plan parsePlan reads from the same
+// JSON, mesh included, and lowers the same; a plan the parser would refuse is
+// refused with the same reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Dialect/TP/Transforms/PlanBuilder.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+
+namespace {
+
+constexpr const char *kModel = R"mlir(
+func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w1 = model.param "net1.weight" : tensor<16x8xf32>
+  %h = model.linear "net1"(%x, %w1) : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %w2 = model.param "net2.weight" : tensor<8x16xf32>
+  %y = model.linear "net2"(%h, %w2) : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+)mlir";
+
+class PlanBuilderTest : public ::testing::Test {
+protected:
+  PlanBuilderTest() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> parseModel() {
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModel, &ctx);
+    EXPECT_TRUE(module);
+    return module;
+  }
+
+  /// Builds `plan` into a fresh model; "" or the first error.
+  std::string buildError(const PlanBuilder &plan) {
+    OwningOpRef<ModuleOp> module = parseModel();
+    std::string error;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      if (error.empty())
+        error = d.str();
+      return success();
+    });
+    if (succeeded(plan.build(*module))) {
+      EXPECT_TRUE(error.empty());
+    }
+    return error;
+  }
+
+  /// The module after tp-pipeline, printed.
+  static std::string lower(ModuleOp module) {
+    PassManager pm(module.getContext());
+    buildTPPipeline(pm, TPPipelineOptions());
+    EXPECT_TRUE(succeeded(pm.run(module)));
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os);
+    return text;
+  }
+
+  MLIRContext ctx;
+};
+
+TEST_F(PlanBuilderTest, SameAsTheParsedPlan) {
+  OwningOpRef<ModuleOp> built = parseModel();
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2, 3}, {"dp", "tp"})
+      .setTPAxis("tp")
+      .setDPAxis("dp")
+      .freeze("net2.*")
+      .add("net1", plan.colwise())
+      .add("net2", plan.rowwise({}, plan.replicate()));
+  FailureOr<PlanAttr> fromBuilder = plan.build(*built);
+  ASSERT_TRUE(succeeded(fromBuilder));
+
+  OwningOpRef<ModuleOp> parsed = parseModel();
+  FailureOr<PlanAttr> fromJSON = parsePlan(*parsed, R"json({
+      "mesh": {"shape": [2, 3], "axis_names": ["dp", "tp"]},
+      "tp_axis": "tp", "dp_axis": "dp", "frozen": ["net2.*"],
+      "plan": {"net1": {"style": "ColwiseParallel"},
+               "net2": {"style": "RowwiseParallel",
+                        "output_layouts": "Replicate()"}}})json",
+                                           "plan.json");
+  ASSERT_TRUE(succeeded(fromJSON));
+  // Attributes are uniqued: equal plans are the same attribute.
+  EXPECT_EQ(*fromBuilder, *fromJSON);
+  // The module carries it where tp-pipeline reads it, and the mesh it names.
+  EXPECT_EQ(TPDialect::PlanAttrHelper(&ctx).getAttr(*built), *fromBuilder);
+  auto mesh = built->lookupSymbol<MeshOp>("mesh");
+  ASSERT_TRUE(mesh);
+  EXPECT_EQ(mesh.getShape(), ArrayRef<int64_t>({2, 3}));
+
+  TPDialect::PlanAttrHelper(&ctx).setAttr(*parsed, *fromJSON);
+  EXPECT_EQ(lower(*built), lower(*parsed));
+}
+
+TEST_F(PlanBuilderTest, LowersToTheMegatronPair) {
+  OwningOpRef<ModuleOp> module = parseModel();
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2})
+      .add("net1", plan.colwise())
+      .add("net2", plan.rowwise({}, plan.replicate()));
+  ASSERT_TRUE(succeeded(plan.build(*module)));
+  std::string ir = lower(*module);
+  // Colwise then rowwise: the pair's one all_reduce and nothing else.
+  size_t first = ir.find("tp.all_reduce");
+  EXPECT_NE(first, std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tp.all_reduce", first + 1), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tp.all_gather"), std::string::npos) << ir;
+}
+
+TEST_F(PlanBuilderTest, KeepsAMeshOfTheSameShape) {
+  OwningOpRef<ModuleOp> module = parseModel();
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2}).add("net1", plan.colwise());
+  ASSERT_TRUE(succeeded(plan.build(*module)));
+  ASSERT_TRUE(succeeded(plan.build(*module)));
+  EXPECT_EQ(llvm::range_size(module->getOps<MeshOp>()), 1u);
+
+  PlanBuilder other(&ctx);
+  other.setMesh({4}).add("net1", other.colwise());
+  std::string error;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    error = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(other.build(*module)));
+  EXPECT_EQ(error,
+            "plan: the module already has a mesh @mesh of a different shape");
+}
+
+TEST_F(PlanBuilderTest, RefusesWhatTheParserRefuses) {
+  PlanBuilder noMesh(&ctx);
+  noMesh.add("net1", noMesh.colwise());
+  EXPECT_EQ(buildError(noMesh),
+            "plan: the mesh needs a shape of positive sizes (setMesh)");
+
+  PlanBuilder zero(&ctx);
+  zero.setMesh({2, 0}, {"dp", "tp"}).setTPAxis("tp");
+  EXPECT_EQ(buildError(zero),
+            "plan: the mesh needs a shape of positive sizes (setMesh)");
+
+  PlanBuilder names(&ctx);
+  names.setMesh({2, 2}, {"tp"});
+  EXPECT_EQ(buildError(names), "plan: the mesh has 1 axis names for 2 axes");
+
+  PlanBuilder noAxis(&ctx);
+  noAxis.setMesh({2, 2}, {"dp", "tp"});
+  EXPECT_EQ(buildError(noAxis),
+            "plan: the mesh has 2 axes: name the tensor-parallel one "
+            "(setTPAxis)");
+
+  PlanBuilder badAxis(&ctx);
+  badAxis.setMesh({2}, {"tp"}).setTPAxis("model");
+  EXPECT_EQ(buildError(badAxis),
+            "plan: tp_axis 'model' is not an axis of the mesh");
+
+  PlanBuilder sameAxes(&ctx);
+  sameAxes.setMesh({2, 2}, {"dp", "tp"}).setTPAxis("tp").setDPAxis("tp");
+  EXPECT_EQ(buildError(sameAxes), "plan: dp_axis and tp_axis are both 'tp'");
+
+  PlanBuilder notAStyle(&ctx);
+  notAStyle.setMesh({2}).add("net1", notAStyle.replicate());
+  EXPECT_EQ(buildError(notAStyle), "plan: the style of 'net1' is "
+                                   "#tp.replicate, not a parallel style");
+
+  PlanBuilder null(&ctx);
+  null.setMesh({2}).add("net1", Attribute());
+  EXPECT_EQ(buildError(null), "plan: the style of 'net1' is null");
+}
+
+} // namespace
