@@ -824,9 +824,19 @@ func.func @sharded_dropout_shard_dim(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // -----
 
 func.func @unpack_outside(%a: tensor<10xf32>) -> tensor<2x3xf32> {
-  // expected-error @below {{'tp.unpack' op elements [6, 12) are outside the input's 10}}
+  // expected-error @below {{'tp.unpack' op offset 6 and 6 elements fall outside the input's 10}}
   %u = tp.unpack %a offset = 6 : tensor<10xf32> -> tensor<2x3xf32>
   return %u : tensor<2x3xf32>
+}
+
+// -----
+
+// An offset near INT64_MAX: offset + size would wrap around to a negative
+// end and pass a naive check.
+func.func @unpack_offset_overflow(%a: tensor<8xf32>) -> tensor<2xf32> {
+  // expected-error @below {{'tp.unpack' op offset 9223372036854775807 and 2 elements fall outside the input's 8}}
+  %u = tp.unpack %a offset = 9223372036854775807 : tensor<8xf32> -> tensor<2xf32>
+  return %u : tensor<2xf32>
 }
 
 // -----

@@ -553,10 +553,11 @@ LogicalResult UnpackOp::verify() {
                          << input.getElementType() << ", "
                          << result.getElementType() << ")";
   int64_t offset = static_cast<int64_t>(getOffset());
-  if (offset < 0 || offset + result.getNumElements() > input.getDimSize(0))
-    return emitOpError() << "elements [" << offset << ", "
-                         << offset + result.getNumElements()
-                         << ") are outside the input's " << input.getDimSize(0);
+  int64_t size = input.getDimSize(0), count = result.getNumElements();
+  // Compared without forming offset + count, which may overflow.
+  if (offset < 0 || count > size || offset > size - count)
+    return emitOpError() << "offset " << offset << " and " << count
+                         << " elements fall outside the input's " << size;
   return success();
 }
 
