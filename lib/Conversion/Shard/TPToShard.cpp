@@ -26,14 +26,21 @@ using namespace mlir::tp;
 
 namespace {
 
-/// Rewrites one tp op at a time; `meshes` holds every mesh's shape, read
-/// before the meshes themselves become grids.
+/// Rewrites one tp op at a time, before the meshes become grids: each op
+/// reads the shape of the mesh its symbol resolves to from where it stands
+/// (a module nested in the module may hold its own mesh of the same name).
 class Exporter {
 public:
-  Exporter(llvm::StringMap<SmallVector<int64_t>> meshes)
-      : meshes(std::move(meshes)) {}
-
   LogicalResult convert(Operation *op) {
+    currentMesh = {};
+    if (auto meshRef = op->getAttrOfType<FlatSymbolRefAttr>("mesh")) {
+      auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(op, meshRef);
+      if (!mesh)
+        return op->emitError()
+               << op->getName() << " names mesh " << meshRef
+               << ", which no tp.mesh in its symbol table defines";
+      currentMesh = mesh;
+    }
     // Every op made for `op` runs in its training phase.
     struct Recorder : public OpBuilder::Listener {
       void notifyOperationInserted(Operation *op,
@@ -102,7 +109,12 @@ private:
                                   stringifyPhase(phase.getValue())));
   }
 
-  ArrayRef<int64_t> meshShape(StringRef mesh) { return meshes[mesh]; }
+  /// The shape of `mesh`, the mesh of the op being converted.
+  ArrayRef<int64_t> meshShape(StringRef mesh) {
+    assert(currentMesh && currentMesh.getSymName() == mesh &&
+           "the mesh of the op being converted");
+    return currentMesh.getShape();
+  }
 
   DenseI16ArrayAttr gridAxes(OpBuilder &b, ArrayRef<int64_t> axes) {
     SmallVector<int16_t> v(axes.begin(), axes.end());
@@ -663,7 +675,8 @@ private:
     return generic.getResult(0);
   }
 
-  llvm::StringMap<SmallVector<int64_t>> meshes;
+  /// The mesh of the op being converted (null for an op without one).
+  MeshOp currentMesh;
 };
 
 /// Removes tp's discardable attributes from `op` (a training phase stays
@@ -717,11 +730,11 @@ LogicalResult mlir::tp::convertTPToShard(ModuleOp module) {
   auto *ctx = module.getContext();
   StringAttr spmd = TPDialect::SpmdAttrHelper(ctx).getName();
   StringAttr style = TPDialect::StyleAttrHelper(ctx).getName();
-  bool partitioned =
-      llvm::any_of(module.getOps<func::FuncOp>(),
-                   [&](func::FuncOp f) { return f->hasAttr(spmd); });
+  bool partitioned = false;
   Operation *styled = nullptr;
   module.walk([&](Operation *op) {
+    if (isa<func::FuncOp>(op) && op->hasAttr(spmd))
+      partitioned = true;
     if (op->hasAttr(style))
       styled = op;
   });
@@ -730,20 +743,21 @@ LogicalResult mlir::tp::convertTPToShard(ModuleOp module) {
     return (styled ? styled : module.getOperation())->emitError()
            << "convert-tp-to-shard: the module holds a plan that is not "
               "lowered (no tp.spmd function); run tp-pipeline first";
-  llvm::StringMap<SmallVector<int64_t>> meshes;
-  for (MeshOp mesh : module.getOps<MeshOp>())
-    meshes[mesh.getSymName()] = llvm::to_vector(mesh.getShape());
-  Exporter exporter(std::move(meshes));
-  // Ops first (they read the meshes' shapes), in program order.
+  Exporter exporter;
+  // Ops first (they read the meshes' shapes), in program order; the meshes
+  // of nested modules too.
   SmallVector<Operation *> ops;
+  SmallVector<MeshOp> meshes;
   module.walk([&](Operation *op) {
-    if (isa<TPDialect>(op->getDialect()) && !isa<MeshOp>(op))
+    if (auto mesh = dyn_cast<MeshOp>(op))
+      meshes.push_back(mesh);
+    else if (isa<TPDialect>(op->getDialect()))
       ops.push_back(op);
   });
   for (Operation *op : ops)
     if (failed(exporter.convert(op)))
       return failure();
-  for (MeshOp mesh : llvm::make_early_inc_range(module.getOps<MeshOp>())) {
+  for (MeshOp mesh : meshes) {
     OpBuilder b(mesh);
     shard::GridOp::create(b, mesh.getLoc(), mesh.getSymNameAttr(),
                           mesh.getShapeAttr());

@@ -148,3 +148,27 @@ func.func @uneven(%x: tensor<?x8xf32>, %y: tensor<10x8xf32>) -> (tensor<10x8xf32
   %r = tp.reduce_scatter %y on @mesh mesh_axes = [0] reduction = sum scatter_axis = 0 : tensor<10x8xf32> -> tensor<?x8xf32>
   return %g, %r : tensor<10x8xf32>, tensor<?x8xf32>
 }
+
+// -----
+
+// A module nested in the module holds its own mesh of the same name: each
+// op reads the shape of the mesh its symbol resolves to (4 ranks, an even
+// gather), and both meshes become grids.
+// CHECK-LABEL: module {
+// CHECK: shard.grid @mesh(shape = 2)
+// CHECK: module {
+// CHECK: shard.grid @mesh(shape = 4)
+// CHECK-LABEL: func.func @nested_gather
+// CHECK-NEXT: shard.all_gather %{{.*}} on @mesh grid_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<16x8xf32>
+// CHECK-NOT: tp.
+// UPSTREAM-LABEL: func.func @nested_gather
+module {
+  tp.mesh @mesh(shape = 2)
+  module {
+    tp.mesh @mesh(shape = 4)
+    func.func @nested_gather(%x: tensor<4x8xf32>) -> tensor<16x8xf32> attributes {tp.spmd} {
+      %g = tp.all_gather %x on @mesh mesh_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<16x8xf32>
+      return %g : tensor<16x8xf32>
+    }
+  }
+}
