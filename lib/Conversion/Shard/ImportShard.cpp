@@ -76,8 +76,18 @@ LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
       return sharding.emitError()
              << "shard.sharding names " << sharding.getGridAttr()
              << ", which is not a grid of this module";
+    // A placement is a property of a value of the function's body; one
+    // inside a loop or branch would change the type its region carries.
+    if (op->getParentOp() != func.getOperation())
+      return op.emitError()
+             << "shard.shard inside " << op->getParentOp()->getName()
+             << ": import-shard imports annotations in the function's body "
+                "only";
     Value src = op.getSrc();
     ArrayRef<int64_t> shape = getTensorLikeShape(src.getType());
+    if (ShapedType::isDynamicShape(shape))
+      return op.emitError() << "shard.shard of " << src.getType()
+                            << ": a tp dtensor's global shape is static";
     Type elementType = getTensorLikeElementType(src.getType());
     FailureOr<SmallVector<Attribute>> placements =
         placementsOf(sharding, grid.getRank(), shape.size());
@@ -121,6 +131,23 @@ LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
   });
   if (left.wasInterrupted())
     return failure();
+  // Only tp's ops take the imported dtensors; an upstream op (arith on
+  // tensors, a call) would be left with operands of a type it rejects.
+  WalkResult foreign = func.walk([&](Operation *op) {
+    if (isa<func::ReturnOp>(op) ||
+        isa_and_nonnull<TPDialect, model::ModelDialect>(op->getDialect()))
+      return WalkResult::advance();
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      if (isa<DTensorType>(operand.getType())) {
+        op->emitError() << op->getName() << " takes operand " << i
+                        << ", which shard.shard annotated: import-shard "
+                           "hands annotated values to tp's model ops only";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (foreign.wasInterrupted())
+    return failure();
   // Arguments may now be dtensors; results follow what is returned.
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   func.setType(FunctionType::get(ctx, func.getBody().getArgumentTypes(),
@@ -131,11 +158,30 @@ LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
 } // namespace
 
 LogicalResult mlir::tp::importShard(ModuleOp module) {
+  // Nested modules are their own symbol tables: their grids and functions
+  // are not this module's, and importing only the outer half would leave
+  // shard ops naming a grid that became a tp.mesh.
+  for (auto nested : module.getOps<ModuleOp>()) {
+    WalkResult shardOps = nested.walk([&](Operation *op) {
+      if (!isa<shard::ShardDialect>(op->getDialect()))
+        return WalkResult::advance();
+      op->emitError() << op->getName()
+                      << " in a nested module: import-shard imports the "
+                         "top module's grids and functions";
+      return WalkResult::interrupt();
+    });
+    if (shardOps.wasInterrupted())
+      return failure();
+  }
   for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>())) {
     if (llvm::any_of(grid.getShape(), ShapedType::isDynamic))
       return grid.emitError() << "shard.grid @" << grid.getSymName()
                               << " has a dynamic axis size: a tp mesh's "
                                  "sizes are static";
+    if (llvm::any_of(grid.getShape(), [](int64_t n) { return n <= 0; }))
+      return grid.emitError() << "shard.grid @" << grid.getSymName()
+                              << " has an axis of size 0: a tp mesh's "
+                                 "sizes are positive";
     OpBuilder b(grid);
     MeshOp::create(b, grid.getLoc(), grid.getSymNameAttr(), grid.getShapeAttr(),
                    ArrayAttr());

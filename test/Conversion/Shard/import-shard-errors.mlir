@@ -134,3 +134,59 @@ func.func @product(%x: tensor<8x32xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %p : tensor<8xf32>
 }
+
+// -----
+
+// expected-error @+1 {{shard.grid @g has an axis of size 0: a tp mesh's sizes are positive}}
+shard.grid @g(shape = 2x0)
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @in_loop(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %x) -> tensor<4x8xf32> {
+    %s = shard.sharding @g split_axes = [[0]] : !shard.sharding
+    // expected-error @+1 {{shard.shard inside scf.for: import-shard imports annotations in the function's body only}}
+    %b = shard.shard %a to %s : tensor<4x8xf32>
+    scf.yield %b : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %s = shard.sharding @g split_axes = [[0]] : !shard.sharding
+  // expected-error @+1 {{shard.shard of 'tensor<?x8xf32>': a tp dtensor's global shape is static}}
+  %a = shard.shard %x to %s : tensor<?x8xf32>
+  return %a : tensor<?x8xf32>
+}
+
+// -----
+
+// An upstream op on tensors cannot take the dtensor an annotation makes.
+shard.grid @g(shape = 2)
+func.func @arith_user(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = shard.sharding @g split_axes = [[0]] : !shard.sharding
+  %a = shard.shard %x to %s : tensor<4x8xf32>
+  // expected-error @+1 {{arith.addf takes operand 0, which shard.shard annotated: import-shard hands annotated values to tp's model ops only}}
+  %c = arith.addf %a, %a : tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
+}
+
+// -----
+
+module {
+  module {
+    // expected-error @+1 {{shard.grid in a nested module: import-shard imports the top module's grids and functions}}
+    shard.grid @g(shape = 2)
+    func.func @nested(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+      %s = shard.sharding @g split_axes = [[0]] : !shard.sharding
+      %a = shard.shard %x to %s : tensor<4x8xf32>
+      return %a : tensor<4x8xf32>
+    }
+  }
+}
