@@ -15,6 +15,7 @@
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPTypes.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_CONVERTMODELTOLINALGPASS
@@ -122,6 +123,14 @@ static LogicalResult checkTypes(Operation *op) {
     if (!tensor || !tensor.hasStaticShape())
       return op->emitOpError() << "has " << what << " #" << i << " of type "
                                << type << ": the export needs static shapes";
+    // Means and norms divide by an element count; one past int64 would
+    // wrap around (to 0 for 2^64) and divide silently wrong.
+    int64_t count = 1;
+    for (int64_t d : tensor.getShape())
+      if (llvm::MulOverflow(count, d, count))
+        return op->emitOpError()
+               << "has " << what << " #" << i << " of type " << type
+               << ": its element count overflows int64";
     Type elt = tensor.getElementType();
     if (!elt.isF32() && !elt.isF16() && !elt.isBF16() && !elt.isInteger(64) &&
         !elt.isInteger(32))

@@ -76,3 +76,12 @@ func.func @param_types(%x: tensor<4xf32>) -> tensor<4xf32> {
   %r = model.reshape %z : (tensor<1x4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// 2^62 x 4 elements: the count a mean divides by wraps around to 0.
+func.func @count_overflow(%x: tensor<4611686018427387904x4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'model.mean' op has operand #0 of type 'tensor<4611686018427387904x4xf32>': its element count overflows int64}}
+  %m = model.mean %x : (tensor<4611686018427387904x4xf32>) -> tensor<f32>
+  return %m : tensor<f32>
+}
