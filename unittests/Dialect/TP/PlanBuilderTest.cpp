@@ -185,4 +185,76 @@ TEST_F(PlanBuilderTest, RefusesWhatTheParserRefuses) {
   EXPECT_EQ(buildError(null), "plan: the style of 'net1' is null");
 }
 
+// What the mesh itself refuses leaves no mesh behind: the plan fails in
+// build(), not in the first pass that reads the mesh.
+TEST_F(PlanBuilderTest, RefusesAnInvalidMesh) {
+  PlanBuilder twice(&ctx);
+  twice.setMesh({2, 2}, {"tp", "tp"}).setTPAxis("tp");
+  EXPECT_EQ(buildError(twice),
+            "'tp.mesh' op mesh axis name 'tp' is used twice");
+
+  PlanBuilder empty(&ctx);
+  empty.setMesh({2, 2}, {"", "tp"}).setTPAxis("tp");
+  EXPECT_EQ(buildError(empty),
+            "'tp.mesh' op mesh axis names must not be empty");
+
+  PlanBuilder huge(&ctx);
+  huge.setMesh({int64_t(1) << 32, int64_t(1) << 32}, {"dp", "tp"})
+      .setTPAxis("tp");
+  EXPECT_EQ(buildError(huge),
+            "'tp.mesh' op mesh has more ranks than fit in 64 bits");
+
+  PlanBuilder negative(&ctx);
+  negative.setMesh({-2});
+  EXPECT_EQ(buildError(negative),
+            "plan: the mesh needs a shape of positive sizes (setMesh)");
+
+  OwningOpRef<ModuleOp> module = parseModel();
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  EXPECT_TRUE(failed(twice.build(*module)));
+  EXPECT_TRUE(module->getOps<MeshOp>().empty());
+  EXPECT_FALSE(TPDialect::PlanAttrHelper(&ctx).getAttr(*module));
+}
+
+// A mesh already there with the same shape but other axis names would make
+// tp_axis name another axis than the plan meant.
+TEST_F(PlanBuilderTest, RefusesAMeshWithOtherAxisNames) {
+  OwningOpRef<ModuleOp> module = parseModel();
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2, 2}, {"dp", "tp"}).setTPAxis("tp");
+  ASSERT_TRUE(succeeded(plan.build(*module)));
+
+  PlanBuilder swapped(&ctx);
+  swapped.setMesh({2, 2}, {"tp", "dp"}).setTPAxis("tp");
+  std::string error;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    error = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(swapped.build(*module)));
+  EXPECT_EQ(error,
+            "plan: the module already has a mesh @mesh with other axis names");
+}
+
+// Patterns that match nothing are accepted by build() (it does not read the
+// model); tp-apply-plan names them when the plan is applied.
+TEST_F(PlanBuilderTest, PatternsThatMatchNothingAreNamedWhenApplied) {
+  OwningOpRef<ModuleOp> module = parseModel();
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2}).add("net9", plan.colwise());
+  ASSERT_TRUE(succeeded(plan.build(*module)));
+  std::vector<std::string> messages;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    messages.push_back(d.str());
+    return success();
+  });
+  PassManager pm(&ctx);
+  buildTPPipeline(pm, TPPipelineOptions());
+  (void)pm.run(*module);
+  bool named = llvm::any_of(messages, [](const std::string &m) {
+    return m.find("'net9' matches no module") != std::string::npos;
+  });
+  EXPECT_TRUE(named) << (messages.empty() ? "no diagnostics" : messages[0]);
+}
+
 } // namespace

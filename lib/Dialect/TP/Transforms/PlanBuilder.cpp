@@ -6,6 +6,7 @@
 #include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -121,17 +122,29 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
 
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   StringRef meshName = "mesh";
+  SmallVector<StringRef> names(axisNames.begin(), axisNames.end());
   if (auto existing = module.lookupSymbol<MeshOp>(meshName)) {
     if (existing.getShape() != ArrayRef<int64_t>(meshShape)) {
       fail() << "the module already has a mesh @mesh of a different shape";
       return failure();
     }
+    // Axes named otherwise would make tp_axis and dp_axis name other axes.
+    if (!axisNames.empty() && existing.getAxisNames() &&
+        *existing.getAxisNames() != builder.getStrArrayAttr(names)) {
+      fail() << "the module already has a mesh @mesh with other axis names";
+      return failure();
+    }
   } else {
-    SmallVector<StringRef> names(axisNames.begin(), axisNames.end());
-    MeshOp::create(builder, module.getLoc(), meshName,
-                   builder.getDenseI64ArrayAttr(meshShape),
-                   names.empty() ? ArrayAttr()
-                                 : builder.getStrArrayAttr(names));
+    auto mesh = MeshOp::create(builder, module.getLoc(), meshName,
+                               builder.getDenseI64ArrayAttr(meshShape),
+                               names.empty() ? ArrayAttr()
+                                             : builder.getStrArrayAttr(names));
+    // The mesh's own checks (axis names unique and not empty, a rank count
+    // that fits in 64 bits), so that no invalid mesh is left behind.
+    if (failed(verify(mesh))) {
+      mesh.erase();
+      return failure();
+    }
   }
 
   SmallVector<Attribute> keys, styles, frozenPatterns;

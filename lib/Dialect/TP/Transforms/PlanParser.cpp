@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 #include "tp/Support/InputLimits.h"
@@ -634,11 +635,23 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
       fail() << "the module already has a mesh @mesh of a different shape";
       return failure();
     }
+    // Axes named otherwise would make tp_axis and dp_axis name other axes.
+    if (!names.empty() && existing.getAxisNames() &&
+        *existing.getAxisNames() != builder.getStrArrayAttr(names)) {
+      fail() << "the module already has a mesh @mesh with other axis names";
+      return failure();
+    }
   } else {
     ArrayAttr namesAttr =
         names.empty() ? ArrayAttr() : builder.getStrArrayAttr(names);
-    MeshOp::create(builder, module.getLoc(), meshName,
-                   builder.getDenseI64ArrayAttr(shape), namesAttr);
+    auto mesh = MeshOp::create(builder, module.getLoc(), meshName,
+                               builder.getDenseI64ArrayAttr(shape), namesAttr);
+    // The mesh's own checks (axis names unique and not empty, a rank count
+    // that fits in 64 bits), before any pass reads it.
+    if (failed(verify(mesh))) {
+      mesh.erase();
+      return failure();
+    }
   }
 
   // Entries, in file order.
