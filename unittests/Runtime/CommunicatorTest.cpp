@@ -20,6 +20,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <thread>
 
 using namespace mlir::tp::runtime;
 
@@ -419,6 +420,29 @@ TEST(CommunicatorTest, TimeoutNamesMissingRanks) {
   EXPECT_NE(message.find("did not arrive"), std::string::npos);
   // The group stays failed.
   EXPECT_THROW(comm->barrier(), CommError);
+}
+
+TEST(CommunicatorTest, LongestTimeoutDoesNotOverflow) {
+  // A caller's "wait forever" (the C API's timeoutMs = INT64_MAX): the
+  // deadline saturates instead of wrapping into the past, so the rank that
+  // waits for the late one does not report a timeout at once. The late
+  // rank's delay only makes the first one wait; the test passes however
+  // long it is.
+  ThreadGroup group(2, std::chrono::milliseconds::max());
+  std::unique_ptr<Communicator> first = group.communicator(0);
+  std::unique_ptr<Communicator> late = group.communicator(1);
+  std::string error;
+  std::thread waiter([&] {
+    try {
+      first->barrier();
+    } catch (const CommError &e) {
+      error = e.what();
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_NO_THROW(late->barrier());
+  waiter.join();
+  EXPECT_EQ(error, "");
 }
 
 TEST(CommunicatorTest, CommunicatorIsTakenOnce) {
