@@ -71,9 +71,10 @@ static inline bool tpRunResultIsNull(TpRunResult result) { return !result.ptr; }
 /// Compiles the function `module` runs (`forward`, else its first function
 /// with a body): a program that tp-pipeline partitioned, or an
 /// unparallelized model that tp-partition made a one-rank program. On
-/// success sets *program; on failure (an op the executor cannot run)
-/// returns failure, leaves *program null and sets *errorMessage (if not
-/// NULL) to a message the caller frees with tpFreeString.
+/// success sets *program; on failure (an op the executor cannot run, a plan
+/// or styles tp-pipeline has not lowered) returns failure, leaves *program null
+/// and sets *errorMessage (if not NULL) to a message the caller frees with
+/// tpFreeString.
 MLIR_CAPI_EXPORTED MlirLogicalResult tpProgramCreate(MlirOperation module,
                                                      TpProgram *program,
                                                      char **errorMessage);

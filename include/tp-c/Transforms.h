@@ -42,7 +42,8 @@ MLIR_CAPI_EXPORTED MlirLogicalResult tpModuleSetPlan(MlirOperation module,
 /// caller frees with tpFreeString. On failure (a module tp-comm-report
 /// refuses: styles, unpropagated placements or redistributions left)
 /// returns failure and sets *errorMessage as tpModuleSetPlan does; *json is
-/// then NULL. A model without a plan reports no collectives.
+/// then NULL. A model without a plan reports no collectives; a module whose
+/// plan tp-pipeline has not lowered (tp.plan, no tp.spmd function) fails.
 MLIR_CAPI_EXPORTED MlirLogicalResult tpGetCommReport(MlirOperation module,
                                                      char **json,
                                                      char **errorMessage);

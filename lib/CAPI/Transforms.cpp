@@ -78,6 +78,15 @@ MlirLogicalResult tpGetCommReport(MlirOperation op, char **json,
     tp::capi::setError(errorMessage, "tpGetCommReport: json is null");
     return mlirLogicalResultFailure();
   }
+  // Styles left are tp-comm-report's own refusal; a plan not even applied
+  // would report no collectives.
+  if (tp::capi::unloweredPlan(module) == module.getOperation()) {
+    tp::capi::setError(errorMessage,
+                       "tpGetCommReport: the module holds a plan that is not "
+                       "partitioned yet (no tp.spmd function): run tp-pipeline "
+                       "first");
+    return mlirLogicalResultFailure();
+  }
   tp::capi::DiagnosticCollector diagnostics(module.getContext());
   FailureOr<std::string> report = tp::getCommReportJSON(module);
   if (failed(report))

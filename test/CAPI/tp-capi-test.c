@@ -434,12 +434,44 @@ int main(int argc, char **argv) {
   }
   // CHECK: bad plan: {{.*}}ColwiseParalel
   // CHECK: bad plan: {{.*}}plan bad.json: malformed JSON
+  // A mesh tp.mesh refuses (an axis name twice) fails the plan too.
+  CHECK(mlirLogicalResultIsFailure(tpModuleSetPlan(
+      mlirModuleGetOperation(scratch),
+      mlirStringRefCreateFromCString(
+          "{\"mesh\": {\"shape\": [2, 2], \"axis_names\": [\"tp\", "
+          "\"tp\"]}, \"tp_axis\": \"tp\", \"plan\": {}}"),
+      mlirStringRefCreateFromCString("twice.json"), &error)));
+  printf("mesh axis named twice: %s\n", error ? error : "(no message)");
+  // CHECK: mesh axis named twice: {{.*}}error: 'tp.mesh' op mesh axis name
+  // 'tp' is used twice
+  tpFreeString(error);
+  error = NULL;
   // A failed plan leaves no mesh behind: a good one on 2 ranks still fits.
   char plan[512];
   planText(plan, sizeof(plan), 2);
   CHECK(mlirLogicalResultIsSuccess(tpModuleSetPlan(
       mlirModuleGetOperation(scratch), mlirStringRefCreateFromCString(plan),
       mlirStringRefCreateFromCString("good.json"), NULL)));
+  // The plan set but not lowered: neither a report nor a program, which
+  // would ignore the plan (no collectives, one rank).
+  char *unloweredReport = NULL;
+  CHECK(mlirLogicalResultIsFailure(tpGetCommReport(
+      mlirModuleGetOperation(scratch), &unloweredReport, &error)));
+  CHECK(unloweredReport == NULL);
+  printf("report of an unlowered plan: %s\n", error ? error : "(no message)");
+  // CHECK: report of an unlowered plan: tpGetCommReport: the module holds a
+  // plan that is not partitioned yet
+  tpFreeString(error);
+  error = NULL;
+  TpProgram planned;
+  CHECK(mlirLogicalResultIsFailure(tpProgramCreate(
+      mlirModuleGetOperation(scratch), &planned, &error)));
+  CHECK(tpProgramIsNull(planned));
+  printf("compile an unlowered plan: %s\n", error ? error : "(no message)");
+  // CHECK: compile an unlowered plan: tpProgramCreate: 'builtin.module' holds
+  // a plan that is not partitioned yet
+  tpFreeString(error);
+  error = NULL;
   // Styles attached but not lowered: no report of that.
   CHECK(mlirLogicalResultIsSuccess(runPipeline(
       ctx, scratch, "builtin.module(tp-apply-plan)", "apply plan")));
@@ -486,6 +518,16 @@ int main(int argc, char **argv) {
   expectRunError(programs[1], &wrongShape, "wrong shape");
   // CHECK: wrong shape: tpProgramRun: input 'arg0' given in memory has shape
   // [8x4] but the model expects [4x8]
+  // The longest timeout waits as long as it takes (it once overflowed the
+  // deadline into the past): the 2-rank run succeeds as with the default.
+  TpRunOptions forever = options;
+  forever.timeoutMs = INT64_MAX;
+  TpRunResult patient = run(programs[1], &forever);
+  CHECK(!tpRunResultIsNull(patient));
+  if (!tpRunResultIsNull(patient))
+    CHECK(maxDifference(tpRunResultGetOutput(patient, 0),
+                        tpRunResultGetOutput(results[1], 0)) == 0);
+  tpRunResultDestroy(patient);
   TpRunOptions cuda = options;
   cuda.device = "tpu";
   expectRunError(programs[1], &cuda, "bad device");

@@ -135,6 +135,11 @@ MlirLogicalResult tpProgramCreate(MlirOperation op, TpProgram *program,
     if (!module)
       fail("expected a builtin.module, got '" +
            unwrap(op)->getName().getStringRef().str() + "'");
+    if (Operation *planned = tp::capi::unloweredPlan(module))
+      fail("'" + planned->getName().getStringRef().str() +
+           "' holds a plan that is not partitioned yet (no tp.spmd function): "
+           "run "
+           "tp-pipeline first, or the program would run without it");
     // Program::compile reports an op it cannot run (a module not yet
     // partitioned) by exception, naming the op and its location.
     func::FuncOp entry = exec::entryFunction(module, "the module");
