@@ -58,6 +58,14 @@ static LogicalResult parametersToArguments(func::FuncOp func, ModuleOp module) {
   Builder b(func.getContext());
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
     DictionaryAttr argAttrs = func.getArgAttrDict(i);
+    // An argument an earlier export gave its role keeps it: run again, the
+    // pass must not name parameters as inputs or renumber the inputs.
+    if (argAttrs &&
+        llvm::any_of(ArrayRef<StringRef>{kInputArgAttr, kParamArgAttr,
+                                         kStateArgAttr, kStepArgAttr,
+                                         kSeedArgAttr},
+                     [&](StringRef role) { return argAttrs.contains(role); }))
+      continue;
     auto name = argAttrs ? argAttrs.getAs<StringAttr>("model.name") : nullptr;
     func.setArgAttr(i, kInputArgAttr,
                     name ? name : b.getStringAttr("arg" + Twine(i)));

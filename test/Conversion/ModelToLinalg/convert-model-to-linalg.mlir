@@ -1,6 +1,9 @@
 // RUN: tp-opt %s --split-input-file --convert-model-to-linalg | FileCheck %s
 // The output needs none of tp's dialects: upstream mlir-opt verifies it.
 // RUN: tp-opt %s --split-input-file --convert-model-to-linalg | mlir-opt --split-input-file --verify-each > /dev/null
+// Run again on its own output the export changes nothing: parameters stay
+// parameters and inputs keep their names.
+// RUN: tp-opt %s --split-input-file --convert-model-to-linalg --convert-model-to-linalg | FileCheck %s --check-prefix=TWICE
 
 // Parameters become leading arguments in order of first use, the inputs
 // keep their model.name as tp.input; y[..., o] = sum_i x[..., i] w[o, i], then
@@ -19,6 +22,10 @@
 // CHECK: arith.addf
 // CHECK: linalg.generic {{.*}} ins(%[[XW]], %[[BARG]] :
 // CHECK-NOT: model.
+// TWICE-LABEL: func.func @linear(
+// TWICE-SAME: %{{.+}}: tensor<4x8xf32> {tp.param = "fc.weight"},
+// TWICE-SAME: %{{.+}}: tensor<4xf32> {tp.frozen, tp.param = "fc.bias"},
+// TWICE-SAME: %{{.+}}: tensor<2x3x8xf32> {tp.input = "x"})
 func.func @linear(%x: tensor<2x3x8xf32> {model.name = "x"}) -> tensor<2x3x4xf32> {
   %w = model.param "fc.weight" : tensor<4x8xf32>
   %b = model.param "fc.bias" {frozen} : tensor<4xf32>
