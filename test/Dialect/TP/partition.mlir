@@ -177,3 +177,20 @@ func.func @training_dropouts(%x: !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, 
   %e = model.dropout "eval"(%x) {p = 0.1 : f64} : (!tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>) -> !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
   return %g : !tp.dtensor<2x8x16xf32, @mesh, [#tp.replicate, #tp.shard<1>]>
 }
+
+// -----
+
+// A layout inside a loop: only the function's body is rewritten, so the
+// function would be marked partitioned with the loop's layouts left.
+tp.mesh @mesh(shape = 2)
+func.func @layout_in_loop(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %x) -> tensor<4x8xf32> {
+    // expected-error @+1 {{tp-partition: tp.distribute inside scf.for works on distributed tensors; tp-partition partitions the function's body, not nested regions}}
+    %d = tp.distribute %a : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+    %l = tp.to_local %d : !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]> -> tensor<4x8xf32>
+    scf.yield %l : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}

@@ -265,9 +265,38 @@ static void localizeShardedDropouts(ArrayRef<ShardedDropout> dropouts) {
   }
 }
 
+/// Fails, naming the op, where the function's distributed values are not
+/// all in its single block: partitioning rewrites that block only, and
+/// would mark the function partitioned with layouts left in a loop or
+/// branch.
+static LogicalResult checkSingleBlockBody(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError()
+           << "tp-partition: @" << func.getSymName() << " has "
+           << func.getBody().getBlocks().size()
+           << " blocks; tp-partition partitions single-block functions";
+  auto isDistributed = [](Type t) { return isa<DTensorType>(t); };
+  WalkResult nested = func.walk([&](Operation *op) {
+    if (op->getParentOp() == func.getOperation())
+      return WalkResult::advance();
+    if (!isa<DistributeOp, FromLocalOp, ToLocalOp>(op) &&
+        llvm::none_of(op->getOperandTypes(), isDistributed) &&
+        llvm::none_of(op->getResultTypes(), isDistributed))
+      return WalkResult::advance();
+    op->emitError() << "tp-partition: " << op->getName() << " inside "
+                    << op->getParentOp()->getName()
+                    << " works on distributed tensors; tp-partition "
+                       "partitions the function's body, not nested regions";
+    return WalkResult::interrupt();
+  });
+  return failure(nested.wasInterrupted());
+}
+
 static LogicalResult partitionFunc(func::FuncOp func,
                                    SymbolTableCollection &symbols) {
   inlineSubmodules(func);
+  if (failed(checkSingleBlockBody(func)))
+    return failure();
   SmallVector<ShardedLookup> lookups = findShardedLookups(func);
   setGlobalCounts(func);
   SmallVector<CountOnce> countedOnce = findCountOnce(func);
