@@ -14,6 +14,10 @@
 // RUN: not tp-opt %S/Inputs/mesh-dp-tp.mlir -tp-apply-plan=plan=%S/Inputs/plan-axis-names-swapped.json 2>&1 | FileCheck %s --check-prefix=SWAPPED
 // SWAPPED: error: plan {{.*}}plan-axis-names-swapped.json: the module already has a mesh @mesh with other axis names
 
+// A symbol @mesh of another kind: a second @mesh would be a redefinition.
+// RUN: not tp-opt %S/Inputs/mesh-symbol-func.mlir -tp-apply-plan=plan=%S/Inputs/plan-axis-names-swapped.json 2>&1 | FileCheck %s --check-prefix=NOT-MESH
+// NOT-MESH: error: plan {{.*}}plan-axis-names-swapped.json: the module already has a symbol @mesh that is not a tp.mesh ('func.func')
+
 func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   return %x : tensor<4x8xf32>
 }

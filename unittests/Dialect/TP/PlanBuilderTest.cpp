@@ -236,6 +236,23 @@ TEST_F(PlanBuilderTest, RefusesAMeshWithOtherAxisNames) {
             "plan: the module already has a mesh @mesh with other axis names");
 }
 
+TEST_F(PlanBuilderTest, RefusesASymbolMeshOfAnotherKind) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      "func.func private @mesh(tensor<4xf32>) -> tensor<4xf32>", &ctx);
+  ASSERT_TRUE(module);
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2});
+  std::string error;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    error = d.str();
+    return success();
+  });
+  EXPECT_TRUE(failed(plan.build(*module)));
+  EXPECT_EQ(error, "plan: the module already has a symbol @mesh that is not "
+                   "a tp.mesh ('func.func')");
+  EXPECT_TRUE(module->getOps<MeshOp>().empty());
+}
+
 // Patterns that match nothing are accepted by build() (it does not read the
 // model); tp-apply-plan names them when the plan is applied.
 TEST_F(PlanBuilderTest, PatternsThatMatchNothingAreNamedWhenApplied) {

@@ -123,6 +123,12 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   StringRef meshName = "mesh";
   SmallVector<StringRef> names(axisNames.begin(), axisNames.end());
+  if (Operation *other = module.lookupSymbol(meshName);
+      other && !isa<MeshOp>(other)) {
+    fail() << "the module already has a symbol @mesh that is not a tp.mesh ('"
+           << other->getName() << "')";
+    return failure();
+  }
   if (auto existing = module.lookupSymbol<MeshOp>(meshName)) {
     if (existing.getShape() != ArrayRef<int64_t>(meshShape)) {
       fail() << "the module already has a mesh @mesh of a different shape";

@@ -630,6 +630,12 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   // Create (or check) the mesh op.
   OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
   StringRef meshName = "mesh";
+  if (Operation *other = module.lookupSymbol(meshName);
+      other && !isa<MeshOp>(other)) {
+    fail() << "the module already has a symbol @mesh that is not a tp.mesh ('"
+           << other->getName() << "')";
+    return failure();
+  }
   if (auto existing = module.lookupSymbol<MeshOp>(meshName)) {
     if (existing.getShape() != ArrayRef<int64_t>(shape)) {
       fail() << "the module already has a mesh @mesh of a different shape";
