@@ -98,7 +98,8 @@ MLIR_CAPI_EXPORTED MlirStringRef tpProgramGetParamName(TpProgram program,
 MLIR_CAPI_EXPORTED intptr_t tpProgramGetNumResults(TpProgram program);
 
 /// Prints the program's instruction list (tp-run --dump-program) through
-/// `callback`, which may be called several times with consecutive chunks.
+/// `callback`, which may be called several times with consecutive chunks
+/// (a null program or callback: nothing is printed).
 MLIR_CAPI_EXPORTED void
 tpProgramPrint(TpProgram program, MlirStringCallback callback, void *userData);
 

@@ -301,6 +301,10 @@ int main(int argc, char **argv) {
          tpProgramGetInputName(programs[1], 0).data);
   // CHECK: param 0: net1.weight, input 0: arg0
   CHECK(tpProgramGetParamName(programs[1], 99).data == NULL);
+  // No callback (or no program): nothing printed, no crash.
+  tpProgramPrint(programs[1], NULL, NULL);
+  TpProgram none = {NULL};
+  tpProgramPrint(none, appendToBuffer, NULL);
 
   // Generated data (seed 7) on 1, 2, 3 and 4 ranks.
   TpRunOptions options = tpRunOptionsGetDefault();

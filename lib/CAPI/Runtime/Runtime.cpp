@@ -183,6 +183,9 @@ intptr_t tpProgramGetNumResults(TpProgram program) {
 
 void tpProgramPrint(TpProgram program, MlirStringCallback callback,
                     void *userData) {
+  // Nothing to print to (the callback is the only way out).
+  if (!program.ptr || !callback)
+    return;
   mlir::detail::CallbackOstream stream(callback, userData);
   unwrap(program).print(stream);
   stream.flush();
