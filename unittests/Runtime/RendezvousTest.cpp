@@ -309,6 +309,34 @@ TEST(RendezvousTest, OneRankNeedsNoNetwork) {
             makeBlob(5));
 }
 
+// The longest timeout (a caller's "forever") must not overflow into a
+// deadline already past: the retrying rank keeps retrying until rank 0
+// listens, as with a finite one.
+TEST(RendezvousTest, LongestTimeoutStillRetries) {
+  const uint16_t port = freePort();
+  std::mutex mu;
+  std::condition_variable cv;
+  int refusals = 0;
+  RendezvousOptions options;
+  options.timeout = std::chrono::milliseconds::max();
+  options.retryInterval = 5ms;
+  options.onRetry = [&](const std::string &) {
+    std::lock_guard<std::mutex> lock(mu);
+    ++refusals;
+    cv.notify_all();
+  };
+  std::vector<uint8_t> got;
+  Task rank1([&] { got = tcpReceiveBlob(addressOf(port), 1, 2, options); });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 5s, [&] { return refusals > 0; }));
+  }
+  EXPECT_EQ(tcpBroadcastBlob(addressOf(port), 0, 2, makeBlob(16), kOk),
+            makeBlob(16));
+  rank1.get();
+  EXPECT_EQ(got, makeBlob(16));
+}
+
 TEST(RendezvousTest, RanksRetryUntilRankZeroListens) {
   const uint16_t port = freePort();
   std::mutex mu;
