@@ -31,7 +31,8 @@ except ImportError:
     sys.exit(1)
 
 from tp_import import safetensors  # noqa: E402
-from tp_import.cli import example_inputs, load_factory, run_user_code  # noqa: E402,E501
+from tp_import.cli import (example_inputs, load_factory,  # noqa: E402
+                           run_user_code)
 from tp_import.emit import emit  # noqa: E402
 from tp_import.errors import UserError  # noqa: E402
 from tp_import.rewrite import rewrite  # noqa: E402

@@ -19,3 +19,9 @@ class MLP(nn.Module):
 def make():
     torch.manual_seed(0)
     return MLP(), (torch.randn(4, 16),)
+
+
+def make_other():
+    """The same MLP with other initial parameters (another seed)."""
+    torch.manual_seed(1)
+    return MLP(), (torch.randn(4, 16),)

@@ -27,6 +27,7 @@ _RAW_HINTS = {
     "torch.view_as_complex": "only in Meta's rotary embedding",
     "torch.view_as_real": "only in Meta's rotary embedding",
     "torch.expand": "only in repeat_kv feeding an attention",
+    "torch.gelu": "in the erf form only (approximate='none')",
 }
 
 
@@ -154,7 +155,7 @@ class Emitter:
         self.counter += 1
         return f"%{self.counter - 1}"
 
-    # -- analysis ---------------------------------------------------------------
+    # -- analysis ----------------------------------------------------------
 
     def _live(self):
         live, stack = set(), list(self.g.outputs)
@@ -205,7 +206,7 @@ class Emitter:
             return nodes[0]
         return None
 
-    # -- writing ------------------------------------------------------------------
+    # -- writing -----------------------------------------------------------
 
     def run(self):
         for n in self.live:

@@ -271,7 +271,7 @@ def _attention(g, out):
         if scores.op == "add" and any(a.op == "const" for a in scores.args):
             mask = next(a for a in scores.args if a.op == "const")
             if not _causal(mask.value, scores.shape, True, None):
-                mask.fail("attention mask is not causal (tp's "
+                scores.fail("attention mask is not causal (tp's "
                           "model.attention masks future positions only)")
             causal = True
             scores = _other(scores, mask)

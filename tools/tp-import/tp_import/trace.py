@@ -44,14 +44,24 @@ _LEAF_LAYERS = (nn.Linear, nn.Embedding, nn.LayerNorm, nn.Dropout)
 
 
 def _user_location():
-    """`file.py:line` of the innermost frame outside torch and tp-import."""
+    """`file.py:line` of the innermost frame of user code (outside torch
+    and tp-import), or '' when tp-import itself made the call."""
+    entry = os.path.realpath(sys.argv[0]) if sys.argv else ""
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_TORCH_DIR) and not path.startswith(_OWN_DIR):
+        if not path.startswith(_TORCH_DIR) and \
+                not path.startswith(_OWN_DIR) and \
+                os.path.realpath(path) != entry:
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
     return ""
+
+
+def _at():
+    """' at file.py:line' for messages, or ''."""
+    where = _user_location()
+    return f" at {where}" if where else ""
 
 
 def _tensors_in(obj):
@@ -64,6 +74,15 @@ def _tensors_in(obj):
     elif isinstance(obj, dict):
         for o in obj.values():
             yield from _tensors_in(o)
+
+
+def _call(func, name, args, kwargs):
+    """Runs a torch function for the user's code; what it raises (shapes
+    that do not fit, ...) is the user's error, at the user's line."""
+    try:
+        return func(*args, **kwargs)
+    except Exception as e:
+        raise UserError(f"'{name}' raised {type(e).__name__}: {e}{_at()}")
 
 
 def _norm_dim(dim, rank):
@@ -213,15 +232,15 @@ class Tracer(TorchFunctionMode):
         if fqn is None:
             raise UserError(
                 f"forward calls a {cls.__name__} that is not a submodule of "
-                f"the model (created outside __init__?) at "
-                f"{_user_location()}; its parameters would have no FQN")
+                f"the model (created outside __init__?)"
+                f"{_at()}; its parameters would have no FQN")
         if isinstance(module, _LEAF_LAYERS):
             return self._leaf(original_call, module, fqn, args, kwargs)
         if (cls.__module__.startswith("torch.nn")
                 and not isinstance(module, _CONTAINERS) and fqn != ""):
             raise UserError(
                 f"unsupported layer torch.nn.{cls.__name__} at module "
-                f"'{fqn}' (called at {_user_location()}); tp-import supports "
+                f"'{fqn}'{_at()}; tp-import supports "
                 f"Linear, Embedding, LayerNorm, Dropout, ReLU, GELU, SiLU, "
                 f"Softmax, Identity, Sequential and user modules built from "
                 f"them")
@@ -252,8 +271,8 @@ class Tracer(TorchFunctionMode):
         ins = list(args) + list(kwargs.values())
         if len(ins) != 1 or not isinstance(ins[0], torch.Tensor):
             raise UserError(
-                f"{type(module).__name__} '{fqn}' takes one tensor, called "
-                f"at {_user_location()}")
+                f"{type(module).__name__} '{fqn}' takes one tensor "
+                f"(called{_at()})")
         x = ins[0]
         if isinstance(module, nn.Dropout):
             if not self.is_traced(x):
@@ -287,26 +306,25 @@ class Tracer(TorchFunctionMode):
         self._register(out, node)
         return out
 
-    # -- functions --------------------------------------------------------------
+    # -- functions ---------------------------------------------------------
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if self.suppress:
-            return func(*args, **kwargs)
         name = getattr(func, "__name__", str(func))
+        if self.suppress:
+            return _call(func, name, args, kwargs)
         traced = [t for t in _tensors_in((args, kwargs)) if self.is_traced(t)]
         if traced and name in _WRITES:
             raise UserError(
-                f"'{name}' writes into a traced tensor at {_user_location()}; "
+                f"'{name}' writes into a traced tensor{_at()}; "
                 f"tp-import records functional code only")
-        result = func(*args, **kwargs)
+        result = _call(func, name, args, kwargs)
         if not traced:
             return result  # computed from constants: a constant
         if name in _DATA_DEPENDENT:
             raise UserError(
-                f"'{name}' reads the values of a traced tensor at "
-                f"{_user_location()}: code that depends on the data cannot "
-                f"become a static program")
+                f"'{name}' reads the values of a traced tensor{_at()}: code "
+                f"that depends on the data cannot become a static program")
         if isinstance(result, torch.Tensor):
             node = self._record(name, func, _Args(args, kwargs), result)
             self._register(result, node)
