@@ -67,6 +67,8 @@ class GPT(nn.Module):
                                for _ in range(n_layers))
         self.ln_f = nn.LayerNorm(dim)
         self.lm_head = nn.Linear(dim, vocab, bias=False)
+        # Weight tying, as nanoGPT does it.
+        self.wte.weight = self.lm_head.weight
 
     def forward(self, tokens):
         b, s = tokens.shape

@@ -53,8 +53,9 @@ def transpose_of(x, perm, anchor):
 
 
 def _constant(value, dtype, anchor):
+    """A scalar of `dtype` in the IR, its value kept in double precision."""
     return _new("const", [], (), dtype, anchor, value=torch.tensor(
-        value, dtype=dtype))
+        value, dtype=torch.float64))
 
 
 # -- repeated kv heads ---------------------------------------------------
