@@ -88,3 +88,9 @@ def make():
             if "ln" in name:
                 p.add_(0.1 * torch.randn_like(p))
     return model, {"tokens": torch.randint(0, 64, (2, 8))}
+
+
+def make_bf16():
+    """The same GPT in bfloat16 (parameters, activations)."""
+    model, inputs = make()
+    return model.to(torch.bfloat16), inputs
