@@ -161,3 +161,29 @@ class Misc(nn.Module):
 def misc():
     torch.manual_seed(0)
     return Misc(), torch.randn(3, 8)
+
+
+class ScaledLinear(nn.Linear):
+    """A Linear with its own forward: traced as a user module."""
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias) * 2
+
+
+class PlainLinear(nn.Linear):
+    """A Linear subclass with PyTorch's forward: the leaf op."""
+
+
+class Subclasses(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = ScaledLinear(8, 8)
+        self.b = PlainLinear(8, 4)
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+def subclasses():
+    torch.manual_seed(0)
+    return Subclasses(), torch.randn(2, 8)

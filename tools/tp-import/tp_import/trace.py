@@ -64,6 +64,15 @@ def _at():
     return f" at {where}" if where else ""
 
 
+def _stock_forward(module):
+    """Whether a leaf layer (or a subclass) runs PyTorch's own forward; a
+    subclass with its own forward is traced as a user module."""
+    for base in _LEAF_LAYERS:
+        if isinstance(module, base):
+            return type(module).forward is base.forward
+    return False
+
+
 def _tensors_in(obj):
     """The tensors in nested tuples, lists and dicts."""
     if isinstance(obj, torch.Tensor):
@@ -234,7 +243,7 @@ class Tracer(TorchFunctionMode):
                 f"forward calls a {cls.__name__} that is not a submodule of "
                 f"the model (created outside __init__?)"
                 f"{_at()}; its parameters would have no FQN")
-        if isinstance(module, _LEAF_LAYERS):
+        if isinstance(module, _LEAF_LAYERS) and _stock_forward(module):
             return self._leaf(original_call, module, fqn, args, kwargs)
         if (cls.__module__.startswith("torch.nn")
                 and not isinstance(module, _CONTAINERS) and fqn != ""):
