@@ -16,9 +16,9 @@ import sys
 import traceback
 
 _HERE = os.path.dirname(os.path.realpath(__file__))
-# The package sits next to the source script, or in ../lib/tp-import/ of
+# The package sits next to the source script, or in ../share/tp-import/ of
 # the build and install trees.
-for _candidate in (_HERE, os.path.join(_HERE, "..", "lib", "tp-import")):
+for _candidate in (_HERE, os.path.join(_HERE, "..", "share", "tp-import")):
     if os.path.isdir(os.path.join(_candidate, "tp_import")):
         sys.path.insert(0, os.path.abspath(_candidate))
         break

@@ -17,6 +17,8 @@ import sys
 
 import torch
 
+# The safetensors module of tp-import's sources (no bytecode written there).
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
                                 "tools", "tp-import"))
 from tp_import import safetensors  # noqa: E402
