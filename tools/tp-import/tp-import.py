@@ -15,6 +15,8 @@ import os
 import sys
 import traceback
 
+# Loading the user's file leaves no __pycache__ next to it.
+sys.dont_write_bytecode = True
 _HERE = os.path.dirname(os.path.realpath(__file__))
 # The package sits next to the source script, or in ../share/tp-import/ of
 # the build and install trees.
