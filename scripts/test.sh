@@ -10,6 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# PyTorch for tp-import's tests (test/tp-import, lit feature `torch`); the
+# demo setup does not need it.
+scripts/install-packages.sh python3-torch
 # A failure here ends the script before the sanitizer builds start.
 (cd build && ctest --output-on-failure -j"${TP_JOBS:-2}")
 
