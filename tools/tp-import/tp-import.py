@@ -6,7 +6,7 @@
               [--load-weights CKPT.safetensors]
 
 FACTORY() in FILE.py returns (module, example_inputs); the module's forward
-is traced on the example inputs (docs/embedding-import-torch.md). Runs on
+is traced on the example inputs (docs/embedding.md, "From PyTorch"). Runs on
 Debian's python3-torch, hence /usr/bin/python3.
 """
 

@@ -1,5 +1,5 @@
 # Smaller modules covering the functions and the variants of the hand-written
-# patterns tp-import maps (see docs/embedding-import-torch.md), each checked
+# patterns tp-import maps (see docs/embedding.md, "From PyTorch"), each checked
 # against its own PyTorch forward.
 import math
 

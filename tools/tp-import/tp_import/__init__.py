@@ -1,2 +1,2 @@
 """tp-import: PyTorch nn.Modules to tp's `model` dialect (see
-docs/embedding-import-torch.md)."""
+docs/embedding.md, "From PyTorch")."""
