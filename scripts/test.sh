@@ -9,6 +9,12 @@
 # times as long as the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# What only the tests need, installed before the build is configured (the
+# demo setup does not need it): PyTorch for tp-import's tests (test/tp-import,
+# lit feature `torch`), pybind11 and Python's headers for the `tp` Python
+# module over the C API (python/, ctest tp-python), which CMake builds only
+# when it finds them.
+scripts/install-packages.sh python3-torch pybind11-dev python3-dev
 scripts/setup.sh
 # A failure here ends the script before the sanitizer builds start.
 (cd build && ctest --output-on-failure -j"${TP_JOBS:-2}")

@@ -35,6 +35,16 @@ if getattr(config, "tp_have_cuda", 0):
     if smi and subprocess.run([smi, "-L"], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("gpu")
+# PyTorch for tp-import (Debian's python3-torch, importable by
+# /usr/bin/python3 only): its tests `REQUIRES: torch`; %torch_python runs
+# their checker scripts.
+import subprocess as _subprocess
+_torch_python = "/usr/bin/python3"
+if os.path.exists(_torch_python) and _subprocess.run(
+        [_torch_python, "-c", "import torch"], stdout=_subprocess.DEVNULL,
+        stderr=_subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torch")
+config.substitutions.append(("%torch_python", _torch_python))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%examples", os.path.join(config.tp_src_root, "examples")))
@@ -52,7 +62,7 @@ llvm_config.use_default_substitutions()
 
 config.tp_tools_dir = os.path.join(config.tp_obj_root, "bin")
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = ["tp-opt", "tp-run", "tp-model"]
+tools = ["tp-opt", "tp-run", "tp-model", "tp-import"]
 # TP_OPT_CHECK_IR_ROUNDTRIP=1 makes every tp-opt call also check that its
 # output parses back to the same IR.
 if os.environ.get("TP_OPT_CHECK_IR_ROUNDTRIP"):

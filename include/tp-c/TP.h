@@ -4,8 +4,8 @@
 |* and link the TPCAPI library. It declares the dialects                      *|
 |* (tp-c/Dialects.h), the passes, plans and the communication report          *|
 |* (tp-c/Transforms.h), running a partitioned module on N rank threads        *|
-|* (tp-c/Runtime.h) and the library's version. docs/embedding-capi.md says    *|
-|* how to use them.                                                           *|
+|* (tp-c/Runtime.h) and the library's version. docs/embedding.md ("The C     *|
+|* API") says how to use them.                                                *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

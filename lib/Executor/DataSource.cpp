@@ -69,10 +69,11 @@ Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
         .to(p.dtype);
   }
   if (weights) {
-    checkShape(*weights, p.name, p.globalShape);
-    return (slice ? weights->readSlice(p.name, slice->dim, slice->offset,
+    std::string key = weightsPrefix + p.name;
+    checkShape(*weights, key, p.globalShape);
+    return (slice ? weights->readSlice(key, slice->dim, slice->offset,
                                        slice->size)
-                  : weights->read(p.name))
+                  : weights->read(key))
         .to(p.dtype);
   }
   ParamInit init = paramInit(p.name, p.globalShape);

@@ -53,6 +53,12 @@ static cl::opt<uint64_t>
          cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     weights("weights", cl::desc("Parameters (safetensors)"), cl::cat(category));
+static cl::opt<std::string> weightsPrefix(
+    "weights-prefix",
+    cl::desc("--weights holds parameter FQN under the key PREFIX + FQN (a "
+             "checkpoint of a wrapping module, e.g. 'model.'); files tp-run "
+             "writes keep plain FQNs"),
+    cl::value_desc("PREFIX"), cl::cat(category));
 static cl::opt<std::string>
     inputs("inputs",
            cl::desc("Inputs (safetensors), under their argument names: one "
@@ -275,6 +281,8 @@ void checkRunOptions() {
   }
   if (planFile.getNumOccurrences() && planFile.empty())
     fail("--plan needs a file name");
+  if (weightsPrefix.getNumOccurrences() && weights.empty())
+    fail("--weights-prefix names the keys of --weights; give --weights too");
 }
 
 /// The optimizer of --train, its options checked as PyTorch's constructors
@@ -409,6 +417,7 @@ int main(int argc, char **argv) {
     exec::DataSource data;
     data.seed = seed;
     data.weightsFile = weights;
+    data.weightsPrefix = weightsPrefix;
     data.inputsFile = inputs;
     int runSteps = train ? steps : 1;
     // A file with a batch per step has one for every step (before any rank

@@ -93,6 +93,57 @@ protected:
   OwningOpRef<ModuleOp> module;
 };
 
+TEST_F(ExecutorTest, WeightsPrefixNamesTheFileKeys) {
+  Program program = lowerExampleMlp();
+  // The same parameters under their FQNs and under "model." + FQN (a
+  // checkpoint of a module wrapping the MLP).
+  DataSource gen;
+  gen.seed = 3;
+  std::vector<rt::Tensor> tensors;
+  for (const auto &p : program.params())
+    tensors.push_back(Program::globalParam(p, gen));
+  auto save = [&](const std::string &path, const std::string &prefix) {
+    std::vector<std::pair<std::string, const rt::Tensor *>> named;
+    for (size_t i = 0; i < tensors.size(); ++i)
+      named.push_back({prefix + program.params()[i].name, &tensors[i]});
+    rt::writeSafetensors(path, named);
+  };
+  std::string plain = ::testing::TempDir() + "/tp-executor-plain.st";
+  std::string prefixed = ::testing::TempDir() + "/tp-executor-prefixed.st";
+  save(plain, "");
+  save(prefixed, "model.");
+
+  auto runWith = [&](const std::string &path, const std::string &prefix) {
+    DataSource data;
+    data.seed = 99;
+    data.weightsFile = path;
+    data.weightsPrefix = prefix;
+    std::vector<std::vector<rt::Tensor>> out(4);
+    std::mutex mu;
+    rt::runRanks(4, [&](rt::Communicator &comm) {
+      auto r = program.run(comm, data);
+      std::lock_guard<std::mutex> lock(mu);
+      out[comm.rank()] = std::move(r);
+    });
+    return out;
+  };
+  auto viaPrefix = runWith(prefixed, "model.");
+  auto viaPlain = runWith(plain, "");
+  for (int r = 0; r < 4; ++r)
+    EXPECT_EQ(viaPrefix[r], viaPlain[r]) << "rank " << r;
+  // Without the prefix the prefixed file's keys are not the FQNs.
+  try {
+    runWith(prefixed, "");
+    ADD_FAILURE() << "expected a missing tensor error";
+  } catch (const std::exception &e) {
+    EXPECT_NE(std::string(e.what()).find("missing tensor 'net1.weight'"),
+              std::string::npos)
+        << e.what();
+  }
+  std::remove(plain.c_str());
+  std::remove(prefixed.c_str());
+}
+
 TEST_F(ExecutorTest, RankStateKeepsParametersBetweenRuns) {
   Program program = lowerExampleMlp();
   ASSERT_EQ(program.meshShape(), (std::vector<int64_t>{4}));

@@ -91,6 +91,9 @@ struct DataSource {
   /// (parameters) and function argument names (inputs).
   std::string weightsFile;
   std::string inputsFile;
+  /// The weights file's key of parameter FQN is weightsPrefix + FQN
+  /// (checkpoints saved from a wrapping module, HF-style `model.`).
+  std::string weightsPrefix;
   /// Global parameters (by FQN) and inputs (by argument name) held in
   /// memory, as an embedder's buffers give them (the C API): a tensor here
   /// is taken before the files and the generator. An input held here is

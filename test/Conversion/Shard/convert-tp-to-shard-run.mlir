@@ -5,7 +5,7 @@
 // runtime holds: torch.chunk pieces (10 over 4 ranks: 3, 3, 3, 1), the
 // lookups' rows and classes, Partial(sum) on rank 0 only. (Collectives
 // need MPI at run time; MLIR 22's MPI lowering does not run against
-// OpenMPI, see docs/embedding-shard.md.)
+// OpenMPI, see docs/embedding.md.)
 // DEFINE: %{rank} = sed -e 's/^module {/module attributes {mpi.dlti = #dlti.map<"MPI:comm_world_rank" = RANK>} {/'
 // DEFINE: %{lower} = mlir-opt-22 --convert-shard-to-mpi --inline --canonicalize --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries" --convert-linalg-to-loops --expand-strided-metadata --lower-affine --convert-scf-to-cf --finalize-memref-to-llvm --convert-to-llvm --reconcile-unrealized-casts
 // DEFINE: %{strip} = sed -e '/shard.grid/d' -e 's/^module attributes {mpi.dlti = [^}]*} {/module {/'

@@ -1,0 +1,587 @@
+"""Runs the module's forward on the example inputs and records what it does.
+
+Tracing runs the real forward on real tensors, so ordinary Python works:
+shapes read with `b, s, d = x.shape` are plain ints, loops and branches run
+as they do for the example (shapes become static, control flow specialized
+to it). Two hooks record the program:
+
+- `nn.Module.__call__` is wrapped: the layers tp has as leaf modules
+  (Linear, Embedding, LayerNorm, Dropout) become one node carrying their
+  FQN, activation modules become their functional op, and user modules
+  open a Scope (a `model.module` region in the IR);
+- a TorchFunctionMode sees every torch function and Tensor method called
+  on a traced tensor (an input, a parameter, or a value computed from
+  them) and records a node. Calls on constants only (masks, position
+  tables, buffers) are not recorded: their results are constants whose
+  values later patterns can inspect.
+"""
+
+import inspect
+import os
+import sys
+
+import torch
+import torch.nn as nn
+from torch.overrides import TorchFunctionMode
+
+from .errors import UserError
+from .graph import Graph, Node, Scope
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+
+# Results that read a traced tensor's values into Python: the trace could
+# only follow the example's values.
+_DATA_DEPENDENT = {"item", "tolist", "__bool__", "__int__", "__float__",
+                   "__index__", "numpy", "__array__", "__complex__"}
+# Writes into a traced tensor that the recorded program could not follow.
+_WRITES = {"__setitem__", "index_put_", "copy_", "fill_", "zero_",
+           "scatter_", "index_fill_", "index_copy_"}
+
+_ACTIVATIONS = {nn.ReLU: "relu", nn.SiLU: "silu", nn.GELU: "gelu"}
+_CONTAINERS = (nn.Sequential,)
+_LEAF_LAYERS = (nn.Linear, nn.Embedding, nn.LayerNorm, nn.Dropout)
+
+
+def _user_location():
+    """`file.py:line` of the innermost frame of user code (outside torch
+    and tp-import), or '' when tp-import itself made the call."""
+    entry = os.path.realpath(sys.argv[0]) if sys.argv else ""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_TORCH_DIR) and \
+                not path.startswith(_OWN_DIR) and \
+                os.path.realpath(path) != entry:
+            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return ""
+
+
+def _at():
+    """' at file.py:line' for messages, or ''."""
+    where = _user_location()
+    return f" at {where}" if where else ""
+
+
+def _stock_forward(module):
+    """Whether a leaf layer (or a subclass) runs PyTorch's own forward; a
+    subclass with its own forward is traced as a user module."""
+    for base in _LEAF_LAYERS:
+        if isinstance(module, base):
+            return type(module).forward is base.forward
+    return False
+
+
+def _tensors_in(obj):
+    """The tensors in nested tuples, lists and dicts."""
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for o in obj:
+            yield from _tensors_in(o)
+    elif isinstance(obj, dict):
+        for o in obj.values():
+            yield from _tensors_in(o)
+
+
+def _call(func, name, args, kwargs):
+    """Runs a torch function for the user's code; what it raises (shapes
+    that do not fit, ...) is the user's error, at the user's line."""
+    try:
+        return func(*args, **kwargs)
+    except Exception as e:
+        raise UserError(f"'{name}' raised {type(e).__name__}: {e}{_at()}")
+
+
+def _norm_dim(dim, rank):
+    return dim + rank if dim < 0 else dim
+
+
+class _Args:
+    """Positional-or-keyword access to a call's arguments."""
+
+    def __init__(self, args, kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def get(self, i, name, default=None):
+        if i < len(self.args):
+            return self.args[i]
+        return self.kwargs.get(name, default)
+
+
+class Tracer(TorchFunctionMode):
+    """Records the forward of `root` (see the module docstring)."""
+
+    def __init__(self, root):
+        super().__init__()
+        self.root = root
+        self.module_names = {id(m): name for name, m in root.named_modules()}
+        self.param_names = {id(p): name for name, p in root.named_parameters()}
+        self.values = {}  # id(tensor) -> (tensor, Node)
+        self.suppress = 0
+        self.graph = Graph(Scope("", type(root).__name__, root, None))
+        self.scopes = [self.graph.root]
+
+    # -- values -----------------------------------------------------------
+
+    def _register(self, tensor, node):
+        self.values[id(tensor)] = (tensor, node)
+        return node
+
+    def _lookup(self, t):
+        entry = self.values.get(id(t))
+        if entry is not None and entry[0] is t:
+            return entry[1]
+        return None
+
+    def is_traced(self, t):
+        node = self._lookup(t)
+        if node is not None:
+            return node.op != "const"
+        return id(t) in self.param_names
+
+    def node_of(self, t):
+        """The node of a tensor: traced value, parameter or constant."""
+        node = self._lookup(t)
+        if node is not None:
+            return node
+        if id(t) in self.param_names:
+            name = self.param_names[id(t)]
+            node = Node("param", [], t.shape, t.dtype, None, "",
+                        attrs={"name": name})
+            return self._register(t, node)
+        node = Node("const", [], t.shape, t.dtype, self.scopes[-1],
+                    _user_location(), value=t.detach().clone())
+        return self._register(t, node)
+
+    def scalar(self, value, like):
+        """A Python number as a rank-0 constant of `like`'s dtype."""
+        dtype = like.dtype if like.dtype.is_floating_point else torch.float32
+        # The value in double precision: an eps keeps its decimal value.
+        return Node("const", [], (), dtype, self.scopes[-1], _user_location(),
+                    value=torch.tensor(value, dtype=torch.float64))
+
+    def operand(self, v, like):
+        if isinstance(v, torch.Tensor):
+            return self.node_of(v)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return self.scalar(v, like)
+        return None
+
+    def make(self, op, args, result, attrs=None):
+        node = Node(op, args, result.shape, result.dtype, self.scopes[-1],
+                    _user_location(), attrs)
+        self.scopes[-1].add(node)
+        return node
+
+    # -- inputs and the call ------------------------------------------------
+
+    def run(self, inputs, as_kwargs):
+        """Runs the root on `inputs` ([(name, tensor)]); returns the Graph."""
+        for name, t in inputs:
+            node = Node("input", [], t.shape, t.dtype, None, "",
+                        attrs={"name": name})
+            self._register(t, node)
+            self.graph.inputs.append((name, node))
+        tensors = [t for _, t in inputs]
+        original_call = nn.Module.__call__
+        tracer = self
+
+        def call(module, *args, **kwargs):
+            return tracer._call_module(original_call, module, args, kwargs)
+
+        nn.Module.__call__ = call
+        try:
+            with torch.no_grad(), self:
+                if as_kwargs:
+                    out = self.root(**dict(inputs))
+                else:
+                    out = self.root(*tensors)
+        finally:
+            nn.Module.__call__ = original_call
+        self._set_outputs(out)
+        return self.graph
+
+    def _set_outputs(self, out):
+        if isinstance(out, dict):
+            out = list(out.values())
+        elif isinstance(out, torch.Tensor):
+            out = [out]
+        elif not isinstance(out, (tuple, list)):
+            raise UserError(
+                f"the module's forward returned {type(out).__name__}; "
+                f"tp-import needs a tensor, or a tuple, list or dict of "
+                f"tensors")
+        for i, t in enumerate(out):
+            if not isinstance(t, torch.Tensor):
+                raise UserError(
+                    f"output {i} of the module's forward is "
+                    f"{type(t).__name__}, not a tensor")
+            node = self._lookup(t)
+            if node is None and id(t) in self.param_names:
+                node = self.node_of(t)
+            if node is None or node.op == "const":
+                raise UserError(
+                    f"output {i} of the module's forward does not depend on "
+                    f"its inputs or parameters (a constant)")
+            self.graph.outputs.append(node)
+
+    # -- modules --------------------------------------------------------------
+
+    def _call_module(self, original_call, module, args, kwargs):
+        if self.suppress:
+            return original_call(module, *args, **kwargs)
+        fqn = self.module_names.get(id(module))
+        cls = type(module)
+        if cls in _ACTIVATIONS or isinstance(module, (nn.Identity,
+                                                      nn.Softmax)):
+            # Functional ops without an FQN: record what the call does.
+            return original_call(module, *args, **kwargs)
+        if fqn is None:
+            raise UserError(
+                f"forward calls a {cls.__name__} that is not a submodule of "
+                f"the model (created outside __init__?)"
+                f"{_at()}; its parameters would have no FQN")
+        if isinstance(module, _LEAF_LAYERS) and _stock_forward(module):
+            return self._leaf(original_call, module, fqn, args, kwargs)
+        if (cls.__module__.startswith("torch.nn")
+                and not isinstance(module, _CONTAINERS) and fqn != ""):
+            raise UserError(
+                f"unsupported layer torch.nn.{cls.__name__} at module "
+                f"'{fqn}'{_at()}; tp-import supports "
+                f"Linear, Embedding, LayerNorm, Dropout, ReLU, GELU, SiLU, "
+                f"Softmax, Identity, Sequential and user modules built from "
+                f"them")
+        if fqn == "":
+            return original_call(module, *args, **kwargs)
+        call_args = {}
+        try:
+            bound = inspect.signature(module.forward).bind(*args, **kwargs)
+            for pname, value in bound.arguments.items():
+                if isinstance(value, torch.Tensor) and self.is_traced(value):
+                    call_args.setdefault(self.node_of(value), pname)
+        except (TypeError, ValueError):
+            pass
+        scope = Scope(fqn, cls.__name__, module, self.scopes[-1], call_args)
+        self.scopes[-1].add(scope)
+        self.scopes.append(scope)
+        try:
+            return original_call(module, *args, **kwargs)
+        finally:
+            self.scopes.pop()
+
+    def _leaf(self, original_call, module, fqn, args, kwargs):
+        self.suppress += 1
+        try:
+            out = original_call(module, *args, **kwargs)
+        finally:
+            self.suppress -= 1
+        ins = list(args) + list(kwargs.values())
+        if len(ins) != 1 or not isinstance(ins[0], torch.Tensor):
+            raise UserError(
+                f"{type(module).__name__} '{fqn}' takes one tensor "
+                f"(called{_at()})")
+        x = ins[0]
+        if isinstance(module, nn.Dropout):
+            if not self.is_traced(x):
+                return out
+            node = self.make("dropout", [self.node_of(x)], out,
+                             {"fqn": fqn, "p": float(module.p)})
+        elif isinstance(module, nn.Linear):
+            operands = [self.node_of(x), self.node_of(module.weight)]
+            if module.bias is not None:
+                operands.append(self.node_of(module.bias))
+            node = self.make("linear", operands, out, {"fqn": fqn})
+        elif isinstance(module, nn.Embedding):
+            if module.max_norm is not None:
+                raise UserError(f"Embedding '{fqn}' has max_norm, which "
+                                f"tp's model.embedding does not support")
+            node = self.make("embedding",
+                             [self.node_of(x), self.node_of(module.weight)],
+                             out, {"fqn": fqn})
+        else:  # LayerNorm
+            if len(module.normalized_shape) != 1 or \
+                    not module.elementwise_affine:
+                raise UserError(
+                    f"LayerNorm '{fqn}' normalizes {module.normalized_shape}"
+                    f"{'' if module.elementwise_affine else ' without affine'}"
+                    f"; tp's model.layer_norm normalizes the last dim with a "
+                    f"weight and a bias")
+            node = self.make("layer_norm",
+                             [self.node_of(x), self.node_of(module.weight),
+                              self.node_of(module.bias)],
+                             out, {"fqn": fqn, "eps": float(module.eps)})
+        self._register(out, node)
+        return out
+
+    # -- functions ---------------------------------------------------------
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", str(func))
+        if self.suppress:
+            return _call(func, name, args, kwargs)
+        traced = [t for t in _tensors_in((args, kwargs)) if self.is_traced(t)]
+        if traced and name in _WRITES:
+            raise UserError(
+                f"'{name}' writes into a traced tensor{_at()}; "
+                f"tp-import records functional code only")
+        result = _call(func, name, args, kwargs)
+        if not traced:
+            return result  # computed from constants: a constant
+        if name in _DATA_DEPENDENT:
+            raise UserError(
+                f"'{name}' reads the values of a traced tensor{_at()}: code "
+                f"that depends on the data cannot become a static program")
+        if isinstance(result, torch.Tensor):
+            node = self._record(name, func, _Args(args, kwargs), result)
+            self._register(result, node)
+        elif isinstance(result, (tuple, list)) and any(
+                isinstance(r, torch.Tensor) for r in result):
+            operands = [self.node_of(t) for t in _tensors_in((args, kwargs))]
+            for r in result:
+                if isinstance(r, torch.Tensor):
+                    self._register(r, self.make(
+                        "torch." + name, operands, r, {"torch_name": name}))
+        return result
+
+    def _raw(self, name, a, result):
+        """A call kept as `torch.<name>` for the patterns to look at."""
+        operands = [self.node_of(t) for t in _tensors_in((a.args, a.kwargs))]
+        return self.make("torch." + name, operands, result,
+                         {"torch_name": name})
+
+    def _record(self, name, func, a, result):
+        x = a.get(0, "input")
+        if not isinstance(x, torch.Tensor):
+            x = next(_tensors_in((a.args, a.kwargs)))
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            node = handler(self, name, a, x, result)
+            if node is not None:
+                return node
+        return self._raw(name, a, result)
+
+
+# -- handlers: each returns the node for a call, or None to keep it raw -----
+
+
+def _binary(op, swap=False):
+    def handle(tr, name, a, x, result):
+        if a.kwargs.get("alpha", 1) != 1 or len(a.args) > 2:
+            return None
+        lhs, rhs = a.get(0, "input"), a.get(1, "other")
+        if swap:
+            lhs, rhs = rhs, lhs
+        like = x
+        lhs, rhs = tr.operand(lhs, like), tr.operand(rhs, like)
+        if lhs is None or rhs is None:
+            return None
+        return tr.make(op, [lhs, rhs], result)
+    return handle
+
+
+def _div(tr, name, a, x, result):
+    if a.kwargs.get("rounding_mode") is not None:
+        return None
+    lhs, rhs = a.get(0, "input"), a.get(1, "other")
+    if isinstance(rhs, (int, float)) and not isinstance(rhs, bool) and rhs:
+        return tr.make("mul", [tr.node_of(lhs), tr.scalar(1.0 / rhs, lhs)],
+                       result)
+    if isinstance(rhs, torch.Tensor) and not tr.is_traced(rhs) and \
+            rhs.numel() == 1 and float(rhs) != 0:
+        return tr.make("mul", [tr.node_of(lhs),
+                               tr.scalar(1.0 / float(rhs), lhs)], result)
+    return None
+
+
+def _unary(op):
+    def handle(tr, name, a, x, result):
+        if name == "gelu" and a.get(1, "approximate", "none") != "none":
+            return None  # the tanh form: not tp's gelu
+        if name in ("relu", "relu_") and len(a.args) > 1:
+            return None
+        return tr.make(op, [tr.node_of(x)], result)
+    return handle
+
+
+def _identity_or_cast(tr, name, a, x, result):
+    if result.dtype == x.dtype and tuple(result.shape) == tuple(x.shape):
+        return tr.node_of(x)
+    return None
+
+
+def _dropout(tr, name, a, x, result):
+    if a.get(2, "training", True) and a.get(1, "p", 0.5) > 0:
+        return None  # a training-mode functional dropout: raw, an error
+    return tr.node_of(x)
+
+
+def _view(tr, name, a, x, result):
+    if result.numel() != x.numel() or result.dtype != x.dtype:
+        return None
+    if name == "__getitem__" and not _only_new_axes(a.get(1, "idx")):
+        return None
+    if tuple(result.shape) == tuple(x.shape):
+        return tr.node_of(x)
+    return tr.make("reshape", [tr.node_of(x)], result)
+
+
+def _only_new_axes(index):
+    """An index of full slices, `...` and `None` only (an unsqueeze)."""
+    items = index if isinstance(index, tuple) else (index,)
+    for i in items:
+        if i is None or i is Ellipsis:
+            continue
+        if isinstance(i, slice) and i == slice(None):
+            continue
+        return False
+    return True
+
+
+def _transpose(tr, name, a, x, result):
+    rank = x.dim()
+    perm = list(range(rank))
+    if name == "permute":
+        dims = a.args[1:] if len(a.args) > 1 else a.kwargs.get("dims")
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = dims[0]
+        perm = [_norm_dim(d, rank) for d in dims]
+    elif name in ("t",):
+        perm = list(reversed(perm))
+    else:
+        d0 = _norm_dim(a.get(1, "dim0"), rank)
+        d1 = _norm_dim(a.get(2, "dim1"), rank)
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    if perm == list(range(rank)):
+        return tr.node_of(x)
+    return tr.make("transpose", [tr.node_of(x)], result, {"perm": perm})
+
+
+def _softmax(tr, name, a, x, result):
+    dim = a.get(1, "dim")
+    if dim is None or result.dtype != x.dtype:
+        return None
+    return tr.make("softmax", [tr.node_of(x)], result,
+                   {"dim": _norm_dim(dim, x.dim())})
+
+
+def _pow(tr, name, a, x, result):
+    exponent = a.get(1, "exponent")
+    if isinstance(exponent, (int, float)) and exponent == 2:
+        n = tr.node_of(x)
+        return tr.make("mul", [n, n], result)
+    if isinstance(exponent, (int, float)) and exponent == 1:
+        return tr.node_of(x)
+    return None
+
+
+def _reduce(kind):
+    def handle(tr, name, a, x, result):
+        dim = a.get(1, "dim")
+        keepdim = bool(a.get(2, "keepdim", False))
+        if a.kwargs.get("dtype") is not None and result.dtype != x.dtype:
+            return None
+        if dim is None:
+            if kind == "max":
+                return None
+            dims = list(range(x.dim()))
+        else:
+            dims = [dim] if isinstance(dim, int) else list(dim)
+        dims = sorted(_norm_dim(d, x.dim()) for d in dims)
+        return tr.make("reduce", [tr.node_of(x)], result,
+                       {"kind": kind, "dims": dims, "keepdim": keepdim})
+    return handle
+
+
+def _repeat_interleave(tr, name, a, x, result):
+    repeats, dim = a.get(1, "repeats"), a.get(2, "dim")
+    if not isinstance(repeats, int) or dim is None:
+        return None
+    return tr.make("repeat_heads", [tr.node_of(x)], result,
+                   {"dim": _norm_dim(dim, x.dim()), "n": repeats})
+
+
+def _masked_fill(tr, name, a, x, result):
+    mask, value = a.get(1, "mask"), a.get(2, "value")
+    if isinstance(value, torch.Tensor):
+        if tr.is_traced(value) or value.numel() != 1:
+            return None
+        value = float(value)
+    return tr.make("torch.masked_fill", [tr.node_of(x), tr.node_of(mask)],
+                   result, {"torch_name": "masked_fill", "value": value})
+
+
+def _param_leaf(op):
+    """F.linear / F.embedding / F.layer_norm called on parameters: the
+    leaf module is the parameters' owner."""
+    def handle(tr, name, a, x, result):
+        if op == "layer_norm":
+            shape = a.get(1, "normalized_shape")
+            w, b = a.get(2, "weight"), a.get(3, "bias")
+            if len(shape) != 1 or w is None or b is None:
+                return None
+            operands = [x, w, b]
+            attrs = {"eps": float(a.get(4, "eps", 1e-5))}
+        elif op == "embedding":
+            w = a.get(1, "weight")
+            if a.get(3, "max_norm") is not None:
+                return None
+            operands, attrs = [x, w], {}
+        else:
+            w, b = a.get(1, "weight"), a.get(2, "bias")
+            operands = [x, w] + ([b] if b is not None else [])
+            attrs = {}
+        wname = tr.param_names.get(id(w))
+        if wname is None:
+            return None
+        attrs["fqn"] = wname.rsplit(".", 1)[0] if "." in wname else wname
+        return tr.make(op, [tr.node_of(t) for t in operands], result, attrs)
+    return handle
+
+
+_HANDLERS = {}
+for _n in ("add", "__add__", "__radd__", "__iadd__", "add_"):
+    _HANDLERS[_n] = _binary("add")
+for _n in ("sub", "__sub__", "__isub__", "sub_", "subtract"):
+    _HANDLERS[_n] = _binary("sub")
+for _n in ("rsub", "__rsub__"):
+    _HANDLERS[_n] = _binary("sub", swap=True)
+for _n in ("mul", "__mul__", "__rmul__", "__imul__", "mul_", "multiply"):
+    _HANDLERS[_n] = _binary("mul")
+for _n in ("div", "__truediv__", "__itruediv__", "div_", "true_divide",
+           "divide"):
+    _HANDLERS[_n] = _div
+for _n in ("matmul", "__matmul__", "mm", "bmm"):
+    _HANDLERS[_n] = _binary("matmul")
+_HANDLERS["__rmatmul__"] = _binary("matmul", swap=True)
+for _n, _op in (("relu", "relu"), ("relu_", "relu"), ("gelu", "gelu"),
+                ("silu", "silu"), ("exp", "exp"), ("log", "log"),
+                ("neg", "neg"), ("__neg__", "neg"), ("negative", "neg")):
+    _HANDLERS[_n] = _unary(_op)
+for _n in ("contiguous", "clone", "detach", "float", "half", "bfloat16",
+           "double", "to", "type", "type_as", "cpu", "cuda", "__pos__"):
+    _HANDLERS[_n] = _identity_or_cast
+_HANDLERS["dropout"] = _dropout
+for _n in ("view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze",
+           "view_as", "reshape_as", "__getitem__"):
+    _HANDLERS[_n] = _view
+for _n in ("transpose", "swapaxes", "swapdims", "permute", "t"):
+    _HANDLERS[_n] = _transpose
+_HANDLERS["softmax"] = _softmax
+_HANDLERS["pow"] = _HANDLERS["__pow__"] = _pow
+_HANDLERS["mean"] = _reduce("mean")
+_HANDLERS["sum"] = _reduce("sum")
+_HANDLERS["amax"] = _reduce("max")
+_HANDLERS["repeat_interleave"] = _repeat_interleave
+_HANDLERS["masked_fill"] = _masked_fill
+_HANDLERS["linear"] = _param_leaf("linear")
+_HANDLERS["embedding"] = _param_leaf("embedding")
+_HANDLERS["layer_norm"] = _param_leaf("layer_norm")
+
+
+def trace(module, inputs, as_kwargs):
+    """Traces `module` (put in eval mode) on `inputs` ([(name, tensor)])."""
+    module.eval()
+    return Tracer(module).run(inputs, as_kwargs)
