@@ -91,7 +91,7 @@ public:
       started = true;
     }
     armed = true;
-    deadline = Clock::now() + timeout;
+    deadline = deadlineAfter(Clock::now(), timeout);
     this->timeout = timeout;
     this->worldRank = worldRank;
     this->call = call;

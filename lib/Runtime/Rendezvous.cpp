@@ -110,7 +110,8 @@ private:
 class Deadline {
 public:
   explicit Deadline(std::chrono::milliseconds timeout)
-      : limited_(timeout.count() > 0), at_(endAfter(timeout)) {}
+      : limited_(timeout.count() > 0),
+        at_(deadlineAfter(Clock::now(), timeout)) {}
   bool expired() const { return limited_ && Clock::now() >= at_; }
   /// A poll timeout: the time left rounded up, at most \p cap ms (cap -1:
   /// no cap); -1 (forever) when neither limits it.
@@ -127,15 +128,6 @@ public:
   }
 
 private:
-  /// now + \p timeout, saturated: a timeout past the clock's range (a
-  /// caller's "forever") would overflow into a deadline in the past.
-  static Clock::time_point endAfter(std::chrono::milliseconds timeout) {
-    Clock::time_point now = Clock::now();
-    auto room = std::chrono::duration_cast<std::chrono::milliseconds>(
-        Clock::time_point::max() - now);
-    return timeout >= room ? Clock::time_point::max() : now + timeout;
-  }
-
   bool limited_;
   Clock::time_point at_;
 };

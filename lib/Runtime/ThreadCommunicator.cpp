@@ -336,12 +336,7 @@ void ThreadGroupState::await(int rank, uint32_t gen, const Call *call) {
     explicit Sleeper(std::atomic<int> &s) : sleepers(s) { ++sleepers; }
     ~Sleeper() { --sleepers; }
   } sleeper(w.sleepers);
-  // A timeout past the clock's range (a caller's "forever") saturates:
-  // start + timeout would overflow into a deadline in the past.
-  auto room = std::chrono::duration_cast<std::chrono::milliseconds>(
-      Clock::time_point::max() - start);
-  Clock::time_point deadline =
-      w.timeout >= room ? Clock::time_point::max() : start + w.timeout;
+  Clock::time_point deadline = deadlineAfter(start, w.timeout);
   bool mayLeave = call != nullptr;
   while (generationOf(state.load()) == gen) {
     if (!mayLeave) {

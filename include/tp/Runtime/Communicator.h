@@ -10,6 +10,7 @@
 
 #include "tp/Runtime/Tensor.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -249,6 +250,19 @@ void allReduceInPlace(Communicator &comm, Tensor &x, ReduceOp op);
 /// Returns rank \p root's \p x on every rank; \p x must have the same shape
 /// everywhere.
 Tensor broadcastTensor(Communicator &comm, const Tensor &x, int root);
+
+/// \p start + \p timeout on the steady clock, saturated: a timeout past the
+/// clock's range (a caller's "forever", e.g. INT64_MAX ms) gives the
+/// clock's last time point instead of overflowing into the past. Every
+/// backend's waits use it.
+inline std::chrono::steady_clock::time_point
+deadlineAfter(std::chrono::steady_clock::time_point start,
+              std::chrono::milliseconds timeout) {
+  using Clock = std::chrono::steady_clock;
+  auto room = std::chrono::duration_cast<std::chrono::milliseconds>(
+      Clock::time_point::max() - start);
+  return timeout >= room ? Clock::time_point::max() : start + timeout;
+}
 
 } // namespace runtime
 } // namespace mlir::tp
