@@ -806,6 +806,24 @@ func.func @sharded_dropout_global_rank(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// Element counts past int64 (the sum of two 2^62-element inputs, one input
+// of 2^32 x 2^32) are refused, not wrapped around.
+func.func @pack_count_overflow(%a: tensor<4611686018427387904xf32>, %b: tensor<4611686018427387904xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tp.pack' op the inputs hold more elements than int64 counts (input 1: 'tensor<4611686018427387904xf32>')}}
+  %p = tp.pack %a, %b : tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32> -> tensor<8xf32>
+  return %p : tensor<8xf32>
+}
+
+// -----
+
+func.func @pack_shape_overflow(%a: tensor<4294967296x4294967296xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tp.pack' op the inputs hold more elements than int64 counts (input 0: 'tensor<4294967296x4294967296xf32>')}}
+  %p = tp.pack %a : tensor<4294967296x4294967296xf32> -> tensor<8xf32>
+  return %p : tensor<8xf32>
+}
+
+// -----
+
 func.func @pack_dynamic(%a: tensor<?x3xf32>) -> tensor<9xf32> {
   // expected-error @below {{'tp.pack' op input 0 has a dynamic shape ('tensor<?x3xf32>')}}
   %p = tp.pack %a : tensor<?x3xf32> -> tensor<9xf32>

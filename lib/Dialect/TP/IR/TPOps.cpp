@@ -533,7 +533,14 @@ LogicalResult PackOp::verify() {
       return emitOpError() << "input " << i << " has element type "
                            << t.getElementType() << ", the result "
                            << result.getElementType();
-    total += t.getNumElements();
+    int64_t count = 1;
+    bool overflow = false;
+    for (int64_t d : t.getShape())
+      overflow |= llvm::MulOverflow(count, d, count);
+    if (overflow || llvm::AddOverflow(total, count, total))
+      return emitOpError() << "the inputs hold more elements than int64 "
+                              "counts (input "
+                           << i << ": " << t << ")";
   }
   if (total != result.getDimSize(0))
     return emitOpError() << "the inputs hold " << total
