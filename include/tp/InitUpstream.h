@@ -2,7 +2,7 @@
 //
 // The upstream dialects and passes a pipeline around tp's meets (what
 // tp-opt registers, so one --pass-pipeline mixes tp passes with upstream
-// ones): func, arith, math, tensor, linalg, scf, memref, bufferization,
+// ones): func, arith, math, tensor, linalg, scf, cf, memref, bufferization,
 // shard and mpi, and the upstream passes that work on them. A separate
 // library (TPInitUpstream) from TPInitAll, so an embedder that only runs
 // tp's pipeline does not link them.
@@ -18,7 +18,7 @@ class DialectRegistry;
 
 namespace mlir::tp {
 
-/// Adds func, arith, math, tensor, linalg, scf, memref, bufferization,
+/// Adds func, arith, math, tensor, linalg, scf, cf, memref, bufferization,
 /// shard and mpi (with their interface models) to `registry`.
 void registerUpstreamDialects(DialectRegistry &registry);
 

@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -29,14 +31,16 @@
 #include "mlir/Transforms/Passes.h"
 
 void mlir::tp::registerUpstreamDialects(DialectRegistry &registry) {
-  registry.insert<func::FuncDialect, arith::ArithDialect, math::MathDialect,
-                  tensor::TensorDialect, linalg::LinalgDialect, scf::SCFDialect,
-                  memref::MemRefDialect, bufferization::BufferizationDialect,
-                  shard::ShardDialect, mpi::MPIDialect>();
+  registry
+      .insert<func::FuncDialect, arith::ArithDialect, math::MathDialect,
+              tensor::TensorDialect, linalg::LinalgDialect, scf::SCFDialect,
+              memref::MemRefDialect, bufferization::BufferizationDialect,
+              shard::ShardDialect, mpi::MPIDialect, cf::ControlFlowDialect>();
   // What one-shot-bufferize needs to bufferize those ops.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
+  cf::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);

@@ -352,6 +352,14 @@ static LogicalResult convertOps(func::FuncOp func,
     op->getResult(0).replaceAllUsesWith(*value);
     op->erase();
   }
+  // The updated state is returned next to the results: from the one
+  // return of a single-block body, where every value dominates it.
+  if (!newState.empty() && !func.getBody().hasOneBlock())
+    return func.emitError()
+           << "@" << func.getSymName() << " has "
+           << func.getBody().getBlocks().size()
+           << " blocks: the optimizer's updated state is returned from a "
+              "function of one block only";
   Builder b(func.getContext());
   for (auto &[value, name] : newState) {
     unsigned index = func.getNumResults();

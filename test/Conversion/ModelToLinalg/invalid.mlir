@@ -14,6 +14,21 @@ func.func @adam_caller(%p: tensor<4xf32>, %g: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// The updated optimizer state is returned next to the results: not from a
+// function of several blocks (a value of one block need not dominate the
+// return of another).
+// expected-error @+1 {{@adam_blocks has 3 blocks: the optimizer's updated state is returned from a function of one block only}}
+func.func @adam_blocks(%p: tensor<4xf32>, %g: tensor<4xf32>, %c: i1) -> tensor<4xf32> {
+  cf.cond_br %c, ^a, ^b
+^a:
+  %u = model.adamw_update "w"(%p, %g) {lr = 1.000000e-03 : f64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %u : tensor<4xf32>
+^b:
+  return %p : tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{@drop has callers: its optimizer state, step and dropout seed cannot become arguments}}
 func.func @drop(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = model.dropout "drop"(%x) {p = 1.000000e-01 : f64, train} : (tensor<4xf32>) -> tensor<4xf32>
