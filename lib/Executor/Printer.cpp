@@ -19,6 +19,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
+
 using namespace ::mlir::tp::exec;
 namespace rt = ::mlir::tp::runtime;
 
@@ -278,7 +280,18 @@ void Program::print(llvm::raw_ostream &os) const {
     printType(os, p.slots[slot]);
     os << '\n';
   }
+  // A training step's instructions are grouped by phase (forward, backward,
+  // optimizer): a comment line opens each group, as the phases interleave
+  // where tp-cse shares an op or tp-merge-collectives moves a bucket.
+  bool training = llvm::any_of(p.instrs, [](const Instruction &in) {
+    return in.phase != Phase::Forward;
+  });
+  std::optional<Phase> phase;
   for (const Instruction &in : p.instrs) {
+    if (training && in.phase != phase) {
+      phase = in.phase;
+      os << "  // " << phaseName(in.phase) << '\n';
+    }
     os << "  %" << in.result << " = " << opcodeName(in.op);
     if (!in.name.empty())
       os << " '" << in.name << "'";
