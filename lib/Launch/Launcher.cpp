@@ -55,8 +55,8 @@ public:
   explicit ThreadLauncher(LaunchOptions options)
       : Launcher(std::move(options)) {}
 
-  RunResult run(const Program &program, const DataSource &data,
-                int steps) override {
+  RunResult runSteps(const Program &program, const DataSource &data,
+                     int steps) override {
     int64_t n = program.numRanks();
     checkRankThreads(n, program.peakBytes(),
                      "the program's mesh of " + std::to_string(n) + " ranks");
@@ -191,6 +191,18 @@ std::unique_ptr<Launcher> Launcher::create(LaunchOptions options, int *argc,
     return detail::createMPILauncher(std::move(options), argc, argv);
 #endif
   return std::make_unique<ThreadLauncher>(std::move(options));
+}
+
+RunResult Launcher::run(const Program &program, const DataSource &data,
+                        int steps) {
+  if (steps < 1)
+    throw LaunchError("the number of steps must be at least 1, not " +
+                      std::to_string(steps));
+  // Before any rank starts: an inputs file names every input, with one
+  // batch for all steps or one per step (a missing tensor or a short file
+  // would otherwise fail inside the ranks, mid-run).
+  data.checkInputs(program.inputs(), steps);
+  return runSteps(program, data, steps);
 }
 
 std::string Launcher::ranksText() const {

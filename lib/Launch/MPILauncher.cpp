@@ -64,8 +64,8 @@ public:
           "`, or give --np 1 to run it on one rank");
   }
 
-  RunResult run(const Program &program, const DataSource &data,
-                int steps) override {
+  RunResult runSteps(const Program &program, const DataSource &data,
+                     int steps) override {
     int64_t n = program.numRanks();
     if (n != world->size())
       throw LaunchError("the program's mesh has " + std::to_string(n) +

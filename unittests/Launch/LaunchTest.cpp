@@ -11,6 +11,7 @@
 #include "tp/Launch/Prepare.h"
 #include "tp/Launch/Report.h"
 #include "tp/Launch/Verify.h"
+#include "tp/Runtime/Safetensors.h"
 
 #include "tp/Dialect/TP/IR/TPDialect.h"
 #include "tp/InitAll.h"
@@ -250,6 +251,55 @@ TEST_F(LaunchTest, RefusesWhatTheJobCannotRun) {
   EXPECT_EQ(launchError([&] { prepare(*two, path, std::nullopt, true); }),
             "--verify needs the model before lowering, not a partitioned "
             "program");
+}
+
+// An embedder's Launcher::run checks the data before any rank starts, as
+// tp-run does: an inputs file without the model's input, one with too few
+// batches for the steps, and a step count below 1 are errors from run()
+// itself, naming the file and the input.
+TEST_F(LaunchTest, RunChecksTheInputsBeforeTheRanksStart) {
+  auto launcher = threads();
+  exec::PreparedModel model =
+      prepare(*launcher, kExamples + "/mlp.mlir", kExamples + "/mlp_plan.json");
+  exec::Program program =
+      exec::Program::compile(exec::entryFunction(*model.module, "mlp"));
+  ASSERT_EQ(program.inputs().size(), 1u);
+  const std::string input = program.inputs()[0].name;
+
+  // A file holding another name only.
+  std::string other = ::testing::TempDir() + "/launch-other-input.safetensors";
+  exec::Tensor x({4, 8});
+  mlir::tp::runtime::writeSafetensors(other, {{"not_" + input, &x}});
+  exec::DataSource data;
+  data.inputsFile = other;
+  std::string message;
+  try {
+    launcher->run(program, data);
+  } catch (const std::exception &e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find(other), std::string::npos) << message;
+  EXPECT_NE(message.find("'" + input + "'"), std::string::npos) << message;
+
+  // Two batches, one per step, for three steps.
+  std::string twoBatches =
+      ::testing::TempDir() + "/launch-2-batches.safetensors";
+  exec::Tensor batches({2, 4, 8});
+  mlir::tp::runtime::writeSafetensors(twoBatches, {{input, &batches}});
+  data.inputsFile = twoBatches;
+  message.clear();
+  try {
+    launcher->run(program, data, 3);
+  } catch (const std::exception &e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("fewer than the 3 steps to run"), std::string::npos)
+      << message;
+  // The same file serves two steps.
+  EXPECT_EQ(launcher->run(program, data, 2).perRank.size(), 4u);
+
+  EXPECT_EQ(launchError([&] { launcher->run(program, data, 0); }),
+            "the number of steps must be at least 1, not 0");
 }
 
 // Under `using namespace mlir`, as embedders write it, `tp::` names one

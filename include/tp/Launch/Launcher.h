@@ -128,9 +128,11 @@ public:
   /// rank's parameters and optimizer state between the steps; step k reads
   /// its batch of inputs (DataSource::step). Every rank
   /// gets the time and peak of the slowest; rank 0 every rank's results of
-  /// the last step, and every step's loss.
-  virtual RunResult run(const Program &program, const DataSource &data,
-                        int steps = 1) = 0;
+  /// the last step, and every step's loss. Before any rank starts it checks
+  /// \p steps (at least 1) and that the data's inputs file gives every
+  /// input a batch for each step (DataSource::checkInputs), so a bad file
+  /// is one error here instead of a failure inside the ranks.
+  RunResult run(const Program &program, const DataSource &data, int steps = 1);
   /// Reports \p message as a failure of options().toolName and ends the
   /// process; in an mpi job it names the rank and aborts every process of
   /// the job, which may be waiting for this one in a collective.
@@ -140,6 +142,10 @@ public:
 
 protected:
   explicit Launcher(LaunchOptions options);
+  /// What run() does once its checks pass: runs \p program \p steps times
+  /// on this backend's ranks.
+  virtual RunResult runSteps(const Program &program, const DataSource &data,
+                             int steps) = 0;
   LaunchOptions options_;
   int requestedRanks_ = 0;
 };
