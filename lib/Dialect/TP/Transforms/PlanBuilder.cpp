@@ -6,7 +6,6 @@
 #include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -120,39 +119,12 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
       return failure();
     }
 
-  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  StringRef meshName = "mesh";
   SmallVector<StringRef> names(axisNames.begin(), axisNames.end());
-  if (Operation *other = module.lookupSymbol(meshName);
-      other && !isa<MeshOp>(other)) {
-    fail() << "the module already has a symbol @mesh that is not a tp.mesh ('"
-           << other->getName() << "')";
+  FailureOr<MeshOp> mesh = getOrCreatePlanMesh(module, meshShape, names, fail);
+  if (failed(mesh))
     return failure();
-  }
-  if (auto existing = module.lookupSymbol<MeshOp>(meshName)) {
-    if (existing.getShape() != ArrayRef<int64_t>(meshShape)) {
-      fail() << "the module already has a mesh @mesh of a different shape";
-      return failure();
-    }
-    // Axes named otherwise would make tp_axis and dp_axis name other axes.
-    if (!axisNames.empty() && existing.getAxisNames() &&
-        *existing.getAxisNames() != builder.getStrArrayAttr(names)) {
-      fail() << "the module already has a mesh @mesh with other axis names";
-      return failure();
-    }
-  } else {
-    auto mesh = MeshOp::create(builder, module.getLoc(), meshName,
-                               builder.getDenseI64ArrayAttr(meshShape),
-                               names.empty() ? ArrayAttr()
-                                             : builder.getStrArrayAttr(names));
-    // The mesh's own checks (axis names unique and not empty, a rank count
-    // that fits in 64 bits), so that no invalid mesh is left behind.
-    if (failed(verify(mesh))) {
-      mesh.erase();
-      return failure();
-    }
-  }
 
+  Builder builder(module.getContext());
   SmallVector<Attribute> keys, styles, frozenPatterns;
   for (const auto &[pattern, style] : entries) {
     keys.push_back(builder.getStringAttr(pattern));
@@ -165,7 +137,7 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
   };
   PlanAttr plan = PlanAttr::getChecked(
       [&]() { return emitError(module.getLoc()); }, context,
-      FlatSymbolRefAttr::get(context, meshName), optionalName(tpAxis),
+      FlatSymbolRefAttr::get(mesh->getSymNameAttr()), optionalName(tpAxis),
       builder.getArrayAttr(keys), builder.getArrayAttr(styles),
       optionalName(dpAxis), lossParallel,
       frozen.empty() ? ArrayAttr() : builder.getArrayAttr(frozenPatterns));

@@ -490,6 +490,44 @@ private:
 
 } // namespace
 
+FailureOr<MeshOp>
+mlir::tp::getOrCreatePlanMesh(ModuleOp module, ArrayRef<int64_t> shape,
+                              ArrayRef<StringRef> axisNames,
+                              function_ref<InFlightDiagnostic()> fail) {
+  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+  StringRef meshName = "mesh";
+  if (Operation *other = module.lookupSymbol(meshName);
+      other && !isa<MeshOp>(other)) {
+    fail() << "the module already has a symbol @mesh that is not a tp.mesh ('"
+           << other->getName() << "')";
+    return failure();
+  }
+  if (auto existing = module.lookupSymbol<MeshOp>(meshName)) {
+    if (existing.getShape() != shape) {
+      fail() << "the module already has a mesh @mesh of a different shape";
+      return failure();
+    }
+    // Axes named otherwise would make tp_axis and dp_axis name other axes.
+    if (!axisNames.empty() && existing.getAxisNames() &&
+        *existing.getAxisNames() != builder.getStrArrayAttr(axisNames)) {
+      fail() << "the module already has a mesh @mesh with other axis names";
+      return failure();
+    }
+    return existing;
+  }
+  ArrayAttr namesAttr =
+      axisNames.empty() ? ArrayAttr() : builder.getStrArrayAttr(axisNames);
+  auto mesh = MeshOp::create(builder, module.getLoc(), meshName,
+                             builder.getDenseI64ArrayAttr(shape), namesAttr);
+  // The mesh's own checks (axis names unique and not empty, a rank count
+  // that fits in 64 bits), so that no invalid mesh is left behind.
+  if (failed(verify(mesh))) {
+    mesh.erase();
+    return failure();
+  }
+  return mesh;
+}
+
 FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
                                         StringRef source) {
   MLIRContext *ctx = module.getContext();
@@ -628,37 +666,9 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   }
 
   // Create (or check) the mesh op.
-  OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-  StringRef meshName = "mesh";
-  if (Operation *other = module.lookupSymbol(meshName);
-      other && !isa<MeshOp>(other)) {
-    fail() << "the module already has a symbol @mesh that is not a tp.mesh ('"
-           << other->getName() << "')";
+  FailureOr<MeshOp> mesh = getOrCreatePlanMesh(module, shape, names, fail);
+  if (failed(mesh))
     return failure();
-  }
-  if (auto existing = module.lookupSymbol<MeshOp>(meshName)) {
-    if (existing.getShape() != ArrayRef<int64_t>(shape)) {
-      fail() << "the module already has a mesh @mesh of a different shape";
-      return failure();
-    }
-    // Axes named otherwise would make tp_axis and dp_axis name other axes.
-    if (!names.empty() && existing.getAxisNames() &&
-        *existing.getAxisNames() != builder.getStrArrayAttr(names)) {
-      fail() << "the module already has a mesh @mesh with other axis names";
-      return failure();
-    }
-  } else {
-    ArrayAttr namesAttr =
-        names.empty() ? ArrayAttr() : builder.getStrArrayAttr(names);
-    auto mesh = MeshOp::create(builder, module.getLoc(), meshName,
-                               builder.getDenseI64ArrayAttr(shape), namesAttr);
-    // The mesh's own checks (axis names unique and not empty, a rank count
-    // that fits in 64 bits), before any pass reads it.
-    if (failed(verify(mesh))) {
-      mesh.erase();
-      return failure();
-    }
-  }
 
   // Entries, in file order.
   const json::Object *planObj = root->getObject("plan");
@@ -681,9 +691,10 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     keys.push_back(StringAttr::get(ctx, key));
     styles.push_back(*style);
   }
-  return PlanAttr::get(ctx, FlatSymbolRefAttr::get(ctx, meshName), tpAxis,
-                       ArrayAttr::get(ctx, keys), ArrayAttr::get(ctx, styles),
-                       dpAxis, lossParallel, frozen);
+  return PlanAttr::get(ctx, FlatSymbolRefAttr::get(mesh->getSymNameAttr()),
+                       tpAxis, ArrayAttr::get(ctx, keys),
+                       ArrayAttr::get(ctx, styles), dpAxis, lossParallel,
+                       frozen);
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {

@@ -90,6 +90,17 @@ void registerTPPipelines();
 /// (created in `module` if absent). Errors name the file and the entry.
 FailureOr<PlanAttr> loadPlanFile(ModuleOp module, StringRef path);
 
+/// The mesh a plan names, `@mesh` of `shape` (axes `axisNames`, none: the
+/// default names): created at the start of `module`, or the `tp.mesh
+/// @mesh` already there if it has that shape and those names. Fails with
+/// an error started by `fail()` on another symbol `@mesh`, a mesh of
+/// another shape or other names, and with tp.mesh's own verifier error
+/// (leaving no mesh behind) on names twice or empty, or more ranks than
+/// int64 counts. What parsePlan and PlanBuilder::build share.
+FailureOr<MeshOp> getOrCreatePlanMesh(ModuleOp module, ArrayRef<int64_t> shape,
+                                      ArrayRef<StringRef> axisNames,
+                                      function_ref<InFlightDiagnostic()> fail);
+
 /// Parses a JSON plan text; `source` names it in diagnostics.
 FailureOr<PlanAttr> parsePlan(ModuleOp module, StringRef text,
                               StringRef source);
