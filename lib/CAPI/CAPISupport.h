@@ -10,11 +10,9 @@
 #define TP_LIB_CAPI_CAPISUPPORT_H
 
 #include "mlir-c/Support.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "tp/Dialect/TP/IR/TPDialect.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -35,30 +33,6 @@ inline char *copyString(const std::string &text) {
 inline void setError(char **errorMessage, const std::string &text) {
   if (errorMessage)
     *errorMessage = copyString(text);
-}
-
-/// The op that holds a plan tp-pipeline has not lowered yet (the module's
-/// tp.plan, or an op's tp.style) when no function is partitioned (tp.spmd),
-/// else null: such a module would compile, or report, as if it had no plan.
-inline Operation *unloweredPlan(ModuleOp module) {
-  MLIRContext *ctx = module.getContext();
-  StringAttr spmd = TPDialect::SpmdAttrHelper(ctx).getName();
-  StringAttr style = TPDialect::StyleAttrHelper(ctx).getName();
-  bool partitioned = false;
-  Operation *styled = nullptr;
-  module.walk([&](Operation *op) {
-    if (isa<func::FuncOp>(op) && op->hasAttr(spmd))
-      partitioned = true;
-    if (!styled && op->hasAttr(style))
-      styled = op;
-  });
-  if (partitioned)
-    return nullptr;
-  if (styled)
-    return styled;
-  if (TPDialect::PlanAttrHelper(ctx).getAttr(module))
-    return module;
-  return nullptr;
 }
 
 /// Collects the error diagnostics (with their notes) emitted in

@@ -12,6 +12,7 @@
 
 #include "tp/Dialect/TP/IR/TPDialect.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "tp/InitAll.h"
 #include "tp/Support/Version.h"
 
@@ -80,7 +81,7 @@ MlirLogicalResult tpGetCommReport(MlirOperation op, char **json,
   }
   // Styles left are tp-comm-report's own refusal; a plan not even applied
   // would report no collectives.
-  if (tp::capi::unloweredPlan(module) == module.getOperation()) {
+  if (tp::findUnloweredPlan(module) == module.getOperation()) {
     tp::capi::setError(errorMessage,
                        "tpGetCommReport: the module holds a plan that is not "
                        "partitioned yet (no tp.spmd function): run tp-pipeline "

@@ -11,6 +11,7 @@
 
 #include "CAPISupport.h"
 
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "tp/Launch/Launcher.h"
 #include "tp/Launch/Prepare.h"
 
@@ -135,7 +136,7 @@ MlirLogicalResult tpProgramCreate(MlirOperation op, TpProgram *program,
     if (!module)
       fail("expected a builtin.module, got '" +
            unwrap(op)->getName().getStringRef().str() + "'");
-    if (Operation *planned = tp::capi::unloweredPlan(module))
+    if (Operation *planned = tp::findUnloweredPlan(module))
       fail("'" + planned->getName().getStringRef().str() +
            "' holds a plan that is not partitioned yet (no tp.spmd function): "
            "run "

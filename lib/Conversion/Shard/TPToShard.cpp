@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "tp/Conversion/Shard/Passes.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tp {
@@ -727,20 +728,8 @@ void stripAttributes(Operation *op) {
 
 LogicalResult mlir::tp::convertTPToShard(ModuleOp module) {
   // A plan not yet lowered would lose its meaning with the tp attributes.
-  auto *ctx = module.getContext();
-  StringAttr spmd = TPDialect::SpmdAttrHelper(ctx).getName();
-  StringAttr style = TPDialect::StyleAttrHelper(ctx).getName();
-  bool partitioned = false;
-  Operation *styled = nullptr;
-  module.walk([&](Operation *op) {
-    if (isa<func::FuncOp>(op) && op->hasAttr(spmd))
-      partitioned = true;
-    if (op->hasAttr(style))
-      styled = op;
-  });
-  if (!partitioned &&
-      (TPDialect::PlanAttrHelper(ctx).getAttr(module) || styled))
-    return (styled ? styled : module.getOperation())->emitError()
+  if (Operation *planned = findUnloweredPlan(module))
+    return planned->emitError()
            << "convert-tp-to-shard: the module holds a plan that is not "
               "lowered (no tp.spmd function); run tp-pipeline first";
   Exporter exporter;

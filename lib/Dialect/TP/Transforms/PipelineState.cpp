@@ -48,6 +48,27 @@ Operation *mlir::tp::findStyled(Operation *root) {
   });
 }
 
+Operation *mlir::tp::findUnloweredPlan(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  StringAttr spmd = TPDialect::SpmdAttrHelper(ctx).getName();
+  StringAttr style = TPDialect::StyleAttrHelper(ctx).getName();
+  bool partitioned = false;
+  Operation *styled = nullptr;
+  module.walk([&](Operation *op) {
+    if (isa<func::FuncOp>(op) && op->hasAttr(spmd))
+      partitioned = true;
+    if (!styled && op->hasAttr(style))
+      styled = op;
+  });
+  if (partitioned)
+    return nullptr;
+  if (styled)
+    return styled;
+  if (TPDialect::PlanAttrHelper(ctx).getAttr(module))
+    return module;
+  return nullptr;
+}
+
 Operation *mlir::tp::findDistributed(Operation *root) {
   return findFirst(root, [](Operation *op) {
     return llvm::any_of(op->getResultTypes(), isDTensor);

@@ -38,6 +38,12 @@ Operation *findDistributed(Operation *root);
 /// neither.
 Operation *findUnpropagated(Operation *root);
 
+/// Unlowered plan: when no function under `module` (nested modules
+/// included) is partitioned, the op holding a plan tp-pipeline has not
+/// lowered yet, the first op with a `tp.style` or else the module with a
+/// `tp.plan`; otherwise, or without a plan, nullptr. Such a module would
+/// compile, report or export as if it had no plan.
+Operation *findUnloweredPlan(ModuleOp module);
 /// Unlowered redistributions: a `tp.redistribute` (lowered by
 /// tp-lower-redistribute).
 Operation *findRedistribution(Operation *root);
