@@ -82,6 +82,15 @@ func.func @dropout_p(%x: tensor<4x8xf32>) {
 
 // -----
 
+// NaN compares false with both bounds; it is refused too.
+func.func @dropout_p_nan(%x: tensor<4x8xf32>) {
+  // expected-error @below {{'model.dropout' op dropout probability must be in [0, 1), got nan}}
+  %y = model.dropout "drop"(%x) {p = 0x7FF8000000000000 : f64, train} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @unary_shape(%x: tensor<4x8xf32>) {
   // expected-error @below {{'model.gelu' op result has shape 8x4, expected 4x8}}
   %y = model.gelu %x : (tensor<4x8xf32>) -> tensor<8x4xf32>
@@ -322,6 +331,14 @@ func.func @integer_param() {
 func.func @dropout_grad_p(%g: tensor<4x8xf32>) {
   // expected-error @below {{'model.dropout_grad' op dropout probability must be in [0, 1)}}
   %0 = model.dropout_grad "drop"(%g) {p = 1.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @dropout_grad_p_nan(%g: tensor<4x8xf32>) {
+  // expected-error @below {{'model.dropout_grad' op dropout probability must be in [0, 1), got nan}}
+  %0 = model.dropout_grad "drop"(%g) {p = 0x7FF8000000000000 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return
 }
 

@@ -73,8 +73,8 @@ LogicalResult SiluGradOp::verify() { return verifyActivationGrad(*this); }
 LogicalResult LogGradOp::verify() { return verifyActivationGrad(*this); }
 
 LogicalResult DropoutGradOp::verify() {
-  if (getP().convertToDouble() < 0 || getP().convertToDouble() >= 1)
-    return emitOpError("dropout probability must be in [0, 1)");
+  if (failed(verifyDropoutP(*this, getP())))
+    return failure();
   return expectShape(*this, "result", shapeOf(getResult()), shapeOf(getGrad()));
 }
 

@@ -216,8 +216,8 @@ LogicalResult RMSNormOp::verify() {
 }
 
 LogicalResult DropoutOp::verify() {
-  if (getP().convertToDouble() < 0 || getP().convertToDouble() >= 1)
-    return emitOpError("dropout probability must be in [0, 1)");
+  if (failed(verifyDropoutP(*this, getP())))
+    return failure();
   return expectShape(*this, "result", shapeOf(getResult()),
                      shapeOf(getInput()));
 }

@@ -52,6 +52,16 @@ inline LogicalResult expectShape(Operation *op, StringRef what,
   return success();
 }
 
+/// A dropout probability `p` in [0, 1): NaN is refused too (it compares
+/// false both ways), as tp-run and PyTorch refuse it.
+inline LogicalResult verifyDropoutP(Operation *op, APFloat p) {
+  double v = p.convertToDouble();
+  if (!(v >= 0 && v < 1))
+    return op->emitOpError()
+           << "dropout probability must be in [0, 1), got " << v;
+  return success();
+}
+
 inline LogicalResult verifyUnary(Operation *op) {
   return expectShape(op, "result", shapeOf(op->getResult(0)),
                      shapeOf(op->getOperand(0)));
