@@ -2,12 +2,15 @@
 
 #include "tp/Launch/Report.h"
 
+#include "tp/Runtime/Compare.h"
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Support/JSON.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 namespace rt = ::mlir::tp::runtime;
 
@@ -56,6 +59,16 @@ void writeNamed(const std::string &path, const std::vector<std::string> &names,
   rt::writeSafetensors(path, named);
 }
 
+/// A loss as the text report prints it: 6 digits, or "nan", "inf", "-inf"
+/// (never the C library's "-nan").
+std::string lossString(double l) {
+  if (!std::isfinite(l))
+    return rt::valueString(static_cast<float>(l));
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.6g", l);
+  return text;
+}
+
 /// " all_reduce=1 all_gather=2", or " none".
 void printCounts(llvm::raw_ostream &os,
                  const std::map<std::string, int64_t> &counts) {
@@ -90,10 +103,12 @@ void RunReport::print(llvm::raw_ostream &os) const {
      << rt::dtypeName(dtype) << ", " << program->size()
      << " instructions, peak " << run->peakBytes << " bytes/rank, "
      << llvm::format("%.2f", run->ms) << " ms\n";
-  if (run->losses.size() > 1) {
-    os << "losses:";
+  // A training step's loss, every step's (a forward program that returns a
+  // scalar has it in the JSON report only).
+  if (!run->losses.empty() && isTrainingStep(*program)) {
+    os << (run->losses.size() > 1 ? "losses:" : "loss:");
     for (double l : run->losses)
-      os << " " << llvm::format("%.6g", l);
+      os << " " << lossString(l);
     os << "\n";
   }
   os << "collectives per rank:";
@@ -140,8 +155,10 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   if (!run->losses.empty()) {
     w.key("losses");
     w.arrayBegin();
+    // JSON has no NaN or infinity: such a loss is the string "nan", "inf"
+    // or "-inf", as in "non_finite".
     for (double l : run->losses)
-      w.value(l);
+      std::isfinite(l) ? w.value(l) : w.value(lossString(l));
     w.arrayEnd();
   }
   w.key("max_abs_error");

@@ -627,6 +627,8 @@ void Writer::writeUnsigned(uint64_t u) {
 }
 
 void Writer::value(double d) {
+  if (!std::isfinite(d))
+    return value(nullptr);
   valueBegin();
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.*g",

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 using namespace mlir::tp;
@@ -235,6 +236,26 @@ TEST(JSONTest, WriterLayout) {
                     "}");
   // Doubles keep 17 significant digits, so they read back exactly.
   EXPECT_EQ(json::toString(json::Value(0.1)), "0.10000000000000001");
+}
+
+// JSON has no NaN or infinity: the writer writes null for them, so what it
+// writes always parses (it wrote "nan" and "-nan" inside arrays).
+TEST(JSONTest, WriterNonFinite) {
+  std::string text;
+  json::Writer w(text);
+  w.arrayBegin();
+  w.value(std::numeric_limits<double>::quiet_NaN());
+  w.value(-std::numeric_limits<double>::quiet_NaN());
+  w.value(std::numeric_limits<double>::infinity());
+  w.value(-std::numeric_limits<double>::infinity());
+  w.value(json::Value(std::numeric_limits<double>::quiet_NaN()));
+  w.value(1.5);
+  w.arrayEnd();
+  EXPECT_EQ(text, "[null,null,null,null,null,1.5]");
+  json::ParseResult parsed = json::parse(text);
+  ASSERT_TRUE(parsed);
+  ASSERT_TRUE(parsed.value.getAsArray());
+  EXPECT_EQ(parsed.value.getAsArray()->size(), 6u);
 }
 
 TEST(JSONTest, RoundTrips) {

@@ -168,7 +168,9 @@ std::string quote(std::string_view s);
 /// A streaming writer: values, arrays and objects appended to a string,
 /// compact (`indent` 0) or one element per line indented by `indent`
 /// spaces, exactly as llvm::json::OStream lays them out. Doubles are written
-/// with 17 significant digits ("%.17g"), so they read back unchanged.
+/// with 17 significant digits ("%.17g"), so they read back unchanged; a NaN
+/// or an infinity, which JSON has no number for, is written as `null` (a
+/// caller that must tell them apart writes a string of its own instead).
 class Writer {
 public:
   explicit Writer(std::string &out, unsigned indent = 0)
