@@ -14,6 +14,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPTypes.h"
+#include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -376,6 +377,10 @@ static LogicalResult convertOps(func::FuncOp func,
 }
 
 LogicalResult mlir::tp::convertModelToLinalg(ModuleOp module) {
+  // A plan set but not lowered would be exported as the unparallelized
+  // model, the plan attached.
+  if (failed(checkPassPrecondition(module, TPPass::ConvertModelToLinalg)))
+    return failure();
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     if (func.isExternal())
       continue;

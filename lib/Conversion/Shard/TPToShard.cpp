@@ -728,10 +728,8 @@ void stripAttributes(Operation *op) {
 
 LogicalResult mlir::tp::convertTPToShard(ModuleOp module) {
   // A plan not yet lowered would lose its meaning with the tp attributes.
-  if (Operation *planned = findUnloweredPlan(module))
-    return planned->emitError()
-           << "convert-tp-to-shard: the module holds a plan that is not "
-              "lowered (no tp.spmd function); run tp-pipeline first";
+  if (failed(checkPassPrecondition(module, TPPass::ConvertTPToShard)))
+    return failure();
   Exporter exporter;
   // Ops first (they read the meshes' shapes), in program order; the meshes
   // of nested modules too.

@@ -100,3 +100,30 @@ func.func @count_overflow(%x: tensor<4611686018427387904x4xf32>) -> tensor<f32> 
   %m = model.mean %x : (tensor<4611686018427387904x4xf32>) -> tensor<f32>
   return %m : tensor<f32>
 }
+
+// -----
+
+// A plan set but not lowered: the export would be the unparallelized model
+// with tp.plan still attached (which upstream mlir-opt cannot parse).
+// expected-error @+1 {{convert-model-to-linalg: the module holds a plan that is not lowered (no tp.spmd function); run tp-pipeline first}}
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["fc"], styles = [#tp.colwise<>]>} {
+  tp.mesh @mesh(shape = 2)
+  func.func @forward(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+    %w = model.param "fc.weight" : tensor<4x8xf32>
+    %y = model.linear "fc"(%x, %w) : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+    return %y : tensor<2x4xf32>
+  }
+}
+
+// -----
+
+// Styles attached (tp-apply-plan) but not lowered: refused the same way.
+module {
+  tp.mesh @mesh(shape = 2)
+  func.func @forward(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+    %w = model.param "fc.weight" : tensor<4x8xf32>
+    // expected-error @+1 {{convert-model-to-linalg: the module holds a plan that is not lowered (no tp.spmd function); run tp-pipeline first}}
+    %y = model.linear "fc"(%x, %w) {tp.style = #tp.colwise<>} : (tensor<2x8xf32>, tensor<4x8xf32>) -> tensor<2x4xf32>
+    return %y : tensor<2x4xf32>
+  }
+}

@@ -117,6 +117,10 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-regather";
   case TPPass::CommReport:
     return "tp-comm-report";
+  case TPPass::ConvertModelToLinalg:
+    return "convert-model-to-linalg";
+  case TPPass::ConvertTPToShard:
+    return "convert-tp-to-shard";
   }
   llvm_unreachable("unknown pass");
 }
@@ -129,6 +133,7 @@ enum State : unsigned {
   Distributed = 4,
   Unpropagated = 8,
   Redistributions = 16,
+  UnloweredPlan = 32,
 };
 } // namespace
 
@@ -152,6 +157,9 @@ static unsigned refusedStates(TPPass pass) {
     return Styled | Distributed | Unpropagated | Redistributions;
   case TPPass::CommReport:
     return Styled | Unpropagated | Redistributions;
+  case TPPass::ConvertModelToLinalg:
+  case TPPass::ConvertTPToShard:
+    return UnloweredPlan;
   }
   llvm_unreachable("unknown pass");
 }
@@ -165,11 +173,14 @@ static std::string describeModule(Operation *op) {
 
 /// The first op (in pre-order) in each of the `states`, found in one walk:
 /// `first[i]` for state `1 << i`.
-static std::array<Operation *, 5> findStates(Operation *root, unsigned states) {
-  std::array<Operation *, 5> first{};
+static std::array<Operation *, 6> findStates(Operation *root, unsigned states) {
+  std::array<Operation *, 6> first{};
   if (states & Partitioned)
     first[0] = findPartitioned(root);
-  states &= ~Partitioned;
+  if (auto module = dyn_cast<ModuleOp>(root);
+      module && (states & UnloweredPlan))
+    first[5] = findUnloweredPlan(module);
+  states &= ~(Partitioned | UnloweredPlan);
   if (!states)
     return first;
   MLIRContext *ctx = root->getContext();
@@ -205,7 +216,7 @@ LogicalResult mlir::tp::checkPassPrecondition(Operation *root, TPPass pass) {
   unsigned refused = refusedStates(pass);
   StringRef flag = getPassFlag(pass);
   // One walk for every state the pass refuses; reported in the order above.
-  std::array<Operation *, 5> first = findStates(root, refused);
+  std::array<Operation *, 6> first = findStates(root, refused);
   if (Operation *op = first[0])
     return op->emitError()
            << flag << ": the module is already partitioned (tp.spmd on @"
@@ -244,5 +255,9 @@ LogicalResult mlir::tp::checkPassPrecondition(Operation *root, TPPass pass) {
     return op->emitError() << flag
                            << ": tp.redistribute is not lowered yet; run "
                               "tp-lower-redistribute first";
+  if (Operation *op = first[5])
+    return op->emitError() << flag
+                           << ": the module holds a plan that is not lowered "
+                              "(no tp.spmd function); run tp-pipeline first";
   return success();
 }

@@ -65,6 +65,9 @@ enum class TPPass {
   MergeCollectives,
   Regather,
   CommReport,
+  // The exports, after tp-pipeline or instead of it.
+  ConvertModelToLinalg,
+  ConvertTPToShard,
 };
 
 /// The pass's flag (`tp-apply-plan`, ...).
@@ -89,9 +92,15 @@ StringRef getPassFlag(TPPass pass);
 /// | tp-merge-collectives, | styled, distributed, unpropagated,            |
 /// | tp-regather           | redistributions                               |
 /// | tp-comm-report        | styled, unpropagated, redistributions         |
+/// | convert-model-to-linalg, | unlowered plan                             |
+/// | convert-tp-to-shard   |                                               |
 ///
 /// tp-lower-styles accepts hand-placed dtensors next to its styles and
 /// propagates them; tp-comm-report also counts hand-written collectives.
+/// The exports take a model without a plan or a partitioned program: a plan
+/// set but not lowered would be exported as the unparallelized model with
+/// the plan still attached. "Unlowered plan" is a module's state
+/// (findUnloweredPlan); a function root never shows it.
 LogicalResult checkPassPrecondition(Operation *root, TPPass pass);
 
 } // namespace mlir::tp
