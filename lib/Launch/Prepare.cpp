@@ -167,6 +167,8 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       pipeline.optimizer = o->kind;
       pipeline.lr = o->lr;
       pipeline.momentum = o->momentum;
+      pipeline.dampening = o->dampening;
+      pipeline.nesterov = o->nesterov;
       pipeline.weightDecay = o->weightDecay;
       pipeline.beta1 = o->beta1;
       pipeline.beta2 = o->beta2;

@@ -295,40 +295,35 @@ mlir::tp::OptimizerOptions optimizerOptions() {
       fail("--" + o->ArgStr.str() + " belongs to --train");
   mlir::tp::OptimizerOptions o;
   o.kind = optimizer;
-  if (o.kind != "sgd" && o.kind != "adamw")
-    fail("--optimizer must be sgd or adamw, not '" + o.kind + "'");
-  auto atLeastZero = [](const char *flag, double v) {
-    if (!std::isfinite(v) || v < 0) {
-      std::ostringstream text;
-      text << v;
-      fail(std::string("--") + flag +
-           " must be a finite number of at least "
-           "0, got " +
-           text.str());
-    }
-    return v;
-  };
   if (steps < 1)
     fail("--steps must be at least 1, got " + std::to_string(steps));
-  o.lr = atLeastZero("lr", lr);
-  o.momentum = atLeastZero("momentum", momentum);
-  if (weightDecay.getNumOccurrences())
-    o.weightDecay = atLeastZero("weight-decay", weightDecay);
-  o.eps = atLeastZero("eps", eps);
-  if (maxGradNorm.getNumOccurrences() &&
-      !(atLeastZero("max-grad-norm", maxGradNorm) > 0))
-    fail("--max-grad-norm must be positive (leave it out for no clipping)");
+  o.lr = lr;
+  o.momentum = momentum;
+  o.weightDecay = weightDecay;
+  o.eps = eps;
   o.maxGradNorm = maxGradNorm;
-  if (momentum.getNumOccurrences() && o.kind != "sgd")
-    fail("--momentum belongs to --optimizer sgd");
-  if ((betas.getNumOccurrences() || eps.getNumOccurrences()) &&
-      o.kind != "adamw")
-    fail("--betas and --eps belong to --optimizer adamw");
   llvm::StringRef b1, b2;
   std::tie(b1, b2) = llvm::StringRef(betas).split(',');
   if (b1.trim().getAsDouble(o.beta1) || b2.trim().getAsDouble(o.beta2) ||
       !(o.beta1 >= 0 && o.beta1 < 1 && o.beta2 >= 0 && o.beta2 < 1))
     fail("--betas must be two numbers in [0, 1) as B1,B2, not '" + betas + "'");
+  // The flags given, by the pass options' names.
+  for (auto [flag, option] :
+       std::initializer_list<std::pair<const cl::Option *, const char *>>{
+           {&lr, "lr"},
+           {&momentum, "momentum"},
+           {&weightDecay, "weight-decay"},
+           {&betas, "beta1"},
+           {&betas, "beta2"},
+           {&eps, "eps"},
+           {&maxGradNorm, "max-grad-norm"}})
+    if (flag->getNumOccurrences())
+      o.given.push_back(option);
+  // tp-pipeline and tp-optimizer-step check the same way.
+  if (std::string problem =
+          mlir::tp::checkOptimizerOptions(o, mlir::tp::OptionSyntax::Flags);
+      !problem.empty())
+    fail(problem);
   return o;
 }
 

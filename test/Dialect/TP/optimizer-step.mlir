@@ -36,7 +36,15 @@ func.func @step(%x: tensor<2x4xf32>) -> tensor<f32> {
 // RUN: tp-opt %s -split-input-file -tp-differentiate -tp-optimizer-step="lr=0.5 max-grad-norm=1.5" | FileCheck %s --check-prefix=CLIP
 // RUN: tp-opt %s -split-input-file -tp-differentiate -tp-optimizer-step="lr=0.5 max-grad-norm=1.5" -tp-optimize -tp-lower-redistribute -tp-partition | FileCheck %s --check-prefix=PART
 // RUN: not tp-opt %s -split-input-file -tp-differentiate -tp-optimizer-step="max-grad-norm=-1" 2>&1 | FileCheck %s --check-prefix=NEG
-// NEG: error: tp-optimizer-step: max-grad-norm must be positive and finite (0: no clipping), got -1
+// NEG: error: tp-optimizer-step: max-grad-norm must be a finite number of at least 0, got -1
+// The pass's own options are checked as tp-pipeline's and tp-run's are
+// (checkOptimizerOptions): an infinite lr, the other optimizer's options.
+// RUN: not tp-opt %s -split-input-file -tp-differentiate -tp-optimizer-step="lr=inf" 2>&1 | FileCheck %s --check-prefix=PASS-LR
+// PASS-LR: error: tp-optimizer-step: lr must be a finite number of at least 0, got inf
+// RUN: not tp-opt %s -split-input-file -tp-differentiate -tp-optimizer-step="optimizer=adamw momentum=0.9" 2>&1 | FileCheck %s --check-prefix=PASS-MOMENTUM
+// PASS-MOMENTUM: error: tp-optimizer-step: momentum belongs to optimizer=sgd
+// RUN: not tp-opt %s -split-input-file -tp-differentiate -tp-optimizer-step="beta1=0.5" 2>&1 | FileCheck %s --check-prefix=PASS-BETA
+// PASS-BETA: error: tp-optimizer-step: beta1 belongs to optimizer=adamw
 // CLIP-LABEL: func.func @clip
 // CLIP: model.linear_grad_weight
 // CLIP-NEXT: %[[GW:.*]] = tp.distribute %{{.*}} {tp.phase = #tp.phase<optimizer>} : tensor<4x4xf32> -> !tp.dtensor<4x4xf32, @mesh, [#tp.shard<0>]>

@@ -212,14 +212,10 @@ static LogicalResult addUpdates(func::FuncOp func,
 
 LogicalResult mlir::tp::addOptimizerStep(ModuleOp module,
                                          const OptimizerOptions &options) {
-  if (options.kind != "sgd" && options.kind != "adamw")
-    return module.emitError() << "tp-optimizer-step: unknown optimizer '"
-                              << options.kind << "' (sgd or adamw)";
-  if (!(options.maxGradNorm >= 0) || std::isinf(options.maxGradNorm))
-    return module.emitError()
-           << "tp-optimizer-step: max-grad-norm must be positive and finite "
-              "(0: no clipping), got "
-           << options.maxGradNorm;
+  if (std::string problem =
+          checkOptimizerOptions(options, OptionSyntax::PassOptions);
+      !problem.empty())
+    return module.emitError() << "tp-optimizer-step: " << problem;
   if (failed(checkPassPrecondition(module, TPPass::OptimizerStep)))
     return failure();
   for (auto func : module.getOps<func::FuncOp>())
@@ -244,6 +240,24 @@ struct OptimizerStepPass
     options.beta2 = beta2;
     options.eps = eps;
     options.maxGradNorm = maxGradNorm;
+    // The options set to other than their defaults count as given (a pass
+    // built from its options struct, as tp-pipeline builds it, has every
+    // option set): an option of the other optimizer at its default value
+    // changes nothing.
+    const OptimizerOptions defaults;
+    std::pair<const char *, bool> changed[] = {
+        {"lr", options.lr != defaults.lr},
+        {"momentum", options.momentum != defaults.momentum},
+        {"dampening", options.dampening != defaults.dampening},
+        {"weight-decay", options.weightDecay != defaults.weightDecay},
+        {"nesterov", options.nesterov != defaults.nesterov},
+        {"beta1", options.beta1 != defaults.beta1},
+        {"beta2", options.beta2 != defaults.beta2},
+        {"eps", options.eps != defaults.eps},
+        {"max-grad-norm", options.maxGradNorm != defaults.maxGradNorm}};
+    for (auto [option, isChanged] : changed)
+      if (isChanged)
+        options.given.push_back(option);
     if (failed(addOptimizerStep(getOperation(), options)))
       signalPassFailure();
   }

@@ -30,8 +30,8 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // The optimizer's update of every parameter, on the parameter's shard.
   if (options.grad && !options.optimizer.empty())
     pm.addPass(createTPOptimizerStepPass(TPOptimizerStepPassOptions{
-        options.optimizer, options.lr, options.momentum, /*dampening=*/0,
-        options.weightDecay, /*nesterov=*/false, options.beta1, options.beta2,
+        options.optimizer, options.lr, options.momentum, options.dampening,
+        options.weightDecay, options.nesterov, options.beta1, options.beta2,
         options.eps, options.maxGradNorm}));
   // From here on every step rewrites one function at a time (func.func
   // passes; meshes are only looked up), so they share one nested pipeline
@@ -66,9 +66,25 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
 }
 
 void mlir::tp::registerTPPipelines() {
-  PassPipelineRegistration<TPPipelineOptions>(
+  // Registered by hand, not through PassPipelineRegistration<Options>, so
+  // that options tp-run would refuse are refused here too: the C API and
+  // embedders reach the pipeline through its option string.
+  registerPassPipeline(
       "tp-pipeline",
       "Lower a tensor-parallel plan to one SPMD function with explicit "
       "collectives",
-      buildTPPipeline);
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TPPipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::string problem = checkTPPipelineOptions(options);
+            !problem.empty())
+          return errorHandler("tp-pipeline: " + problem);
+        buildTPPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const mlir::detail::PassOptions &)> optHandler) {
+        optHandler(TPPipelineOptions());
+      });
 }

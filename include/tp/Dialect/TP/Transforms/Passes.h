@@ -13,6 +13,9 @@
 #include "mlir/Pass/PassOptions.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 
+#include <string>
+#include <vector>
+
 namespace mlir::tp {
 
 #define GEN_PASS_DECL
@@ -41,16 +44,21 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
   Option<std::string> optimizer{
       *this, "optimizer",
       llvm::cl::desc("With grad: also update every parameter (sgd or adamw; "
-                     "tp-optimizer-step with its defaults and `lr`)"),
+                     "tp-optimizer-step with the options below)"),
       llvm::cl::init("")};
   Option<double> lr{*this, "lr",
                     llvm::cl::desc("The optimizer's learning rate"),
                     llvm::cl::init(0.01)};
   Option<double> momentum{*this, "momentum", llvm::cl::desc("SGD momentum"),
                           llvm::cl::init(0)};
+  Option<double> dampening{*this, "dampening", llvm::cl::desc("SGD dampening"),
+                           llvm::cl::init(0)};
+  Option<bool> nesterov{*this, "nesterov",
+                        llvm::cl::desc("SGD Nesterov momentum"),
+                        llvm::cl::init(false)};
   Option<double> weightDecay{
       *this, "weight-decay",
-      llvm::cl::desc("Weight decay (negative: 0 for SGD, 0.01 for AdamW)"),
+      llvm::cl::desc("Weight decay (default: 0 for SGD, 0.01 for AdamW)"),
       llvm::cl::init(-1)};
   Option<double> beta1{*this, "beta1", llvm::cl::desc("AdamW beta1"),
                        llvm::cl::init(0.9)};
@@ -76,7 +84,8 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
       llvm::cl::init(25 * 1024 * 1024)};
 };
 
-/// Appends the plan-to-SPMD lowering to `pm`.
+/// Appends the plan-to-SPMD lowering to `pm` (its options checked first by
+/// checkTPPipelineOptions, below).
 void buildTPPipeline(OpPassManager &pm, const TPPipelineOptions &options);
 
 /// Registers `tp-pipeline`.
@@ -249,7 +258,41 @@ struct OptimizerOptions {
   /// Positive: clip the gradients to this global 2-norm first
   /// (clip_grad_norm_); 0: no clipping.
   double maxGradNorm = 0;
+  /// The options the user set, by their pass-option names ("momentum",
+  /// "beta1", "max-grad-norm", ...); the others hold defaults. One that
+  /// belongs to the other optimizer is an error, never ignored.
+  std::vector<std::string> given;
+  bool isGiven(StringRef option) const {
+    return llvm::is_contained(given, option);
+  }
 };
+
+/// How a message names an option: as tp-run's flags (`--lr`, `--optimizer
+/// sgd`; beta1 and beta2 are `--betas`) or as pass and pipeline options
+/// (`lr`, `optimizer=sgd`).
+enum class OptionSyntax { Flags, PassOptions };
+
+/// Checks an optimizer's options as PyTorch's constructors check them, plus
+/// what tp adds: every number finite, an option of the other optimizer
+/// refused when given, a given max-grad-norm positive (0 would zero the
+/// gradients in PyTorch; here leaving it out means no clipping). Returns
+/// the first problem, naming the option in `syntax`, or "" if there is
+/// none. tp-run, tp-pipeline (and so the C API) and tp-optimizer-step
+/// check with it.
+std::string checkOptimizerOptions(const OptimizerOptions &options,
+                                  OptionSyntax syntax);
+
+/// The optimizer options of `options` (tp-pipeline's), the ones it was
+/// given marked so.
+OptimizerOptions getOptimizerOptions(const TPPipelineOptions &options);
+
+/// Checks `options` before buildTPPipeline: the optimizer's options
+/// (checkOptimizerOptions) and how the training options combine (an
+/// optimizer needs grad=true, its options need an optimizer, regather needs
+/// grad=true, bucket-bytes is at least 0). Returns the first problem or "".
+/// The registered tp-pipeline checks with it; an embedder calling
+/// buildTPPipeline directly should too.
+std::string checkTPPipelineOptions(const TPPipelineOptions &options);
 
 /// Adds the update of every parameter from its gradient to each training
 /// step of `module` (what tp-optimizer-step runs): the step then also
