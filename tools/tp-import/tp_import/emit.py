@@ -29,6 +29,13 @@ _RAW_HINTS = {
     "torch.expand": "only in repeat_kv feeding an attention",
     "torch.gelu": "in the erf form only (approximate='none')",
 }
+# Casts: tp's ops keep their operands' dtype.
+for _cast in ("to", "float", "half", "bfloat16", "double", "type",
+              "type_as"):
+    _RAW_HINTS["torch." + _cast] = (
+        "only where the dtype does not change, or as the float32 upcast "
+        "of an RMSNorm (x.float() ... .type_as(x) * weight); tp's ops "
+        "keep their operands' dtype")
 
 
 def _fmt_float(v):
@@ -209,7 +216,12 @@ class Emitter:
     # -- writing -----------------------------------------------------------
 
     def run(self):
-        for n in self.live:
+        # The first unsupported node in program order is reported.
+        for n in self.g.nodes():
+            if n not in self.live:
+                continue
+            if "message" in n.attrs:
+                n.fail(n.attrs["message"])
             if n.op.startswith("torch."):
                 hint = _RAW_HINTS.get(n.op)
                 n.fail("unsupported function" +

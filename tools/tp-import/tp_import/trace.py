@@ -14,6 +14,16 @@ to it). Two hooks record the program:
   them) and records a node. Calls on constants only (masks, position
   tables, buffers) are not recorded: their results are constants whose
   values later patterns can inspect.
+
+A value that depends on an input or a parameter is never a constant. On
+torch 1.13 an index of one element (`t[0]`, `t[None]`, `t[mask]`) does not
+reach the mode, so `Tensor.__getitem__` is wrapped to route it there too;
+and as a net for any other path past the recorder, a tensor that is not
+recorded but shares memory with a traced one (a view made where the mode
+did not see it) is refused where it is read. In-place ops keep the
+recorded program right: the written tensor gets the new value, its other
+views are stale (reading one is an error), a constant written in place is
+read again at its next use, and writes into parameters are refused.
 """
 
 import inspect
@@ -22,7 +32,8 @@ import sys
 
 import torch
 import torch.nn as nn
-from torch.overrides import TorchFunctionMode
+from torch.overrides import (TorchFunctionMode, _get_current_function_mode,
+                             _pop_mode_temporarily)
 
 from .errors import UserError
 from .graph import Graph, Node, Scope
@@ -36,7 +47,14 @@ _DATA_DEPENDENT = {"item", "tolist", "__bool__", "__int__", "__float__",
                    "__index__", "numpy", "__array__", "__complex__"}
 # Writes into a traced tensor that the recorded program could not follow.
 _WRITES = {"__setitem__", "index_put_", "copy_", "fill_", "zero_",
-           "scatter_", "index_fill_", "index_copy_"}
+           "scatter_", "index_fill_", "index_copy_", "set_"}
+# In-place dunders (`x += y`); other in-place ops end in `_`.
+_INPLACE_DUNDERS = {"__iadd__", "__isub__", "__imul__", "__itruediv__",
+                    "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__",
+                    "__iand__", "__ior__", "__ixor__", "__ilshift__",
+                    "__irshift__"}
+# Names ending in `_` that change no values.
+_NOT_WRITES = {"requires_grad_", "share_memory_", "retain_grad"}
 
 _ACTIVATIONS = {nn.ReLU: "relu", nn.SiLU: "silu", nn.GELU: "gelu"}
 _CONTAINERS = (nn.Sequential,)
@@ -85,6 +103,54 @@ def _tensors_in(obj):
             yield from _tensors_in(o)
 
 
+def _storage(t):
+    """The address of a tensor's storage (0 for none: meta, empty), with
+    the mode out of the way."""
+    if _get_current_function_mode() is not None:
+        with _pop_mode_temporarily():
+            return _storage(t)
+    try:
+        return t.storage().data_ptr()
+    except Exception:
+        return 0
+
+
+def _mutated(name, args, kwargs):
+    """The tensor a call writes into in place, or None."""
+    out = kwargs.get("out")
+    if isinstance(out, torch.Tensor):
+        return out
+    first = args[0] if args else None
+    if not isinstance(first, torch.Tensor):
+        return None
+    if kwargs.get("inplace") is True or name in _INPLACE_DUNDERS or \
+            (name.endswith("_") and not name.startswith("__") and
+             name not in _NOT_WRITES):
+        return first
+    return None
+
+
+def _index_text(index):
+    """`[0, :, None]` for messages."""
+    items = index if isinstance(index, tuple) else (index,)
+    parts = []
+    for i in items:
+        if isinstance(i, slice):
+            text = ("" if i.start is None else str(i.start)) + ":" + \
+                ("" if i.stop is None else str(i.stop))
+            if i.step is not None:
+                text += f":{i.step}"
+            parts.append(text)
+        elif i is Ellipsis:
+            parts.append("...")
+        elif isinstance(i, torch.Tensor):
+            parts.append(f"<{str(i.dtype).replace('torch.', '')} tensor "
+                         f"{list(i.shape)}>")
+        else:
+            parts.append(repr(i))
+    return "[" + ", ".join(parts) + "]"
+
+
 def _call(func, name, args, kwargs):
     """Runs a torch function for the user's code; what it raises (shapes
     that do not fit, ...) is the user's error, at the user's line."""
@@ -119,6 +185,18 @@ class Tracer(TorchFunctionMode):
         self.module_names = {id(m): name for name, m in root.named_modules()}
         self.param_names = {id(p): name for name, p in root.named_parameters()}
         self.values = {}  # id(tensor) -> (tensor, Node)
+        # Storage address -> what holds it, for the storages of inputs,
+        # parameters and traced values (kept alive by `values`).
+        self.traced_storage = {}
+        self.param_storage = {}  # storage address -> parameter FQN
+        for name, p in root.named_parameters():
+            ptr = _storage(p)
+            if ptr:
+                self.param_storage.setdefault(ptr, name)
+                self.traced_storage.setdefault(ptr, f"parameter '{name}'")
+        # id(tensor) -> (tensor, message): traced views whose memory an
+        # in-place op changed after they were recorded.
+        self.stale = {}
         self.suppress = 0
         self.graph = Graph(Scope("", type(root).__name__, root, None))
         self.scopes = [self.graph.root]
@@ -126,8 +204,50 @@ class Tracer(TorchFunctionMode):
     # -- values -----------------------------------------------------------
 
     def _register(self, tensor, node):
-        self.values[id(tensor)] = (tensor, node)
+        ptr = _storage(tensor)
+        self.values[id(tensor)] = (tensor, node, ptr)
+        self.stale.pop(id(tensor), None)
+        if node.op != "const" and ptr:
+            self.traced_storage.setdefault(ptr, "a traced value")
         return node
+
+    def _check_read(self, t, reader, verb="reads"):
+        """Refuses reading a tensor whose value the recorded program does
+        not have: a stale view, or an alias of traced memory made past the
+        recorder. `reader` is what reads it (`'mul'`)."""
+        entry = self.stale.get(id(t))
+        if entry is not None and entry[0] is t:
+            raise UserError(f"{reader}{_at()} {verb} a tensor that "
+                            f"{entry[1]}; tp-import records functional code "
+                            f"only (write it out of place)")
+        if self._lookup(t) is not None or id(t) in self.param_names:
+            return
+        ptr = _storage(t)
+        held = self.traced_storage.get(ptr) if ptr else None
+        if held is not None:
+            raise UserError(
+                f"{reader}{_at()} {verb} a tensor that shares memory with "
+                f"{held} but was made where tp-import could not record it "
+                f"(its value would become a constant)")
+
+    def _wrote(self, t, name):
+        """After `name` wrote into `t` in place: other recorded tensors on
+        its memory are stale, constants on it are read again at their next
+        use."""
+        ptr = _storage(t)
+        where = _user_location()
+        for key, (other, node, other_ptr) in list(self.values.items()):
+            if other is t and node.op != "const":
+                continue
+            if other is not t and (not ptr or other_ptr != ptr):
+                continue
+            if node.op == "const":
+                del self.values[key]
+            else:
+                del self.values[key]
+                self.stale[key] = (
+                    other, f"'{name}' changed in place through a view or "
+                    f"alias" + (f" at {where}" if where else ""))
 
     def _lookup(self, t):
         entry = self.values.get(id(t))
@@ -151,6 +271,7 @@ class Tracer(TorchFunctionMode):
             node = Node("param", [], t.shape, t.dtype, None, "",
                         attrs={"name": name})
             return self._register(t, node)
+        self._check_read(t, "a constant")
         node = Node("const", [], t.shape, t.dtype, self.scopes[-1],
                     _user_location(), value=t.detach().clone())
         return self._register(t, node)
@@ -184,14 +305,29 @@ class Tracer(TorchFunctionMode):
                         attrs={"name": name})
             self._register(t, node)
             self.graph.inputs.append((name, node))
+            ptr = _storage(t)
+            if ptr:
+                self.traced_storage.setdefault(ptr, f"input '{name}'")
         tensors = [t for _, t in inputs]
         original_call = nn.Module.__call__
+        original_getitem = torch.Tensor.__getitem__
         tracer = self
 
         def call(module, *args, **kwargs):
             return tracer._call_module(original_call, module, args, kwargs)
 
+        def getitem(t, index):
+            # torch 1.13 does not give the mode an index of one element
+            # (t[0], t[None], t[mask]); give it every index, as the C++
+            # dispatcher would (the mode popped while it runs).
+            if _get_current_function_mode() is not tracer:
+                return original_getitem(t, index)
+            with _pop_mode_temporarily():
+                return tracer.__torch_function__(
+                    original_getitem, (type(t),), (t, index), {})
+
         nn.Module.__call__ = call
+        torch.Tensor.__getitem__ = getitem
         try:
             with torch.no_grad(), self:
                 if as_kwargs:
@@ -200,6 +336,7 @@ class Tracer(TorchFunctionMode):
                     out = self.root(*tensors)
         finally:
             nn.Module.__call__ = original_call
+            torch.Tensor.__getitem__ = original_getitem
         self._set_outputs(out)
         return self.graph
 
@@ -218,6 +355,7 @@ class Tracer(TorchFunctionMode):
                 raise UserError(
                     f"output {i} of the module's forward is "
                     f"{type(t).__name__}, not a tensor")
+            self._check_read(t, f"output {i} of the module's forward", "is")
             node = self._lookup(t)
             if node is None and id(t) in self.param_names:
                 node = self.node_of(t)
@@ -283,6 +421,7 @@ class Tracer(TorchFunctionMode):
                 f"{type(module).__name__} '{fqn}' takes one tensor "
                 f"(called{_at()})")
         x = ins[0]
+        self._check_read(x, f"{type(module).__name__} '{fqn}'")
         if isinstance(module, nn.Dropout):
             if not self.is_traced(x):
                 return out
@@ -320,14 +459,28 @@ class Tracer(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = getattr(func, "__name__", str(func))
+        if name == "__get__":  # a property: `.data`, `.T`, ...
+            name = getattr(getattr(func, "__self__", None), "__name__", name)
         if self.suppress:
             return _call(func, name, args, kwargs)
-        traced = [t for t in _tensors_in((args, kwargs)) if self.is_traced(t)]
+        tensors = list(_tensors_in((args, kwargs)))
+        for t in tensors:
+            self._check_read(t, f"'{name}'")
+        traced = [t for t in tensors if self.is_traced(t)]
         if traced and name in _WRITES:
             raise UserError(
                 f"'{name}' writes into a traced tensor{_at()}; "
                 f"tp-import records functional code only")
+        mutated = _mutated(name, args, kwargs)
+        if mutated is not None:
+            param = self.param_storage.get(_storage(mutated))
+            if param is not None:
+                raise UserError(
+                    f"'{name}' writes into parameter '{param}'{_at()}; "
+                    f"tp-import records functional code only")
         result = _call(func, name, args, kwargs)
+        if mutated is not None:
+            self._wrote(mutated, name)
         if not traced:
             return result  # computed from constants: a constant
         if name in _DATA_DEPENDENT:
@@ -421,23 +574,66 @@ def _dropout(tr, name, a, x, result):
 def _view(tr, name, a, x, result):
     if result.numel() != x.numel() or result.dtype != x.dtype:
         return None
-    if name == "__getitem__" and not _only_new_axes(a.get(1, "idx")):
-        return None
     if tuple(result.shape) == tuple(x.shape):
         return tr.node_of(x)
     return tr.make("reshape", [tr.node_of(x)], result)
 
 
-def _only_new_axes(index):
-    """An index of full slices, `...` and `None` only (an unsqueeze)."""
+def _getitem(tr, name, a, x, result):
+    """An index that keeps every element (None, `...`, whole slices, the
+    one element of a dim of size 1) is a reshape; any other is refused
+    (tp has no slicing or gather op), never read as a constant."""
+    index = a.get(1, "idx")
+    if x is a.get(0, "input") and _keeps_all(index, x.shape):
+        return _view(tr, name, a, x, result)
+    node = tr._raw(name, a, result)
+    node.attrs["message"] = (
+        f"unsupported indexing {_index_text(index)} of a tensor of shape "
+        f"{list(x.shape)} (tp has no slicing or gather op; tp-import "
+        f"supports indices that keep every element: None, ..., whole "
+        f"slices, and 0 or -1 on a dim of size 1)")
+    return node
+
+
+def _keeps_all(index, shape):
+    """Whether `t[index]` has every element of `t` in order: an index of
+    None, `...`, slices covering their dim and ints on dims of size 1."""
     items = index if isinstance(index, tuple) else (index,)
-    for i in items:
-        if i is None or i is Ellipsis:
-            continue
-        if isinstance(i, slice) and i == slice(None):
-            continue
+    if any(type(i) not in (int, slice, type(None), type(Ellipsis))
+           for i in items):
+        return False  # tensors, lists, bools: advanced indexing
+    used = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if used > len(shape) or sum(i is Ellipsis for i in items) > 1:
         return False
+    dims = []
+    for i in items:
+        if i is Ellipsis:
+            dims.extend([slice(None)] * (len(shape) - used))
+        elif i is not None:
+            dims.append(i)
+    for i, size in zip(dims, shape):
+        if isinstance(i, int):
+            if size != 1 or i not in (0, -1):
+                return False
+        elif i.indices(size) != (0, size, 1) and size > 0:
+            return False
     return True
+
+
+def _property(tr, name, a, x, result):
+    """`.data` is the value itself; `.T` and `.mT` are transposes."""
+    if name == "data":
+        return _identity_or_cast(tr, name, a, x, result)
+    rank = x.dim()
+    if name == "T":
+        perm = list(reversed(range(rank)))
+    elif rank >= 2:
+        perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    else:
+        return None
+    if perm == list(range(rank)):
+        return tr.node_of(x)
+    return tr.make("transpose", [tr.node_of(x)], result, {"perm": perm})
 
 
 def _transpose(tr, name, a, x, result):
@@ -565,8 +761,11 @@ for _n in ("contiguous", "clone", "detach", "float", "half", "bfloat16",
     _HANDLERS[_n] = _identity_or_cast
 _HANDLERS["dropout"] = _dropout
 for _n in ("view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze",
-           "view_as", "reshape_as", "__getitem__"):
+           "view_as", "reshape_as"):
     _HANDLERS[_n] = _view
+_HANDLERS["__getitem__"] = _getitem
+for _n in ("data", "T", "mT"):
+    _HANDLERS[_n] = _property
 for _n in ("transpose", "swapaxes", "swapdims", "permute", "t"):
     _HANDLERS[_n] = _transpose
 _HANDLERS["softmax"] = _softmax
