@@ -187,3 +187,40 @@ class Subclasses(nn.Module):
 def subclasses():
     torch.manual_seed(0)
     return Subclasses(), torch.randn(2, 8)
+
+
+class UpcastRMSNorm(nn.Module):
+    """A bfloat16 RMSNorm computed in float32, as Meta's (`.float()` ...
+    `.type_as(x)`) or HF's (`.to(torch.float32)` ... `.to(dtype)`)."""
+
+    def __init__(self, hf):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(16))
+        self.eps = 1e-6
+        self.hf = hf
+
+    def forward(self, x):
+        if self.hf:
+            h = x.to(torch.float32)
+            h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+            return self.weight * h.to(x.dtype)
+        h = x.float()
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return h.type_as(x) * self.weight
+
+
+class UpcastNorms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 16)
+        self.meta_norm = UpcastRMSNorm(False)
+        self.hf_norm = UpcastRMSNorm(True)
+
+    def forward(self, x):
+        return self.hf_norm(self.fc(self.meta_norm(x)))
+
+
+def rms_bf16():
+    torch.manual_seed(0)
+    return UpcastNorms().to(torch.bfloat16), \
+        (torch.randn(4, 16).to(torch.bfloat16),)

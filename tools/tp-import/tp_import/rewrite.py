@@ -133,18 +133,41 @@ def _rms_norm(g, root, users):
             normed = u
     if normed is None:
         return
+    # A bfloat16/float16 RMSNorm computed in float32: x.float() ...
+    # .type_as(x) before the weight; tp's rms_norm on x0's dtype.
+    x0 = x
+    if _is_cast(x) and x.dtype == torch.float32 and \
+            x.args[0].dtype != torch.float32:
+        x0 = x.args[0]
+        casts = [u for u in users.get(normed, [])
+                 if _is_cast(u) and u.args[0] is normed and
+                 u.dtype == x0.dtype]
+        if not casts:
+            return
+        normed = casts[0]
     for u in users.get(normed, []):
         if u.op != "mul" or normed not in u.args:
             continue
         w = _other(u, normed)
         if w.op == "param" and tuple(w.shape) == (x.shape[-1],) and \
-                tuple(u.shape) == tuple(x.shape):
+                tuple(u.shape) == tuple(x.shape) and w.dtype == x0.dtype \
+                and u.dtype == x0.dtype:
             name = w.attrs["name"]
             fqn = name.rsplit(".", 1)[0] if "." in name else name
-            node = _new("rms_norm", [x, w], x.shape, x.dtype, u,
+            node = _new("rms_norm", [x0, w], x0.shape, x0.dtype, u,
                         {"fqn": fqn, "eps": eps})
             g.replace_uses(u, node)
             return
+
+
+_CASTS = ("torch.to", "torch.float", "torch.half", "torch.bfloat16",
+          "torch.type", "torch.type_as")
+
+
+def _is_cast(node):
+    """A cast kept raw by the trace (a change of dtype, same shape)."""
+    return node.op in _CASTS and bool(node.args) and \
+        tuple(node.args[0].shape) == tuple(node.shape)
 
 
 # -- rotary -------------------------------------------------------------------
@@ -246,6 +269,30 @@ def _causal(mask_value, scores_shape, additive, fill):
         fill is not None and fill <= -1e4
 
 
+_INPUT_MASK = ("attention mask computed from an input (a padding mask) is "
+               "not supported: tp's model.attention takes no mask, it masks "
+               "future positions only (causal)")
+
+
+def _reaches_scores(node, depth=8):
+    """Whether `node` is attention scores `q @ k^T`, maybe scaled or
+    masked (to tell the scores of a masked sum from its mask)."""
+    while depth > 0:
+        depth -= 1
+        if node.op == "matmul" and len(node.shape) == 4:
+            return True
+        if node.op == "mul" and any(_scalar(a) is not None
+                                    for a in node.args):
+            node = next(a for a in node.args if _scalar(a) is None)
+        elif node.op == "torch.masked_fill":
+            node = node.args[0]
+        elif node.op == "add":
+            return any(_reaches_scores(a, depth) for a in node.args)
+        else:
+            return False
+    return False
+
+
 def _attention(g, out):
     """`softmax(q @ k^T * scale [+ causal mask]) @ v` over `[b, h, s, d]`,
     with k and v optionally repeated per query group."""
@@ -285,6 +332,12 @@ def _attention(g, out):
             causal = True
             scores = scores.args[0]
             continue
+        if (scores.op == "torch.masked_fill" and
+                _reaches_scores(scores.args[0])) or \
+                (scores.op == "add" and
+                 sum(map(_reaches_scores, scores.args)) == 1):
+            # Scores masked by a value computed from an input.
+            scores.fail(_INPUT_MASK)
         break
     if scores.op != "matmul":
         return
