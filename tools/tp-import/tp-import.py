@@ -13,6 +13,7 @@ Debian's python3-torch, hence /usr/bin/python3.
 import argparse
 import os
 import sys
+import threading
 import traceback
 
 # Loading the user's file leaves no __pycache__ next to it.
@@ -86,40 +87,104 @@ def _load_weights(module, path, prefix):
             p.copy_(t.to(p.dtype))
 
 
+def _write_all(files):
+    """Writes [(path, bytes)]: each to a temporary file next to it, then
+    all renamed into place, so a failure leaves none half written."""
+    done = []
+    try:
+        for path, data in files:
+            tmp = f"{path}.tp-import-{os.getpid()}.tmp"
+            done.append((tmp, path))
+            try:
+                with open(tmp, "wb") as f:
+                    f.write(data)
+            except OSError as e:
+                raise UserError(f"cannot write {path}: {e.strerror}")
+        for tmp, path in done:
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise UserError(f"cannot write {path}: {e.strerror}")
+    finally:
+        for tmp, _ in done:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
 def main(argv):
     args = _parse_args(argv)
+    if args.weights_prefix and not (args.save_weights or args.load_weights):
+        raise UserError("--weights-prefix names the keys of --save-weights "
+                        "and --load-weights; give one of them too")
     factory, path = load_factory(args.spec)
     module, inputs, as_kwargs = example_inputs(
         run_user_code(factory, path, "the factory"), args.spec)
     if args.load_weights:
         _load_weights(module, args.load_weights, args.weights_prefix)
+    # The inputs as the factory made them (an in-place op in forward may
+    # write into them), for --save-inputs.
+    saved_inputs = {name: t.clone() for name, t in inputs}
     graph = run_user_code(lambda: trace(module, inputs, as_kwargs), path,
-                          "the module's forward")
+                          "the module's forward",
+                          fallback=_defined_at(module))
     rewrite(graph)
     text = emit(graph, [f"Imported by tp-import from {args.spec} "
                         f"({type(module).__name__})."])
+    # Every output is computed before any is written: nothing is written
+    # unless all of it succeeds.
+    files = []
     if args.output:
-        try:
-            with open(args.output, "w") as f:
-                f.write(text)
-        except OSError as e:
-            raise UserError(f"cannot write {args.output}: {e.strerror}")
-    else:
-        sys.stdout.write(text)
+        files.append((args.output, text.encode()))
     if args.save_weights:
         state = module.state_dict(keep_vars=True)
         params = {args.weights_prefix + name: t.detach()
                   for name, t in state.items()
                   if isinstance(t, torch.nn.Parameter)}
-        safetensors.write(args.save_weights, params)
+        files.append((args.save_weights,
+                      safetensors.encode(args.save_weights, params)))
     if args.save_inputs:
-        safetensors.write(args.save_inputs, dict(inputs))
+        files.append((args.save_inputs,
+                      safetensors.encode(args.save_inputs, saved_inputs)))
+    _write_all(files)
+    if not args.output:
+        sys.stdout.write(text)
     return 0
+
+
+def _defined_at(module):
+    """`file.py:line` of the module's forward, for errors raised by the call
+    of it rather than inside it."""
+    code = getattr(getattr(type(module), "forward", None), "__code__", None)
+    if code is None:
+        return ""
+    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+
+
+def _run(argv):
+    """main() on a thread with a large stack and recursion limit: the trace
+    adds frames to each module call, and a model nested a few hundred
+    modules deep that runs in PyTorch must trace too."""
+    result = {}
+
+    def body():
+        try:
+            result["status"] = main(argv)
+        except BaseException as e:  # re-raised on the main thread
+            result["error"] = e
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
+    threading.stack_size(1 << 30)
+    thread = threading.Thread(target=body)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["status"]
 
 
 if __name__ == "__main__":
     try:
-        sys.exit(main(sys.argv[1:]))
+        sys.exit(_run(sys.argv[1:]))
     except UserError as e:
         sys.stderr.write(f"tp-import: error: {e}\n")
         sys.exit(1)

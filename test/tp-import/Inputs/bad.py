@@ -110,3 +110,111 @@ def factory_fails():
 
 
 not_callable = 42
+
+
+class Layer(nn.Module):
+    def __init__(self, i):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.i = i
+
+    def forward(self, x):
+        y = self.fc(x)
+        # Layer 0 calls tanh; the later layers sin: both unsupported.
+        return torch.tanh(y) if self.i == 0 else torch.sin(y)
+
+
+class Layers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer(i) for i in range(12))
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+def two_unsupported():
+    return Layers(), (torch.randn(2, 8),)
+
+
+class PaddedAttention(nn.Module):
+    """Grouped-query attention (repeat_interleave of k and v) with a
+    padding mask given as an input: additive, or boolean through
+    masked_fill, on top of the causal mask."""
+
+    def __init__(self, boolean):
+        super().__init__()
+        self.wq = nn.Linear(8, 8)
+        self.wk = nn.Linear(8, 4)
+        self.wv = nn.Linear(8, 4)
+        self.boolean = boolean
+
+    def forward(self, x, pad):
+        b, s, _ = x.shape
+        q = self.wq(x).view(b, s, 4, 2).transpose(1, 2)
+        k = self.wk(x).view(b, s, 2, 2).transpose(1, 2)
+        v = self.wv(x).view(b, s, 2, 2).transpose(1, 2)
+        k = torch.repeat_interleave(k, 2, dim=1)
+        v = torch.repeat_interleave(v, 2, dim=1)
+        att = q @ k.transpose(-2, -1) * 2 ** -0.5
+        causal = torch.triu(torch.ones(s, s, dtype=torch.bool), 1)
+        att = att.masked_fill(causal, float("-inf"))
+        if self.boolean:
+            att = att.masked_fill(pad[:, None, None, :] == 0, float("-inf"))
+        else:
+            att = att + (1.0 - pad[:, None, None, :]) * -1e9
+        att = F.softmax(att, dim=-1)
+        return (att @ v).transpose(1, 2).reshape(b, s, 8)
+
+
+def padding_mask():
+    return PaddedAttention(False), {"x": torch.randn(2, 4, 8),
+                                    "pad": torch.ones(2, 4)}
+
+
+def padding_mask_bool():
+    return PaddedAttention(True), {"x": torch.randn(2, 4, 8),
+                                   "pad": torch.ones(2, 4)}
+
+
+class WrongKeys(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def wrong_keys():
+    """The forward call itself raises: no such argument."""
+    return WrongKeys(), {"y": torch.randn(2, 8)}
+
+
+def takes_an_argument(n):
+    return nn.Linear(n, n), (torch.randn(2, n),)
+
+
+def on_meta():
+    return nn.Linear(8, 8, device="meta"), (torch.randn(2, 8),)
+
+
+class Nested(nn.Module):
+    def __init__(self, depth):
+        super().__init__()
+        self.inner = Nested(depth - 1) if depth > 1 else nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def nested():
+    """A Linear 200 modules deep (runs in PyTorch)."""
+    return Nested(200), (torch.randn(2, 8),)
+
+
+def raises_not():
+    """Imports (for the test of outputs written only on success)."""
+    return nn.Linear(8, 8), (torch.randn(2, 8),)

@@ -45,13 +45,35 @@ def load_factory(spec):
                         f"defines no '{name}'")
     if not callable(factory):
         raise UserError(f"bad spec '{spec}': '{name}' is not callable")
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        params = []
+    required = [p.name for p in params
+                if p.default is p.empty and
+                p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if required:
+        raise UserError(
+            f"bad spec '{spec}': {name}() has required parameter"
+            f"{'s' if len(required) > 1 else ''} "
+            f"{', '.join(repr(r) for r in required)}; tp-import calls the "
+            f"factory with no arguments")
     return factory, path
 
 
-def run_user_code(fn, path, what):
+def _own(filename):
+    """Whether a frame's file is tp-import's: its package or the entry
+    script."""
+    path = os.path.abspath(filename)
+    entry = os.path.realpath(sys.argv[0]) if sys.argv else ""
+    return path.startswith(_OWN_DIR) or os.path.realpath(path) == entry
+
+
+def run_user_code(fn, path, what, fallback=""):
     """Calls `fn`; an exception raised in user code becomes a UserError
-    naming it and the innermost line of user code (a bug in tp-import
-    itself propagates with its traceback)."""
+    naming it and the innermost line of user code, or `fallback` (a
+    `file.py:line`) when none ran, as when the call itself fails (a bug in
+    tp-import itself propagates with its traceback)."""
     try:
         return fn()
     except UserError:
@@ -65,12 +87,11 @@ def run_user_code(fn, path, what):
         if frames and os.path.abspath(frames[-1].filename).startswith(
                 _OWN_DIR):
             raise
-        where = ""
+        where = f" at {fallback}" if fallback else ""
         for f in reversed(frames):
-            fname = os.path.abspath(f.filename)
-            if not fname.startswith(_OWN_DIR) and \
-                    not fname.startswith(os.path.dirname(torch.__file__)):
-                where = f" at {os.path.basename(fname)}:{f.lineno}"
+            if not _own(f.filename) and not os.path.abspath(
+                    f.filename).startswith(os.path.dirname(torch.__file__)):
+                where = f" at {os.path.basename(f.filename)}:{f.lineno}"
                 break
         raise UserError(f"{what} raised {type(e).__name__}: {e}{where}")
 

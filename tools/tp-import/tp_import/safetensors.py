@@ -35,8 +35,9 @@ def _raw_bytes(t):
     return flat.view(torch.uint8).numpy().tobytes()
 
 
-def write(path, tensors):
-    """Writes `tensors` (an ordered mapping name -> tensor) to `path`."""
+def encode(path, tensors):
+    """The bytes of a file of `tensors` (an ordered mapping name ->
+    tensor); `path` is where they will go, for messages."""
     header = {}
     chunks = []
     offset = 0
@@ -45,6 +46,10 @@ def write(path, tensors):
             raise UserError(
                 f"cannot write tensor '{name}' of dtype {t.dtype} to {path}: "
                 f"safetensors has no such dtype")
+        if t.is_meta:
+            raise UserError(
+                f"cannot write tensor '{name}' to {path}: it is on the meta "
+                f"device and has no values (build the module on the CPU)")
         data = _raw_bytes(t)
         header[name] = {"dtype": _DTYPES[t.dtype], "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(data)]}
@@ -54,12 +59,15 @@ def write(path, tensors):
     # Pad the header with spaces so the data starts 8-byte aligned, as the
     # reference implementation does.
     text += b" " * (-len(text) % 8)
+    return b"".join([struct.pack("<Q", len(text)), text] + chunks)
+
+
+def write(path, tensors):
+    """Writes `tensors` (an ordered mapping name -> tensor) to `path`."""
+    data = encode(path, tensors)
     try:
         with open(path, "wb") as f:
-            f.write(struct.pack("<Q", len(text)))
-            f.write(text)
-            for data in chunks:
-                f.write(data)
+            f.write(data)
     except OSError as e:
         raise UserError(f"cannot write {path}: {e.strerror}")
 

@@ -40,6 +40,8 @@ from .graph import Graph, Node, Scope
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+# Python's own modules (threading, contextlib, functools): not the user's.
+_STDLIB_DIR = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
 
 # Results that read a traced tensor's values into Python: the trace could
 # only follow the example's values.
@@ -62,14 +64,16 @@ _LEAF_LAYERS = (nn.Linear, nn.Embedding, nn.LayerNorm, nn.Dropout)
 
 
 def _user_location():
-    """`file.py:line` of the innermost frame of user code (outside torch
-    and tp-import), or '' when tp-import itself made the call."""
+    """`file.py:line` of the innermost frame of user code (outside torch,
+    tp-import and Python's own modules), or '' when tp-import itself made
+    the call."""
     entry = os.path.realpath(sys.argv[0]) if sys.argv else ""
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
         if not path.startswith(_TORCH_DIR) and \
                 not path.startswith(_OWN_DIR) and \
+                not path.startswith(_STDLIB_DIR) and \
                 os.path.realpath(path) != entry:
             return f"{os.path.basename(path)}:{frame.f_lineno}"
         frame = frame.f_back
