@@ -421,6 +421,20 @@ int main(int argc, char **argv) {
       ctx, scratch, "builtin.module(tp-pipeline{plan=/no/plan.json})",
       "missing plan file")));
   // CHECK: missing plan file: run: {{.*}}cannot read plan file '/no/plan.json'
+  // Training options tp-run refuses are refused on this path too.
+  CHECK(mlirLogicalResultIsFailure(runPipeline(
+      ctx, scratch,
+      "builtin.module(tp-pipeline{grad=true optimizer=adamw momentum=0.9})",
+      "adamw with momentum")));
+  // CHECK: adamw with momentum: pipeline: {{.*}}tp-pipeline: momentum belongs to optimizer=sgd
+  CHECK(mlirLogicalResultIsFailure(runPipeline(
+      ctx, scratch, "builtin.module(tp-pipeline{grad=true optimizer=sgd lr=inf})",
+      "infinite lr")));
+  // CHECK: infinite lr: pipeline: {{.*}}tp-pipeline: lr must be a finite number of at least 0, got inf
+  CHECK(mlirLogicalResultIsFailure(runPipeline(
+      ctx, scratch, "builtin.module(tp-pipeline{optimizer=sgd})",
+      "optimizer without grad")));
+  // CHECK: optimizer without grad: pipeline: {{.*}}give grad=true too
   char *error = NULL;
   const char *badPlans[2] = {
       "{\"mesh\": {\"shape\": [2]}, \"plan\": {\"net1\": {\"style\": "
@@ -532,6 +546,15 @@ int main(int argc, char **argv) {
     CHECK(maxDifference(tpRunResultGetOutput(patient, 0),
                         tpRunResultGetOutput(results[1], 0)) == 0);
   tpRunResultDestroy(patient);
+  // Too many steps: the message says so (it said "at least 1").
+  TpRunOptions tooMany = options;
+  tooMany.steps = (int64_t)1 << 40;
+  expectRunError(programs[1], &tooMany, "too many steps");
+  // CHECK: too many steps: tpProgramRun: steps must be at most 2147483647, got 1099511627776
+  TpRunOptions noSteps = options;
+  noSteps.steps = 0;
+  expectRunError(programs[1], &noSteps, "no steps");
+  // CHECK: no steps: tpProgramRun: steps must be at least 1, got 0
   TpRunOptions cuda = options;
   cuda.device = "tpu";
   expectRunError(programs[1], &cuda, "bad device");

@@ -218,8 +218,12 @@ MlirLogicalResult tpProgramRun(TpProgram handle, const TpRunOptions *options,
            " does not match the program's mesh of " +
            std::to_string(program.numRanks()) +
            " ranks (partition the module for that mesh)");
-    if (o.steps < 1 || o.steps > std::numeric_limits<int>::max())
+    if (o.steps < 1)
       fail("steps must be at least 1, got " + std::to_string(o.steps));
+    if (o.steps > std::numeric_limits<int>::max())
+      fail("steps must be at most " +
+           std::to_string(std::numeric_limits<int>::max()) + ", got " +
+           std::to_string(o.steps));
     if (o.timeoutMs < 0)
       fail("timeoutMs must not be negative, got " +
            std::to_string(o.timeoutMs));
