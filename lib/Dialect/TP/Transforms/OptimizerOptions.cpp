@@ -1,4 +1,5 @@
-//===- OptimizerOptions.cpp - the training options' one check ----*- C++ -*-===//
+//===- OptimizerOptions.cpp - the training options' one check ----*- C++
+//-*-===//
 //
 // What tp-run's flags, tp-pipeline's options (the C API's path) and
 // tp-optimizer-step's options may hold, checked in one place, so that no
@@ -60,9 +61,11 @@ std::string mlir::tp::checkOptimizerOptions(const OptimizerOptions &o,
     return spell.name(option) + " must be a finite number of at least 0, got " +
            number(v);
   };
-  std::pair<StringRef, double> numbers[] = {
-      {"lr", o.lr}, {"momentum", o.momentum}, {"dampening", o.dampening},
-      {"eps", o.eps}, {"max-grad-norm", o.maxGradNorm}};
+  std::pair<StringRef, double> numbers[] = {{"lr", o.lr},
+                                            {"momentum", o.momentum},
+                                            {"dampening", o.dampening},
+                                            {"eps", o.eps},
+                                            {"max-grad-norm", o.maxGradNorm}};
   for (auto [option, v] : numbers)
     if (std::string problem = atLeastZero(option, v); !problem.empty())
       return problem;
@@ -71,8 +74,8 @@ std::string mlir::tp::checkOptimizerOptions(const OptimizerOptions &o,
     if (std::string problem = atLeastZero("weight-decay", o.weightDecay);
         !problem.empty())
       return problem;
-  for (auto [option, v] : {std::pair<StringRef, double>{"beta1", o.beta1},
-                           {"beta2", o.beta2}})
+  for (auto [option, v] :
+       {std::pair<StringRef, double>{"beta1", o.beta1}, {"beta2", o.beta2}})
     if (!(v >= 0 && v < 1))
       return spell.name(option) + " must be in [0, 1), got " + number(v);
   if (o.isGiven("max-grad-norm") && o.maxGradNorm == 0)
