@@ -66,11 +66,31 @@ LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
   MLIRContext *ctx = module.getContext();
   SmallVector<shard::ShardOp> shards;
   func.walk([&](shard::ShardOp op) { shards.push_back(op); });
+  // tp partitions a function over one mesh: annotations on two grids would
+  // have their placements read on one of them (an annotation moved from one
+  // grid to the other, or shapes split by the wrong size).
+  shard::ShardingOp firstSharding;
   for (shard::ShardOp op : shards) {
     auto sharding = op.getSharding().getDefiningOp<shard::ShardingOp>();
     if (!sharding)
       return op.emitError() << "shard.shard's sharding is not a "
                                "shard.sharding op: nothing to import";
+    if (!firstSharding) {
+      firstSharding = sharding;
+    } else if (sharding.getGridAttr() != firstSharding.getGridAttr()) {
+      InFlightDiagnostic diag =
+          sharding.emitError()
+          << "shard.sharding names grid " << sharding.getGridAttr()
+          << " but @" << func.getSymName() << " is annotated on grid "
+          << firstSharding.getGridAttr()
+          << " too: tp partitions a function over one mesh";
+      diag.attachNote(firstSharding.getLoc())
+          << "the first annotation on " << firstSharding.getGridAttr();
+      return diag;
+    }
+  }
+  for (shard::ShardOp op : shards) {
+    auto sharding = op.getSharding().getDefiningOp<shard::ShardingOp>();
     auto grid = module.lookupSymbol<MeshOp>(sharding.getGridAttr().getAttr());
     if (!grid)
       return sharding.emitError()

@@ -190,3 +190,19 @@ module {
     }
   }
 }
+
+// -----
+
+// Two grids of the same shape in one function: tp-shard-pipeline read every
+// placement on the first and moved the result's annotation from @b to @a.
+shard.grid @a(shape = 2)
+shard.grid @b(shape = 2)
+func.func @two_grids(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> (tensor<8x16xf32>, tensor<16x32xf32>) {
+  // expected-note @+1 {{the first annotation on @a}}
+  %rep = shard.sharding @a split_axes = [[]] : !shard.sharding
+  // expected-error @+1 {{shard.sharding names grid @b but @two_grids is annotated on grid @a too: tp partitions a function over one mesh}}
+  %col = shard.sharding @b split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %rep : tensor<8x16xf32>
+  %ws = shard.shard %w to %col : tensor<16x32xf32>
+  return %xs, %ws : tensor<8x16xf32>, tensor<16x32xf32>
+}

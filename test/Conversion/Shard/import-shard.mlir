@@ -167,3 +167,26 @@ func.func @transpose_reduce(%x: tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>, tensor
     }
   return %t, %r : tensor<4x2x3xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// Two grids, one per function: each function keeps its own mesh (one
+// function on two grids is an error, import-shard-errors.mlir).
+// CHECK: tp.mesh @ga(shape = 2)
+// CHECK: tp.mesh @gb(shape = 4)
+// CHECK-LABEL: func.func @on_ga
+// CHECK-SAME: !tp.dtensor<8x16xf32, @ga, [#tp.shard<0>]>
+// CHECK-LABEL: func.func @on_gb
+// CHECK-SAME: !tp.dtensor<8x16xf32, @gb, [#tp.shard<0>]>
+shard.grid @ga(shape = 2)
+shard.grid @gb(shape = 4)
+func.func @on_ga(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @ga split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
+func.func @on_gb(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %s = shard.sharding @gb split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x16xf32>
+  return %xs : tensor<8x16xf32>
+}
