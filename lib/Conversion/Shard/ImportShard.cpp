@@ -80,8 +80,8 @@ LogicalResult importAnnotations(ModuleOp module, func::FuncOp func) {
     } else if (sharding.getGridAttr() != firstSharding.getGridAttr()) {
       InFlightDiagnostic diag =
           sharding.emitError()
-          << "shard.sharding names grid " << sharding.getGridAttr()
-          << " but @" << func.getSymName() << " is annotated on grid "
+          << "shard.sharding names grid " << sharding.getGridAttr() << " but @"
+          << func.getSymName() << " is annotated on grid "
           << firstSharding.getGridAttr()
           << " too: tp partitions a function over one mesh";
       diag.attachNote(firstSharding.getLoc())
