@@ -23,9 +23,13 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
 #include <sys/resource.h>
 
 using namespace mlir::tp::runtime;
@@ -678,6 +682,38 @@ int mlir::tp::runtime::maxThreadRanks(std::string *why) {
   return limit;
 }
 
+/// Why rank thread `rank` of `n` did not start, with what limits it: the
+/// system's bare "Resource temporarily unavailable" names neither the
+/// thread nor the limit.
+static std::string threadStartFailure(int rank, int n,
+                                      const std::exception &e) {
+  std::string text = "could not start the thread of rank " +
+                     std::to_string(rank) + " of " + std::to_string(n) + " (" +
+                     std::to_string(rank) + " started): " + e.what();
+  auto *system = dynamic_cast<const std::system_error *>(&e);
+  if (!system || system->code() != std::errc::resource_unavailable_try_again)
+    return text;
+  // Each thread reserves its stack in the address space.
+  size_t stack = 0;
+  pthread_attr_t attr;
+  if (::pthread_attr_init(&attr) == 0) {
+    ::pthread_attr_getstacksize(&attr, &stack);
+    ::pthread_attr_destroy(&attr);
+  }
+  auto mib = [](uint64_t bytes) {
+    return std::to_string(bytes >> 20) + " MiB";
+  };
+  text +=
+      "; each rank thread reserves a stack of " + mib(stack) + " (ulimit -s)";
+  struct rlimit as;
+  if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    text +=
+        " in an address space limited to " + mib(as.rlim_cur) + " (ulimit -v)";
+  return text + ", and the system limits threads (ulimit -u, "
+                "/proc/sys/kernel/threads-max): run fewer ranks, or raise "
+                "the limit";
+}
+
 void mlir::tp::runtime::runRanks(int n,
                                  const std::function<void(Communicator &)> &fn,
                                  std::chrono::milliseconds timeout,
@@ -730,11 +766,12 @@ void mlir::tp::runtime::runRanks(int n,
       threads.emplace_back(body, r);
   } catch (const std::exception &e) {
     // Threads already started would otherwise wait for the missing ranks.
-    group.fail(static_cast<int>(threads.size()),
-               std::string("could not start thread: ") + e.what());
+    int rank = static_cast<int>(threads.size());
+    std::string message = threadStartFailure(rank, n, e);
+    group.fail(rank, message);
     for (std::thread &t : threads)
       t.join();
-    throw;
+    throw std::runtime_error(message);
   }
   for (std::thread &t : threads)
     t.join();

@@ -15,9 +15,13 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -545,6 +549,52 @@ TEST(RunRanksTest, RejectsMoreRanksThanTheThreadLimit) {
                   std::to_string(limit) + " (" + why + ")");
   }
   EXPECT_EQ(ran.load(), 0);
+}
+
+// A rank thread that cannot start (here: an address space too small for
+// its stack) is named with the limit, not only "Resource temporarily
+// unavailable"; the started ranks end, nothing hangs. In a child process,
+// whose address-space limit the test lowers; sanitizers reserve their own
+// shadow memory and do not run under such a limit.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TP_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TP_UNDER_SANITIZER 1
+#endif
+#endif
+TEST(RunRanksDeathTest, ThreadThatCannotStartIsNamed) {
+#ifdef TP_UNDER_SANITIZER
+  GTEST_SKIP() << "sanitizers do not run under an address-space limit";
+#else
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        // The process's size now plus 64 MiB: room for a few 8 MiB stacks.
+        long pages = 0;
+        if (FILE *f = std::fopen("/proc/self/statm", "r")) {
+          if (std::fscanf(f, "%ld", &pages) != 1)
+            pages = 0;
+          std::fclose(f);
+        }
+        struct rlimit as;
+        as.rlim_cur = as.rlim_max =
+            static_cast<rlim_t>(pages) * ::sysconf(_SC_PAGESIZE) + (64 << 20);
+        if (pages == 0 || ::setrlimit(RLIMIT_AS, &as) != 0)
+          std::_Exit(3);
+        try {
+          runRanks(64, [](Communicator &comm) { comm.barrier(); });
+        } catch (const std::exception &e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::_Exit(0);
+        }
+        std::_Exit(4);
+      },
+      ::testing::ExitedWithCode(0),
+      "could not start the thread of rank [0-9]+ of 64 \\([0-9]+ started\\): "
+      ".*; each rank thread reserves a stack of [0-9]+ MiB \\(ulimit -s\\) "
+      "in an address space limited to [0-9]+ MiB \\(ulimit -v\\)");
+#endif
 }
 
 // Rank threads are the parallelism: while they run, GEMMs are single-threaded
