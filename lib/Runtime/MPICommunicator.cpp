@@ -28,6 +28,8 @@ using Clock = std::chrono::steady_clock;
 namespace {
 /// Fields of a call descriptor, exchanged as int64 values.
 constexpr int descriptorSize = CollectiveCall::kPackedSize;
+/// The tag of the collective check's point-to-point messages.
+constexpr int kCheckTag = 0x7470;
 
 std::string mpiErrorString(int rc) {
   char buf[MPI_MAX_ERROR_STRING];
@@ -256,24 +258,85 @@ void MPICommunicator::check(int rc, const char *function,
                   mpiErrorString(rc));
 }
 
+void MPICommunicator::exchangeDescriptors(const Call &call) {
+  // descriptors_: size_ exchanged descriptors, then this rank's own.
+  int64_t *mine = descriptors_.data() + descriptorSize * size_;
+  call.pack(mine);
+  if (options_.timeout.count() <= 0) {
+    check(MPI_Allgather(mine, descriptorSize, MPI_INT64_T, descriptors_.data(),
+                        descriptorSize, MPI_INT64_T, comm_),
+          "MPI_Allgather (collective check)", call);
+    return;
+  }
+  // With a timeout, each rank's descriptor comes in a message of its own
+  // (MPI keeps their order per sender), so that a rank which does not come
+  // (stopped, hung, busy elsewhere) is the one the timeout names: an
+  // all-gather only says that it did not complete.
+  std::copy(mine, mine + descriptorSize,
+            descriptors_.data() + descriptorSize * rank_);
+  std::vector<MPI_Request> recvs(size_, MPI_REQUEST_NULL);
+  std::vector<MPI_Request> sends(size_, MPI_REQUEST_NULL);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_)
+      continue;
+    check(MPI_Irecv(descriptors_.data() + descriptorSize * r, descriptorSize,
+                    MPI_INT64_T, r, kCheckTag, comm_, &recvs[r]),
+          "MPI_Irecv (collective check)", call);
+    check(MPI_Isend(mine, descriptorSize, MPI_INT64_T, r, kCheckTag, comm_,
+                    &sends[r]),
+          "MPI_Isend (collective check)", call);
+  }
+  Clock::time_point deadline = deadlineAfter(Clock::now(), options_.timeout);
+  for (int spins = 0;; ++spins) {
+    int done = 0;
+    check(MPI_Testall(size_, recvs.data(), &done, MPI_STATUSES_IGNORE),
+          "MPI_Testall (collective check)", call);
+    if (done)
+      break;
+    if (Clock::now() >= deadline) {
+      // MPI_Testall leaves every request as it was unless all completed:
+      // test each to see which came.
+      std::string missing;
+      int count = 0;
+      for (int r = 0; r < size_; ++r) {
+        int arrived = 1;
+        if (recvs[r] != MPI_REQUEST_NULL)
+          MPI_Test(&recvs[r], &arrived, MPI_STATUS_IGNORE);
+        if (!arrived)
+          missing += (count++ ? ", " : "") + std::to_string(worldRanks_[r]);
+      }
+      std::fprintf(
+          stderr,
+          "tp: rank %d: timeout after %lld ms in %s: rank%s %s did "
+          "not reach it (stopped, hung or in another collective); "
+          "aborting every rank\n",
+          worldRanks_[rank_], static_cast<long long>(options_.timeout.count()),
+          call.describe().c_str(), count == 1 ? "" : "s", missing.c_str());
+      MPIEnvironment::abort(1);
+    }
+    // Messages of a few bytes arrive within microseconds; past that, give
+    // the core to the other ranks of this host.
+    if (spins > 1000)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  check(MPI_Waitall(size_, sends.data(), MPI_STATUSES_IGNORE),
+        "MPI_Waitall (collective check)", call);
+}
+
 MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
+  // The check first, under its own deadline (it names the ranks that did
+  // not come); the watchdog then guards the collective itself.
+  if (options_.checkCollectives && size_ > 1) {
+    exchangeDescriptors(call);
+    std::string mismatch =
+        collectiveMismatch(descriptors_.data(), size_, worldRanks_.data());
+    if (!mismatch.empty())
+      throw CommError(mismatch);
+  }
   bool armed = options_.timeout.count() > 0;
   if (armed)
     Watchdog::get().arm(options_.timeout, worldRanks_[rank_], call);
-  Guard guard(armed);
-  if (!options_.checkCollectives || size_ == 1)
-    return guard;
-  // descriptors_: size_ gathered descriptors, then this rank's own.
-  int64_t *mine = descriptors_.data() + descriptorSize * size_;
-  call.pack(mine);
-  check(MPI_Allgather(mine, descriptorSize, MPI_INT64_T, descriptors_.data(),
-                      descriptorSize, MPI_INT64_T, comm_),
-        "MPI_Allgather (collective check)", call);
-  std::string mismatch =
-      collectiveMismatch(descriptors_.data(), size_, worldRanks_.data());
-  if (!mismatch.empty())
-    throw CommError(mismatch);
-  return guard;
+  return Guard(armed);
 }
 
 void MPICommunicator::doAllGather(const Call &call, const void *in,

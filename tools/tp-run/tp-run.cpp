@@ -228,8 +228,10 @@ exec::Launcher *launcher = nullptr;
 /// rank R fail right after the ranks synchronized before the run (the
 /// others are then inside the program's first collectives), in the way
 /// TP_TEST_FAIL_MODE says: "throw" (default; an exception like any runtime
-/// error), "kill" (SIGKILL: a crashed process) or "hang" (sleeps, so that
-/// the peers' --timeout fires). Used by test/tp-run/mpi-faults.test.
+/// error), "kill" (SIGKILL: a crashed process), "stop" (SIGSTOP: a process
+/// that stops answering, its own watchdog stopped with it) or "hang"
+/// (sleeps, so that the peers' --timeout fires). Used by
+/// test/tp-run/mpi-faults.test.
 void testFailureHook(int rank) {
   const char *failRank = std::getenv("TP_TEST_FAIL_RANK");
   if (!failRank || std::atoi(failRank) != rank)
@@ -237,6 +239,8 @@ void testFailureHook(int rank) {
   const char *mode = std::getenv("TP_TEST_FAIL_MODE");
   if (mode && !std::strcmp(mode, "kill"))
     std::raise(SIGKILL);
+  if (mode && !std::strcmp(mode, "stop"))
+    std::raise(SIGSTOP);
   if (mode && !std::strcmp(mode, "hang"))
     for (;;)
       std::this_thread::sleep_for(std::chrono::hours(1));

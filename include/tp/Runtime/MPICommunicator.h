@@ -113,6 +113,12 @@ private:
   /// watchdog; the returned guard disarms it.
   class Guard;
   Guard enter(const Call &call);
+  /// The collective check's exchange of every rank's descriptor into
+  /// descriptors_: an all-gather, or with a timeout one message per rank
+  /// pair, so that on expiry the ranks that did not come are named (and
+  /// the job aborted). Every rank of the job runs with the same timeout, as
+  /// tp-run's ranks do.
+  void exchangeDescriptors(const Call &call);
   /// Throws CommError if \p rc is not MPI_SUCCESS.
   void check(int rc, const char *function, const Call &call) const;
   /// Scratch space of at least \p bytes bytes (aligned for floats), reused
