@@ -12,6 +12,10 @@
 //   call
 //                   descriptors are checked, one extra 32-byte all-gather)
 //   tp-nocheck/<op> the same with checkCollectives = false
+//   tp-timeout/<op> as tp-run runs it: checked, with a 30 s timeout (the
+//                   check is then one message per rank pair, so that a rank
+//                   that does not come can be named, and the watchdog is
+//                   armed)
 //   ompi/<op>       plain MPI_Allgather, MPI_Allreduce,
 //                   MPI_Reduce_scatter_block, MPI_Alltoall
 // Each trial runs the collective back to back for a calibrated number of
@@ -163,6 +167,9 @@ int main(int argc, char **argv) {
   MPIOptions noCheck;
   noCheck.checkCollectives = false;
   auto unchecked = MPICommunicator::world(noCheck);
+  MPIOptions withTimeout;
+  withTimeout.timeout = std::chrono::seconds(30);
+  auto timed = MPICommunicator::world(withTimeout);
   MPI_Comm raw;
   MPI_Comm_dup(MPI_COMM_WORLD, &raw);
 
@@ -193,7 +200,8 @@ int main(int argc, char **argv) {
       Communicator *comm;
     };
     for (Impl impl :
-         {Impl{"tp", checked.get()}, Impl{"tp-nocheck", unchecked.get()}}) {
+         {Impl{"tp", checked.get()}, Impl{"tp-nocheck", unchecked.get()},
+          Impl{"tp-timeout", timed.get()}}) {
       Communicator &cm = *impl.comm;
       emit(rank, impl.name, "all_gather", np, bytes,
            timeCollective([&] { cm.allGather(in.data(), perRank, out.data()); },
