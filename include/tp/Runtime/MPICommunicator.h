@@ -50,10 +50,11 @@ private:
 /// Options of an MPICommunicator; sub-communicators inherit them.
 struct MPIOptions {
   /// Before every collective, all ranks exchange a small descriptor (kind,
-  /// count, reduction, root) with one MPI_Allgather and throw CommError
-  /// naming every rank's call if they differ, instead of deadlocking or
-  /// corrupting data. Costs one latency-bound all-gather of 32 bytes per rank
-  /// per collective (about 1 us on one host).
+  /// count, reduction, root) and throw CommError naming every rank's call
+  /// if they differ, instead of deadlocking or corrupting data. Without a
+  /// timeout one MPI_Allgather of 32 bytes per rank (about 1 us on one
+  /// host); with one, a message per rank pair under the timeout, so that a
+  /// rank that does not come is named before the job is aborted.
   bool checkCollectives = true;
   /// A collective that has not completed after this long prints
   /// "tp: rank R: timeout ..." to stderr and aborts the whole job with
