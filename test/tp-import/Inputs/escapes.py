@@ -185,3 +185,8 @@ def _view_bumped(y):
 def _data_bumped(y):
     y.data.add_(1)
     return y
+
+
+_OUTSIDE = nn.Parameter(torch.rand(8))
+# A parameter that is not the model's.
+_refused("outside_param", lambda m, x: x * _OUTSIDE)

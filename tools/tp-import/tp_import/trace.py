@@ -276,6 +276,11 @@ class Tracer(TorchFunctionMode):
                         attrs={"name": name})
             return self._register(t, node)
         self._check_read(t, "a constant")
+        if isinstance(t, nn.Parameter):
+            raise UserError(
+                f"forward reads a parameter of shape {list(t.shape)} that is "
+                f"not one of the model's{_at()} (created outside __init__?); "
+                f"it would have no FQN and its value would become a constant")
         node = Node("const", [], t.shape, t.dtype, self.scopes[-1],
                     _user_location(), value=t.detach().clone())
         return self._register(t, node)
