@@ -22,7 +22,7 @@ def _pair(name, cls, shape, **kw):
     globals()[name + "_other"] = lambda: _seeded(cls, shape, 1, **kw)
 
 
-# -- recorded ----------------------------------------------------------------
+# -- recorded --------------------------------------------------------------
 
 
 class LayerScale(nn.Module):
@@ -93,6 +93,24 @@ class ConstWritten(nn.Module):
 _pair("const_written", ConstWritten, (2, 8))
 
 
+class ConstAccumulates(nn.Module):
+    """A constant written in place with a traced value becomes traced; the
+    value it had before is the op's operand."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        acc = torch.full((2, 8), 0.25)
+        acc.add_(self.fc(x))
+        acc.mul_(x)
+        return acc
+
+
+_pair("const_accumulates", ConstAccumulates, (2, 8))
+
+
 class InPlace(nn.Module):
     """In-place ops on a value with no other views are their out-of-place
     forms."""
@@ -111,7 +129,7 @@ class InPlace(nn.Module):
 _pair("in_place", InPlace, (2, 8))
 
 
-# -- refused -------------------------------------------------------------------
+# -- refused ---------------------------------------------------------------
 
 
 class Wrapped(nn.Module):
@@ -187,6 +205,6 @@ def _data_bumped(y):
     return y
 
 
-_OUTSIDE = nn.Parameter(torch.rand(8))
+_OUTSIDE = nn.Parameter(torch.full((8,), 0.5))
 # A parameter that is not the model's.
 _refused("outside_param", lambda m, x: x * _OUTSIDE)

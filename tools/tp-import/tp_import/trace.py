@@ -234,14 +234,15 @@ class Tracer(TorchFunctionMode):
                 f"{held} but was made where tp-import could not record it "
                 f"(its value would become a constant)")
 
-    def _wrote(self, t, name):
+    def _wrote(self, t, name, recorded):
         """After `name` wrote into `t` in place: other recorded tensors on
         its memory are stale, constants on it are read again at their next
-        use."""
+        use. `t`'s own entry stays when the call is `recorded` (its node,
+        taken before the call, is an operand; the result replaces it)."""
         ptr = _storage(t)
         where = _user_location()
         for key, (other, node, other_ptr) in list(self.values.items()):
-            if other is t and node.op != "const":
+            if other is t and (recorded or node.op != "const"):
                 continue
             if other is not t and (not ptr or other_ptr != ptr):
                 continue
@@ -487,9 +488,14 @@ class Tracer(TorchFunctionMode):
                 raise UserError(
                     f"'{name}' writes into parameter '{param}'{_at()}; "
                     f"tp-import records functional code only")
+        if mutated is not None and traced:
+            # The operands as they are before the call writes into one (a
+            # constant's value is read when its node is made).
+            for t in tensors:
+                self.node_of(t)
         result = _call(func, name, args, kwargs)
         if mutated is not None:
-            self._wrote(mutated, name)
+            self._wrote(mutated, name, bool(traced))
         if not traced:
             return result  # computed from constants: a constant
         if name in _DATA_DEPENDENT:
