@@ -88,7 +88,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["", "tok_embeddings"
 // The seed's pairwise styles still apply to composite modules, with a
 // deprecation warning.
 // expected-warning @below {{plan entry 'mlp': PairwiseParallel is deprecated; use ColwiseParallel and RowwiseParallel instead}}
-// expected-warning @below {{plan entry 'block': the seed's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead}}
+// expected-warning @below {{plan entry 'block': PyTorch 2.1's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead}}
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["mlp", "block"], styles = [#tp.pairwise_parallel<>, #tp.pairwise_sequence_parallel<>]>} {
   tp.mesh @mesh(shape = 2)
   // CHECK-LABEL: func.func @deprecated_pairwise
@@ -244,7 +244,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net*", "net1"], sty
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["block"], styles = [#tp.sequence_parallel<>]>} {
   tp.mesh @mesh(shape = 2)
   func.func @sequence_parallel_on_composite(%x: tensor<4x8xf32>) {
-    // expected-error @below {{SequenceParallel does not support module 'block' of type Module (plan key 'block'); the modern SequenceParallel applies to LayerNorm, RMSNorm and Dropout, while the seed's SequenceParallel (the PairwiseParallel variant for a module of linears) is chosen by giving one of its arguments: input_layouts, output_layouts, _prepare_input or _prepare_output}}
+    // expected-error @below {{SequenceParallel does not support module 'block' of type Module (plan key 'block'); the modern SequenceParallel applies to LayerNorm, RMSNorm and Dropout, while PyTorch 2.1's SequenceParallel (the PairwiseParallel variant for a module of linears) is chosen by giving one of its arguments: input_layouts, output_layouts, _prepare_input or _prepare_output}}
     %y = model.module "block"(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
     ^bb0(%a: tensor<4x8xf32>):
       model.yield %a : tensor<4x8xf32>
@@ -321,7 +321,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["net[1"], styles = [
 // LEGACY-WARN-DAG: warning: plan entry 'net1': make_input_reshard_replicate is deprecated; specify input_layouts instead
 // LEGACY-WARN-DAG: warning: plan entry 'net2': make_output_shard_1d is deprecated; specify output_layouts instead
 // LEGACY-WARN-DAG: warning: plan entry 'mlp': PairwiseParallel is deprecated; use ColwiseParallel and RowwiseParallel instead
-// LEGACY-WARN-DAG: warning: plan entry 'block': the seed's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead
+// LEGACY-WARN-DAG: warning: plan entry 'block': PyTorch 2.1's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead
 // LEGACY-WARN-NOT: plan entry 'norm'
 
 // -----

@@ -311,7 +311,7 @@ module {
 
 // -----
 
-// expected-error @below {{the plan's mesh @mesh has 2 axes but the plan names no tp_axis}}
+// expected-error @below {{plan on mesh @mesh: the mesh has 2 axes: name the tensor-parallel one with tp_axis}}
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
   tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
   func.func @no_tp_axis(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {
@@ -322,7 +322,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
 
 // -----
 
-// expected-error @below {{plan tp_axis 'model' is not an axis of mesh @mesh}}
+// expected-error @below {{plan on mesh @mesh: tp_axis 'model' is not an axis of the mesh (its axes: dp, tp)}}
 module attributes {tp.plan = #tp.plan<mesh = @mesh, tp_axis = "model", keys = [], styles = []>} {
   tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
   func.func @bad_tp_axis(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) {

@@ -29,10 +29,10 @@
 // LENGTHS: error: plan entry 'net1': PrepareModuleInput input_layouts and desired_input_layouts should have same length, got 2 and 1
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-missing-tp-axis.json 2>&1 | FileCheck %s --check-prefix=NO-TP-AXIS
-// NO-TP-AXIS: error: plan {{.*}}plan-missing-tp-axis.json: the mesh has 2 axes: name the tensor-parallel one with "tp_axis"
+// NO-TP-AXIS: error: plan {{.*}}plan-missing-tp-axis.json: the mesh has 2 axes: name the tensor-parallel one with tp_axis
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-tp-axis-not-in-mesh.json 2>&1 | FileCheck %s --check-prefix=TP-AXIS
-// TP-AXIS: error: plan {{.*}}plan-tp-axis-not-in-mesh.json: tp_axis 'model' is not an axis of the mesh
+// TP-AXIS: error: plan {{.*}}plan-tp-axis-not-in-mesh.json: tp_axis 'model' is not an axis of the mesh (its axes: dp, tp)
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-bad-mesh-shape.json 2>&1 | FileCheck %s --check-prefix=MESH-SHAPE
 // MESH-SHAPE: error: plan {{.*}}plan-bad-mesh-shape.json: mesh.shape must be a non-empty list of positive integers

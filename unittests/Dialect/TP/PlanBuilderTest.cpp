@@ -163,13 +163,14 @@ TEST_F(PlanBuilderTest, RefusesWhatTheParserRefuses) {
   PlanBuilder noAxis(&ctx);
   noAxis.setMesh({2, 2}, {"dp", "tp"});
   EXPECT_EQ(buildError(noAxis),
-            "plan: the mesh has 2 axes: name the tensor-parallel one "
-            "(setTPAxis)");
+            "plan: the mesh has 2 axes: name the tensor-parallel one with "
+            "tp_axis");
 
   PlanBuilder badAxis(&ctx);
   badAxis.setMesh({2}, {"tp"}).setTPAxis("model");
   EXPECT_EQ(buildError(badAxis),
-            "plan: tp_axis 'model' is not an axis of the mesh");
+            "plan: tp_axis 'model' is not an axis of the mesh (its axes: "
+            "tp)");
 
   PlanBuilder sameAxes(&ctx);
   sameAxes.setMesh({2, 2}, {"dp", "tp"}).setTPAxis("tp").setDPAxis("tp");

@@ -8,6 +8,7 @@
 #include "tp/Dialect/TP/IR/TPAttrs.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -354,6 +355,31 @@ CustomStyleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 // Plan
 //===----------------------------------------------------------------------===//
+
+std::string mlir::tp::checkPlanAxes(ArrayRef<int64_t> meshShape,
+                                    ArrayRef<StringRef> axisNames,
+                                    StringRef tpAxis, StringRef dpAxis) {
+  std::string problem;
+  llvm::raw_string_ostream os(problem);
+  auto checkAxis = [&](StringRef option, StringRef axis) {
+    if (axis.empty() || llvm::is_contained(axisNames, axis))
+      return true;
+    os << option << " '" << axis << "' is not an axis of the mesh";
+    if (axisNames.empty())
+      os << " (its axes have no names)";
+    else
+      os << " (its axes: " << llvm::join(axisNames, ", ") << ")";
+    return false;
+  };
+  if (!checkAxis("tp_axis", tpAxis) || !checkAxis("dp_axis", dpAxis))
+    return problem;
+  if (tpAxis.empty() && meshShape.size() > 1)
+    os << "the mesh has " << meshShape.size()
+       << " axes: name the tensor-parallel one with tp_axis";
+  else if (!dpAxis.empty() && dpAxis == tpAxis)
+    os << "dp_axis and tp_axis are both '" << dpAxis << "'";
+  return problem;
+}
 
 LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                FlatSymbolRefAttr, StringAttr tpAxis,

@@ -4,7 +4,8 @@
 // One function per style attribute of TPAttrs.td, `defineStyle<Attr>()`,
 // says all tp does with the style (StyleDefinition): its plan-file name and
 // arguments, how they build the attribute, the modules it applies to, its
-// layout checks, its lowering through a StyleBuilder (DESIGN 4.1 and 4.2)
+// layout checks, its lowering through a StyleBuilder (PyTorch's semantics,
+// modern and 2.1-era)
 // and what it says about local outputs. A new style is its TPAttrs.td
 // definition and its function here; a style attribute without one is a
 // compile error at the end of this file.
@@ -188,7 +189,8 @@ template <> StyleDefinition defineStyle<SequenceParallelAttr>() {
     if (!isa<m::SubmoduleOp>(op))
       return "";
     return "the modern SequenceParallel applies to LayerNorm, RMSNorm and "
-           "Dropout, while the seed's SequenceParallel (the PairwiseParallel "
+           "Dropout, while PyTorch 2.1's SequenceParallel (the "
+           "PairwiseParallel "
            "variant for a module of linears) is chosen by giving one of its "
            "arguments: input_layouts, output_layouts, _prepare_input or "
            "_prepare_output";
@@ -418,7 +420,7 @@ template <> StyleDefinition defineStyle<PairwiseParallelAttr>() {
 template <> StyleDefinition defineStyle<PairwiseSequenceParallelAttr>() {
   StyleDefinition s;
   s.name = "SequenceParallel";
-  s.title = "the seed's SequenceParallel (the PairwiseParallel variant)";
+  s.title = "PyTorch 2.1's SequenceParallel (the PairwiseParallel variant)";
   // Only an argument the modern SequenceParallel lacks selects this one.
   s.selectors = {"input_layouts", "output_layouts", "_prepare_input",
                  "_prepare_output"};

@@ -1,12 +1,12 @@
 //===- LowerRedistribute.cpp - redistributions to collectives ---*- C++ -*-===//
 //
 // tp-lower-redistribute: each tp.redistribute becomes, per changed mesh axis,
-// one collective on local tensors (DESIGN 4.3), between tp.to_local and
-// tp.from_local. Axes that drop a shard or a partial are handled from the
-// last mesh axis to the first, axes that add a shard from the first to the
-// last, so a tensor dim split over several axes is split in mesh order;
-// axes made Partial come last (a local op, after any reduction of another
-// kind of Partial), and Shard -> Partial is rejected.
+// one collective on local tensors (the table in docs/guide.md, section 3),
+// between tp.to_local and tp.from_local. Axes that drop a shard or a partial
+// are handled from the last mesh axis to the first, axes that add a shard from
+// the first to the last, so a tensor dim split over several axes is split in
+// mesh order; axes made Partial come last (a local op, after any reduction of
+// another kind of Partial), and Shard -> Partial is rejected.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,9 +2,10 @@
 //
 // tp-lower-styles: turns each module's `tp.style` into parameter placements
 // (tp.distribute), input layouts (declared, then redistributed to what the
-// style wants) and output redistributions, following DESIGN 4.1. Values
-// downstream then get placements from tp-propagate's rules, which this pass
-// runs so that its output is well typed.
+// style wants) and output redistributions, as the style table of
+// docs/guide.md says (PyTorch's semantics). Values downstream then get
+// placements from tp-propagate's rules, which this pass runs so that its
+// output is well typed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -776,28 +777,22 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   MeshOp mesh = lookupMesh(module, plan.getMesh());
   if (!mesh)
     return failure();
-  int64_t tpAxis = 0;
-  if (StringAttr axis = plan.getTpAxis()) {
-    tpAxis = mesh.getAxisIndex(axis.getValue());
-    if (tpAxis < 0)
-      return module.emitError()
-             << "plan tp_axis '" << axis.getValue()
-             << "' is not an axis of mesh @" << mesh.getSymName();
-  } else if (mesh.getRank() > 1) {
+  SmallVector<StringRef> names;
+  if (std::optional<ArrayAttr> meshNames = mesh.getAxisNames())
+    for (Attribute n : *meshNames)
+      names.push_back(cast<StringAttr>(n).getValue());
+  StringRef tpName = plan.getTpAxis() ? plan.getTpAxis().getValue() : "";
+  if (std::string problem =
+          checkPlanAxes(mesh.getShape(), names, tpName,
+                        plan.getDpAxis() ? plan.getDpAxis().getValue() : "");
+      !problem.empty())
     return module.emitError()
-           << "the plan's mesh @" << mesh.getSymName() << " has "
-           << mesh.getRank() << " axes but the plan names no tp_axis";
-  }
+           << "plan on mesh @" << mesh.getSymName() << ": " << problem;
+  int64_t tpAxis = tpName.empty() ? 0 : mesh.getAxisIndex(tpName);
   if (plan.getLossParallel())
     decomposeCrossEntropy(module);
-  if (StringAttr dp = plan.getDpAxis()) {
-    int64_t dpAxis = mesh.getAxisIndex(dp.getValue());
-    if (dpAxis < 0)
-      return module.emitError()
-             << "plan dp_axis '" << dp.getValue()
-             << "' is not an axis of mesh @" << mesh.getSymName();
-    shardInputsOnBatch(module, mesh, dpAxis);
-  }
+  if (StringAttr dp = plan.getDpAxis())
+    shardInputsOnBatch(module, mesh, mesh.getAxisIndex(dp.getValue()));
   if (llvm::any_of(
           styled,
           [](auto &entry) {

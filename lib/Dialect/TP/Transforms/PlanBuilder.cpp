@@ -89,24 +89,10 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
            << meshShape.size() << " axes";
     return failure();
   }
-  auto isAxis = [&](const std::string &name) {
-    return llvm::is_contained(axisNames, name);
-  };
-  if (!tpAxis.empty() && !isAxis(tpAxis)) {
-    fail() << "tp_axis '" << tpAxis << "' is not an axis of the mesh";
-    return failure();
-  }
-  if (tpAxis.empty() && meshShape.size() > 1) {
-    fail() << "the mesh has " << meshShape.size()
-           << " axes: name the tensor-parallel one (setTPAxis)";
-    return failure();
-  }
-  if (!dpAxis.empty() && !isAxis(dpAxis)) {
-    fail() << "dp_axis '" << dpAxis << "' is not an axis of the mesh";
-    return failure();
-  }
-  if (!dpAxis.empty() && dpAxis == tpAxis) {
-    fail() << "dp_axis and tp_axis are both '" << dpAxis << "'";
+  SmallVector<StringRef> names(axisNames.begin(), axisNames.end());
+  if (std::string problem = checkPlanAxes(meshShape, names, tpAxis, dpAxis);
+      !problem.empty()) {
+    fail() << problem;
     return failure();
   }
   for (const auto &[pattern, style] : entries)
@@ -119,7 +105,6 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
       return failure();
     }
 
-  SmallVector<StringRef> names(axisNames.begin(), axisNames.end());
   FailureOr<MeshOp> mesh = getOrCreatePlanMesh(module, meshShape, names, fail);
   if (failed(mesh))
     return failure();

@@ -212,8 +212,8 @@ public:
       l = {ShardAttr::get(ctx, 0), {}, true};
     else {
       error() << "unknown prepare function '" << name
-              << "' (expected one of the seed's make_input_* / make_output_* "
-                 "functions)";
+              << "' (expected one of PyTorch 2.1's make_input_* / "
+                 "make_output_* functions)";
       return failure();
     }
     if (input != isInput) {
@@ -377,7 +377,7 @@ public:
       auto fn = v.getAsString();
       if (!fn) {
         error() << name
-                << " must name one of the seed's make_input_* / "
+                << " must name one of PyTorch 2.1's make_input_* / "
                    "make_output_* functions, or be null";
         return failure();
       }
@@ -600,38 +600,27 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
       return failure();
     }
 
-  // TP axis.
-  StringAttr tpAxis;
-  if (const json::Value *axis = root->get("tp_axis")) {
-    auto s = axis->getAsString();
+  // The tensor-parallel axis, and the data-parallel one: model inputs are
+  // sharded on their batch dim over it.
+  StringAttr tpAxis, dpAxis;
+  for (auto [key, axis] :
+       {std::pair{"tp_axis", &tpAxis}, std::pair{"dp_axis", &dpAxis}}) {
+    const json::Value *value = root->get(key);
+    if (!value)
+      continue;
+    auto s = value->getAsString();
     if (!s) {
-      fail() << "tp_axis must be a mesh axis name";
+      fail() << key << " must be a mesh axis name";
       return failure();
     }
-    if (llvm::find(names, *s) == names.end()) {
-      fail() << "tp_axis '" << *s << "' is not an axis of the mesh";
-      return failure();
-    }
-    tpAxis = StringAttr::get(ctx, *s);
-  } else if (shape.size() > 1) {
-    fail() << "the mesh has " << shape.size()
-           << " axes: name the tensor-parallel one with \"tp_axis\"";
-    return failure();
+    *axis = StringAttr::get(ctx, *s);
   }
-
-  // Data-parallel axis: model inputs are sharded on their batch dim over it.
-  StringAttr dpAxis;
-  if (const json::Value *axis = root->get("dp_axis")) {
-    auto s = axis->getAsString();
-    if (!s || llvm::find(names, *s) == names.end()) {
-      fail() << "dp_axis must name an axis of the mesh";
-      return failure();
-    }
-    if (tpAxis && tpAxis.getValue() == *s) {
-      fail() << "dp_axis and tp_axis must be different mesh axes";
-      return failure();
-    }
-    dpAxis = StringAttr::get(ctx, *s);
+  if (std::string problem =
+          checkPlanAxes(shape, names, tpAxis ? tpAxis.getValue() : "",
+                        dpAxis ? dpAxis.getValue() : "");
+      !problem.empty()) {
+    fail() << problem;
+    return failure();
   }
 
   bool lossParallel = false;

@@ -658,7 +658,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["mlp"], styles = [#t
 // CHECK-NEXT: %[[LIN4:.*]] = model.linear "sp1.net2"(%[[LIN3]], %[[C4]]) : (tensor<8x8xf32>, tensor<16x8xf32>) -> tensor<8x16xf32>
 // CHECK-NEXT: %[[RS2:.*]] = tp.reduce_scatter %[[LIN4]] on @mesh mesh_axes = [0] reduction = {{ *}}sum scatter_axis = 0 {module = "sp1.net2"} : tensor<8x16xf32> -> tensor<2x16xf32>
 // CHECK-NEXT: return %[[RS2]] : tensor<2x16xf32>
-// expected-warning @below {{plan entry 'sp*': the seed's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead}}
+// expected-warning @below {{plan entry 'sp*': PyTorch 2.1's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead}}
 module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#tp.pairwise_sequence_parallel<>]>} {
   tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
   func.func @pairwise_sequence_parallel(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
@@ -702,7 +702,7 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = ["sp*"], styles = [#t
 // LEGACY-WARN: warning: plan entry 'out_sharded_tensor': make_sharded_output_tensor is deprecated; specify output_layouts instead
 // LEGACY-WARN: warning: plan entry 'out_reshard_tensor': make_output_reshard_tensor is deprecated; specify output_layouts instead
 // LEGACY-WARN: warning: plan entry 'pw': PairwiseParallel is deprecated; use ColwiseParallel and RowwiseParallel instead
-// LEGACY-WARN: warning: plan entry 'sp*': the seed's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead
+// LEGACY-WARN: warning: plan entry 'sp*': PyTorch 2.1's SequenceParallel (the PairwiseParallel variant) is deprecated; use ColwiseParallel and RowwiseParallel with SequenceParallel on the norms instead
 // LEGACY-WARN-NOT: warning
 
 // make_input_shard_1d on Colwise: input_layouts Shard(0) (the input

@@ -29,6 +29,15 @@ Attribute normalizePlacement(Attribute placement, int64_t rank);
 /// Renders placements the way PyTorch prints them: `[Shard(1), Replicate()]`.
 std::string placementsToString(ArrayRef<Attribute> placements);
 
+/// The one check of a plan's mesh axes, wherever a plan comes from (a plan
+/// file, PlanBuilder, a `#tp.plan` against its `tp.mesh`): `tpAxis` and
+/// `dpAxis` (empty: not given) must name axes of the mesh (`axisNames`,
+/// empty for a mesh without names), differ, and a mesh of several axes
+/// must name its tensor-parallel one. Returns the first problem, or "".
+std::string checkPlanAxes(ArrayRef<int64_t> meshShape,
+                          ArrayRef<StringRef> axisNames, StringRef tpAxis,
+                          StringRef dpAxis);
+
 } // namespace mlir::tp
 
 #endif // TP_DIALECT_TP_IR_TPATTRS_H

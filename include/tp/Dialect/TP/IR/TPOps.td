@@ -88,7 +88,9 @@ def TP_RedistributeOp : TP_MeshUserOp<"redistribute", [Pure]> {
   let summary = "Change the placements of a distributed tensor";
   let description = [{
     The DTensor `redistribute`: same global value, new placements.
-    `tp-lower-redistribute` turns it into collectives (DESIGN 4.3).
+    `tp-lower-redistribute` turns it into collectives (one per
+    changed mesh axis: all_gather, all_reduce, reduce_scatter, all_to_all,
+    or a local chunk).
 
     ```mlir
     %r = tp.redistribute %p : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>

@@ -47,7 +47,7 @@ def TPLowerStylesPass : Pass<"tp-lower-styles", "::mlir::ModuleOp"> {
     For every module with a `tp.style`, places its parameters
     (`tp.distribute`), lays out its inputs from their declared layouts and
     redistributes them to the layouts the style wants, and redistributes its
-    natural output placement to the requested output layouts (DESIGN 4.1).
+    natural output placement to the requested output layouts (as PyTorch does).
     Inside the module, values become `!tp.dtensor`. The pass ends by
     propagating placements to the rest of the program, as `tp-propagate`
     does (also when no module has a style), so `tp-pipeline` runs no
@@ -163,7 +163,7 @@ def TPLowerRedistributePass
   let summary = "Lower redistributions to collectives";
   let description = [{
     Rewrites each `tp.redistribute` into `tp.to_local`, the collectives of
-    DESIGN 4.3 (one per changed mesh axis: all_gather, all_reduce,
+    the redistribution table (one per changed mesh axis: all_gather, all_reduce,
     reduce_scatter, all_to_all, or a local `tp.chunk`) and `tp.from_local`.
     Replicate -> Partial is the local `tp.partial_from_replicate`, after every
     other step; Partial(a) -> Partial(b) is all_reduce(a) and then that op.
