@@ -18,7 +18,7 @@
 void mlir::tp::registerAllDialects(DialectRegistry &registry) {
   registry.insert<TPDialect, model::ModelDialect, func::FuncDialect,
                   arith::ArithDialect, tensor::TensorDialect>();
-  registerModelShardingRules(registry);
+  model::registerModelExternalModels(registry);
   registerParallelStyleModels(registry);
 }
 

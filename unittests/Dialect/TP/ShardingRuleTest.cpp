@@ -2,16 +2,20 @@
 //
 // An op of another dialect joins placement propagation by getting a
 // ShardingRuleOpInterface external model; without one it sees replicated
-// operands.
+// operands; a rule that leaves out a placement is an error. Every model op
+// that computes from tensors has its own rule, and every forward op its
+// backward rule.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/InitAll.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
@@ -44,15 +48,38 @@ struct NegfRule
   }
 };
 
-std::string lowerWith(bool withRule) {
+/// A broken rule: no placement for the operand.
+struct BrokenNegfRule
+    : public ShardingRuleOpInterface::ExternalModel<BrokenNegfRule,
+                                                    arith::NegFOp> {
+  AxisRule getAxisRule(Operation *, ArrayRef<Attribute> placements,
+                       int64_t) const {
+    return {{}, placements[0]};
+  }
+};
+
+enum class Rule { None, Good, Broken };
+
+/// The lowered module's text, or "" with the first error in `error`.
+std::string lowerWith(Rule rule, std::string *error = nullptr) {
   DialectRegistry registry;
   registerAllDialects(registry);
-  if (withRule)
+  if (rule == Rule::Good)
     registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
       arith::NegFOp::attachInterface<NegfRule>(*ctx);
     });
+  if (rule == Rule::Broken)
+    registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
+      arith::NegFOp::attachInterface<BrokenNegfRule>(*ctx);
+    });
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    if (error && error->empty() &&
+        diag.getSeverity() == DiagnosticSeverity::Error)
+      *error = diag.str();
+    return success();
+  });
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kModel, &ctx);
   EXPECT_TRUE(module);
   PlanAttr plan = TPDialect::PlanAttrHelper(&ctx).getAttr(*module);
@@ -66,7 +93,7 @@ std::string lowerWith(bool withRule) {
 }
 
 TEST(ShardingRule, ExternalModelKeepsTheShard) {
-  std::string ir = lowerWith(true);
+  std::string ir = lowerWith(Rule::Good);
   ASSERT_FALSE(ir.empty());
   // negf runs on the local column shard; nothing is gathered.
   size_t negf = ir.find("arith.negf");
@@ -77,10 +104,71 @@ TEST(ShardingRule, ExternalModelKeepsTheShard) {
 }
 
 TEST(ShardingRule, WithoutARuleOperandsAreReplicated) {
-  std::string ir = lowerWith(false);
+  std::string ir = lowerWith(Rule::None);
   ASSERT_FALSE(ir.empty());
   // Without a rule the shard is gathered before negf.
   EXPECT_NE(ir.find("tp.all_gather"), std::string::npos) << ir;
+}
+
+TEST(ShardingRule, ARuleWithoutEveryPlacementIsAnError) {
+  std::string error;
+  EXPECT_EQ(lowerWith(Rule::Broken, &error), "");
+  EXPECT_NE(error.find("sharding rule of 'arith.negf' on mesh axis"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("gave 0 operand placements for 1 operands"),
+            std::string::npos)
+      << error;
+}
+
+/// The model ops that take no tensor to compute from (or only structure):
+/// nothing to shard, nothing to differentiate through.
+bool isStructural(StringRef name) {
+  return llvm::is_contained({"model.module", "model.yield", "model.arange",
+                             "model.full", "model.param"},
+                            name);
+}
+
+TEST(ModelOps, EveryOpHasItsShardingRule) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  int count = 0;
+  for (RegisteredOperationName op : ctx.getRegisteredOperations()) {
+    if (op.getDialectNamespace() != "model" || isStructural(op.getStringRef()))
+      continue;
+    ++count;
+    EXPECT_TRUE(op.hasInterface<ShardingRuleOpInterface>())
+        << op.getStringRef().str() << " has no sharding rule";
+  }
+  EXPECT_GT(count, 40);
+}
+
+TEST(ModelOps, ForwardOpsAreDifferentiable) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  // The ops a model is written with; backward ops, updates and clipping
+  // are what differentiation and the optimizer emit.
+  for (StringRef name :
+       {"model.param",      "model.linear",       "model.embedding",
+        "model.layer_norm", "model.rms_norm",     "model.dropout",
+        "model.relu",       "model.gelu",         "model.silu",
+        "model.exp",        "model.log",          "model.detach",
+        "model.neg",        "model.add",          "model.sub",
+        "model.mul",        "model.matmul",       "model.softmax",
+        "model.reshape",    "model.transpose",    "model.rotary",
+        "model.attention",  "model.reduce_max",   "model.reduce_sum",
+        "model.mean",       "model.target_logit", "model.cross_entropy",
+        "tp.distribute",    "tp.redistribute",    "tp.to_local"}) {
+    std::optional<RegisteredOperationName> op =
+        RegisteredOperationName::lookup(name, &ctx);
+    ASSERT_TRUE(op) << name.str();
+    EXPECT_TRUE(op->hasInterface<model::DifferentiableOpInterface>())
+        << name.str() << " has no backward rule";
+  }
 }
 
 } // namespace

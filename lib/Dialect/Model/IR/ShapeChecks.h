@@ -21,6 +21,13 @@ inline ArrayRef<int64_t> shapeOf(Value v) {
   return getTensorLikeShape(v.getType());
 }
 
+/// `dim` counted from the front (PyTorch's negative dims count from the
+/// back of a tensor of `rank` dims); attributes are stored unsigned.
+inline int64_t frontDim(uint64_t dim, size_t rank) {
+  int64_t d = static_cast<int64_t>(dim);
+  return d < 0 ? d + static_cast<int64_t>(rank) : d;
+}
+
 inline bool sameSize(int64_t a, int64_t b) {
   return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
 }

@@ -2,9 +2,10 @@
 //
 // tp-differentiate: a model function ending in a scalar loss becomes a
 // training step that returns the loss and the gradient of every parameter.
-// Composite modules are inlined; the backward ops (ModelGradOps.td) follow
-// the forward ops in reverse order, typed with the global shapes of what
-// they are gradients of; then placements are propagated through them by the
+// Composite modules are inlined; each forward op's backward rule (its
+// DifferentiableOpInterface) emits backward ops (ModelGradOps.td) in
+// reverse order, typed with the global shapes of what they are gradients
+// of; then placements are propagated through them by the
 // same sharding rules as the forward program. Nothing here decides
 // communication: a gradient that several ops produce is summed where it
 // meets (still Partial, when the contributions are), and the redistribution
@@ -19,7 +20,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tp {
 #define GEN_PASS_DEF_TPDIFFERENTIATEPASS
@@ -36,7 +36,7 @@ namespace {
 class Differentiator {
 public:
   explicit Differentiator(func::FuncOp func)
-      : func(func), builder(func.getContext()) {}
+      : func(func), grads(func.getContext()), builder(grads.getBuilder()) {}
 
   LogicalResult run() {
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
@@ -70,7 +70,7 @@ public:
                  << "' is frozen in one use and trained in another";
       }
     markActive(forward);
-    if (!active.contains(loss))
+    if (!grads.isActive(loss))
       return func.emitError()
              << "tp-differentiate: the loss of @" << func.getSymName()
              << " depends on no parameter: there is nothing to train";
@@ -80,25 +80,25 @@ public:
     Value seed = m::FullOp::create(builder, loc, gradType(loss),
                                    builder.getF64FloatAttr(1.0));
     Operation *first = seed.getDefiningOp();
-    grads[loss] = seed;
+    grads.accumulate(loss, seed);
     for (Operation *op : llvm::reverse(forward)) {
       if (op->getNumResults() != 1)
         continue;
-      auto it = grads.find(op->getResult(0));
-      if (it == grads.end())
+      Value g = grads.lookup(op->getResult(0));
+      if (!g)
         continue;
-      if (failed(backward(op, it->second)))
+      if (failed(backward(op, g)))
         return failure();
     }
 
     // The step returns the loss, then one gradient per parameter FQN, in
     // the order the parameters are first defined.
-    llvm::MapVector<StringRef, Value> ordered;
+    llvm::MapVector<StringRef, Value> &received = grads.getParamGrads();
+    llvm::MapVector<StringRef, Value> paramGrads;
     for (Operation *op : forward)
       if (auto p = dyn_cast<m::ParamOp>(op))
-        if (auto it = paramGrads.find(p.getName()); it != paramGrads.end())
-          ordered.insert(*it);
-    paramGrads = std::move(ordered);
+        if (auto it = received.find(p.getName()); it != received.end())
+          paramGrads.insert(*it);
     // The step's loss is the global one on every rank: a loss over a batch
     // split on a data-parallel axis is a partial sum there (the sharding
     // rules of model.mean and model.cross_entropy), reduced here once.
@@ -141,296 +141,45 @@ public:
   }
 
 private:
-  /// What the gradient of `v` is typed before propagation: `v`'s global
-  /// tensor type.
   static RankedTensorType gradType(Value v) {
-    return RankedTensorType::get(getTensorLikeShape(v.getType()),
-                                 getTensorLikeElementType(v.getType()));
+    return m::GradientBuilder::gradType(v);
   }
 
   /// Marks the values that depend on a parameter: only they get gradients.
   void markActive(ArrayRef<Operation *> ops) {
-    for (Operation *op : ops)
+    for (Operation *op : ops) {
       if (auto p = dyn_cast<m::ParamOp>(op); p && p.getFrozen())
         continue; // requires_grad=False: no gradient flows from it
-      else if (isa<m::ParamOp>(op) ||
-               (!isa<m::DetachOp>(op) &&
-                llvm::any_of(op->getOperands(),
-                             [&](Value v) { return active.contains(v); })))
+      auto diff = dyn_cast<m::DifferentiableOpInterface>(op);
+      if (diff && !diff.passesGradient())
+        continue; // detach
+      if (isa<m::ParamOp>(op) || llvm::any_of(op->getOperands(), [&](Value v) {
+            return grads.isActive(v);
+          }))
         for (Value r : op->getResults())
-          active.insert(r);
+          grads.markActive(r);
+    }
   }
 
-  /// Adds `g` to the gradient of `v` (nothing for a value no parameter
-  /// reaches).
-  void accumulate(Value v, Value g) {
-    if (!active.contains(v))
-      return;
-    auto [it, fresh] = grads.try_emplace(v, g);
-    if (!fresh)
-      it->second =
-          m::AddOp::create(builder, g.getLoc(), gradType(v), it->second, g);
-  }
-
-  /// `g` summed back to the shape of `operand` (a broadcast operand).
-  Value sumTo(Value g, Value operand) {
-    if (getTensorLikeShape(g.getType()) ==
-        getTensorLikeShape(operand.getType()))
-      return g;
-    return m::SumToOp::create(builder, g.getLoc(), gradType(operand), g);
-  }
-
-  bool isActive(Value v) const { return v && active.contains(v); }
-
+  /// The op's own backward rule (DifferentiableOpInterface), given the
+  /// gradient of its result.
   LogicalResult backward(Operation *op, Value g) {
-    Location loc = op->getLoc();
-    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-        .Case([&](m::ParamOp p) {
-          auto [it, fresh] = paramGrads.try_emplace(p.getName(), g);
-          if (!fresh) // A tied parameter: one gradient, the sum.
-            it->second =
-                m::AddOp::create(builder, loc, gradType(p), it->second, g);
-          return success();
-        })
-        .Case([&](m::LinearOp l) {
-          if (isActive(l.getInput()))
-            accumulate(l.getInput(), m::LinearGradInputOp::create(
-                                         builder, loc, gradType(l.getInput()),
-                                         l.getFqnAttr(), g, l.getWeight()));
-          if (isActive(l.getWeight()))
-            accumulate(l.getWeight(), m::LinearGradWeightOp::create(
-                                          builder, loc, gradType(l.getWeight()),
-                                          l.getFqnAttr(), g, l.getInput()));
-          if (isActive(l.getBias()))
-            accumulate(l.getBias(), sumTo(g, l.getBias()));
-          return success();
-        })
-        .Case([&](m::ReluOp a) {
-          return activation<m::ReluGradOp>(a.getInput(), g);
-        })
-        .Case([&](m::GeluOp a) {
-          return activation<m::GeluGradOp>(a.getInput(), g);
-        })
-        .Case([&](m::SiluOp a) {
-          return activation<m::SiluGradOp>(a.getInput(), g);
-        })
-        .Case([&](m::AddOp a) {
-          accumulate(a.getLhs(), sumTo(g, a.getLhs()));
-          accumulate(a.getRhs(), sumTo(g, a.getRhs()));
-          return success();
-        })
-        .Case([&](m::SubOp s) {
-          accumulate(s.getLhs(), sumTo(g, s.getLhs()));
-          if (isActive(s.getRhs())) {
-            Value gr = sumTo(g, s.getRhs());
-            accumulate(s.getRhs(),
-                       m::NegOp::create(builder, loc, gr.getType(), gr));
-          }
-          return success();
-        })
-        .Case([&](m::MulOp mul) {
-          Value a = mul.getLhs(), b = mul.getRhs();
-          if (isActive(a))
-            accumulate(
-                a, sumTo(m::MulOp::create(builder, loc, gradType(g), g, b), a));
-          if (isActive(b))
-            accumulate(
-                b, sumTo(m::MulOp::create(builder, loc, gradType(g), g, a), b));
-          return success();
-        })
-        .Case([&](m::MeanOp mean) {
-          accumulate(mean.getInput(),
-                     m::MeanGradOp::create(builder, loc,
-                                           gradType(mean.getInput()), g));
-          return success();
-        })
-        .Case([&](m::LayerNormOp n) {
-          Value x = n.getInput();
-          if (isActive(x))
-            accumulate(x, m::LayerNormGradInputOp::create(
-                              builder, loc, gradType(x), n.getFqnAttr(), g, x,
-                              n.getWeight(), n.getEpsAttr()));
-          if (isActive(n.getWeight()))
-            accumulate(n.getWeight(),
-                       m::LayerNormGradWeightOp::create(
-                           builder, loc, gradType(n.getWeight()),
-                           n.getFqnAttr(), g, x, n.getEpsAttr()));
-          if (isActive(n.getBias()))
-            accumulate(n.getBias(), sumTo(g, n.getBias()));
-          return success();
-        })
-        .Case([&](m::RMSNormOp n) {
-          Value x = n.getInput();
-          if (isActive(x))
-            accumulate(x, m::RMSNormGradInputOp::create(
-                              builder, loc, gradType(x), n.getFqnAttr(), g, x,
-                              n.getWeight(), n.getEpsAttr()));
-          if (isActive(n.getWeight()))
-            accumulate(n.getWeight(),
-                       m::RMSNormGradWeightOp::create(
-                           builder, loc, gradType(n.getWeight()),
-                           n.getFqnAttr(), g, x, n.getEpsAttr()));
-          return success();
-        })
-        .Case([&](m::EmbeddingOp e) {
-          Value w = e.getWeight();
-          accumulate(w, m::EmbeddingGradOp::create(builder, loc, gradType(w),
-                                                   e.getFqnAttr(), g,
-                                                   e.getIds(), w));
-          return success();
-        })
-        .Case([&](m::SoftmaxOp s) {
-          accumulate(s.getInput(), m::SoftmaxGradOp::create(
-                                       builder, loc, gradType(s.getInput()), g,
-                                       s.getResult(), s.getDimAttr()));
-          return success();
-        })
-        .Case([&](m::ReshapeOp r) {
-          accumulate(
-              r.getInput(),
-              m::ReshapeOp::create(builder, loc, gradType(r.getInput()), g));
-          return success();
-        })
-        .Case([&](m::TransposeOp t) {
-          // The inverse permutation: dim perm[i] of the input is dim i.
-          ArrayRef<int64_t> perm = t.getPermutation();
-          SmallVector<int64_t> inverse(perm.size());
-          for (auto [i, p] : llvm::enumerate(perm))
-            inverse[p] = i;
-          accumulate(t.getInput(),
-                     m::TransposeOp::create(
-                         builder, loc, gradType(t.getInput()), g, inverse));
-          return success();
-        })
-        .Case([&](m::RotaryOp r) {
-          accumulate(r.getInput(), m::RotaryGradOp::create(
-                                       builder, loc, gradType(r.getInput()), g,
-                                       r.getThetaAttr()));
-          return success();
-        })
-        .Case([&](m::AttentionOp a) {
-          Value q = a.getQ(), k = a.getK(), v = a.getV();
-          if (isActive(q))
-            accumulate(q,
-                       m::AttentionGradQOp::create(builder, loc, gradType(q), g,
-                                                   q, k, v, a.getCausalAttr()));
-          if (isActive(k))
-            accumulate(k,
-                       m::AttentionGradKOp::create(builder, loc, gradType(k), g,
-                                                   q, k, v, a.getCausalAttr()));
-          if (isActive(v))
-            accumulate(v,
-                       m::AttentionGradVOp::create(builder, loc, gradType(v), g,
-                                                   q, k, v, a.getCausalAttr()));
-          return success();
-        })
-        .Case([&](m::MatmulOp mm) { return matmul(mm, g); })
-        .Case([&](m::ExpOp e) {
-          // d exp(x) = exp(x) dx: the forward result times the gradient.
-          accumulate(e.getInput(),
-                     m::MulOp::create(builder, loc, gradType(e.getInput()), g,
-                                      e.getResult()));
-          return success();
-        })
-        .Case([&](m::LogOp l) {
-          return activation<m::LogGradOp>(l.getInput(), g);
-        })
-        .Case([&](m::ReduceSumOp r) {
-          accumulate(r.getInput(), m::ReduceSumGradOp::create(
-                                       builder, loc, gradType(r.getInput()), g,
-                                       r.getInput(), r.getDimAttr()));
-          return success();
-        })
-        .Case([&](m::ReduceMaxOp r) {
-          accumulate(r.getInput(), m::ReduceMaxGradOp::create(
-                                       builder, loc, gradType(r.getInput()), g,
-                                       r.getInput(), r.getDimAttr()));
-          return success();
-        })
-        .Case([&](m::CrossEntropyOp ce) {
-          accumulate(ce.getLogits(),
-                     m::CrossEntropyGradOp::create(
-                         builder, loc, gradType(ce.getLogits()), g,
-                         ce.getLogits(), ce.getTargets(), ce.getCountAttr()));
-          return success();
-        })
-        .Case([&](m::TargetLogitOp t) {
-          accumulate(t.getLogits(), m::TargetLogitGradOp::create(
-                                        builder, loc, gradType(t.getLogits()),
-                                        g, t.getLogits(), t.getTargets()));
-          return success();
-        })
-        .Case([&](m::DropoutOp d) {
-          // The same mask again (its key is the forward's), or the
-          // identity at p = 0.
-          Value x = d.getInput();
-          accumulate(x, d.getTrain() ? m::DropoutGradOp::create(
-                                           builder, loc, gradType(x),
-                                           d.getFqnAttr(), g, d.getPAttr())
-                                     : g);
-          return success();
-        })
-        // Layout ops keep the global value: its gradient passes through,
-        // and propagation redistributes it where a backward op needs.
-        .Case<DistributeOp, RedistributeOp, ToLocalOp>([&](Operation *) {
-          accumulate(op->getOperand(0), g);
-          return success();
-        })
-        .Default([&](Operation *) {
-          InFlightDiagnostic diag = op->emitError()
-                                    << "tp-differentiate: '" << op->getName()
-                                    << "' has no backward rule yet";
-          if (StringRef fqn = m::getModuleFQN(op); !fqn.empty())
-            diag << " (in '" << fqn << "')";
-          return diag;
-        });
-  }
-
-  /// a [..., m, k] @ b [..., k, n]: a gets g @ b^T, b gets a^T @ g, each
-  /// summed over the batch dims it was broadcast along.
-  LogicalResult matmul(m::MatmulOp mm, Value g) {
-    Location loc = mm.getLoc();
-    auto transposed = [&](Value v) {
-      SmallVector<int64_t> shape(getTensorLikeShape(v.getType()));
-      SmallVector<int64_t> perm =
-          llvm::to_vector(llvm::seq<int64_t>(0, shape.size()));
-      std::swap(perm[perm.size() - 2], perm.back());
-      std::swap(shape[shape.size() - 2], shape.back());
-      auto type =
-          RankedTensorType::get(shape, getTensorLikeElementType(v.getType()));
-      return m::TransposeOp::create(builder, loc, type, v, perm);
-    };
-    auto product = [&](Value lhs, Value rhs) {
-      auto l = getTensorLikeShape(lhs.getType()),
-           r = getTensorLikeShape(rhs.getType());
-      // Batch dims broadcast as the forward's verifier allows.
-      SmallVector<int64_t> shape(l.size() >= r.size() ? l.drop_back(2)
-                                                      : r.drop_back(2));
-      shape.push_back(l[l.size() - 2]);
-      shape.push_back(r.back());
-      auto type =
-          RankedTensorType::get(shape, getTensorLikeElementType(g.getType()));
-      return m::MatmulOp::create(builder, loc, type, lhs, rhs);
-    };
-    Value a = mm.getLhs(), b = mm.getRhs();
-    if (isActive(a))
-      accumulate(a, sumTo(product(g, transposed(b)), a));
-    if (isActive(b))
-      accumulate(b, sumTo(product(transposed(a), g), b));
-    return success();
-  }
-
-  template <typename GradOp> LogicalResult activation(Value x, Value g) {
-    accumulate(x, GradOp::create(builder, g.getLoc(), gradType(x), g, x));
-    return success();
+    auto diff = dyn_cast<m::DifferentiableOpInterface>(op);
+    if (!diff) {
+      InFlightDiagnostic diag = op->emitError()
+                                << "tp-differentiate: '" << op->getName()
+                                << "' has no backward rule";
+      if (StringRef fqn = m::getModuleFQN(op); !fqn.empty())
+        diag << " (in '" << fqn << "')";
+      return diag;
+    }
+    return diff.backward(grads, g);
   }
 
   func::FuncOp func;
-  OpBuilder builder;
-  DenseSet<Value> active;
-  DenseMap<Value, Value> grads;
-  /// Parameter gradients by FQN.
-  llvm::MapVector<StringRef, Value> paramGrads;
+  /// The sweep's state: active values, gradients, parameter gradients.
+  m::GradientBuilder grads;
+  OpBuilder &builder;
 };
 
 } // namespace

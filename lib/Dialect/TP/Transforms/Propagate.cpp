@@ -200,7 +200,7 @@ private:
     if (!isa<ShardingRuleOpInterface>(op) || op->getNumResults() != 1 ||
         !isTensorLike(op->getResult(0).getType()))
       return replicateUnknown(op);
-    return applyRule(op);
+    return applyRule(cast<ShardingRuleOpInterface>(op));
   }
 
   /// Ops without a rule see only replicated operands (their local value is
@@ -264,22 +264,25 @@ private:
                      << "'; q, k and v are replicated (all_gather)";
   }
 
-  AxisRule decide(Operation *op, ArrayRef<Attribute> in, int64_t axisSize,
-                  int64_t axis) {
-    if (auto a = dyn_cast<m::AttentionOp>(op))
+  /// The op's own rule on `axis`; a rule that does not give one placement
+  /// per operand and a result is a bug in the op, reported as such.
+  FailureOr<AxisRule> decide(ShardingRuleOpInterface op, ArrayRef<Attribute> in,
+                             int64_t axisSize, int64_t axis) {
+    if (auto a = dyn_cast<m::AttentionOp>(op.getOperation()))
       warnHeadsNotDivisible(a, axis);
-    if (auto rule = dyn_cast<ShardingRuleOpInterface>(op)) {
-      AxisRule dec = rule.getAxisRule(in, axisSize);
-      if (dec.operands.size() == in.size() && dec.result)
-        return dec;
-    }
-    // No rule (or a malformed one): replicate, which is always correct.
-    return {
-        SmallVector<Attribute>(in.size(), ReplicateAttr::get(op->getContext())),
-        ReplicateAttr::get(op->getContext())};
+    AxisRule dec = op.getAxisRule(in, axisSize);
+    if (dec.operands.size() == in.size() && dec.result &&
+        llvm::all_of(dec.operands, [](Attribute p) { return p; }))
+      return dec;
+    return op->emitError() << "sharding rule of '" << op->getName()
+                           << "' on mesh axis '" << mesh.getAxisName(axis)
+                           << "' gave " << dec.operands.size()
+                           << " operand placements"
+                           << (dec.result ? "" : " and no result") << " for "
+                           << in.size() << " operands";
   }
 
-  LogicalResult applyRule(Operation *op) {
+  LogicalResult applyRule(ShardingRuleOpInterface op) {
     int64_t meshRank = mesh.getRank();
     size_t numOperands = op->getNumOperands();
     SmallVector<SmallVector<Attribute>> operandPlacements(numOperands);
@@ -293,15 +296,17 @@ private:
         in.push_back(c[axis]);
       // A size-1 axis never needs communication: keep everything
       // replicated there.
-      AxisRule dec =
+      FailureOr<AxisRule> dec =
           mesh.getShape()[axis] == 1
               ? AxisRule{SmallVector<Attribute>(
                              numOperands, ReplicateAttr::get(op->getContext())),
                          ReplicateAttr::get(op->getContext())}
               : decide(op, in, mesh.getShape()[axis], axis);
+      if (failed(dec))
+        return failure();
       for (size_t i = 0; i < numOperands; ++i)
-        operandPlacements[i].push_back(dec.operands[i]);
-      resultPlacements.push_back(dec.result);
+        operandPlacements[i].push_back(dec->operands[i]);
+      resultPlacements.push_back(dec->result);
     }
     PhaseListener marker(op);
     OpBuilder b(op, &marker);

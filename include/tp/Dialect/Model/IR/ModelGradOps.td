@@ -15,7 +15,8 @@
 
 // Backward ops of a leaf module carry its FQN, like the module, so that
 // their collectives are reported under it.
-class Model_LeafGradOp<string mnemonic> : Model_Op<mnemonic, [Pure]> {
+class Model_LeafGradOp<string mnemonic>
+    : Model_Op<mnemonic, [Pure, Model_HasShardingRule]> {
   let assemblyFormat = [{
     $fqn `(` operands `)` attr-dict `:` functional-type(operands, results)
   }];
@@ -301,7 +302,7 @@ def Model_FullOp : Model_Op<"full", [Pure]> {
 // parameter between steps (sharded as the parameter); the result is the
 // updated parameter, which the next step reads. Not Pure: the state changes.
 class Model_UpdateOp<string mnemonic> : Model_Op<mnemonic,
-    [MemoryEffects<[MemRead, MemWrite]>]> {
+    [MemoryEffects<[MemRead, MemWrite]>, Model_HasShardingRule]> {
   let assemblyFormat = [{
     $fqn `(` $param `,` $grad `)` attr-dict `:` functional-type(operands, results)
   }];
@@ -339,7 +340,8 @@ def Model_AdamWUpdateOp : Model_UpdateOp<"adamw_update"> {
                        DefaultValuedAttr<F64Attr, "0.01">:$weight_decay);
 }
 
-def Model_SumSquaresOp : Model_Op<"sum_squares", [Pure]> {
+def Model_SumSquaresOp
+    : Model_Op<"sum_squares", [Pure, Model_HasShardingRule]> {
   let summary = "Sum of the squares of every element of every operand";
   let description = [{
     The squared global norm of the gradients, for clipping
@@ -360,7 +362,8 @@ def Model_SumSquaresOp : Model_Op<"sum_squares", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Model_ClipCoefficientOp : Model_Op<"clip_coefficient", [Pure]> {
+def Model_ClipCoefficientOp
+    : Model_Op<"clip_coefficient", [Pure, Model_HasShardingRule]> {
   let summary = "The factor clip_grad_norm_ scales every gradient by";
   let description = [{
     `min(1, max_norm / (sqrt(sum_squares) + 1e-6))`, PyTorch's

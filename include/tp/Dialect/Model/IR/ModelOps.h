@@ -13,8 +13,12 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tp/Dialect/Model/IR/GradientBuilder.h"
 #include "tp/Dialect/Model/IR/ModelDialect.h"
+#include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/IR/TPTypes.h"
+
+#include "tp/Dialect/Model/IR/ModelOpInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "tp/Dialect/Model/IR/ModelOps.h.inc"
@@ -37,6 +41,11 @@ std::string getModuleTypeName(Operation *op);
 /// in definition order: first those a composite's `children` lists, in its
 /// order, then the others in program order.
 llvm::SmallVector<Operation *> getChildModules(Operation *module);
+
+/// Attaches the model dialect's interfaces to ops of other dialects:
+/// tp's layout ops (distribute, redistribute, to_local) pass a gradient
+/// through unchanged. Called by tp::registerAllDialects.
+void registerModelExternalModels(DialectRegistry &registry);
 
 } // namespace mlir::tp::model
 

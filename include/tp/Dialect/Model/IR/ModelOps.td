@@ -15,6 +15,8 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
+include "tp/Dialect/TP/IR/TPInterfaces.td"
+include "tp/Dialect/Model/IR/ModelInterfaces.td"
 
 def Model_Dialect : Dialect {
   let name = "model";
@@ -37,11 +39,19 @@ def Model_TensorLike : Type<CPred<"::mlir::tp::isTensorLike($_self)">,
 class Model_Op<string mnemonic, list<Trait> traits = []>
     : Op<Model_Dialect, mnemonic, traits>;
 
+// What an op can do is declared on its record; the C++ next to the op
+// implements it. Every op that computes from tensors has a sharding rule
+// (tp-propagate), every forward op a backward rule (tp-differentiate).
+defvar Model_HasShardingRule =
+    DeclareOpInterfaceMethods<TP_ShardingRuleOpInterface>;
+defvar Model_Differentiable =
+    DeclareOpInterfaceMethods<Model_DifferentiableOpInterface>;
+
 //===----------------------------------------------------------------------===//
 // Parameters and structure
 //===----------------------------------------------------------------------===//
 
-def Model_ParamOp : Model_Op<"param", [Pure]> {
+def Model_ParamOp : Model_Op<"param", [Pure, Model_Differentiable]> {
   let summary = "A named model parameter (its FQN, e.g. `net1.weight`)";
   let description = [{
     Produces the full value of a parameter. Tied parameters (weight tying)
@@ -112,7 +122,8 @@ def Model_YieldOp : Model_Op<"yield", [Pure, Terminator, ReturnLike,
 //===----------------------------------------------------------------------===//
 
 class Model_LeafOp<string mnemonic, list<Trait> traits = []>
-    : Model_Op<mnemonic, !listconcat(traits, [Pure])> {
+    : Model_Op<mnemonic, !listconcat(traits, [Pure, Model_HasShardingRule,
+                                              Model_Differentiable])> {
   let assemblyFormat = [{
     $fqn `(` operands `)` attr-dict `:` functional-type(operands, results)
   }];
@@ -188,13 +199,14 @@ def Model_DropoutOp : Model_LeafOp<"dropout"> {
 //===----------------------------------------------------------------------===//
 
 class Model_FnOp<string mnemonic, list<Trait> traits = []>
-    : Model_Op<mnemonic, !listconcat(traits, [Pure])> {
+    : Model_Op<mnemonic, !listconcat(traits, [Pure, Model_HasShardingRule])> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
 
-class Model_UnaryOp<string mnemonic, string desc>
-    : Model_FnOp<mnemonic> {
+class Model_UnaryOp<string mnemonic, string desc,
+                    list<Trait> traits = [Model_Differentiable]>
+    : Model_FnOp<mnemonic, traits> {
   let summary = desc;
   let arguments = (ins Model_TensorLike:$input);
   let results = (outs Model_TensorLike:$result);
@@ -207,7 +219,7 @@ def Model_ExpOp : Model_UnaryOp<"exp", "Element-wise exponential">;
 def Model_LogOp : Model_UnaryOp<"log", "Element-wise natural logarithm">;
 
 class Model_BinaryOp<string mnemonic, string desc>
-    : Model_FnOp<mnemonic> {
+    : Model_FnOp<mnemonic, [Model_Differentiable]> {
   let summary = desc;
   let description = [{
     Element-wise with NumPy/PyTorch broadcasting (dims aligned at the end).
@@ -220,31 +232,31 @@ def Model_AddOp : Model_BinaryOp<"add", "Element-wise addition">;
 def Model_SubOp : Model_BinaryOp<"sub", "Element-wise subtraction">;
 def Model_MulOp : Model_BinaryOp<"mul", "Element-wise multiplication">;
 
-def Model_MatmulOp : Model_FnOp<"matmul"> {
+def Model_MatmulOp : Model_FnOp<"matmul", [Model_Differentiable]> {
   let summary = "Batched matrix product `[..., m, k] x [..., k, n]`";
   let arguments = (ins Model_TensorLike:$lhs, Model_TensorLike:$rhs);
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_SoftmaxOp : Model_FnOp<"softmax"> {
+def Model_SoftmaxOp : Model_FnOp<"softmax", [Model_Differentiable]> {
   let summary = "Softmax along `dim`";
   let arguments = (ins Model_TensorLike:$input, I64Attr:$dim);
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_ReshapeOp : Model_FnOp<"reshape"> {
+def Model_ReshapeOp : Model_FnOp<"reshape", [Model_Differentiable]> {
   let summary = "View with a new shape (same number of elements)";
   let arguments = (ins Model_TensorLike:$input);
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_TransposeOp : Model_FnOp<"transpose"> {
+def Model_TransposeOp : Model_FnOp<"transpose", [Model_Differentiable]> {
   let summary = "Permute dims (`permutation[i]` is the source dim of dim i)";
   let arguments = (ins Model_TensorLike:$input, DenseI64ArrayAttr:$permutation);
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_RotaryOp : Model_FnOp<"rotary"> {
+def Model_RotaryOp : Model_FnOp<"rotary", [Model_Differentiable]> {
   let summary = "Rotary position embedding on interleaved pairs (Llama)";
   let description = [{
     `input` is `[batch, seq, heads, head_dim]`; pair `i` (elements `2i`,
@@ -255,7 +267,7 @@ def Model_RotaryOp : Model_FnOp<"rotary"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_AttentionOp : Model_FnOp<"attention"> {
+def Model_AttentionOp : Model_FnOp<"attention", [Model_Differentiable]> {
   let summary = "Scaled-dot-product attention per head, optionally causal";
   let description = [{
     `q` is `[batch, seq, heads, head_dim]`, `k` and `v` are
@@ -275,7 +287,8 @@ def Model_ArangeOp : Model_Op<"arange", [Pure]> {
   let hasVerifier = 1;
 }
 
-class Model_ReduceOp<string mnemonic, string desc> : Model_FnOp<mnemonic> {
+class Model_ReduceOp<string mnemonic, string desc>
+    : Model_FnOp<mnemonic, [Model_Differentiable]> {
   let summary = desc;
   let description = [{
     Reduces `dim` and keeps it with size 1 (PyTorch's `keepdim=True`).
@@ -287,7 +300,7 @@ class Model_ReduceOp<string mnemonic, string desc> : Model_FnOp<mnemonic> {
 def Model_ReduceMaxOp : Model_ReduceOp<"reduce_max", "Maximum along `dim`">;
 def Model_ReduceSumOp : Model_ReduceOp<"reduce_sum", "Sum along `dim`">;
 
-def Model_MeanOp : Model_FnOp<"mean"> {
+def Model_MeanOp : Model_FnOp<"mean", [Model_Differentiable]> {
   let summary = "Mean of all elements (a rank-0 tensor)";
   let description = [{
     `count`, when present, is the divisor in place of the input's number of
@@ -299,7 +312,7 @@ def Model_MeanOp : Model_FnOp<"mean"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_TargetLogitOp : Model_FnOp<"target_logit"> {
+def Model_TargetLogitOp : Model_FnOp<"target_logit", [Model_Differentiable]> {
   let summary = "Each row's logit at its target class: `logits[i, t_i]`";
   let description = [{
     `logits` is `[N, C]`, `targets` integer `[N]`; the result is `[N, 1]`.
@@ -310,7 +323,7 @@ def Model_TargetLogitOp : Model_FnOp<"target_logit"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_CrossEntropyOp : Model_FnOp<"cross_entropy"> {
+def Model_CrossEntropyOp : Model_FnOp<"cross_entropy", [Model_Differentiable]> {
   let summary = "Mean cross entropy of logits `[N, C]` against targets `[N]`";
   let description = [{
     `count`, when present, is the divisor in place of `N`: tp-partition sets
@@ -324,7 +337,9 @@ def Model_CrossEntropyOp : Model_FnOp<"cross_entropy"> {
 }
 
 def Model_DetachOp : Model_UnaryOp<"detach",
-    "The value, through which no gradient flows (torch.Tensor.detach)"> {
+    "The value, through which no gradient flows (torch.Tensor.detach)",
+    [DeclareOpInterfaceMethods<Model_DifferentiableOpInterface,
+                               ["passesGradient"]>]> {
   let description = [{
     The identity in the forward program; tp-differentiate sends no gradient
     through it. loss_parallel's cross entropy subtracts the detached row

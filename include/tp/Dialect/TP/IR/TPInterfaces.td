@@ -75,8 +75,12 @@ def TP_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
     placements the operands must have and the placement of the result.
     Operands are then redistributed to what the rule asks, so a rule is
     always free to ask for `Replicate` (always correct, maybe costly).
-    `tp-propagate` uses it for every op; other dialects' ops join through
-    external models (see `registerModelShardingRules`).
+    `tp-propagate` uses it for every op: model ops declare it in their
+    records (`Model_HasShardingRule`) and implement it next to the op, most
+    through the family rules of `AxisRuleBuilder` (AxisRules.h); other
+    dialects' ops join through external models. An op without it sees its
+    operands replicated (always correct); a rule that does not give a
+    placement to every operand and the result is an error.
   }];
   let methods = [
     InterfaceMethod<[{

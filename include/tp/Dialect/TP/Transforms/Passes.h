@@ -114,7 +114,7 @@ FailureOr<MeshOp> getOrCreatePlanMesh(ModuleOp module, ArrayRef<int64_t> shape,
 FailureOr<PlanAttr> parsePlan(ModuleOp module, StringRef text,
                               StringRef source);
 
-/// Whether `style` can be applied to the module op `op` (DESIGN 4.1: Colwise
+/// Whether `style` can be applied to the module op `op` (as PyTorch: Colwise
 /// and Rowwise on linear/embedding, SequenceParallel on norms and dropout,
 /// the pairwise styles on composite modules, Prepare* on any module).
 bool styleSupportsModule(Attribute style, Operation *op);
@@ -311,10 +311,6 @@ Value ensurePlacements(OpBuilder &builder, Location loc, Value value,
 /// The placements of `value`: its dtensor placements, or all Replicate for a
 /// plain tensor.
 SmallVector<Attribute> getPlacements(Value value, int64_t meshRank);
-
-/// Attaches ShardingRuleOpInterface external models to the model dialect's
-/// ops (called by registerAllDialects).
-void registerModelShardingRules(DialectRegistry &registry);
 
 /// fnmatch-style match of one FQN token: `*`, `?`, `[abc]`, `[a-z]`, `[!x]`.
 bool fnmatchToken(StringRef pattern, StringRef name);

@@ -1,0 +1,47 @@
+//===- ModelInterfaces.td - model dialect op interfaces ----*- tablegen -*-===//
+//
+// What an op of a model can do, declared on the op's record: how it is
+// differentiated. (Its sharding rule is tp's ShardingRuleOpInterface,
+// TPInterfaces.td.) An op's implementation of each lives next to the op, so
+// adding an op never means editing a list of every op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_DIALECT_MODEL_IR_MODELINTERFACES_TD
+#define TP_DIALECT_MODEL_IR_MODELINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Model_DifferentiableOpInterface
+    : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mlir::tp::model";
+  let description = [{
+    An op tp-differentiate can take the gradient of: given the gradient of
+    its one result, it emits the ops that compute the gradients of its
+    operands (usually backward ops of ModelGradOps.td, typed with the
+    operands' global shapes) and hands each to the `GradientBuilder`, which
+    sums the contributions a value receives. Operands no parameter reaches
+    get nothing: ask `isActive` before building for an operand. Nothing
+    here decides placements or communication; the backward ops' sharding
+    rules do.
+
+    Ops of other dialects (tp's layout ops) join through external models
+    (`registerModelExternalModels`).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+      Emits the gradients of the operands from `grad`, the gradient of the
+      op's result, through `builder` (its insertion point is set).
+    }], "::llvm::LogicalResult", "backward",
+    (ins "::mlir::tp::model::GradientBuilder &":$builder,
+         "::mlir::Value":$grad)>,
+    InterfaceMethod<[{
+      Whether a gradient flows through the op at all: false for
+      `model.detach`, whose result depends on no parameter whatever its
+      operand does.
+    }], "bool", "passesGradient", (ins), /*methodBody=*/"",
+    /*defaultImplementation=*/"return true;">,
+  ];
+}
+
+#endif // TP_DIALECT_MODEL_IR_MODELINTERFACES_TD

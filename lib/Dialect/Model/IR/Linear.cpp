@@ -1,0 +1,217 @@
+//===- Linear.cpp - contractions: rules and gradients -----------*- C++ -*-===//
+//
+// The sharding rules and backward rules of nn.Linear, nn.Embedding and
+// model.matmul, and the rules of their backward ops. Colwise and Rowwise
+// are these rules read from the weight's placement. Verifiers are in
+// ModelOps.cpp and ModelGradOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ShapeChecks.h"
+
+#include "tp/Dialect/TP/IR/AxisRules.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+using namespace mlir::tp::model;
+using namespace mlir::tp::model::detail;
+
+//===----------------------------------------------------------------------===//
+// nn.Linear: x [..., in], weight [out, in], optional bias [out]
+//===----------------------------------------------------------------------===//
+
+AxisRule LinearOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  int64_t xRank = shapeOf(getInput()).size();
+  bool hasBias = getBias() != nullptr;
+  Attribute x = in[0], w = in[1];
+  auto withBias = [&](SmallVector<Attribute> ops, Attribute b) {
+    if (hasBias)
+      ops.push_back(b);
+    return ops;
+  };
+  // Colwise: weight rows sharded -> output features sharded.
+  if (r.shardDim(w) == 0)
+    return {withBias({r.rep(), r.shard(0)}, r.shard(0)), r.shard(xRank - 1)};
+  // Rowwise: weight columns sharded, input features sharded -> partial.
+  if (r.shardDim(w) == 1 && !hasBias)
+    return {{r.shard(xRank - 1), r.shard(1)}, r.partialSum()};
+  if (isa<ReplicateAttr>(w)) {
+    if (auto d = r.shardDim(x); d && *d < xRank - 1)
+      return {withBias({x, r.rep()}, r.rep()), x};
+    if (r.isPartialSum(x) && !hasBias)
+      return {{x, r.rep()}, x};
+  }
+  return r.replicateAll(hasBias ? 3 : 2);
+}
+
+LogicalResult LinearOp::backward(GradientBuilder &b, Value grad) {
+  OpBuilder &builder = b.getBuilder();
+  if (b.isActive(getInput()))
+    b.accumulate(getInput(),
+                 LinearGradInputOp::create(
+                     builder, getLoc(), GradientBuilder::gradType(getInput()),
+                     getFqnAttr(), grad, getWeight()));
+  if (b.isActive(getWeight()))
+    b.accumulate(getWeight(),
+                 LinearGradWeightOp::create(
+                     builder, getLoc(), GradientBuilder::gradType(getWeight()),
+                     getFqnAttr(), grad, getInput()));
+  if (b.isActive(getBias()))
+    b.accumulate(getBias(), b.sumTo(grad, getBias()));
+  return success();
+}
+
+/// grad [..., out] @ weight [out, in] -> [..., in].
+AxisRule LinearGradInputOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  int64_t rank = shapeOf(getGrad()).size();
+  Attribute g = in[0], w = in[1];
+  // Colwise weight: the output features of the gradient are sharded with
+  // it, and each rank's product is a partial sum.
+  if (r.shardDim(w) == 0)
+    return {{r.shard(rank - 1), w}, r.partialSum()};
+  // Rowwise weight: the input features come out sharded; the gradient
+  // must be whole.
+  if (r.shardDim(w) == 1)
+    return {{r.rep(), w}, r.shard(rank - 1)};
+  if (isa<ReplicateAttr>(w)) {
+    if (auto d = r.shardDim(g); d && *d < rank - 1)
+      return {{g, r.rep()}, g};
+    if (r.isPartialSum(g))
+      return {{g, r.rep()}, g};
+    // Output features sharded: take the matching rows of the weight.
+    if (r.shardDim(g) == rank - 1)
+      return {{g, r.shard(0)}, r.partialSum()};
+  }
+  return r.replicateAll(2);
+}
+
+/// Sum over leading dims of grad [..., out]^T @ input [..., in].
+AxisRule LinearGradWeightOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  int64_t rank = shapeOf(getGrad()).size();
+  Attribute g = in[0], x = in[1];
+  auto dg = r.shardDim(g), dx = r.shardDim(x);
+  // The same leading dim (batch, sequence) sharded in both: each rank
+  // sums its rows, a partial sum of the whole.
+  if (dg && dg == dx && *dg < rank - 1)
+    return {{g, x}, r.partialSum()};
+  // Output features sharded (colwise): rows of the weight gradient.
+  if (dg == rank - 1)
+    return {{g, r.rep()}, r.shard(0)};
+  // Input features sharded (rowwise): columns.
+  if (dx == rank - 1)
+    return {{r.rep(), x}, r.shard(1)};
+  if (r.isPartialSum(g) && isa<ReplicateAttr>(x))
+    return {{g, x}, g};
+  // One operand's leading dim sharded, the other whole: chunk it alike.
+  if (dg && *dg < rank - 1 && isa<ReplicateAttr>(x))
+    return {{g, g}, r.partialSum()};
+  if (dx && *dx < rank - 1 && isa<ReplicateAttr>(g))
+    return {{x, x}, r.partialSum()};
+  return r.replicateAll(2);
+}
+
+//===----------------------------------------------------------------------===//
+// nn.Embedding: ids [...], weight [V, D]
+//===----------------------------------------------------------------------===//
+
+AxisRule EmbeddingOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  int64_t idsRank = shapeOf(getIds()).size();
+  if (r.shardDim(in[1]) == 1)
+    return {{r.rep(), r.shard(1)}, r.shard(idsRank)};
+  // Vocabulary rows sharded: out-of-range ids look up zeros, so the sum
+  // over ranks is the lookup.
+  if (r.shardDim(in[1]) == 0)
+    return {{r.rep(), r.shard(0)}, r.partialSum()};
+  if (isa<ReplicateAttr>(in[1]) && r.shardDim(in[0]))
+    return {{in[0], r.rep()}, in[0]};
+  return r.replicateAll(2);
+}
+
+LogicalResult EmbeddingOp::backward(GradientBuilder &b, Value grad) {
+  Value w = getWeight();
+  b.accumulate(w, EmbeddingGradOp::create(b.getBuilder(), getLoc(),
+                                          GradientBuilder::gradType(w),
+                                          getFqnAttr(), grad, getIds(), w));
+  return success();
+}
+
+/// The table's gradient (grad [..., D], ids [...], weight [V, D]), laid out
+/// as the table. Vocabulary rows sharded: each rank scatters the whole
+/// gradient into its rows; columns sharded: the gradient's columns; a whole
+/// table: rows of the lookup split over ranks give a partial sum.
+AxisRule EmbeddingGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  int64_t idsRank = shapeOf(getIds()).size();
+  Attribute g = in[0], ids = in[1], w = in[2];
+  if (r.shardDim(w) == 0)
+    return {{r.rep(), r.rep(), w}, w};
+  if (r.shardDim(w) == 1)
+    return {{r.shard(idsRank), r.rep(), w}, w};
+  if (r.shardDim(ids))
+    return {{ids, ids, r.rep()}, r.partialSum()};
+  if (auto d = r.shardDim(g); d && *d < idsRank)
+    return {{g, g, r.rep()}, r.partialSum()};
+  if (r.isPartialSum(g))
+    return {{g, r.rep(), r.rep()}, g};
+  return r.replicateAll(3);
+}
+
+//===----------------------------------------------------------------------===//
+// model.matmul: [..., m, k] x [..., k, n]
+//===----------------------------------------------------------------------===//
+
+AxisRule MatmulOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  int64_t ra = shapeOf(getLhs()).size(), rb = shapeOf(getRhs()).size();
+  auto da = r.shardDim(in[0]), db = r.shardDim(in[1]);
+  // Linear in each operand: a partial sum times a replicated operand is
+  // a partial sum (a backward product of a Partial gradient).
+  for (int i = 0; i < 2; ++i)
+    if (r.isPartialSum(in[i]) && isa<ReplicateAttr>(in[1 - i]))
+      return {{in[0], in[1]}, in[i]};
+  if (da && *da < ra - 2 && (rb == 2 ? isa<ReplicateAttr>(in[1]) : true))
+    return {{in[0], rb == 2 ? r.rep() : r.shard(*da)}, in[0]};
+  if (da == ra - 1 && db == rb - 2)
+    return {{in[0], in[1]}, r.partialSum()};
+  if (isa<ReplicateAttr>(in[0]) && db == rb - 1)
+    return {{r.rep(), in[1]}, r.shard(ra - 1)};
+  return r.replicateAll(2);
+}
+
+/// a [..., m, k] @ b [..., k, n]: a gets g @ b^T, b gets a^T @ g, each
+/// summed over the batch dims it was broadcast along.
+LogicalResult MatmulOp::backward(GradientBuilder &b, Value grad) {
+  OpBuilder &builder = b.getBuilder();
+  Location loc = getLoc();
+  auto transposed = [&](Value v) {
+    SmallVector<int64_t> shape(shapeOf(v));
+    SmallVector<int64_t> perm =
+        llvm::to_vector(llvm::seq<int64_t>(0, shape.size()));
+    std::swap(perm[perm.size() - 2], perm.back());
+    std::swap(shape[shape.size() - 2], shape.back());
+    auto type =
+        RankedTensorType::get(shape, getTensorLikeElementType(v.getType()));
+    return TransposeOp::create(builder, loc, type, v, perm);
+  };
+  auto product = [&](Value lhs, Value rhs) {
+    ArrayRef<int64_t> l = shapeOf(lhs), r = shapeOf(rhs);
+    // Batch dims broadcast as the forward's verifier allows.
+    SmallVector<int64_t> shape(l.size() >= r.size() ? l.drop_back(2)
+                                                    : r.drop_back(2));
+    shape.push_back(l[l.size() - 2]);
+    shape.push_back(r.back());
+    auto type =
+        RankedTensorType::get(shape, getTensorLikeElementType(grad.getType()));
+    return MatmulOp::create(builder, loc, type, lhs, rhs);
+  };
+  Value x = getLhs(), y = getRhs();
+  if (b.isActive(x))
+    b.accumulate(x, b.sumTo(product(grad, transposed(y)), x));
+  if (b.isActive(y))
+    b.accumulate(y, b.sumTo(product(transposed(x), grad), y));
+  return success();
+}

@@ -1,0 +1,168 @@
+//===- Reductions.cpp - reductions and losses: rules and gradients --------===//
+//
+// The sharding rules and backward rules of the keepdim reductions, the
+// mean, cross entropy and the target logit (loss_parallel's pieces), and
+// the rules of their backward ops. Verifiers are in ModelOps.cpp and
+// ModelGradOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ShapeChecks.h"
+
+#include "tp/Dialect/TP/IR/AxisRules.h"
+
+using namespace mlir;
+using namespace mlir::tp;
+using namespace mlir::tp::model;
+using namespace mlir::tp::model::detail;
+
+//===----------------------------------------------------------------------===//
+// Keepdim reductions
+//===----------------------------------------------------------------------===//
+
+AxisRule ReduceMaxOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  int64_t dim = frontDim(getDim(), shapeOf(getInput()).size());
+  return AxisRuleBuilder(getContext(), n)
+      .keepdimReduce(in, dim, ReductionKind::Max);
+}
+
+LogicalResult ReduceMaxOp::backward(GradientBuilder &b, Value grad) {
+  b.accumulate(getInput(),
+               ReduceMaxGradOp::create(b.getBuilder(), getLoc(),
+                                       GradientBuilder::gradType(getInput()),
+                                       grad, getInput(), getDimAttr()));
+  return success();
+}
+
+AxisRule ReduceSumOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  int64_t dim = frontDim(getDim(), shapeOf(getInput()).size());
+  return AxisRuleBuilder(getContext(), n)
+      .keepdimReduce(in, dim, ReductionKind::Sum);
+}
+
+LogicalResult ReduceSumOp::backward(GradientBuilder &b, Value grad) {
+  b.accumulate(getInput(),
+               ReduceSumGradOp::create(b.getBuilder(), getLoc(),
+                                       GradientBuilder::gradType(getInput()),
+                                       grad, getInput(), getDimAttr()));
+  return success();
+}
+
+/// (grad, input), laid out as the input. A shard of the summed dim repeats
+/// the whole gradient over the local extent; a max needs the whole slice
+/// to find its maxima.
+static AxisRule reduceGradRule(const AxisRuleBuilder &r, ArrayRef<Attribute> in,
+                               int64_t dim, bool isMax) {
+  if (r.shardDim(in[1]) == dim)
+    return isMax ? r.replicateAll(2) : AxisRule{{r.rep(), in[1]}, in[1]};
+  return r.independentRowsGrad(in, dim);
+}
+
+AxisRule ReduceSumGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  int64_t dim = frontDim(getDim(), shapeOf(getGrad()).size());
+  return reduceGradRule(AxisRuleBuilder(getContext(), n), in, dim,
+                        /*isMax=*/false);
+}
+AxisRule ReduceMaxGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  int64_t dim = frontDim(getDim(), shapeOf(getGrad()).size());
+  return reduceGradRule(AxisRuleBuilder(getContext(), n), in, dim,
+                        /*isMax=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Mean of all elements
+//===----------------------------------------------------------------------===//
+
+/// Linear in a partial sum; on a shard each rank divides its sum by the
+/// global count (tp-partition sets `count`), a partial sum of the mean.
+AxisRule MeanOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  if (r.isPartialSum(in[0]) || r.shardDim(in[0]))
+    return {{in[0]}, r.partialSum()};
+  return r.replicateAll(1);
+}
+
+LogicalResult MeanOp::backward(GradientBuilder &b, Value grad) {
+  b.accumulate(getInput(),
+               MeanGradOp::create(b.getBuilder(), getLoc(),
+                                  GradientBuilder::gradType(getInput()), grad));
+  return success();
+}
+
+/// The gradient spread over the input's shape: linear.
+AxisRule MeanGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  return AxisRuleBuilder(getContext(), n).linearUnary(in);
+}
+
+//===----------------------------------------------------------------------===//
+// Cross entropy: logits [N, C], targets [N]
+//===----------------------------------------------------------------------===//
+
+/// Rows are independent, so rows split over the ranks (a data-parallel
+/// batch) give a partial sum of the mean over the global rows (`count`); a
+/// replicated operand is chunked alike, for free.
+AxisRule CrossEntropyOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  if (r.shardDim(in[0]) == 0 ||
+      (isa<ReplicateAttr>(in[0]) && r.shardDim(in[1]) == 0))
+    return {{r.shard(0), r.shard(0)}, r.partialSum()};
+  return r.replicateAll(2);
+}
+
+LogicalResult CrossEntropyOp::backward(GradientBuilder &b, Value grad) {
+  b.accumulate(getLogits(), CrossEntropyGradOp::create(
+                                b.getBuilder(), getLoc(),
+                                GradientBuilder::gradType(getLogits()), grad,
+                                getLogits(), getTargets(), getCountAttr()));
+  return success();
+}
+
+/// (grad, logits, targets): rows as the forward's (split rows divide by the
+/// global count); linear in the gradient.
+AxisRule CrossEntropyGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  if (r.isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]) &&
+      isa<ReplicateAttr>(in[2]))
+    return {{in[0], in[1], in[2]}, in[0]};
+  if (r.shardDim(in[1]) == 0 || r.shardDim(in[2]) == 0)
+    return {{r.rep(), r.shard(0), r.shard(0)}, r.shard(0)};
+  return r.replicateAll(3);
+}
+
+//===----------------------------------------------------------------------===//
+// Target logit: logits[i, t_i]
+//===----------------------------------------------------------------------===//
+
+/// On class shards, out-of-shard targets give zero, so the sum over shards
+/// is the value; row shards stay row shards.
+AxisRule TargetLogitOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  if (r.shardDim(in[0]) == 1)
+    return {{in[0], r.rep()}, r.partialSum()};
+  if (r.shardDim(in[0]) == 0)
+    return {{in[0], r.shard(0)}, r.shard(0)};
+  return r.replicateAll(2);
+}
+
+LogicalResult TargetLogitOp::backward(GradientBuilder &b, Value grad) {
+  b.accumulate(getLogits(),
+               TargetLogitGradOp::create(b.getBuilder(), getLoc(),
+                                         GradientBuilder::gradType(getLogits()),
+                                         grad, getLogits(), getTargets()));
+  return success();
+}
+
+/// (grad [N, 1], logits [N, C], targets [N]), laid out as the logits. On
+/// class shards each rank writes the targets it holds (loss_parallel: no
+/// communication); rows follow the rows.
+AxisRule TargetLogitGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  if (r.shardDim(in[1]) == 1)
+    return {{r.rep(), in[1], r.rep()}, in[1]};
+  if (r.shardDim(in[1]) == 0 ||
+      (r.shardDim(in[0]) == 0 && isa<ReplicateAttr>(in[1])))
+    return {{r.shard(0), r.shard(0), r.shard(0)}, r.shard(0)};
+  if (r.isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]))
+    return {{in[0], r.rep(), r.rep()}, in[0]};
+  return r.replicateAll(3);
+}
