@@ -3,7 +3,7 @@
 // The sharding rules and backward rules of softmax, the rotary embedding
 // and causal scaled-dot-product attention, and the rules of their backward
 // ops. Heads are independent, which is what Colwise q/k/v projections rely
-// on. Verifiers are in ModelOps.cpp and ModelGradOps.cpp.
+// on. Each op's verifier is here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,77 @@ using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::model;
 using namespace mlir::tp::model::detail;
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = shapeOf(getInput()).size();
+  // I64Attr getters return uint64_t: compare as signed so -1 is accepted.
+  int64_t dim = static_cast<int64_t>(getDim());
+  if (dim < -rank || dim >= rank)
+    return emitOpError() << "softmax dim " << dim
+                         << " is out of range for rank " << rank;
+  return verifyUnary(*this);
+}
+
+LogicalResult RotaryOp::verify() {
+  auto x = shapeOf(getInput());
+  if (x.size() != 4)
+    return emitOpError("rotary input must be [batch, seq, heads, head_dim]");
+  if (!ShapedType::isDynamic(x[3]) && x[3] % 2)
+    return emitOpError("rotary head_dim must be even");
+  return verifyUnary(*this);
+}
+
+LogicalResult AttentionOp::verify() {
+  auto q = shapeOf(getQ());
+  if (failed(
+          verifyAttentionOperands(*this, q, shapeOf(getK()), shapeOf(getV()))))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), q);
+}
+
+LogicalResult SoftmaxGradOp::verify() {
+  auto y = shapeOf(getOutput());
+  if (failed(normalizedDim(*this, static_cast<int64_t>(getDim()), y.size())) ||
+      failed(expectShape(*this, "gradient", shapeOf(getGrad()), y)))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), y);
+}
+
+LogicalResult RotaryGradOp::verify() {
+  auto g = shapeOf(getGrad());
+  if (g.size() != 4)
+    return emitOpError("gradient must be [batch, seq, heads, head_dim]");
+  if (!ShapedType::isDynamic(g[3]) && g[3] % 2)
+    return emitOpError("rotary head_dim must be even");
+  return expectShape(*this, "result", shapeOf(getResult()), g);
+}
+
+/// The gradient has q's shape; the result the shape of operand `which`.
+static LogicalResult verifyAttentionGrad(Operation *op, unsigned which) {
+  auto q = shapeOf(op->getOperand(1));
+  if (failed(verifyAttentionOperands(op, q, shapeOf(op->getOperand(2)),
+                                     shapeOf(op->getOperand(3)))) ||
+      failed(expectShape(op, "gradient", shapeOf(op->getOperand(0)), q)))
+    return failure();
+  return expectShape(op, "result", shapeOf(op->getResult(0)),
+                     shapeOf(op->getOperand(which)));
+}
+
+LogicalResult AttentionGradQOp::verify() {
+  return verifyAttentionGrad(*this, 1);
+}
+
+LogicalResult AttentionGradKOp::verify() {
+  return verifyAttentionGrad(*this, 2);
+}
+
+LogicalResult AttentionGradVOp::verify() {
+  return verifyAttentionGrad(*this, 3);
+}
 
 //===----------------------------------------------------------------------===//
 // Softmax

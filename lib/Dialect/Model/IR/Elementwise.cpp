@@ -3,7 +3,7 @@
 // The sharding rules and backward rules of the element-wise ops
 // (activations, exp/log, neg, detach, the broadcasting binary ops,
 // dropout) and of their backward ops (activation gradients, sum_to,
-// dropout_grad). Verifiers are in ModelOps.cpp and ModelGradOps.cpp.
+// dropout_grad), and their verifiers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,61 @@ using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::model;
 using namespace mlir::tp::model::detail;
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult DropoutOp::verify() {
+  if (failed(verifyDropoutP(*this, getP())))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()),
+                     shapeOf(getInput()));
+}
+
+LogicalResult ReluOp::verify() { return verifyUnary(*this); }
+LogicalResult GeluOp::verify() { return verifyUnary(*this); }
+LogicalResult SiluOp::verify() { return verifyUnary(*this); }
+LogicalResult ExpOp::verify() { return verifyUnary(*this); }
+LogicalResult LogOp::verify() { return verifyUnary(*this); }
+LogicalResult DetachOp::verify() { return verifyUnary(*this); }
+LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
+LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
+LogicalResult SubOp::verify() { return verifyBroadcast(*this); }
+
+LogicalResult SumToOp::verify() {
+  auto g = shapeOf(getGrad()), r = shapeOf(getResult());
+  if (r.size() > g.size())
+    return emitOpError() << "cannot sum " << shapeStr(g) << " to the larger "
+                         << shapeStr(r);
+  size_t lead = g.size() - r.size();
+  for (size_t i = 0; i < r.size(); ++i)
+    if (r[i] != 1 && !sameSize(r[i], g[lead + i]))
+      return emitOpError() << "cannot sum " << shapeStr(g) << " to "
+                           << shapeStr(r) << ": dim " << i << " is neither 1 "
+                           << "nor " << g[lead + i];
+  return success();
+}
+
+static LogicalResult verifyActivationGrad(Operation *op) {
+  auto g = shapeOf(op->getOperand(0)), x = shapeOf(op->getOperand(1));
+  if (failed(expectShape(op, "gradient", g, x)))
+    return failure();
+  return expectShape(op, "result", shapeOf(op->getResult(0)), x);
+}
+
+LogicalResult ReluGradOp::verify() { return verifyActivationGrad(*this); }
+LogicalResult GeluGradOp::verify() { return verifyActivationGrad(*this); }
+LogicalResult SiluGradOp::verify() { return verifyActivationGrad(*this); }
+LogicalResult LogGradOp::verify() { return verifyActivationGrad(*this); }
+
+LogicalResult DropoutGradOp::verify() {
+  if (failed(verifyDropoutP(*this, getP())))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), shapeOf(getGrad()));
+}
+
+LogicalResult NegOp::verify() { return verifyUnary(*this); }
 
 /// The gradient of an activation `x -> f(x)`: GradOp(grad, x).
 template <typename GradOp>

@@ -2,8 +2,8 @@
 //
 // The sharding rules and backward rules of nn.Linear, nn.Embedding and
 // model.matmul, and the rules of their backward ops. Colwise and Rowwise
-// are these rules read from the weight's placement. Verifiers are in
-// ModelOps.cpp and ModelGradOps.cpp.
+// are these rules read from the weight's placement. Each op's verifier
+// is here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,99 @@ using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::model;
 using namespace mlir::tp::model::detail;
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  auto x = shapeOf(getInput()), w = shapeOf(getWeight());
+  if (w.size() != 2)
+    return emitOpError() << "weight of '" << getFqn()
+                         << "' must be [out_features, in_features], got "
+                         << shapeStr(w);
+  if (x.empty() || !sameSize(x.back(), w[1]))
+    return emitOpError() << "input of '" << getFqn() << "' has shape "
+                         << shapeStr(x) << " but weight expects " << w[1]
+                         << " input features";
+  if (getBias() &&
+      failed(expectShape(*this, "bias", shapeOf(getBias()), {w[0]})))
+    return failure();
+  SmallVector<int64_t> out(x);
+  out.back() = w[0];
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+LogicalResult EmbeddingOp::verify() {
+  auto ids = shapeOf(getIds()), w = shapeOf(getWeight());
+  if (!isa<IntegerType>(getTensorLikeElementType(getIds().getType())))
+    return emitOpError() << "ids of '" << getFqn() << "' must be integers";
+  if (w.size() != 2)
+    return emitOpError() << "weight of '" << getFqn()
+                         << "' must be [num_embeddings, embedding_dim]";
+  SmallVector<int64_t> out(ids);
+  out.push_back(w[1]);
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+LogicalResult MatmulOp::verify() {
+  auto a = shapeOf(getLhs()), b = shapeOf(getRhs());
+  if (a.size() < 2 || b.size() < 2)
+    return emitOpError("matmul operands must have rank >= 2");
+  if (!sameSize(a.back(), b[b.size() - 2]))
+    return emitOpError() << "contracting dims differ: " << shapeStr(a) << " x "
+                         << shapeStr(b);
+  if (b.size() != 2 && b.size() != a.size())
+    return emitOpError("rhs must be 2-D or have the lhs's batch dims");
+  SmallVector<int64_t> out(a);
+  out.back() = b.back();
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+LogicalResult LinearGradInputOp::verify() {
+  auto g = shapeOf(getGrad()), w = shapeOf(getWeight());
+  if (w.size() != 2)
+    return emitOpError() << "weight of '" << getFqn()
+                         << "' must be [out_features, in_features], got "
+                         << shapeStr(w);
+  if (g.empty() || !sameSize(g.back(), w[0]))
+    return emitOpError() << "gradient of '" << getFqn() << "' has shape "
+                         << shapeStr(g) << " but the weight has " << w[0]
+                         << " output features";
+  SmallVector<int64_t> out(g);
+  out.back() = w[1];
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
+
+LogicalResult LinearGradWeightOp::verify() {
+  auto g = shapeOf(getGrad()), x = shapeOf(getInput());
+  if (g.empty() || g.size() != x.size())
+    return emitOpError() << "gradient " << shapeStr(g) << " and input "
+                         << shapeStr(x) << " of '" << getFqn()
+                         << "' must have the same rank (at least 1)";
+  for (size_t i = 0; i + 1 < g.size(); ++i)
+    if (!sameSize(g[i], x[i]))
+      return emitOpError() << "gradient " << shapeStr(g) << " and input "
+                           << shapeStr(x) << " of '" << getFqn()
+                           << "' differ in their leading dims";
+  return expectShape(*this, "result", shapeOf(getResult()),
+                     {g.back(), x.back()});
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  auto w = shapeOf(getWeight());
+  if (w.size() != 2)
+    return emitOpError() << "weight of '" << getFqn()
+                         << "' must be [num_embeddings, embedding_dim], got "
+                         << shapeStr(w);
+  if (!isa<IntegerType>(getTensorLikeElementType(getIds().getType())))
+    return emitOpError() << "ids of '" << getFqn() << "' must be integers";
+  SmallVector<int64_t> g(shapeOf(getIds()));
+  g.push_back(w[1]);
+  if (failed(expectShape(*this, "gradient", shapeOf(getGrad()), g)))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), w);
+}
 
 //===----------------------------------------------------------------------===//
 // nn.Linear: x [..., in], weight [out, in], optional bias [out]

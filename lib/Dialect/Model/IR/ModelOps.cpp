@@ -1,8 +1,9 @@
 //===- ModelOps.cpp - model dialect operations ------------------*- C++ -*-===//
 //
-// Dialect registration and shape verifiers. Shapes are checked on whatever
-// the operands are: global tensors, dtensors (global shape) or, after
-// partitioning, local tensors; dynamic (uneven) sizes are not checked.
+// Dialect registration, the module helpers, and the verifiers of the ops
+// that give a model its structure (param, module, yield) and its constants
+// (arange, full). The other ops' verifiers, sharding rules and backward
+// rules are with their family (Elementwise.cpp, Linear.cpp, ...).
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,187 +163,8 @@ SmallVector<Operation *> mlir::tp::model::getChildModules(Operation *module) {
 }
 
 //===----------------------------------------------------------------------===//
-// Leaf modules
+// Constants
 //===----------------------------------------------------------------------===//
-
-LogicalResult LinearOp::verify() {
-  auto x = shapeOf(getInput()), w = shapeOf(getWeight());
-  if (w.size() != 2)
-    return emitOpError() << "weight of '" << getFqn()
-                         << "' must be [out_features, in_features], got "
-                         << shapeStr(w);
-  if (x.empty() || !sameSize(x.back(), w[1]))
-    return emitOpError() << "input of '" << getFqn() << "' has shape "
-                         << shapeStr(x) << " but weight expects " << w[1]
-                         << " input features";
-  if (getBias() &&
-      failed(expectShape(*this, "bias", shapeOf(getBias()), {w[0]})))
-    return failure();
-  SmallVector<int64_t> out(x);
-  out.back() = w[0];
-  return expectShape(*this, "result", shapeOf(getResult()), out);
-}
-
-LogicalResult EmbeddingOp::verify() {
-  auto ids = shapeOf(getIds()), w = shapeOf(getWeight());
-  if (!isa<IntegerType>(getTensorLikeElementType(getIds().getType())))
-    return emitOpError() << "ids of '" << getFqn() << "' must be integers";
-  if (w.size() != 2)
-    return emitOpError() << "weight of '" << getFqn()
-                         << "' must be [num_embeddings, embedding_dim]";
-  SmallVector<int64_t> out(ids);
-  out.push_back(w[1]);
-  return expectShape(*this, "result", shapeOf(getResult()), out);
-}
-
-static LogicalResult verifyNorm(Operation *op, Value input, Value weight,
-                                Value bias, Value result) {
-  auto x = shapeOf(input);
-  if (x.empty())
-    return op->emitOpError("input must have at least one dim");
-  if (weight && failed(expectShape(op, "weight", shapeOf(weight), {x.back()})))
-    return failure();
-  if (bias && failed(expectShape(op, "bias", shapeOf(bias), {x.back()})))
-    return failure();
-  return expectShape(op, "result", shapeOf(result), x);
-}
-
-LogicalResult LayerNormOp::verify() {
-  return verifyNorm(*this, getInput(), getWeight(), getBias(), getResult());
-}
-
-LogicalResult RMSNormOp::verify() {
-  return verifyNorm(*this, getInput(), getWeight(), nullptr, getResult());
-}
-
-LogicalResult DropoutOp::verify() {
-  if (failed(verifyDropoutP(*this, getP())))
-    return failure();
-  return expectShape(*this, "result", shapeOf(getResult()),
-                     shapeOf(getInput()));
-}
-
-//===----------------------------------------------------------------------===//
-// Functional ops
-//===----------------------------------------------------------------------===//
-
-LogicalResult ReluOp::verify() { return verifyUnary(*this); }
-LogicalResult GeluOp::verify() { return verifyUnary(*this); }
-LogicalResult SiluOp::verify() { return verifyUnary(*this); }
-LogicalResult ExpOp::verify() { return verifyUnary(*this); }
-LogicalResult LogOp::verify() { return verifyUnary(*this); }
-LogicalResult DetachOp::verify() { return verifyUnary(*this); }
-
-LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
-LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
-LogicalResult SubOp::verify() { return verifyBroadcast(*this); }
-
-static LogicalResult verifyReduce(Operation *op, int64_t dim) {
-  auto in = shapeOf(op->getOperand(0));
-  int64_t rank = in.size();
-  if (dim < -rank || dim >= rank)
-    return op->emitOpError()
-           << "dim " << dim << " is out of range for rank " << rank;
-  SmallVector<int64_t> out(in);
-  out[dim < 0 ? dim + rank : dim] = 1;
-  return expectShape(op, "result", shapeOf(op->getResult(0)), out);
-}
-
-LogicalResult ReduceMaxOp::verify() {
-  return verifyReduce(*this, (int64_t)getDim());
-}
-LogicalResult ReduceSumOp::verify() {
-  return verifyReduce(*this, (int64_t)getDim());
-}
-
-LogicalResult MeanOp::verify() {
-  if (failed(verifyCount(*this, getCount())))
-    return failure();
-  return expectShape(*this, "result", shapeOf(getResult()), {});
-}
-
-LogicalResult TargetLogitOp::verify() {
-  auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
-  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
-    return emitOpError("target_logit takes logits [N, C] and targets [N]");
-  if (!isa<IntegerType>(getTensorLikeElementType(getTargets().getType())))
-    return emitOpError("targets must be integers");
-  return expectShape(*this, "result", shapeOf(getResult()), {l[0], 1});
-}
-
-LogicalResult MatmulOp::verify() {
-  auto a = shapeOf(getLhs()), b = shapeOf(getRhs());
-  if (a.size() < 2 || b.size() < 2)
-    return emitOpError("matmul operands must have rank >= 2");
-  if (!sameSize(a.back(), b[b.size() - 2]))
-    return emitOpError() << "contracting dims differ: " << shapeStr(a) << " x "
-                         << shapeStr(b);
-  if (b.size() != 2 && b.size() != a.size())
-    return emitOpError("rhs must be 2-D or have the lhs's batch dims");
-  SmallVector<int64_t> out(a);
-  out.back() = b.back();
-  return expectShape(*this, "result", shapeOf(getResult()), out);
-}
-
-LogicalResult SoftmaxOp::verify() {
-  int64_t rank = shapeOf(getInput()).size();
-  // I64Attr getters return uint64_t: compare as signed so -1 is accepted.
-  int64_t dim = static_cast<int64_t>(getDim());
-  if (dim < -rank || dim >= rank)
-    return emitOpError() << "softmax dim " << dim
-                         << " is out of range for rank " << rank;
-  return verifyUnary(*this);
-}
-
-LogicalResult ReshapeOp::verify() {
-  auto count = [](ArrayRef<int64_t> s) -> std::optional<int64_t> {
-    int64_t n = 1;
-    for (int64_t d : s) {
-      if (ShapedType::isDynamic(d))
-        return std::nullopt;
-      n *= d;
-    }
-    return n;
-  };
-  auto a = count(shapeOf(getInput())), b = count(shapeOf(getResult()));
-  if (a && b && *a != *b)
-    return emitOpError() << "cannot reshape " << shapeStr(shapeOf(getInput()))
-                         << " to " << shapeStr(shapeOf(getResult()));
-  return success();
-}
-
-LogicalResult TransposeOp::verify() {
-  auto in = shapeOf(getInput());
-  ArrayRef<int64_t> perm = getPermutation();
-  if (perm.size() != in.size())
-    return emitOpError("permutation must name every dim once");
-  SmallVector<bool> seen(in.size(), false);
-  SmallVector<int64_t> out;
-  for (int64_t p : perm) {
-    if (p < 0 || p >= (int64_t)in.size() || seen[p])
-      return emitOpError("permutation must name every dim once");
-    seen[p] = true;
-    out.push_back(in[p]);
-  }
-  return expectShape(*this, "result", shapeOf(getResult()), out);
-}
-
-LogicalResult RotaryOp::verify() {
-  auto x = shapeOf(getInput());
-  if (x.size() != 4)
-    return emitOpError("rotary input must be [batch, seq, heads, head_dim]");
-  if (!ShapedType::isDynamic(x[3]) && x[3] % 2)
-    return emitOpError("rotary head_dim must be even");
-  return verifyUnary(*this);
-}
-
-LogicalResult AttentionOp::verify() {
-  auto q = shapeOf(getQ());
-  if (failed(
-          verifyAttentionOperands(*this, q, shapeOf(getK()), shapeOf(getV()))))
-    return failure();
-  return expectShape(*this, "result", shapeOf(getResult()), q);
-}
 
 LogicalResult ArangeOp::verify() {
   auto type = getResult().getType();
@@ -351,13 +173,10 @@ LogicalResult ArangeOp::verify() {
   return success();
 }
 
-LogicalResult CrossEntropyOp::verify() {
-  auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
-  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
-    return emitOpError("cross_entropy takes logits [N, C] and targets [N]");
-  if (failed(verifyCount(*this, getCount())))
-    return failure();
-  return expectShape(*this, "result", shapeOf(getResult()), {});
+LogicalResult FullOp::verify() {
+  if (!isa<FloatType>(getType().getElementType()))
+    return emitOpError() << "fills floats, not " << getType().getElementType();
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -2,8 +2,8 @@
 //
 // The sharding rules and backward rules of the keepdim reductions, the
 // mean, cross entropy and the target logit (loss_parallel's pieces), and
-// the rules of their backward ops. Verifiers are in ModelOps.cpp and
-// ModelGradOps.cpp.
+// the rules of their backward ops. Each op's
+// verifier is here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +15,104 @@ using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::model;
 using namespace mlir::tp::model::detail;
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyReduce(Operation *op, int64_t dim) {
+  auto in = shapeOf(op->getOperand(0));
+  int64_t rank = in.size();
+  if (dim < -rank || dim >= rank)
+    return op->emitOpError()
+           << "dim " << dim << " is out of range for rank " << rank;
+  SmallVector<int64_t> out(in);
+  out[dim < 0 ? dim + rank : dim] = 1;
+  return expectShape(op, "result", shapeOf(op->getResult(0)), out);
+}
+
+LogicalResult ReduceMaxOp::verify() {
+  return verifyReduce(*this, (int64_t)getDim());
+}
+
+LogicalResult ReduceSumOp::verify() {
+  return verifyReduce(*this, (int64_t)getDim());
+}
+
+LogicalResult MeanOp::verify() {
+  if (failed(verifyCount(*this, getCount())))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), {});
+}
+
+LogicalResult TargetLogitOp::verify() {
+  auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
+  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
+    return emitOpError("target_logit takes logits [N, C] and targets [N]");
+  if (!isa<IntegerType>(getTensorLikeElementType(getTargets().getType())))
+    return emitOpError("targets must be integers");
+  return expectShape(*this, "result", shapeOf(getResult()), {l[0], 1});
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
+  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
+    return emitOpError("cross_entropy takes logits [N, C] and targets [N]");
+  if (failed(verifyCount(*this, getCount())))
+    return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), {});
+}
+
+/// grad is input's shape with 1 at dim.
+static LogicalResult verifyReduceGrad(Operation *op, int64_t rawDim) {
+  auto x = shapeOf(op->getOperand(1));
+  FailureOr<int64_t> dim = normalizedDim(op, rawDim, x.size());
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> g(x);
+  g[*dim] = 1;
+  if (failed(expectShape(op, "gradient", shapeOf(op->getOperand(0)), g)))
+    return failure();
+  return expectShape(op, "result", shapeOf(op->getResult(0)), x);
+}
+
+LogicalResult ReduceSumGradOp::verify() {
+  return verifyReduceGrad(*this, static_cast<int64_t>(getDim()));
+}
+
+LogicalResult ReduceMaxGradOp::verify() {
+  return verifyReduceGrad(*this, static_cast<int64_t>(getDim()));
+}
+
+/// logits [N, C] and integer targets [N].
+static LogicalResult verifyLogitsTargets(Operation *op, Value logits,
+                                         Value targets) {
+  auto l = shapeOf(logits), t = shapeOf(targets);
+  if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
+    return op->emitOpError("takes logits [N, C] and targets [N]");
+  if (!isa<IntegerType>(getTensorLikeElementType(targets.getType())))
+    return op->emitOpError("targets must be integers");
+  return expectShape(op, "result", shapeOf(op->getResult(0)), l);
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  if (failed(expectShape(*this, "gradient", shapeOf(getGrad()), {})))
+    return failure();
+  if (failed(verifyCount(*this, getCount())))
+    return failure();
+  return verifyLogitsTargets(*this, getLogits(), getTargets());
+}
+
+LogicalResult TargetLogitGradOp::verify() {
+  auto l = shapeOf(getLogits());
+  if (failed(verifyLogitsTargets(*this, getLogits(), getTargets())))
+    return failure();
+  return expectShape(*this, "gradient", shapeOf(getGrad()), {l[0], 1});
+}
+
+LogicalResult MeanGradOp::verify() {
+  return expectShape(*this, "gradient", shapeOf(getGrad()), {});
+}
 
 //===----------------------------------------------------------------------===//
 // Keepdim reductions

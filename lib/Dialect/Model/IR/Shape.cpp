@@ -2,7 +2,8 @@
 //
 // The sharding rules and backward rules of the ops that only move elements:
 // a reshape's gradient is the reshape back, a transpose's the inverse
-// permutation. Verifiers are in ModelOps.cpp.
+// permutation. Each op's
+// verifier is here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,43 @@ using namespace mlir;
 using namespace mlir::tp;
 using namespace mlir::tp::model;
 using namespace mlir::tp::model::detail;
+
+//===----------------------------------------------------------------------===//
+// Verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto count = [](ArrayRef<int64_t> s) -> std::optional<int64_t> {
+    int64_t n = 1;
+    for (int64_t d : s) {
+      if (ShapedType::isDynamic(d))
+        return std::nullopt;
+      n *= d;
+    }
+    return n;
+  };
+  auto a = count(shapeOf(getInput())), b = count(shapeOf(getResult()));
+  if (a && b && *a != *b)
+    return emitOpError() << "cannot reshape " << shapeStr(shapeOf(getInput()))
+                         << " to " << shapeStr(shapeOf(getResult()));
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto in = shapeOf(getInput());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (perm.size() != in.size())
+    return emitOpError("permutation must name every dim once");
+  SmallVector<bool> seen(in.size(), false);
+  SmallVector<int64_t> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= (int64_t)in.size() || seen[p])
+      return emitOpError("permutation must name every dim once");
+    seen[p] = true;
+    out.push_back(in[p]);
+  }
+  return expectShape(*this, "result", shapeOf(getResult()), out);
+}
 
 AxisRule ReshapeOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   return AxisRuleBuilder(getContext(), n)

@@ -1,9 +1,9 @@
 //===- ShapeChecks.h - shape checks of the model ops' verifiers -*- C++ -*-===//
 //
-// Private to lib/Dialect/Model/IR: the checks the forward ops' verifiers
-// (ModelOps.cpp) and the backward ops' (ModelGradOps.cpp) share. Shapes are
-// those of whatever the operands are (global tensors, dtensors, local
-// tensors); dynamic sizes match anything.
+// Private to lib/Dialect/Model/IR: the checks the ops' verifiers share
+// (each family's file has its ops' verifiers). Shapes are those of whatever
+// the operands are (global tensors, dtensors (global shape) or, after
+// partitioning, local tensors); dynamic (uneven) sizes match anything.
 //
 //===----------------------------------------------------------------------===//
 
