@@ -14,7 +14,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tp;
@@ -35,7 +34,7 @@ void ModelDialect::initialize() {
 //===----------------------------------------------------------------------===//
 
 bool mlir::tp::model::isLeafModule(Operation *op) {
-  return isa<LinearOp, EmbeddingOp, LayerNormOp, RMSNormOp, DropoutOp>(op);
+  return isa<LeafModuleOpInterface>(op);
 }
 
 StringRef mlir::tp::model::getModuleFQN(Operation *op) {
@@ -45,17 +44,11 @@ StringRef mlir::tp::model::getModuleFQN(Operation *op) {
 }
 
 std::string mlir::tp::model::getModuleTypeName(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::string>(op)
-      .Case([](LinearOp) { return "Linear"; })
-      .Case([](EmbeddingOp) { return "Embedding"; })
-      .Case([](LayerNormOp) { return "LayerNorm"; })
-      .Case([](RMSNormOp) { return "RMSNorm"; })
-      .Case([](DropoutOp) { return "Dropout"; })
-      .Case([](SubmoduleOp m) {
-        return m.getKind() ? m.getKind()->str() : std::string("Module");
-      })
-      .Default(
-          [](Operation *op) { return op->getName().getStringRef().str(); });
+  if (auto leaf = dyn_cast<LeafModuleOpInterface>(op))
+    return leaf.getTorchClassName().str();
+  if (auto module = dyn_cast<SubmoduleOp>(op))
+    return module.getKind() ? module.getKind()->str() : std::string("Module");
+  return op->getName().getStringRef().str();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,7 @@
 //===- ModelInterfaces.td - model dialect op interfaces ----*- tablegen -*-===//
 //
 // What an op of a model can do, declared on the op's record: how it is
-// differentiated. (Its sharding rule is tp's ShardingRuleOpInterface,
+// differentiated, whether it is a leaf module. (Its sharding rule is tp's ShardingRuleOpInterface,
 // TPInterfaces.td.) An op's implementation of each lives next to the op, so
 // adding an op never means editing a list of every op.
 //
@@ -41,6 +41,22 @@ def Model_DifferentiableOpInterface
       operand does.
     }], "bool", "passesGradient", (ins), /*methodBody=*/"",
     /*defaultImplementation=*/"return true;">,
+  ];
+}
+
+def Model_LeafModuleOpInterface : OpInterface<"LeafModuleOpInterface"> {
+  let cppNamespace = "::mlir::tp::model";
+  let description = [{
+    A leaf `nn.Module` (Linear, Embedding, LayerNorm, RMSNorm, Dropout): an
+    op that carries the module's FQN and takes its named parameters as
+    operands in PyTorch's layouts. Plans address it by FQN, styles and
+    messages by its PyTorch class. `Model_LeafOp<mnemonic, class>` gives it
+    to an op.
+  }];
+  let methods = [
+    InterfaceMethod<"The PyTorch class name, e.g. `Linear`.",
+      "::llvm::StringRef", "getTorchClassName", (ins), /*methodBody=*/"",
+      /*defaultImplementation=*/"return ConcreteOp::kTorchClassName;">,
   ];
 }
 

@@ -25,8 +25,9 @@
 
 namespace mlir::tp::model {
 
-/// True for leaf-module ops (linear, embedding, layer_norm, rms_norm,
-/// dropout): ops that carry an `fqn` and own parameters.
+/// True for leaf-module ops (LeafModuleOpInterface: linear, embedding,
+/// layer_norm, rms_norm, dropout): ops that carry an `fqn` and own
+/// parameters.
 bool isLeafModule(Operation *op);
 
 /// The FQN of a composite or leaf module op, or "" for other ops.

@@ -121,16 +121,21 @@ def Model_YieldOp : Model_Op<"yield", [Pure, Terminator, ReturnLike,
 // Leaf modules
 //===----------------------------------------------------------------------===//
 
-class Model_LeafOp<string mnemonic, list<Trait> traits = []>
+// A leaf module of PyTorch class `torchClass` (`Linear`).
+class Model_LeafOp<string mnemonic, string torchClass, list<Trait> traits = []>
     : Model_Op<mnemonic, !listconcat(traits, [Pure, Model_HasShardingRule,
-                                              Model_Differentiable])> {
+                                              Model_Differentiable,
+                                              Model_LeafModuleOpInterface])> {
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral kTorchClassName = "}] # torchClass # [{";
+  }];
   let assemblyFormat = [{
     $fqn `(` operands `)` attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
-def Model_LinearOp : Model_LeafOp<"linear"> {
+def Model_LinearOp : Model_LeafOp<"linear", "Linear"> {
   let summary = "nn.Linear: `x @ weight^T + bias`";
   let description = [{
     `weight` is `[out_features, in_features]` (PyTorch layout), `bias`
@@ -146,7 +151,7 @@ def Model_LinearOp : Model_LeafOp<"linear"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_EmbeddingOp : Model_LeafOp<"embedding"> {
+def Model_EmbeddingOp : Model_LeafOp<"embedding", "Embedding"> {
   let summary = "nn.Embedding: row lookup of integer ids";
   let description = [{
     `ids` is an integer tensor `[...]`, `weight` is `[num_embeddings,
@@ -157,7 +162,7 @@ def Model_EmbeddingOp : Model_LeafOp<"embedding"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_LayerNormOp : Model_LeafOp<"layer_norm"> {
+def Model_LayerNormOp : Model_LeafOp<"layer_norm", "LayerNorm"> {
   let summary = "nn.LayerNorm over the last dim (biased variance)";
   let arguments = (ins StrAttr:$fqn, Model_TensorLike:$input,
                        Model_TensorLike:$weight, Model_TensorLike:$bias,
@@ -165,7 +170,7 @@ def Model_LayerNormOp : Model_LeafOp<"layer_norm"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_RMSNormOp : Model_LeafOp<"rms_norm"> {
+def Model_RMSNormOp : Model_LeafOp<"rms_norm", "RMSNorm"> {
   let summary = "RMSNorm: `x * rsqrt(mean(x^2) + eps) * weight`";
   let arguments = (ins StrAttr:$fqn, Model_TensorLike:$input,
                        Model_TensorLike:$weight,
@@ -173,7 +178,7 @@ def Model_RMSNormOp : Model_LeafOp<"rms_norm"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_DropoutOp : Model_LeafOp<"dropout"> {
+def Model_DropoutOp : Model_LeafOp<"dropout", "Dropout"> {
   let summary = "nn.Dropout (identity at inference)";
   let description = [{
     The identity, as `nn.Dropout` in eval mode, unless `train` is set
