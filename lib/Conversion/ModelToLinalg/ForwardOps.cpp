@@ -12,7 +12,6 @@
 
 #include "mlir/IR/AffineMap.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -620,127 +619,149 @@ binary(Emitter &e, Value x, Value y, RankedTensorType type,
                        });
 }
 
-FailureOr<Value> mlir::tp::linalg_export::convertForwardOp(Operation *op,
-                                                           ValueRange ops,
-                                                           Emitter &e) {
-  auto type = op->getNumResults() == 1
-                  ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
-                  : RankedTensorType();
-  Value none;
-  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
-      .Case([&](m::LinearOp) {
-        return linear(e, ops[0], ops[1], ops.size() > 2 ? ops[2] : none, type);
-      })
-      .Case([&](m::EmbeddingOp) { return embedding(e, ops[0], ops[1], type); })
-      .Case([&](m::LayerNormOp n) {
-        return layerNorm(e, ops[0], ops[1], ops[2],
-                         n.getEps().convertToDouble());
-      })
-      .Case([&](m::RMSNormOp n) {
-        return rmsNorm(e, ops[0], ops[1], n.getEps().convertToDouble());
-      })
-      // A training dropout is the driver's (it needs the seed and step).
-      .Case([&](m::DropoutOp) { return ops[0]; })
-      .Case<m::DetachOp>([&](Operation *) { return ops[0]; })
-      .Case([&](m::ReluOp) {
-        return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
-          // !(x <= 0) ? x : 0: a NaN stays NaN.
-          Value le =
-              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x,
-                                    Emitter(b, l).scalar(x.getType(), 0));
-          return arith::SelectOp::create(
-                     b, l, le, Emitter(b, l).scalar(x.getType(), 0), x)
-              .getResult();
-        });
-      })
-      .Case([&](m::GeluOp) { return unary(e, ops[0], type, erfGelu); })
-      .Case([&](m::SiluOp) {
-        // x / (1 + exp(-x)) with the exponential and the quotient in double.
-        return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
-          Emitter be(b, l);
-          Value xd = be.extF64(x);
-          Value ex = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, xd));
-          Value den = arith::AddFOp::create(b, l, be.scalar(be.f64(), 1.0), ex);
-          return be.truncF32(arith::DivFOp::create(b, l, xd, den));
-        });
-      })
-      .Case([&](m::ExpOp) {
-        return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
-          return math::ExpOp::create(b, l, x).getResult();
-        });
-      })
-      .Case([&](m::LogOp) {
-        return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
-          return math::LogOp::create(b, l, x).getResult();
-        });
-      })
-      .Case([&](m::NegOp) {
-        return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
-          return arith::NegFOp::create(b, l, x).getResult();
-        });
-      })
-      .Case([&](m::AddOp) {
-        return binary(e, ops[0], ops[1], type,
-                      [](OpBuilder &b, Location l, Value x, Value y) {
-                        return arith::AddFOp::create(b, l, x, y).getResult();
-                      });
-      })
-      .Case([&](m::SubOp) {
-        return binary(e, ops[0], ops[1], type,
-                      [](OpBuilder &b, Location l, Value x, Value y) {
-                        return arith::SubFOp::create(b, l, x, y).getResult();
-                      });
-      })
-      .Case([&](m::MulOp) {
-        return binary(e, ops[0], ops[1], type,
-                      [](OpBuilder &b, Location l, Value x, Value y) {
-                        return arith::MulFOp::create(b, l, x, y).getResult();
-                      });
-      })
-      .Case([&](m::MatmulOp) { return matmul(e, ops[0], ops[1], type); })
-      .Case([&](m::SoftmaxOp s) {
+/// Keepdim max or sum along the op's `dim`.
+template <typename OpT>
+static Value keepdimReduce(OpT op, Value x, Emitter &e, RankedTensorType type,
+                           bool isMax) {
+  int64_t dim = op.getDimAttr().getInt();
+  if (dim < 0)
+    dim += type.getRank();
+  Value red = e.reduceDim(
+      x, dim, e.f32(), isMax ? -std::numeric_limits<double>::infinity() : 0.0,
+      [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+        if (isMax)
+          return maxKeepNaN(b, l, acc, v);
+        return arith::AddFOp::create(b, l, acc, v);
+      });
+  return e.insertUnitDim(red, dim);
+}
+
+void mlir::tp::linalg_export::populateForwardExportPatterns(
+    RewritePatternSet &p) {
+  using T = RankedTensorType;
+  addExport<m::LinearOp>(p, [](m::LinearOp, ValueRange ops, Emitter &e,
+                               T type) {
+    return linear(e, ops[0], ops[1], ops.size() > 2 ? ops[2] : Value(), type);
+  });
+  addExport<m::EmbeddingOp>(
+      p, [](m::EmbeddingOp, ValueRange ops, Emitter &e, T type) {
+        return embedding(e, ops[0], ops[1], type);
+      });
+  addExport<m::LayerNormOp>(p, [](m::LayerNormOp n, ValueRange ops, Emitter &e,
+                                  T) {
+    return layerNorm(e, ops[0], ops[1], ops[2], n.getEps().convertToDouble());
+  });
+  addExport<m::RMSNormOp>(p, [](m::RMSNormOp n, ValueRange ops, Emitter &e, T) {
+    return rmsNorm(e, ops[0], ops[1], n.getEps().convertToDouble());
+  });
+  addExport<m::DetachOp>(
+      p, [](m::DetachOp, ValueRange ops, Emitter &, T) { return ops[0]; });
+  addExport<m::ReluOp>(p, [](m::ReluOp, ValueRange ops, Emitter &e, T type) {
+    return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
+      // !(x <= 0) ? x : 0: a NaN stays NaN.
+      Value le = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x,
+                                       Emitter(b, l).scalar(x.getType(), 0));
+      return arith::SelectOp::create(b, l, le,
+                                     Emitter(b, l).scalar(x.getType(), 0), x)
+          .getResult();
+    });
+  });
+  addExport<m::GeluOp>(p, [](m::GeluOp, ValueRange ops, Emitter &e, T type) {
+    return unary(e, ops[0], type, erfGelu);
+  });
+  addExport<m::SiluOp>(p, [](m::SiluOp, ValueRange ops, Emitter &e, T type) {
+    // x / (1 + exp(-x)) with the exponential and the quotient in double.
+    return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
+      Emitter be(b, l);
+      Value xd = be.extF64(x);
+      Value ex = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, xd));
+      Value den = arith::AddFOp::create(b, l, be.scalar(be.f64(), 1.0), ex);
+      return be.truncF32(arith::DivFOp::create(b, l, xd, den));
+    });
+  });
+  addExport<m::ExpOp>(p, [](m::ExpOp, ValueRange ops, Emitter &e, T type) {
+    return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
+      return math::ExpOp::create(b, l, x).getResult();
+    });
+  });
+  addExport<m::LogOp>(p, [](m::LogOp, ValueRange ops, Emitter &e, T type) {
+    return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
+      return math::LogOp::create(b, l, x).getResult();
+    });
+  });
+  addExport<m::NegOp>(p, [](m::NegOp, ValueRange ops, Emitter &e, T type) {
+    return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
+      return arith::NegFOp::create(b, l, x).getResult();
+    });
+  });
+  addExport<m::AddOp>(p, [](m::AddOp, ValueRange ops, Emitter &e, T type) {
+    return binary(e, ops[0], ops[1], type,
+                  [](OpBuilder &b, Location l, Value x, Value y) {
+                    return arith::AddFOp::create(b, l, x, y).getResult();
+                  });
+  });
+  addExport<m::SubOp>(p, [](m::SubOp, ValueRange ops, Emitter &e, T type) {
+    return binary(e, ops[0], ops[1], type,
+                  [](OpBuilder &b, Location l, Value x, Value y) {
+                    return arith::SubFOp::create(b, l, x, y).getResult();
+                  });
+  });
+  addExport<m::MulOp>(p, [](m::MulOp, ValueRange ops, Emitter &e, T type) {
+    return binary(e, ops[0], ops[1], type,
+                  [](OpBuilder &b, Location l, Value x, Value y) {
+                    return arith::MulFOp::create(b, l, x, y).getResult();
+                  });
+  });
+  addExport<m::MatmulOp>(p,
+                         [](m::MatmulOp, ValueRange ops, Emitter &e, T type) {
+                           return matmul(e, ops[0], ops[1], type);
+                         });
+  addExport<m::SoftmaxOp>(
+      p, [](m::SoftmaxOp s, ValueRange ops, Emitter &e, T type) {
         int64_t dim = s.getDimAttr().getInt();
         if (dim < 0)
           dim += type.getRank();
         return softmax(e, ops[0], dim);
-      })
-      .Case([&](m::ReshapeOp) { return e.reshape(ops[0], type.getShape()); })
-      .Case([&](m::TransposeOp t) {
+      });
+  addExport<m::ReshapeOp>(p,
+                          [](m::ReshapeOp, ValueRange ops, Emitter &e, T type) {
+                            return e.reshape(ops[0], type.getShape());
+                          });
+  addExport<m::TransposeOp>(
+      p, [](m::TransposeOp t, ValueRange ops, Emitter &e, T type) {
         return transpose(e, ops[0], t.getPermutation(), type);
-      })
-      .Case([&](m::RotaryOp r) {
-        return rotate(e, ops[0], r.getTheta().convertToDouble(), false);
-      })
-      .Case([&](m::AttentionOp a) {
+      });
+  addExport<m::RotaryOp>(p, [](m::RotaryOp r, ValueRange ops, Emitter &e, T) {
+    return rotate(e, ops[0], r.getTheta().convertToDouble(), false);
+  });
+  addExport<m::AttentionOp>(
+      p, [](m::AttentionOp a, ValueRange ops, Emitter &e, T type) {
         return attention(e, ops[0], ops[1], ops[2], a.getCausal(), type);
-      })
-      .Case([&](m::ArangeOp) { return arange(e, type); })
-      .Case<m::ReduceMaxOp, m::ReduceSumOp>([&](Operation *r) {
-        int64_t rank = type.getRank();
-        int64_t dim = cast<IntegerAttr>(r->getAttr("dim")).getInt();
-        if (dim < 0)
-          dim += rank;
-        bool isMax = isa<m::ReduceMaxOp>(r);
-        Value red = e.reduceDim(
-            ops[0], dim, e.f32(),
-            isMax ? -std::numeric_limits<double>::infinity() : 0.0,
-            [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-              if (isMax)
-                return maxKeepNaN(b, l, acc, v);
-              return arith::AddFOp::create(b, l, acc, v);
-            });
-        return e.insertUnitDim(red, dim);
-      })
-      .Case([&](m::MeanOp mo) { return mean(e, ops[0], mo.getCount()); })
-      .Case([&](m::TargetLogitOp) {
+      });
+  addExport<m::ArangeOp>(p, [](m::ArangeOp, ValueRange, Emitter &e, T type) {
+    return arange(e, type);
+  });
+  addExport<m::ReduceMaxOp>(
+      p, [](m::ReduceMaxOp r, ValueRange ops, Emitter &e, T type) {
+        return keepdimReduce(r, ops[0], e, type, /*isMax=*/true);
+      });
+  addExport<m::ReduceSumOp>(
+      p, [](m::ReduceSumOp r, ValueRange ops, Emitter &e, T type) {
+        return keepdimReduce(r, ops[0], e, type, /*isMax=*/false);
+      });
+  addExport<m::MeanOp>(p, [](m::MeanOp mo, ValueRange ops, Emitter &e, T) {
+    return mean(e, ops[0], mo.getCount());
+  });
+  addExport<m::TargetLogitOp>(
+      p, [](m::TargetLogitOp, ValueRange ops, Emitter &e, T type) {
         return targetLogit(e, ops[0], ops[1], type);
-      })
-      .Case([&](m::CrossEntropyOp c) {
+      });
+  addExport<m::CrossEntropyOp>(
+      p, [](m::CrossEntropyOp c, ValueRange ops, Emitter &e, T) {
         return crossEntropy(e, ops[0], ops[1], c.getCount());
-      })
-      .Case([&](m::FullOp f) {
-        return e.full(type.getShape(), type.getElementType(),
-                      f.getValue().convertToDouble());
-      })
-      .Default([&](Operation *) { return none; });
+      });
+  addExport<m::FullOp>(p, [](m::FullOp f, ValueRange, Emitter &e, T type) {
+    return e.full(type.getShape(), type.getElementType(),
+                  f.getValue().convertToDouble());
+  });
 }

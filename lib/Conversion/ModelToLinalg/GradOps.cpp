@@ -11,7 +11,6 @@
 
 #include "mlir/IR/AffineMap.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <limits>
@@ -678,95 +677,129 @@ static Value clipCoefficient(Emitter &e, Value sumSq, double maxNorm) {
                   e.truncF32(arith::SelectOp::create(b, l, above, one, coef)));
 }
 
-FailureOr<Value> mlir::tp::linalg_export::convertGradOp(Operation *op,
-                                                        ValueRange ops,
-                                                        Emitter &e) {
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  Value none;
-  auto pointwise =
-      [&](llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
-        return e.elementwise(type.getShape(), e.f32(), {ops[0], ops[1]},
-                             [&](OpBuilder &b, Location l, ValueRange a) {
-                               return yield1(fn(b, l, a[0], a[1]));
-                             });
-      };
-  auto eps = [&]() {
-    return cast<FloatAttr>(op->getAttr("eps")).getValueAsDouble();
-  };
-  return llvm::TypeSwitch<Operation *, FailureOr<Value>>(op)
-      .Case([&](m::LinearGradInputOp) {
+/// An element-wise backward op (grad, input): `fn(g, x)` per element.
+static Value
+pointwise(Emitter &e, ValueRange ops, RankedTensorType type,
+          llvm::function_ref<Value(OpBuilder &, Location, Value, Value)> fn) {
+  return e.elementwise(type.getShape(), e.f32(), {ops[0], ops[1]},
+                       [&](OpBuilder &b, Location l, ValueRange a) {
+                         return yield1(fn(b, l, a[0], a[1]));
+                       });
+}
+
+/// The dim attribute of `op` counted from the front of a `rank`-dim tensor.
+template <typename OpT> static int64_t frontDim(OpT op, int64_t rank) {
+  int64_t dim = op.getDimAttr().getInt();
+  return dim < 0 ? dim + rank : dim;
+}
+
+void mlir::tp::linalg_export::populateGradExportPatterns(RewritePatternSet &p) {
+  using T = RankedTensorType;
+  addExport<m::LinearGradInputOp>(
+      p, [](m::LinearGradInputOp, ValueRange ops, Emitter &e, T type) {
         return linearGradInput(e, ops[0], ops[1], type);
-      })
-      .Case([&](m::LinearGradWeightOp) {
+      });
+  addExport<m::LinearGradWeightOp>(
+      p, [](m::LinearGradWeightOp, ValueRange ops, Emitter &e, T type) {
         return linearGradWeight(e, ops[0], ops[1], type);
-      })
-      .Case([&](m::SumToOp) { return sumTo(e, ops[0], type); })
-      .Case([&](m::ReluGradOp) {
-        return pointwise([](OpBuilder &b, Location l, Value g, Value x) {
+      });
+  addExport<m::SumToOp>(p, [](m::SumToOp, ValueRange ops, Emitter &e, T type) {
+    return sumTo(e, ops[0], type);
+  });
+  addExport<m::ReluGradOp>(p, [](m::ReluGradOp, ValueRange ops, Emitter &e,
+                                 T type) {
+    return pointwise(
+        e, ops, type, [](OpBuilder &b, Location l, Value g, Value x) {
           Value zero = Emitter(b, l).scalar(b.getF32Type(), 0.0);
           Value le =
               arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x, zero);
           return arith::SelectOp::create(b, l, le, zero, g).getResult();
         });
-      })
-      .Case([&](m::GeluGradOp) { return pointwise(geluGrad); })
-      .Case([&](m::SiluGradOp) { return pointwise(siluGrad); })
-      .Case([&](m::LogGradOp) {
-        return pointwise([](OpBuilder &b, Location l, Value g, Value x) {
-          return arith::DivFOp::create(b, l, g, x).getResult();
-        });
-      })
-      .Case([&](m::LayerNormGradInputOp) {
-        return layerNormGradInput(e, ops[0], ops[1], ops[2], eps());
-      })
-      .Case([&](m::LayerNormGradWeightOp) {
-        return layerNormGradWeight(e, ops[0], ops[1], eps());
-      })
-      .Case([&](m::RMSNormGradInputOp) {
-        return rmsNormGradInput(e, ops[0], ops[1], ops[2], eps());
-      })
-      .Case([&](m::RMSNormGradWeightOp) {
-        return rmsNormGradWeight(e, ops[0], ops[1], eps());
-      })
-      .Case([&](m::EmbeddingGradOp) {
+  });
+  addExport<m::GeluGradOp>(
+      p, [](m::GeluGradOp, ValueRange ops, Emitter &e, T type) {
+        return pointwise(e, ops, type, geluGrad);
+      });
+  addExport<m::SiluGradOp>(
+      p, [](m::SiluGradOp, ValueRange ops, Emitter &e, T type) {
+        return pointwise(e, ops, type, siluGrad);
+      });
+  addExport<m::LogGradOp>(
+      p, [](m::LogGradOp, ValueRange ops, Emitter &e, T type) {
+        return pointwise(e, ops, type,
+                         [](OpBuilder &b, Location l, Value g, Value x) {
+                           return arith::DivFOp::create(b, l, g, x).getResult();
+                         });
+      });
+  addExport<m::LayerNormGradInputOp>(
+      p, [](m::LayerNormGradInputOp n, ValueRange ops, Emitter &e, T) {
+        return layerNormGradInput(e, ops[0], ops[1], ops[2],
+                                  n.getEps().convertToDouble());
+      });
+  addExport<m::LayerNormGradWeightOp>(p, [](m::LayerNormGradWeightOp n,
+                                            ValueRange ops, Emitter &e, T) {
+    return layerNormGradWeight(e, ops[0], ops[1], n.getEps().convertToDouble());
+  });
+  addExport<m::RMSNormGradInputOp>(
+      p, [](m::RMSNormGradInputOp n, ValueRange ops, Emitter &e, T) {
+        return rmsNormGradInput(e, ops[0], ops[1], ops[2],
+                                n.getEps().convertToDouble());
+      });
+  addExport<m::RMSNormGradWeightOp>(p, [](m::RMSNormGradWeightOp n,
+                                          ValueRange ops, Emitter &e, T) {
+    return rmsNormGradWeight(e, ops[0], ops[1], n.getEps().convertToDouble());
+  });
+  addExport<m::EmbeddingGradOp>(
+      p, [](m::EmbeddingGradOp, ValueRange ops, Emitter &e, T type) {
         return embeddingGrad(e, ops[0], ops[1], type);
-      })
-      .Case([&](m::SoftmaxGradOp s) {
-        int64_t dim = s.getDimAttr().getInt();
-        if (dim < 0)
-          dim += type.getRank();
-        return softmaxGrad(e, ops[0], ops[1], dim);
-      })
-      .Case([&](m::RotaryGradOp r) {
+      });
+  addExport<m::SoftmaxGradOp>(
+      p, [](m::SoftmaxGradOp s, ValueRange ops, Emitter &e, T type) {
+        return softmaxGrad(e, ops[0], ops[1], frontDim(s, type.getRank()));
+      });
+  addExport<m::RotaryGradOp>(
+      p, [](m::RotaryGradOp r, ValueRange ops, Emitter &e, T) {
         return rotate(e, ops[0], r.getTheta().convertToDouble(), true);
-      })
-      .Case<m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp>(
-          [&](Operation *a) {
-            bool causal = cast<BoolAttr>(a->getAttr("causal")).getValue();
-            return attentionGrad(e, a, ops[0], ops[1], ops[2], ops[3], causal,
-                                 type);
-          })
-      .Case([&](m::ReduceSumGradOp) {
+      });
+  addExport<m::AttentionGradQOp>(
+      p, [](m::AttentionGradQOp a, ValueRange ops, Emitter &e, T type) {
+        return attentionGrad(e, a, ops[0], ops[1], ops[2], ops[3],
+                             a.getCausal(), type);
+      });
+  addExport<m::AttentionGradKOp>(
+      p, [](m::AttentionGradKOp a, ValueRange ops, Emitter &e, T type) {
+        return attentionGrad(e, a, ops[0], ops[1], ops[2], ops[3],
+                             a.getCausal(), type);
+      });
+  addExport<m::AttentionGradVOp>(
+      p, [](m::AttentionGradVOp a, ValueRange ops, Emitter &e, T type) {
+        return attentionGrad(e, a, ops[0], ops[1], ops[2], ops[3],
+                             a.getCausal(), type);
+      });
+  addExport<m::ReduceSumGradOp>(
+      p, [](m::ReduceSumGradOp, ValueRange ops, Emitter &e, T type) {
         return e.elementwise(
             type.getShape(), e.f32(), {ops[0]},
             [](OpBuilder &, Location, ValueRange a) { return yield1(a[0]); });
-      })
-      .Case([&](m::ReduceMaxGradOp r) {
-        int64_t dim = r.getDimAttr().getInt();
-        if (dim < 0)
-          dim += type.getRank();
-        return reduceMaxGrad(e, ops[0], ops[1], dim);
-      })
-      .Case([&](m::CrossEntropyGradOp c) {
+      });
+  addExport<m::ReduceMaxGradOp>(
+      p, [](m::ReduceMaxGradOp r, ValueRange ops, Emitter &e, T type) {
+        return reduceMaxGrad(e, ops[0], ops[1], frontDim(r, type.getRank()));
+      });
+  addExport<m::CrossEntropyGradOp>(
+      p, [](m::CrossEntropyGradOp c, ValueRange ops, Emitter &e, T) {
         return crossEntropyGrad(e, ops[0], ops[1], ops[2], c.getCount());
-      })
-      .Case([&](m::TargetLogitGradOp) {
+      });
+  addExport<m::TargetLogitGradOp>(
+      p, [](m::TargetLogitGradOp, ValueRange ops, Emitter &e, T type) {
         return targetLogitGrad(e, dropLastUnit(e, ops[0]), ops[2], type);
-      })
-      .Case([&](m::MeanGradOp) { return meanGrad(e, ops[0], type); })
-      .Case([&](m::SumSquaresOp) { return sumSquares(e, ops); })
-      .Case([&](m::ClipCoefficientOp c) {
+      });
+  addExport<m::MeanGradOp>(p, [](m::MeanGradOp, ValueRange ops, Emitter &e,
+                                 T type) { return meanGrad(e, ops[0], type); });
+  addExport<m::SumSquaresOp>(p, [](m::SumSquaresOp, ValueRange ops, Emitter &e,
+                                   T) { return sumSquares(e, ops); });
+  addExport<m::ClipCoefficientOp>(
+      p, [](m::ClipCoefficientOp c, ValueRange ops, Emitter &e, T) {
         return clipCoefficient(e, ops[0], c.getMaxNorm().convertToDouble());
-      })
-      .Default([&](Operation *) { return none; });
+      });
 }

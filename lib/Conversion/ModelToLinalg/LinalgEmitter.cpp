@@ -194,3 +194,13 @@ Value Emitter::extF64(Value v) {
 Value Emitter::truncF32(Value v) {
   return arith::TruncFOp::create(b, loc, f32(), v);
 }
+
+LogicalResult
+mlir::tp::linalg_export::replaceExported(Operation *op, Value value,
+                                         ConversionPatternRewriter &rewriter) {
+  if (value.getType() != op->getResult(0).getType())
+    return op->emitOpError() << "was converted to a " << value.getType()
+                             << " instead of " << op->getResult(0).getType();
+  rewriter.replaceOp(op, value);
+  return success();
+}

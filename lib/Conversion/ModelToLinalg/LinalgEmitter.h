@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tp::linalg_export {
 
@@ -107,14 +108,49 @@ Value maxKeepNaN(OpBuilder &b, Location loc, Value a, Value b2);
 
 namespace mlir::tp::linalg_export {
 
-/// The replacement of a forward model op (model.linear, model.softmax, ...)
-/// built at `e`'s insertion point from `operands` (already converted). A
-/// null Value if `op` is not a forward op; failure after an error on `op`.
-FailureOr<Value> convertForwardOp(Operation *op, ValueRange operands,
-                                  Emitter &e);
+/// How one model op is exported: its replacement, built at `e`'s insertion
+/// point from its converted `operands`; `type` is its result's type.
+template <typename OpT>
+using BuildFn = Value (*)(OpT op, ValueRange operands, Emitter &e,
+                          RankedTensorType type);
 
-/// The same for the training step's backward and optimizer ops.
-FailureOr<Value> convertGradOp(Operation *op, ValueRange operands, Emitter &e);
+/// Replaces `op` by `value`, which must have the type of its one result (a
+/// conversion that builds another is a bug, reported on `op`).
+LogicalResult replaceExported(Operation *op, Value value,
+                              ConversionPatternRewriter &rewriter);
+
+/// The conversion pattern of one model op whose export is a BuildFn.
+template <typename OpT> class ExportPattern : public OpConversionPattern<OpT> {
+public:
+  ExportPattern(MLIRContext *ctx, BuildFn<OpT> build)
+      : OpConversionPattern<OpT>(ctx), build(build) {}
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Emitter e(rewriter, op.getLoc());
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    return replaceExported(op, build(op, adaptor.getOperands(), e, type),
+                           rewriter);
+  }
+
+private:
+  BuildFn<OpT> build;
+};
+
+/// Adds the pattern exporting `OpT` with `build`.
+template <typename OpT>
+void addExport(RewritePatternSet &patterns, BuildFn<OpT> build) {
+  patterns.add<ExportPattern<OpT>>(patterns.getContext(), build);
+}
+
+/// The patterns of the forward ops (model.linear, model.softmax, ...; a
+/// dropout is the driver's: it needs the training step's seed).
+void populateForwardExportPatterns(RewritePatternSet &patterns);
+
+/// The patterns of the backward ops and of gradient clipping (the updates
+/// are the driver's: they read and write optimizer state).
+void populateGradExportPatterns(RewritePatternSet &patterns);
 
 /// True for the optimizer updates (sgd_update, adamw_update).
 bool isOptimizerUpdate(Operation *op);

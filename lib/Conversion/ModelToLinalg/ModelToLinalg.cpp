@@ -1,9 +1,10 @@
 //===- ModelToLinalg.cpp - export the model dialect to upstream MLIR ------===//
 //
 // The convert-model-to-linalg pass: inlines composite modules, turns
-// parameters into leading function arguments, then replaces every model op,
-// in program order, by the linalg/tensor/arith/math IR ForwardOps.cpp and
-// GradOps.cpp build for it.
+// parameters into leading function arguments, then replaces every model op
+// by the linalg/tensor/arith/math IR its conversion pattern builds
+// (ForwardOps.cpp, GradOps.cpp; dropout, the optimizer updates and the
+// 16-bit widening here), with DialectConversion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 #include "LinalgEmitter.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPTypes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
@@ -234,36 +236,6 @@ static FailureOr<TrainingState> trainingArguments(func::FuncOp func,
 
 using StateResults = SmallVector<std::pair<Value, std::string>>;
 
-/// The replacement of the model op `op`, at its place; the state an
-/// optimizer update returns goes to `newState`.
-static FailureOr<Value> convertOne(Operation *op, const TrainingState &training,
-                                   StateResults &newState) {
-  OpBuilder b(op);
-  linalg_export::Emitter e(b, op->getLoc());
-  FailureOr<Value> value = Value();
-  if (linalg_export::isTrainingDropout(op)) {
-    value = linalg_export::convertTrainingDropout(
-        op, op->getOperand(0), training.seed, training.step, e);
-  } else if (linalg_export::isOptimizerUpdate(op)) {
-    ValueRange state;
-    auto it = training.state.find(op);
-    if (it != training.state.end())
-      state = it->second;
-    SmallVector<Value> updated = linalg_export::convertOptimizerUpdate(
-        op, op->getOperands(), state, training.step, e);
-    value = updated[0];
-    StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
-    for (auto [v, name] : llvm::zip(ArrayRef<Value>(updated).drop_front(),
-                                    linalg_export::optimizerStateNames(op)))
-      newState.push_back({v, (fqn + "." + name).str()});
-  } else {
-    value = linalg_export::convertForwardOp(op, op->getOperands(), e);
-    if (succeeded(value) && !*value)
-      value = linalg_export::convertGradOp(op, op->getOperands(), e);
-  }
-  return value;
-}
-
 static bool isHalfType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor &&
@@ -276,83 +248,161 @@ static bool isHalf(Operation *op) {
          llvm::any_of(op->getResultTypes(), isHalfType);
 }
 
+namespace {
+
 /// A 16-bit op as tp's executor runs it: its 16-bit operands widened to
 /// f32, the kernel in f32, its result rounded once to its type. The f32
-/// kernel is the conversion of a copy of `op` on f32 tensors.
-static FailureOr<Value> convertWidened(Operation *op,
-                                       const TrainingState &training,
-                                       StateResults &newState) {
-  if (linalg_export::isOptimizerUpdate(op))
-    return op->emitOpError()
-           << "updates a 16-bit parameter: the export handles f32 optimizer "
-              "updates only";
-  OpBuilder b(op);
-  linalg_export::Emitter e(b, op->getLoc());
-  auto widen = [&](Type type) -> Type {
-    if (!isHalfType(type))
-      return type;
-    return cast<RankedTensorType>(type).clone(b.getF32Type());
-  };
-  OperationState state(op->getLoc(), op->getName());
-  for (Value v : op->getOperands()) {
-    if (!isHalfType(v.getType())) {
-      state.addOperands(v);
-      continue;
+/// kernel is a copy of the op on f32 tensors, which the conversion then
+/// legalizes with the op's own pattern.
+struct WidenHalfPattern : public ConversionPattern {
+  explicit WidenHalfPattern(MLIRContext *ctx)
+      : ConversionPattern(MatchAnyOpTypeTag(), /*benefit=*/2, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isModelOp(op) || !isHalf(op))
+      return failure();
+    linalg_export::Emitter e(rewriter, op->getLoc());
+    auto widen = [&](Type type) -> Type {
+      if (!isHalfType(type))
+        return type;
+      return cast<RankedTensorType>(type).clone(rewriter.getF32Type());
+    };
+    OperationState state(op->getLoc(), op->getName());
+    for (Value v : operands) {
+      if (!isHalfType(v.getType())) {
+        state.addOperands(v);
+        continue;
+      }
+      state.addOperands(
+          e.elementwise(linalg_export::shapeOf(v), rewriter.getF32Type(), {v},
+                        [](OpBuilder &nb, Location l, ValueRange a) {
+                          return SmallVector<Value>{arith::ExtFOp::create(
+                              nb, l, nb.getF32Type(), a[0])};
+                        }));
     }
-    state.addOperands(
-        e.elementwise(linalg_export::shapeOf(v), b.getF32Type(), {v},
-                      [](OpBuilder &nb, Location l, ValueRange a) {
-                        return SmallVector<Value>{arith::ExtFOp::create(
-                            nb, l, nb.getF32Type(), a[0])};
-                      }));
+    state.addTypes(widen(op->getResult(0).getType()));
+    state.propertiesAttr = op->getPropertiesAsAttribute();
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      state.addAttribute(attr.getName(), attr.getValue());
+    Value value = rewriter.create(state)->getResult(0);
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    if (isHalfType(type))
+      value = e.elementwise(type.getShape(), type.getElementType(), {value},
+                            [&](OpBuilder &nb, Location l, ValueRange a) {
+                              return SmallVector<Value>{arith::TruncFOp::create(
+                                  nb, l, type.getElementType(), a[0])};
+                            });
+    rewriter.replaceOp(op, value);
+    return success();
   }
-  state.addTypes(widen(op->getResult(0).getType()));
-  state.propertiesAttr = op->getPropertiesAsAttribute();
-  for (NamedAttribute attr : op->getDiscardableAttrs())
-    state.addAttribute(attr.getName(), attr.getValue());
-  Operation *wide = b.create(state);
-  FailureOr<Value> value = convertOne(wide, training, newState);
-  wide->erase();
-  if (failed(value) || !*value)
-    return value;
-  auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  if (!isHalfType(type))
-    return value;
-  return e.elementwise(type.getShape(), type.getElementType(), {*value},
-                       [&](OpBuilder &nb, Location l, ValueRange a) {
-                         return SmallVector<Value>{arith::TruncFOp::create(
-                             nb, l, type.getElementType(), a[0])};
-                       });
+};
+
+/// model.dropout: the identity, or in a training step tp's mask under the
+/// step's seed; model.dropout_grad: the same mask again.
+template <typename OpT>
+struct DropoutPattern : public OpConversionPattern<OpT> {
+  DropoutPattern(MLIRContext *ctx, const TrainingState &training)
+      : OpConversionPattern<OpT>(ctx), training(training) {}
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value x = adaptor.getOperands()[0];
+    if (!linalg_export::isTrainingDropout(op)) {
+      rewriter.replaceOp(op, x);
+      return success();
+    }
+    linalg_export::Emitter e(rewriter, op.getLoc());
+    return linalg_export::replaceExported(
+        op,
+        linalg_export::convertTrainingDropout(op, x, training.seed,
+                                              training.step, e),
+        rewriter);
+  }
+
+  const TrainingState &training;
+};
+
+/// An optimizer update: the updated parameter replaces it; its updated
+/// state goes to `newState`, returned after the function's results.
+template <typename OpT> struct UpdatePattern : public OpConversionPattern<OpT> {
+  UpdatePattern(MLIRContext *ctx, const TrainingState &training,
+                StateResults &newState)
+      : OpConversionPattern<OpT>(ctx), training(training), newState(newState) {}
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ValueRange state;
+    if (auto it = training.state.find(op); it != training.state.end())
+      state = it->second;
+    linalg_export::Emitter e(rewriter, op.getLoc());
+    SmallVector<Value> updated = linalg_export::convertOptimizerUpdate(
+        op, adaptor.getOperands(), state, training.step, e);
+    for (auto [v, name] : llvm::zip(ArrayRef<Value>(updated).drop_front(),
+                                    linalg_export::optimizerStateNames(op)))
+      newState.push_back({v, (op.getFqn() + "." + name).str()});
+    return linalg_export::replaceExported(op, updated[0], rewriter);
+  }
+
+  const TrainingState &training;
+  StateResults &newState;
+};
+
+} // namespace
+
+void mlir::tp::populateModelToLinalgPatterns(RewritePatternSet &patterns) {
+  linalg_export::populateForwardExportPatterns(patterns);
+  linalg_export::populateGradExportPatterns(patterns);
+  patterns.add<WidenHalfPattern>(patterns.getContext());
 }
 
+/// What the export refuses, checked before anything is rewritten so that
+/// the conversion itself cannot fail on a model op it has a pattern for.
+static LogicalResult checkExportable(func::FuncOp func) {
+  WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!isModelOp(op))
+      return WalkResult::advance();
+    if (failed(checkTypes(op)))
+      return WalkResult::interrupt();
+    if (op->getNumResults() != 1) {
+      op->emitOpError() << "has " << op->getNumResults()
+                        << " results: the export converts single-result "
+                           "model ops";
+      return WalkResult::interrupt();
+    }
+    if (isHalf(op) && linalg_export::isOptimizerUpdate(op)) {
+      op->emitOpError() << "updates a 16-bit parameter: the export handles "
+                           "f32 optimizer updates only";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Every model op of `func` replaced by its export, one conversion pattern
+/// per op (DialectConversion: an op without one is a legalization error).
 static LogicalResult convertOps(func::FuncOp func,
                                 const TrainingState &training) {
-  SmallVector<Operation *> ops;
-  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isModelOp(op))
-      ops.push_back(op);
-  });
+  if (failed(checkExportable(func)))
+    return failure();
+  MLIRContext *ctx = func.getContext();
   // The updated optimizer state, returned after the function's results.
   StateResults newState;
-  for (Operation *op : ops) {
-    if (failed(checkTypes(op)))
-      return failure();
-    if (op->getNumResults() != 1)
-      return op->emitOpError() << "has " << op->getNumResults()
-                               << " results: the export converts single-result "
-                                  "model ops";
-    FailureOr<Value> value = isHalf(op) ? convertWidened(op, training, newState)
-                                        : convertOne(op, training, newState);
-    if (failed(value))
-      return failure();
-    if (!*value)
-      return op->emitOpError() << "has no conversion to linalg";
-    if (value->getType() != op->getResult(0).getType())
-      return op->emitOpError() << "was converted to a " << value->getType()
-                               << " instead of " << op->getResult(0).getType();
-    op->getResult(0).replaceAllUsesWith(*value);
-    op->erase();
-  }
+  RewritePatternSet patterns(ctx);
+  populateModelToLinalgPatterns(patterns);
+  patterns.add<DropoutPattern<m::DropoutOp>, DropoutPattern<m::DropoutGradOp>>(
+      ctx, training);
+  patterns.add<UpdatePattern<m::SGDUpdateOp>, UpdatePattern<m::AdamWUpdateOp>>(
+      ctx, training, newState);
+  ConversionTarget target(*ctx);
+  target.addIllegalDialect<m::ModelDialect>();
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  if (failed(applyPartialConversion(func, target, std::move(patterns))))
+    return failure();
   // The updated state is returned next to the results: from the one
   // return of a single-block body, where every value dominates it.
   if (!newState.empty() && !func.getBody().hasOneBlock())
@@ -361,7 +411,7 @@ static LogicalResult convertOps(func::FuncOp func,
            << func.getBody().getBlocks().size()
            << " blocks: the optimizer's updated state is returned from a "
               "function of one block only";
-  Builder b(func.getContext());
+  Builder b(ctx);
   for (auto &[value, name] : newState) {
     unsigned index = func.getNumResults();
     if (failed(func.insertResult(index, value.getType(),

@@ -3,11 +3,12 @@
 // An op of another dialect joins placement propagation by getting a
 // ShardingRuleOpInterface external model; without one it sees replicated
 // operands; a rule that leaves out a placement is an error. Every model op
-// that computes from tensors has its own rule, and every forward op its
-// backward rule.
+// that computes from tensors has its own rule and its linalg export, and
+// every forward op its backward rule.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tp/Conversion/ModelToLinalg/Passes.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
@@ -18,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "gtest/gtest.h"
 
@@ -168,6 +170,32 @@ TEST(ModelOps, ForwardOpsAreDifferentiable) {
     ASSERT_TRUE(op) << name.str();
     EXPECT_TRUE(op->hasInterface<model::DifferentiableOpInterface>())
         << name.str() << " has no backward rule";
+  }
+}
+
+TEST(ModelOps, EveryOpHasALinalgExport) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  RewritePatternSet patterns(&ctx);
+  populateModelToLinalgPatterns(patterns);
+  llvm::StringSet<> exported;
+  for (const std::unique_ptr<RewritePattern> &p : patterns.getNativePatterns())
+    if (std::optional<OperationName> root = p->getRootKind())
+      exported.insert(root->getStringRef());
+  for (RegisteredOperationName op : ctx.getRegisteredOperations()) {
+    StringRef name = op.getStringRef();
+    // Parameters become arguments and modules are inlined before the
+    // conversion; dropout and the updates need a training step's seed and
+    // state (convertModelToLinalg's own patterns).
+    if (op.getDialectNamespace() != "model" ||
+        llvm::is_contained({"model.param", "model.module", "model.yield",
+                            "model.dropout", "model.dropout_grad",
+                            "model.sgd_update", "model.adamw_update"},
+                           name))
+      continue;
+    EXPECT_TRUE(exported.contains(name)) << name.str() << " has no export";
   }
 }
 

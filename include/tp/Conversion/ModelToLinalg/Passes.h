@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::tp {
@@ -42,6 +43,15 @@ inline constexpr llvm::StringLiteral kSeedArgAttr = "tp.seed";
 /// tensors (see the convert-model-to-linalg pass); emits an error naming the
 /// op and fails on the first op it cannot convert.
 LogicalResult convertModelToLinalg(ModuleOp module);
+
+/// The conversion patterns of the model ops that need nothing of a training
+/// step's arguments: the forward ops, the backward ops and clipping (one
+/// OpConversionPattern each), and the widening of 16-bit ops to f32
+/// kernels. For an embedder's own DialectConversion on a per-rank model
+/// whose parameters are already values; dropout in training and the
+/// optimizer updates read the step's seed and state, so only
+/// convertModelToLinalg converts them.
+void populateModelToLinalgPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "tp/Conversion/ModelToLinalg/Passes.h.inc"
