@@ -51,7 +51,7 @@ function(tp_install_package)
   # tp's interfaces and attributes in its own .td files).
   install(DIRECTORY ${TP_SOURCE_DIR}/include/
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-    FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
+    FILES_MATCHING PATTERN "*.h" PATTERN "*.def" PATTERN "*.td")
   # TableGen's outputs (TPOps.h.inc, Passes.h.inc, ...), which the headers
   # include.
   install(DIRECTORY ${TP_BINARY_DIR}/include/

@@ -20,94 +20,11 @@
 
 namespace mlir::tp::exec {
 
-/// What an instruction does. The comment after each names the static
-/// arguments it reads (fields of Instruction); all take their inputs from
-/// `operands` and define `result`.
+/// What an instruction does: one per entry of Opcodes.def, in its order
+/// (its comments say which fields of Instruction each reads).
 enum class Opcode : uint8_t {
-  // Values that come from the data source or from nothing.
-  Param,      // param: the whole parameter
-  ParamChunk, // param, dim, axes: only this rank's torch.chunk of it
-  Arange,     // size: [0, 1, ..., size - 1]
-  // Layout changes on one rank.
-  Chunk,                // dim, axes: this rank's torch.chunk piece
-  PartialFromReplicate, // axes, reduce: sum keeps the value on coordinate 0
-  Reshape,              // shape (-1: the uneven dim, whatever is left)
-  Transpose,            // shape: the permutation
-  Copy,                 // (dropout at inference, detach)
-  Pack,                 // every operand flattened, one after another
-  Unpack,               // size (offset), shape: elements of a 1-D operand
-  // Collectives over the group of ranks that differ only on `axes`.
-  AllGather,           // dim, axes
-  AllGatherUneven,     // dim, size, outerAxes, axes: torch.chunk pieces
-  AllReduce,           // reduce, axes
-  ReduceScatter,       // dim, reduce, axes
-  ReduceScatterUneven, // dim, reduce, axes: into torch.chunk pieces
-  AllToAll,            // dim (split), concatDim, axes
-  Broadcast,           // root, axes
-  // Kernels: they compute in f32 (16-bit operands are widened for the call)
-  // and round the result to its slot's dtype once.
-  Linear,          // operands x, weight[, bias]
-  Embedding,       // operands ids, table
-  EmbeddingMasked, // size (the vocabulary), axes: rows of a sharded table
-  LayerNorm,       // value (eps)
-  RMSNorm,         // value (eps)
-  Relu,
-  Gelu,
-  Silu,
-  Exp,
-  Log,
-  Add,
-  Sub,
-  Mul,
-  Matmul,
-  Softmax,      // dim
-  Rotary,       // value (theta)
-  Attention,    // causal
-  ReduceMax,    // dim
-  ReduceSum,    // dim
-  Mean,         // size: the global count over a shard (0: its own)
-  TargetLogit,  // size (classes), axes: empty unless the classes are sharded
-  CrossEntropy, // size: the global rows over a shard of rows (0: its own)
-  // Backward kernels (host only for now): operands as the op's
-  // (ModelGradOps.td).
-  Full,                // value: every element of the result slot's shape
-  Neg,                 //
-  LinearGradInput,     // grad, weight
-  LinearGradWeight,    // grad, input
-  SumTo,               // shape (-1: the grad's extent there, an uneven dim)
-  ReluGrad,            // grad, input
-  GeluGrad,            // grad, input
-  SiluGrad,            // grad, input
-  MeanGrad,            // shape: the mean's input
-  LogGrad,             // grad, input
-  LayerNormGradInput,  // value (eps): grad, input, weight
-  LayerNormGradWeight, // value (eps): grad, input
-  RMSNormGradInput,    // value (eps): grad, input, weight
-  RMSNormGradWeight,   // value (eps): grad, input
-  EmbeddingGrad,       // grad, ids, table (its rows: the vocabulary)
-  EmbeddingGradMasked, // size (the vocabulary), axes: rows of a sharded table
-  SoftmaxGrad,         // dim: grad, output
-  RotaryGrad,          // value (theta)
-  AttentionGradQ,      // causal: grad, q, k, v
-  AttentionGradK,      // causal: grad, q, k, v
-  AttentionGradV,      // causal: grad, q, k, v
-  ReduceSumGrad,       // dim: grad, input
-  ReduceMaxGrad,       // dim: grad, input
-  CrossEntropyGrad,    // size (as CrossEntropy): grad, logits, targets
-  TargetLogitGrad,     // size (classes), axes: empty unless they are sharded
-  // Dropout in training and its backward (the same mask on the gradient):
-  // value (p), name (the FQN, the mask's key), shape (the global shape),
-  // shardDims (empty unless the operand is a shard).
-  Dropout,
-  DropoutGrad,
-  // Optimizer updates (param, grad): the result is the updated parameter,
-  // which later runs with a RankState read in place of the parameter's slot
-  // (operand 0); their state is kept by name. `hyper` holds the arguments.
-  SGDUpdate,   // hyper: lr, momentum, dampening, weight_decay, nesterov
-  AdamWUpdate, // hyper: lr, beta1, beta2, eps, weight_decay
-  // Clipping by the global norm (clip_grad_norm_).
-  SumSquares,      // every operand's squared elements, summed: f32 scalar
-  ClipCoefficient, // value (max_norm): min(1, max_norm / (sqrt(x) + 1e-6))
+#define TP_OPCODE(Name, Printed, Args, Kernel, HostOnly) Name,
+#include "tp/Executor/Opcodes.def"
 };
 
 /// The opcode's name in the printed program ("all_gather").
