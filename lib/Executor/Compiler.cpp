@@ -1,6 +1,7 @@
 //===- Compiler.cpp - a function's inputs, results, slots, params ---------===//
 //
-// The function-level half of the compiler (Compiler.h): the mesh, the
+// The function-level half of the compiler (Compiler.h), and
+// Program::compile: the mesh, the
 // inputs and results with their layouts, slot numbering, parameters (a
 // parameter read only by its chunk is loaded as that chunk), then the
 // liveness plan and the memory check. The per-op half is CompileOps.cpp.
@@ -26,6 +27,10 @@ ProgramData compileProgram(func::FuncOp func) {
   return program;
 }
 } // namespace mlir::tp::exec::detail
+
+Program Program::compile(func::FuncOp func) {
+  return Program(std::make_shared<const ProgramData>(compileProgram(func)));
+}
 
 void Compiler::compile(func::FuncOp func) {
   program.name = func.getName().str();

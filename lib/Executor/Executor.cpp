@@ -1,15 +1,16 @@
 //===- Executor.cpp - Program on the host --------------------------------===//
 //
-// Program's public side: compile (the one compiler, Compiler.h), the host
-// backend and its instance of the interpreter (Interpreter.h): buffers are
-// runtime::Tensor, model ops call the CPU kernels, tp collectives the rank's
-// communicators (one per set of mesh axes). Also the global values of
+// Program's public side, in TPInterpreter (no MLIR; Program::compile is the
+// compiler's, Compiler.cpp): the host backend and its instance of the
+// interpreter (Interpreter.h): buffers are runtime::Tensor, model ops call
+// the CPU kernels, tp collectives the rank's communicators (one per set of
+// mesh axes). Also the global values of
 // parameters and inputs and the reassembly of global results.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Compiler.h"
 #include "Interpreter.h"
+#include "ProgramData.h"
 
 #include "tp/Runtime/FloatOps.h"
 #include "tp/Runtime/GradKernels.h"
@@ -31,11 +32,6 @@ Program::Program(std::shared_ptr<const exec::detail::ProgramData> data)
 Program::~Program() = default;
 Program::Program(Program &&) noexcept = default;
 Program &Program::operator=(Program &&) noexcept = default;
-
-Program Program::compile(mlir::func::FuncOp func) {
-  return Program(std::make_shared<const exec::detail::ProgramData>(
-      exec::detail::compileProgram(func)));
-}
 
 const std::vector<int64_t> &Program::meshShape() const {
   return data->meshShape;
