@@ -69,8 +69,8 @@ void planLiveness(ProgramData &program);
 
 /// The range of ids an integer input \p ids may hold, [0, result), from the
 /// tables they index (embeddings, loss targets), or -1 when they index none.
-/// Part of the data source's policy (DataSource.cpp), asked by the compiler
-/// because only the IR knows the tables.
+/// Part of the data source's policy, found by the compiler because only
+/// the IR knows the tables.
 int64_t tokenRange(mlir::Value ids);
 
 //===----------------------------------------------------------------------===//

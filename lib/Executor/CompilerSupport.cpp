@@ -172,3 +172,51 @@ void planLiveness(ProgramData &program) {
 }
 
 } // namespace mlir::tp::exec::detail
+
+//===----------------------------------------------------------------------===//
+// The id range of token inputs
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
+  namespace m = mlir::tp::model;
+  using mlir::tp::TPDialect;
+  // Ids must be valid for every table they index: the smallest one.
+  int64_t range = -1;
+  auto narrow = [&](int64_t v) { range = range < 0 ? v : std::min(range, v); };
+  for (mlir::Operation *user : ids.getUsers()) {
+    // Through local chunks (a batch-sharded input) to the embeddings
+    // (and gathers: targets of a whole-row loss on batch-sharded inputs).
+    if (mlir::isa<mlir::tp::ChunkOp, mlir::tp::AllGatherOp>(user)) {
+      if (int64_t v = tokenRange(user->getResult(0)); v > 0)
+        narrow(v);
+      continue;
+    }
+    // Loss targets: ids range over the classes (all of them when the
+    // logits are class-sharded).
+    if (auto t = mlir::dyn_cast<m::TargetLogitOp>(user)) {
+      narrow(mlir::cast<mlir::RankedTensorType>(t.getLogits().getType())
+                 .getDimSize(1));
+      continue;
+    }
+    if (auto t = mlir::dyn_cast<mlir::tp::ShardedTargetLogitOp>(user)) {
+      narrow(t.getNumClasses());
+      continue;
+    }
+    if (auto ce = mlir::dyn_cast<m::CrossEntropyOp>(user)) {
+      narrow(mlir::cast<mlir::RankedTensorType>(ce.getLogits().getType())
+                 .getDimSize(1));
+      continue;
+    }
+    // Embeddings: the whole vocabulary, also when this rank holds a chunk.
+    if (auto emb = mlir::dyn_cast<m::EmbeddingOp>(user)) {
+      mlir::Value w = emb.getWeight();
+      if (auto chunk = w.getDefiningOp<mlir::tp::ChunkOp>())
+        w = chunk.getInput();
+      narrow(mlir::cast<mlir::RankedTensorType>(w.getType()).getDimSize(0));
+      continue;
+    }
+    if (auto emb = mlir::dyn_cast<mlir::tp::ShardedEmbeddingOp>(user))
+      narrow(emb.getVocabSize());
+  }
+  return range;
+}

@@ -58,7 +58,7 @@ struct InputInfo {
   /// and the others zeros; avg, max and min hold it everywhere).
   std::vector<std::string> placements;
   /// For integer token inputs: valid ids are in [0, vocab) (see
-  /// tokenRange in lib/Executor/DataSource.cpp for how it is found).
+  /// tokenRange in lib/Executor/CompilerSupport.cpp for how it is found).
   /// Their dtype is kTokenDType for i64 arguments, I32 for i32 ones.
   bool isTokens = false;
   int64_t vocab = 0;
