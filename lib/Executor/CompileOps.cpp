@@ -2,12 +2,16 @@
 //
 // The per-op half of the compiler (Compiler.h): each op of the partitioned
 // function becomes one Instruction, its attributes becoming static
-// arguments. What an op means at run time is the interpreter's
-// (Interpreter.h); here only what it reads and how.
+// arguments. A model op names its kernel (KernelOpInterface) and its
+// attributes are read by the kernel's argument kinds (Opcodes.def), so no
+// list of model ops is kept here; tp's ops (layout changes, collectives and
+// the sharded forms partitioning makes) and parameters are compiled one by
+// one. What an op means at run time is the interpreter's (Interpreter.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Compiler.h"
+#include "OpcodeTable.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -19,34 +23,172 @@ using namespace ::mlir::tp::exec::detail;
 namespace m = mlir::tp::model;
 using mlir::tp::TPDialect;
 
-/// The ops whose instruction is the opcode and operands alone.
-static std::optional<Opcode> plainOpcode(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<Opcode>>(op)
-      .Case([](m::LinearOp) { return Opcode::Linear; })
-      .Case([](m::ReluOp) { return Opcode::Relu; })
-      .Case([](m::GeluOp) { return Opcode::Gelu; })
-      .Case([](m::SiluOp) { return Opcode::Silu; })
-      .Case([](m::ExpOp) { return Opcode::Exp; })
-      .Case([](m::LogOp) { return Opcode::Log; })
-      .Case([](m::AddOp) { return Opcode::Add; })
-      .Case([](m::SubOp) { return Opcode::Sub; })
-      .Case([](m::MulOp) { return Opcode::Mul; })
-      .Case([](m::MatmulOp) { return Opcode::Matmul; })
-      .Case([](m::MeanOp) { return Opcode::Mean; })
-      .Case([](m::CrossEntropyOp) { return Opcode::CrossEntropy; })
-      .Case([](m::NegOp) { return Opcode::Neg; })
-      .Case([](m::LinearGradInputOp) { return Opcode::LinearGradInput; })
-      .Case([](m::LinearGradWeightOp) { return Opcode::LinearGradWeight; })
-      .Case([](m::ReluGradOp) { return Opcode::ReluGrad; })
-      .Case([](m::GeluGradOp) { return Opcode::GeluGrad; })
-      .Case([](m::SiluGradOp) { return Opcode::SiluGrad; })
-      .Case([](m::LogGradOp) { return Opcode::LogGrad; })
-      .Case([](m::DetachOp) { return Opcode::Copy; })
-      .Case([](m::EmbeddingGradOp) { return Opcode::EmbeddingGrad; })
-      .Case([](m::CrossEntropyGradOp) { return Opcode::CrossEntropyGrad; })
-      .Case([](m::TargetLogitGradOp) { return Opcode::TargetLogitGrad; })
-      .Case([](m::SumSquaresOp) { return Opcode::SumSquares; })
-      .Default([](Operation *) { return std::nullopt; });
+namespace {
+/// The attribute an argument kind is read from when a model op's kernel
+/// takes it (KernelOpInterface). Shapes come from the result type; kHyper
+/// from the attributes hyperNames lists; the rest are set by tp ops only.
+struct AttributeArg {
+  Arg arg;
+  const char *attr;
+  bool optional;
+};
+constexpr AttributeArg kAttributeArgs[] = {
+    {kDim, "dim", false},       {kPerm, "permutation", false},
+    {kEps, "eps", false},       {kTheta, "theta", false},
+    {kValue, "value", false},   {kMaxNorm, "max_norm", false},
+    {kCausal, "causal", false}, {kCount, "count", true},
+};
+/// The argument kinds a model op's kernel may have that no attribute
+/// gives: its result's shape, and the axes (with the size that goes with
+/// them) of a sharded form that only tp ops have.
+constexpr unsigned kDerivedArgs = kShape | kSize | kAxes;
+} // namespace
+
+llvm::SmallVector<llvm::StringRef>
+mlir::tp::exec::detail::kernelAttributes(Opcode code) {
+  llvm::SmallVector<llvm::StringRef> names{"fqn"};
+  unsigned args = opcodeInfo(code).args;
+  for (const AttributeArg &a : kAttributeArgs)
+    if (args & a.arg)
+      names.push_back(a.attr);
+  for (const char *h : hyperNames(code))
+    names.push_back(h);
+  if (args & kDropout)
+    names.append({"p", "train"});
+  return names;
+}
+
+/// The float attribute \p name of \p op (bool: 0 or 1), or an error naming
+/// both.
+static double numberAttr(Operation *op, StringRef name) {
+  Attribute a = op->getAttr(name);
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return f.getValueAsDouble();
+  if (auto b = dyn_cast_or_null<BoolAttr>(a))
+    return b.getValue() ? 1.0 : 0.0;
+  throw std::runtime_error("tp executor needs the number '" + name.str() +
+                           "' of " + describe(op));
+}
+
+void Compiler::compileKernel(model::KernelOpInterface kernel,
+                             Instruction instr) {
+  Operation *op = kernel;
+  StringRef name = kernel.getKernelName();
+  std::optional<Opcode> code = opcodeNamed(name);
+  // A kernel, or an optimizer update (which writes its state in place);
+  // layout changes and collectives are tp ops.
+  if (!code || !(isKernel(*code) || (opcodeInfo(*code).args & kHyper)))
+    throw std::runtime_error("tp executor has no kernel '" + name.str() +
+                             "' to run " + describe(op));
+  instr.op = *code;
+  unsigned args = opcodeInfo(*code).args;
+
+  // Every attribute of the op is an argument its kernel reads: one it
+  // would ignore means the kernel computes something other than the op.
+  llvm::SmallVector<StringRef> read = kernelAttributes(*code);
+  for (NamedAttribute a : op->getAttrs())
+    if (!a.getName().strref().contains('.') &&
+        !llvm::is_contained(read, a.getName().strref()))
+      throw std::runtime_error("tp executor's kernel '" + name.str() +
+                               "' does not read attribute '" +
+                               a.getName().str() + "' of " + describe(op));
+  unsigned unread = args & ~(kDerivedArgs | kHyper | kDropout);
+  for (const AttributeArg &a : kAttributeArgs)
+    unread &= ~a.arg;
+  if (unread)
+    throw std::runtime_error(
+        "tp executor's kernel '" + name.str() +
+        "' takes arguments a model op cannot give: " + describe(op));
+
+  if (args & kDropout) {
+    compileDropout(op, std::move(instr));
+    return;
+  }
+  for (const AttributeArg &a : kAttributeArgs) {
+    if (!(args & a.arg))
+      continue;
+    Attribute attr = op->getAttr(a.attr);
+    if (!attr) {
+      if (a.optional)
+        continue;
+      throw std::runtime_error("tp executor's kernel '" + name.str() +
+                               "' needs attribute '" + a.attr + "' of " +
+                               describe(op));
+    }
+    switch (a.arg) {
+    case kDim: {
+      auto dim = dyn_cast<IntegerAttr>(attr);
+      if (!dim)
+        break;
+      // Counted from the end when negative, in the first operand's rank.
+      int64_t rank = op->getNumOperands()
+                         ? static_cast<int64_t>(
+                               shapeOf(op->getOperand(0).getType()).size())
+                         : 0;
+      instr.dim = dim.getInt() < 0 ? dim.getInt() + rank : dim.getInt();
+      continue;
+    }
+    case kPerm:
+      if (auto perm = dyn_cast<DenseI64ArrayAttr>(attr)) {
+        instr.shape.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
+        continue;
+      }
+      break;
+    case kCausal:
+      if (auto causal = dyn_cast<BoolAttr>(attr)) {
+        instr.causal = causal.getValue();
+        continue;
+      }
+      break;
+    case kCount:
+      // The means of a shard (mean, cross_entropy and its gradient): the
+      // global divisor tp-partition set.
+      if (auto count = dyn_cast<IntegerAttr>(attr)) {
+        instr.size = count.getInt();
+        continue;
+      }
+      break;
+    default: // eps, theta, value, max_norm
+      if (auto f = dyn_cast<FloatAttr>(attr)) {
+        instr.value = f.getValueAsDouble();
+        continue;
+      }
+      break;
+    }
+    throw std::runtime_error("tp executor cannot read attribute '" +
+                             std::string(a.attr) + "' of " + describe(op));
+  }
+  for (const char *h : hyperNames(*code))
+    instr.hyper.push_back(numberAttr(op, h));
+
+  // Arguments from the result's shape, and what each kernel needs of it.
+  switch (*code) {
+  case Opcode::Arange:
+    instr.size = shapeOf(op->getResult(0).getType()).at(0);
+    break;
+  case Opcode::Reshape:
+    instr.shape = shapeOf(op->getResult(0).getType());
+    if (llvm::count(instr.shape, -1) > 1)
+      throw std::runtime_error("tp executor cannot reshape to more than one "
+                               "uneven dim: " +
+                               describe(op));
+    break;
+  case Opcode::MeanGrad:
+    instr.shape = shapeOf(op->getResult(0).getType());
+    if (llvm::is_contained(instr.shape, -1))
+      throw std::runtime_error("tp executor cannot spread a mean's gradient "
+                               "over an uneven shard: " +
+                               describe(op));
+    break;
+  case Opcode::Full: // value: every element of the result
+    instr.shape = shapeOf(op->getResult(0).getType());
+    break;
+  default:
+    if (args & kShape)
+      instr.shape = shapeOf(op->getResult(0).getType());
+    break;
+  }
+  emit(op, std::move(instr));
 }
 
 void Compiler::compileOp(Operation *op) {
@@ -60,13 +202,9 @@ void Compiler::compileOp(Operation *op) {
                                " is not defined before it");
     instr.operands.push_back(it->second);
   }
-  if (std::optional<Opcode> code = plainOpcode(op)) {
-    instr.op = *code;
-    // The means of a shard (mean, cross_entropy and its gradient): the
-    // global divisor tp-partition set.
-    if (auto count = op->getAttrOfType<IntegerAttr>("count"))
-      instr.size = count.getInt();
-    emit(op, std::move(instr));
+  // Model ops: the kernel their record names.
+  if (auto kernel = dyn_cast<model::KernelOpInterface>(op)) {
+    compileKernel(kernel, std::move(instr));
     return;
   }
   auto axesOf = [](auto collective) {
@@ -112,11 +250,6 @@ void Compiler::compileOp(Operation *op) {
         i.size = total;
         i.outerAxes = std::move(outer);
       })
-      .Case([&](m::ClipCoefficientOp c) {
-        instr.op = Opcode::ClipCoefficient;
-        instr.value = static_cast<float>(c.getMaxNorm().convertToDouble());
-        emit(op, std::move(instr));
-      })
       .Case([&](mlir::tp::PackOp) {
         instr.op = Opcode::Pack;
         emit(op, std::move(instr));
@@ -149,10 +282,6 @@ void Compiler::compileOp(Operation *op) {
       .Case([&](mlir::tp::BroadcastOp c) {
         emitCollective(op, Opcode::Broadcast, axesOf(c)).root = c.getRoot();
       })
-      .Case([&](m::EmbeddingOp) {
-        instr.op = Opcode::Embedding;
-        emit(op, std::move(instr));
-      })
       .Case([&](mlir::tp::ShardedEmbeddingOp e) {
         // This rank holds rows [offset, offset + local rows) of the vocab.
         instr.op = Opcode::EmbeddingMasked;
@@ -161,100 +290,6 @@ void Compiler::compileOp(Operation *op) {
           instr.name = module->str();
         instr.axes = axesOf(e);
         instr.size = e.getVocabSize();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::LayerNormOp n) {
-        instr.op = Opcode::LayerNorm;
-        instr.value = n.getEps().convertToDouble();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::RMSNormOp n) {
-        instr.op = Opcode::RMSNorm;
-        instr.value = n.getEps().convertToDouble();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::SoftmaxOp s) {
-        instr.op = Opcode::Softmax;
-        instr.dim = s.getDim();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::ReshapeOp r) {
-        instr.op = Opcode::Reshape;
-        instr.shape = shapeOf(r.getType());
-        if (llvm::count(instr.shape, -1) > 1)
-          throw std::runtime_error("tp executor cannot reshape to more "
-                                   "than one uneven dim: " +
-                                   describe(op));
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::RotaryOp r) {
-        instr.op = Opcode::Rotary;
-        instr.value = r.getTheta().convertToDouble();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::AttentionOp a) {
-        instr.op = Opcode::Attention;
-        instr.causal = a.getCausal();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::ArangeOp a) {
-        instr.op = Opcode::Arange;
-        instr.size = a.getType().getDimSize(0);
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::FullOp f) {
-        instr.op = Opcode::Full;
-        instr.value = f.getValue().convertToDouble();
-        instr.shape = shapeOf(f.getType());
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::SumToOp t) {
-        instr.op = Opcode::SumTo;
-        instr.shape = shapeOf(t.getResult().getType());
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::MeanGradOp g) {
-        instr.op = Opcode::MeanGrad;
-        instr.shape = shapeOf(g.getResult().getType());
-        if (llvm::is_contained(instr.shape, -1))
-          throw std::runtime_error("tp executor cannot spread a mean's "
-                                   "gradient over an uneven shard: " +
-                                   describe(op));
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::SGDUpdateOp u) {
-        instr.op = Opcode::SGDUpdate;
-        instr.name = u.getFqn().str();
-        instr.hyper = {
-            u.getLr().convertToDouble(), u.getMomentum().convertToDouble(),
-            u.getDampening().convertToDouble(),
-            u.getWeightDecay().convertToDouble(), u.getNesterov() ? 1.0 : 0.0};
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::AdamWUpdateOp u) {
-        instr.op = Opcode::AdamWUpdate;
-        instr.name = u.getFqn().str();
-        instr.hyper = {
-            u.getLr().convertToDouble(), u.getBeta1().convertToDouble(),
-            u.getBeta2().convertToDouble(), u.getEps().convertToDouble(),
-            u.getWeightDecay().convertToDouble()};
-        emit(op, std::move(instr));
-      })
-      .Case<m::LayerNormGradInputOp, m::LayerNormGradWeightOp,
-            m::RMSNormGradInputOp, m::RMSNormGradWeightOp>([&](Operation *) {
-        instr.op =
-            llvm::TypeSwitch<Operation *, Opcode>(op)
-                .Case([](m::LayerNormGradInputOp) {
-                  return Opcode::LayerNormGradInput;
-                })
-                .Case([](m::LayerNormGradWeightOp) {
-                  return Opcode::LayerNormGradWeight;
-                })
-                .Case([](m::RMSNormGradInputOp) {
-                  return Opcode::RMSNormGradInput;
-                })
-                .Default([](Operation *) { return Opcode::RMSNormGradWeight; });
-        instr.value = cast<FloatAttr>(op->getAttr("eps")).getValueAsDouble();
         emit(op, std::move(instr));
       })
       .Case([&](mlir::tp::ShardedEmbeddingGradOp e) {
@@ -271,56 +306,8 @@ void Compiler::compileOp(Operation *op) {
         instr.size = t.getNumClasses();
         emit(op, std::move(instr));
       })
-      .Case<m::DropoutOp, m::DropoutGradOp, mlir::tp::ShardedDropoutOp,
-            mlir::tp::ShardedDropoutGradOp>(
+      .Case<mlir::tp::ShardedDropoutOp, mlir::tp::ShardedDropoutGradOp>(
           [&](Operation *) { compileDropout(op, std::move(instr)); })
-      .Case([&](m::SoftmaxGradOp s) {
-        instr.op = Opcode::SoftmaxGrad;
-        instr.dim = s.getDim();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::RotaryGradOp r) {
-        instr.op = Opcode::RotaryGrad;
-        instr.value = r.getTheta().convertToDouble();
-        emit(op, std::move(instr));
-      })
-      .Case<m::AttentionGradQOp, m::AttentionGradKOp, m::AttentionGradVOp>(
-          [&](Operation *) {
-            instr.op = isa<m::AttentionGradQOp>(op)   ? Opcode::AttentionGradQ
-                       : isa<m::AttentionGradKOp>(op) ? Opcode::AttentionGradK
-                                                      : Opcode::AttentionGradV;
-            instr.causal = cast<BoolAttr>(op->getAttr("causal")).getValue();
-            emit(op, std::move(instr));
-          })
-      .Case<m::ReduceSumGradOp, m::ReduceMaxGradOp>([&](Operation *) {
-        instr.op = isa<m::ReduceSumGradOp>(op) ? Opcode::ReduceSumGrad
-                                               : Opcode::ReduceMaxGrad;
-        auto dim = static_cast<int64_t>(
-            cast<IntegerAttr>(op->getAttr("dim")).getInt());
-        int64_t rank = shapeOf(op->getOperand(1).getType()).size();
-        instr.dim = dim < 0 ? dim + rank : dim;
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::TransposeOp t) {
-        instr.op = Opcode::Transpose;
-        instr.shape.assign(t.getPermutation().begin(),
-                           t.getPermutation().end());
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::ReduceMaxOp r) {
-        instr.op = Opcode::ReduceMax;
-        instr.dim = r.getDim();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::ReduceSumOp r) {
-        instr.op = Opcode::ReduceSum;
-        instr.dim = r.getDim();
-        emit(op, std::move(instr));
-      })
-      .Case([&](m::TargetLogitOp) {
-        instr.op = Opcode::TargetLogit;
-        emit(op, std::move(instr));
-      })
       .Case([&](mlir::tp::ShardedTargetLogitOp t) {
         // Class-sharded logits: this rank's classes start at its chunk's
         // offset.

@@ -63,6 +63,9 @@ rt::ReduceOp reduceOp(mlir::tp::ReductionKind k);
 void describeLayout(mlir::Type global, size_t meshRank, const std::string &what,
                     std::vector<int64_t> &shape,
                     std::vector<std::string> &placements);
+/// The attributes of an op that kernel \p code reads: `fqn` (the
+/// instruction's name) and those of its argument kinds (CompileOps.cpp).
+llvm::SmallVector<llvm::StringRef> kernelAttributes(Opcode code);
 /// Fills every instruction's `frees` (each slot after its last reader,
 /// results kept) and the static peak bytes of \p program.
 void planLiveness(ProgramData &program);
@@ -88,6 +91,10 @@ private:
   /// One instruction per op (CompileOps.cpp).
   void compileOp(mlir::Operation *op);
   void compileParam(mlir::tp::model::ParamOp op);
+  /// A model op: the kernel its record names, with the static arguments
+  /// read from its attributes (every one of which the kernel must read).
+  void compileKernel(mlir::tp::model::KernelOpInterface kernel,
+                     Instruction instr);
   /// model.dropout (Copy unless `train`), model.dropout_grad and their
   /// sharded forms (the global shape and shard dims for the mask's index).
   void compileDropout(mlir::Operation *op, Instruction instr);

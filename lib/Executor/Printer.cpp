@@ -1,6 +1,5 @@
 //===- Printer.cpp - the instruction list as text ---------------*- C++ -*-===//
 //
-// The opcode table (names, which static arguments each one reads) and
 // Program::print, the stable text form that `tp-run --dump-program` shows
 // and the tests check:
 //
@@ -13,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OpcodeTable.h"
 #include "ProgramData.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -24,45 +24,9 @@
 using namespace ::mlir::tp::exec;
 namespace rt = ::mlir::tp::runtime;
 
+using namespace ::mlir::tp::exec::detail;
+
 namespace {
-/// The static arguments an opcode reads, in the order they print.
-enum Arg : unsigned {
-  kDim = 1 << 0,
-  kConcatDim = 1 << 1,
-  kSize = 1 << 2,
-  kRoot = 1 << 3,
-  kShape = 1 << 4,
-  kPerm = 1 << 5, // `shape` holds a permutation
-  kEps = 1 << 6,
-  kTheta = 1 << 7,
-  kReduce = 1 << 8,
-  kCausal = 1 << 9,
-  kOuterAxes = 1 << 10,
-  kAxes = 1 << 11,
-  kValue = 1 << 12,
-  kHyper = 1 << 13,
-  kCount = 1 << 14,   // `size` as a mean's global divisor, shown when set
-  kOffset = 1 << 15,  // `size` as an offset
-  kMaxNorm = 1 << 16, // `value` as clipping's max_norm
-  kDropout = 1 << 17, // p, the global shape, shard dims when sharded
-};
-
-struct OpcodeInfo {
-  const char *name;
-  unsigned args;
-  bool kernel;
-  bool hostOnly;
-};
-
-/// Indexed by Opcode: both are made from Opcodes.def.
-const OpcodeInfo kOpcodes[] = {
-#define TP_OPCODE(Name, Printed, Args, Kernel, HostOnly)                       \
-  {Printed, Args, Kernel, HostOnly},
-#include "tp/Executor/Opcodes.def"
-};
-
-const OpcodeInfo &info(Opcode op) { return kOpcodes[static_cast<size_t>(op)]; }
-
 const char *reduceName(rt::ReduceOp op) {
   switch (op) {
   case rt::ReduceOp::Sum:
@@ -108,7 +72,7 @@ void printSlots(llvm::raw_ostream &os, const std::vector<int> &slots) {
 
 /// " {dim = 1, axes = [0]}", or nothing without static arguments.
 void printArgs(llvm::raw_ostream &os, const Instruction &in) {
-  unsigned args = info(in.op).args;
+  unsigned args = opcodeInfo(in.op).args;
   if (in.op == Opcode::TargetLogit && in.axes.empty())
     args = 0; // classes not sharded: nothing to say
   if ((args & kCount) && in.size == 0)
@@ -146,12 +110,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
   if (args & kMaxNorm)
     key("max_norm") << llvm::format("%g", in.value);
   if (args & kHyper) {
-    static const char *const sgd[] = {"lr", "momentum", "dampening",
-                                      "weight_decay", "nesterov"};
-    static const char *const adamw[] = {"lr", "beta1", "beta2", "eps",
-                                        "weight_decay"};
-    const char *const *names = in.op == Opcode::SGDUpdate ? sgd : adamw;
-    for (size_t i = 0; i < in.hyper.size() && i < 5; ++i)
+    llvm::ArrayRef<const char *> names = hyperNames(in.op);
+    for (size_t i = 0; i < in.hyper.size() && i < names.size(); ++i)
       key(names[i]) << llvm::format("%g", in.hyper[i]);
   }
   if (args & kDropout) {
@@ -175,10 +135,6 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
   os << '}';
 }
 } // namespace
-
-const char *mlir::tp::exec::opcodeName(Opcode op) { return info(op).name; }
-bool mlir::tp::exec::isKernel(Opcode op) { return info(op).kernel; }
-bool mlir::tp::exec::isHostOnly(Opcode op) { return info(op).hostOnly; }
 
 const char *mlir::tp::exec::phaseName(Phase phase) {
   switch (phase) {

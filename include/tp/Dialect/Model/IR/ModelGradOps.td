@@ -16,7 +16,7 @@
 // Backward ops of a leaf module carry its FQN, like the module, so that
 // their collectives are reported under it.
 class Model_LeafGradOp<string mnemonic>
-    : Model_Op<mnemonic, [Pure, Model_HasShardingRule]> {
+    : Model_Op<mnemonic, [Pure, Model_HasShardingRule, Model_Kernel]> {
   let assemblyFormat = [{
     $fqn `(` operands `)` attr-dict `:` functional-type(operands, results)
   }];
@@ -276,7 +276,7 @@ def Model_MeanGradOp : Model_FnOp<"mean_grad"> {
 
 def Model_NegOp : Model_UnaryOp<"neg", "Element-wise negation">;
 
-def Model_FullOp : Model_Op<"full", [Pure]> {
+def Model_FullOp : Model_Op<"full", [Pure, Model_Kernel]> {
   let summary = "A tensor with every element equal to `value`";
   let description = [{
     The seed of reverse-mode differentiation is the loss's gradient, a
@@ -302,7 +302,8 @@ def Model_FullOp : Model_Op<"full", [Pure]> {
 // parameter between steps (sharded as the parameter); the result is the
 // updated parameter, which the next step reads. Not Pure: the state changes.
 class Model_UpdateOp<string mnemonic> : Model_Op<mnemonic,
-    [MemoryEffects<[MemRead, MemWrite]>, Model_HasShardingRule]> {
+    [MemoryEffects<[MemRead, MemWrite]>, Model_HasShardingRule,
+     Model_Kernel]> {
   let assemblyFormat = [{
     $fqn `(` $param `,` $grad `)` attr-dict `:` functional-type(operands, results)
   }];
@@ -341,7 +342,7 @@ def Model_AdamWUpdateOp : Model_UpdateOp<"adamw_update"> {
 }
 
 def Model_SumSquaresOp
-    : Model_Op<"sum_squares", [Pure, Model_HasShardingRule]> {
+    : Model_Op<"sum_squares", [Pure, Model_HasShardingRule, Model_Kernel]> {
   let summary = "Sum of the squares of every element of every operand";
   let description = [{
     The squared global norm of the gradients, for clipping
@@ -363,7 +364,8 @@ def Model_SumSquaresOp
 }
 
 def Model_ClipCoefficientOp
-    : Model_Op<"clip_coefficient", [Pure, Model_HasShardingRule]> {
+    : Model_Op<"clip_coefficient",
+               [Pure, Model_HasShardingRule, Model_Kernel]> {
   let summary = "The factor clip_grad_norm_ scales every gradient by";
   let description = [{
     `min(1, max_norm / (sqrt(sum_squares) + 1e-6))`, PyTorch's

@@ -1,8 +1,8 @@
 //===- ModelInterfaces.td - model dialect op interfaces ----*- tablegen -*-===//
 //
 // What an op of a model can do, declared on the op's record: how it is
-// differentiated, whether it is a leaf module. (Its sharding rule is tp's ShardingRuleOpInterface,
-// TPInterfaces.td.) An op's implementation of each lives next to the op, so
+// differentiated, whether it is a leaf module, which runtime kernel runs it.
+// (Its sharding rule is tp's ShardingRuleOpInterface, TPInterfaces.td.) An op's implementation of each lives next to the op, so
 // adding an op never means editing a list of every op.
 //
 //===----------------------------------------------------------------------===//
@@ -57,6 +57,29 @@ def Model_LeafModuleOpInterface : OpInterface<"LeafModuleOpInterface"> {
     InterfaceMethod<"The PyTorch class name, e.g. `Linear`.",
       "::llvm::StringRef", "getTorchClassName", (ins), /*methodBody=*/"",
       /*defaultImplementation=*/"return ConcreteOp::kTorchClassName;">,
+  ];
+}
+
+def Model_KernelOpInterface : OpInterface<"KernelOpInterface"> {
+  let cppNamespace = "::mlir::tp::model";
+  let description = [{
+    An op the executor (`tp-run`, `Program::compile`) runs as one runtime
+    kernel: the opcode of that name (include/tp/Executor/Opcodes.def), by
+    default the op's mnemonic (`model.layer_norm` runs `layer_norm`); an op
+    whose kernel has another name sets `kKernelName` in its record
+    (`model.detach` runs `copy`). The kernel's static arguments are the op's
+    attributes, read by the argument kinds the opcode declares (`dim`,
+    `eps`, `theta`, `causal`, `count`, `max_norm`, `value`, `permutation`;
+    shapes come from the result type). An attribute the kernel does not read
+    is an error when the program is compiled (only `fqn`, the module's
+    name, is not an argument), so an attribute added to an op cannot be
+    dropped on the way to the kernel.
+  }];
+  let methods = [
+    StaticInterfaceMethod<"The name of the kernel that runs the op.",
+      "::llvm::StringRef", "getKernelName", (ins), /*methodBody=*/"",
+      /*defaultImplementation=*/
+      "return ::mlir::tp::model::detail::kernelNameOf<ConcreteOp>();">,
   ];
 }
 

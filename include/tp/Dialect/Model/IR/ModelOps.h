@@ -18,6 +18,25 @@
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/IR/TPTypes.h"
 
+#include <type_traits>
+
+namespace mlir::tp::model::detail {
+/// The kernel of op class \p Op (KernelOpInterface): `Op::kKernelName`
+/// where its record sets one, else its mnemonic.
+template <typename Op, typename = void> struct KernelNameOf {
+  static llvm::StringRef get() {
+    return Op::getOperationName().split('.').second;
+  }
+};
+template <typename Op>
+struct KernelNameOf<Op, std::void_t<decltype(Op::kKernelName)>> {
+  static llvm::StringRef get() { return Op::kKernelName; }
+};
+template <typename Op> llvm::StringRef kernelNameOf() {
+  return KernelNameOf<Op>::get();
+}
+} // namespace mlir::tp::model::detail
+
 #include "tp/Dialect/Model/IR/ModelOpInterfaces.h.inc"
 
 #define GET_OP_CLASSES

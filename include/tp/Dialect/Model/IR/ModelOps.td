@@ -46,6 +46,8 @@ defvar Model_HasShardingRule =
     DeclareOpInterfaceMethods<TP_ShardingRuleOpInterface>;
 defvar Model_Differentiable =
     DeclareOpInterfaceMethods<Model_DifferentiableOpInterface>;
+// Every op that computes is one runtime kernel (KernelOpInterface).
+defvar Model_Kernel = Model_KernelOpInterface;
 
 //===----------------------------------------------------------------------===//
 // Parameters and structure
@@ -125,7 +127,8 @@ def Model_YieldOp : Model_Op<"yield", [Pure, Terminator, ReturnLike,
 class Model_LeafOp<string mnemonic, string torchClass, list<Trait> traits = []>
     : Model_Op<mnemonic, !listconcat(traits, [Pure, Model_HasShardingRule,
                                               Model_Differentiable,
-                                              Model_LeafModuleOpInterface])> {
+                                              Model_LeafModuleOpInterface,
+                                              Model_Kernel])> {
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral kTorchClassName = "}] # torchClass # [{";
   }];
@@ -204,7 +207,8 @@ def Model_DropoutOp : Model_LeafOp<"dropout", "Dropout"> {
 //===----------------------------------------------------------------------===//
 
 class Model_FnOp<string mnemonic, list<Trait> traits = []>
-    : Model_Op<mnemonic, !listconcat(traits, [Pure, Model_HasShardingRule])> {
+    : Model_Op<mnemonic, !listconcat(traits, [Pure, Model_HasShardingRule,
+                                              Model_Kernel])> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -285,7 +289,7 @@ def Model_AttentionOp : Model_FnOp<"attention", [Model_Differentiable]> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_ArangeOp : Model_Op<"arange", [Pure]> {
+def Model_ArangeOp : Model_Op<"arange", [Pure, Model_Kernel]> {
   let summary = "The ids `0 .. n-1` (positions), an integer tensor `[n]`";
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
@@ -345,6 +349,9 @@ def Model_DetachOp : Model_UnaryOp<"detach",
     "The value, through which no gradient flows (torch.Tensor.detach)",
     [DeclareOpInterfaceMethods<Model_DifferentiableOpInterface,
                                ["passesGradient"]>]> {
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral kKernelName = "copy";
+  }];
   let description = [{
     The identity in the forward program; tp-differentiate sends no gradient
     through it. loss_parallel's cross entropy subtracts the detached row

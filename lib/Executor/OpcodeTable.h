@@ -1,0 +1,64 @@
+//===- OpcodeTable.h - what each opcode reads -------------------*- C++ -*-===//
+//
+// The table made from Opcodes.def, shared by the printer (which arguments an
+// instruction prints) and the compiler (which attributes of an op become
+// which arguments, and which kernel an op's name selects). Private to
+// lib/Executor; no MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_LIB_EXECUTOR_OPCODETABLE_H
+#define TP_LIB_EXECUTOR_OPCODETABLE_H
+
+#include "tp/Executor/Instruction.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace mlir::tp::exec::detail {
+
+/// The static arguments an opcode reads, in the order they print.
+enum Arg : unsigned {
+  kDim = 1 << 0,
+  kConcatDim = 1 << 1,
+  kSize = 1 << 2,
+  kRoot = 1 << 3,
+  kShape = 1 << 4,
+  kPerm = 1 << 5, // `shape` holds a permutation
+  kEps = 1 << 6,
+  kTheta = 1 << 7,
+  kReduce = 1 << 8,
+  kCausal = 1 << 9,
+  kOuterAxes = 1 << 10,
+  kAxes = 1 << 11,
+  kValue = 1 << 12,
+  kHyper = 1 << 13,
+  kCount = 1 << 14,   // `size` as a mean's global divisor, shown when set
+  kOffset = 1 << 15,  // `size` as an offset
+  kMaxNorm = 1 << 16, // `value` as clipping's max_norm
+  kDropout = 1 << 17, // p, the global shape, shard dims when sharded
+};
+
+struct OpcodeInfo {
+  const char *name;
+  unsigned args;
+  bool kernel;
+  bool hostOnly;
+};
+
+/// The entry of \p op in Opcodes.def.
+const OpcodeInfo &opcodeInfo(Opcode op);
+
+/// The opcode printed as \p name ("layer_norm"), if there is one.
+std::optional<Opcode> opcodeNamed(llvm::StringRef name);
+
+/// The names of the `hyper` arguments of an optimizer update, in their
+/// order (the update op's attributes of those names; empty for opcodes
+/// without kHyper).
+llvm::ArrayRef<const char *> hyperNames(Opcode op);
+
+} // namespace mlir::tp::exec::detail
+
+#endif // TP_LIB_EXECUTOR_OPCODETABLE_H
