@@ -258,21 +258,19 @@ AxisRule EmbeddingGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
 //===----------------------------------------------------------------------===//
 
 AxisRule MatmulOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
-  AxisRuleBuilder r(getContext(), n);
-  int64_t ra = shapeOf(getLhs()).size(), rb = shapeOf(getRhs()).size();
-  auto da = r.shardDim(in[0]), db = r.shardDim(in[1]);
-  // Linear in each operand: a partial sum times a replicated operand is
-  // a partial sum (a backward product of a Partial gradient).
-  for (int i = 0; i < 2; ++i)
-    if (r.isPartialSum(in[i]) && isa<ReplicateAttr>(in[1 - i]))
-      return {{in[0], in[1]}, in[i]};
-  if (da && *da < ra - 2 && (rb == 2 ? isa<ReplicateAttr>(in[1]) : true))
-    return {{in[0], rb == 2 ? r.rep() : r.shard(*da)}, in[0]};
-  if (da == ra - 1 && db == rb - 2)
-    return {{in[0], in[1]}, r.partialSum()};
-  if (isa<ReplicateAttr>(in[0]) && db == rb - 1)
-    return {{r.rep(), in[1]}, r.shard(ra - 1)};
-  return r.replicateAll(2);
+  // "...mk,...kn->...mn" with the batch dims broadcast (aligned at the
+  // end); linear in each operand.
+  SmallVector<int64_t> a(shapeOf(getLhs())), b(shapeOf(getRhs()));
+  size_t batch = std::max(a.size(), b.size()) - 2;
+  std::string letters = "abcdefghijklmnopqrstuvwxyz";
+  std::string out = letters.substr(0, batch);
+  auto batchOf = [&](size_t rank) { return out.substr(batch - (rank - 2)); };
+  std::string spec =
+      batchOf(a.size()) + "MK," + batchOf(b.size()) + "KN->" + out + "MN";
+  return AxisRuleBuilder(getContext(), n)
+      .fromFactors(
+          FactorRule::einsum(spec, {a, b}, FactorRule::Linearity::EachOperand),
+          in);
 }
 
 /// a [..., m, k] @ b [..., k, n]: a gets g @ b^T, b gets a^T @ g, each

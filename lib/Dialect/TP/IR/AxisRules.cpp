@@ -36,6 +36,170 @@ AxisRule AxisRuleBuilder::replicateAll(size_t numOperands) const {
   return {SmallVector<Attribute>(numOperands, rep()), rep()};
 }
 
+//===----------------------------------------------------------------------===//
+// Factor rules
+//===----------------------------------------------------------------------===//
+
+FactorRule FactorRule::elementwise(ArrayRef<SmallVector<int64_t>> shapes,
+                                   ArrayRef<int64_t> out, Linearity linearity) {
+  FactorRule rule;
+  rule.linearity = linearity;
+  rule.factors.resize(out.size());
+  for (size_t r = 0; r < out.size(); ++r)
+    rule.result.push_back(static_cast<int64_t>(r));
+  for (ArrayRef<int64_t> shape : shapes) {
+    SmallVector<int64_t> dims;
+    int64_t lead = static_cast<int64_t>(out.size() - shape.size());
+    for (auto [k, size] : llvm::enumerate(shape)) {
+      int64_t r = static_cast<int64_t>(k) + lead;
+      dims.push_back(size == 1 && out[r] != 1 ? -1 : r);
+    }
+    rule.operands.push_back(std::move(dims));
+    rule.shapes.emplace_back(shape.begin(), shape.end());
+  }
+  return rule;
+}
+
+FactorRule FactorRule::einsum(StringRef spec,
+                              ArrayRef<SmallVector<int64_t>> shapes,
+                              Linearity linearity) {
+  FactorRule rule;
+  rule.linearity = linearity;
+  auto [lhs, rhs] = spec.split("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  assert(terms.size() == shapes.size() && "one term per operand");
+  std::string letters;
+  auto factorOf = [&](char c) {
+    size_t f = letters.find(c);
+    if (f == std::string::npos) {
+      letters.push_back(c);
+      rule.factors.push_back(Factor{});
+      f = letters.size() - 1;
+    }
+    return static_cast<int64_t>(f);
+  };
+  // A factor's size is its largest extent: a size-1 dim of it broadcasts.
+  SmallVector<int64_t> sizes;
+  for (auto [term, shape] : llvm::zip(terms, shapes)) {
+    assert(term.size() == shape.size() && "one letter per dim");
+    for (auto [c, size] : llvm::zip(term, shape)) {
+      int64_t f = factorOf(c);
+      sizes.resize(rule.factors.size(), 1);
+      sizes[f] = std::max(sizes[f], size);
+    }
+  }
+  for (auto [term, shape] : llvm::zip(terms, shapes)) {
+    SmallVector<int64_t> dims;
+    for (auto [c, size] : llvm::zip(term, shape)) {
+      int64_t f = factorOf(c);
+      dims.push_back(size == 1 && sizes[f] != 1 ? -1 : f);
+    }
+    rule.operands.push_back(std::move(dims));
+    rule.shapes.emplace_back(shape.begin(), shape.end());
+  }
+  for (char c : rhs)
+    rule.result.push_back(factorOf(c));
+  for (auto [f, factor] : llvm::enumerate(rule.factors))
+    if (!llvm::is_contained(rule.result, static_cast<int64_t>(f)))
+      factor.kind = FactorKind::Reduction;
+  return rule;
+}
+
+AxisRule AxisRuleBuilder::fromFactors(const FactorRule &rule,
+                                      ArrayRef<Attribute> in) const {
+  using Linearity = FactorRule::Linearity;
+  size_t n = in.size();
+  assert(rule.operands.size() == n && rule.shapes.size() == n &&
+         "a factor list and a shape per operand");
+  // Partial operands the op's linearity lets through.
+  SmallVector<size_t> partials;
+  for (size_t i = 0; i < n; ++i)
+    if (isa<PartialAttr>(in[i]))
+      partials.push_back(i);
+  if (!partials.empty()) {
+    Attribute p = in[partials.front()];
+    bool othersReplicated =
+        llvm::all_of(llvm::seq<size_t>(0, n), [&](size_t i) {
+          return i == partials.front() || isa<ReplicateAttr>(in[i]);
+        });
+    switch (rule.linearity) {
+    case Linearity::MovesElements:
+      if (n == 1)
+        return {{p}, p};
+      break;
+    case Linearity::EachOperand:
+      if (partials.size() == 1 && isPartialSum(p) && othersReplicated)
+        return {SmallVector<Attribute>(in), p};
+      break;
+    case Linearity::AllOperands:
+      if (partials.size() == n && isPartialSum(p) && llvm::all_equal(in))
+        return {SmallVector<Attribute>(in), p};
+      break;
+    case Linearity::None:
+      break;
+    }
+  }
+  // Any other Partial is reduced first; shards then decide.
+  SmallVector<Attribute> eff(in);
+  for (Attribute &a : eff)
+    if (isa<PartialAttr>(a))
+      a = rep();
+  auto dimOf = [&](size_t i, int64_t f) -> std::optional<int64_t> {
+    for (auto [d, g] : llvm::enumerate(rule.operands[i]))
+      if (g == f)
+        return static_cast<int64_t>(d);
+    return std::nullopt;
+  };
+  auto numel = [](ArrayRef<int64_t> shape) {
+    int64_t e = 1;
+    for (int64_t d : shape)
+      e *= d;
+    return e;
+  };
+  // Candidates: the factor of each sharded operand dim. The cost of one is
+  // what moves: each operand sharded elsewhere (chunking a replicated
+  // operand is local and free).
+  std::optional<int64_t> best;
+  int64_t bestCost = 0;
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<int64_t> d = shardDim(eff[i]);
+    if (!d || *d < 0 || *d >= static_cast<int64_t>(rule.operands[i].size()))
+      continue;
+    int64_t f = rule.operands[i][*d];
+    if (f < 0 || rule.factors[f].kind == FactorRule::FactorKind::Replicated ||
+        best == f)
+      continue;
+    int64_t cost = 0;
+    for (size_t j = 0; j < n; ++j) {
+      std::optional<int64_t> have = shardDim(eff[j]);
+      if (have && have != dimOf(j, f))
+        cost += numel(rule.shapes[j]);
+    }
+    if (!best || cost < bestCost) {
+      best = f;
+      bestCost = cost;
+    }
+  }
+  if (!best)
+    return replicateAll(n);
+  AxisRule out;
+  for (size_t j = 0; j < n; ++j) {
+    std::optional<int64_t> d = dimOf(j, *best);
+    out.operands.push_back(d ? shard(*d) : rep());
+  }
+  auto r = llvm::find(rule.result, *best);
+  if (r != rule.result.end())
+    out.result = shard(r - rule.result.begin());
+  else
+    out.result = partial(rule.factors[*best].reduction);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Family rules
+//===----------------------------------------------------------------------===//
+
 AxisRule AxisRuleBuilder::unary(ArrayRef<Attribute> in) const {
   if (isa<PartialAttr>(in[0]))
     return replicateAll(in.size());
@@ -57,61 +221,12 @@ AxisRule AxisRuleBuilder::broadcastBinary(ArrayRef<Attribute> in,
                                           ArrayRef<int64_t> b,
                                           ArrayRef<int64_t> out,
                                           bool isAdd) const {
-  auto pa = dyn_cast<PartialAttr>(in[0]), pb = dyn_cast<PartialAttr>(in[1]);
-  if (isAdd && pa && pb && pa == pb && pa.getKind() == ReductionKind::Sum)
-    return {{in[0], in[1]}, in[0]};
-  if (!isAdd && (pa != nullptr) != (pb != nullptr) &&
-      (pa ? pa : pb).getKind() == ReductionKind::Sum &&
-      isa<ReplicateAttr>(pa ? in[1] : in[0]))
-    return {{in[0], in[1]}, pa ? in[0] : in[1]};
-  // Any other partial is reduced first (to Replicate); shards then decide.
-  SmallVector<Attribute> eff(in);
-  for (Attribute &p : eff)
-    if (isa<PartialAttr>(p))
-      p = rep();
-  int64_t rank = out.size();
-  ArrayRef<int64_t> shapes[2] = {a, b};
-  auto numel = [](ArrayRef<int64_t> s) {
-    int64_t n = 1;
-    for (int64_t d : s)
-      n *= d;
-    return n;
-  };
-  // Candidate result dims: each sharded operand's dim. Pick the one that
-  // moves the fewest elements (re-sharding a replicated operand is a free
-  // local chunk; moving a shard to another dim costs its size).
-  std::optional<int64_t> best;
-  int64_t bestCost = 0;
-  for (int c = 0; c < 2; ++c) {
-    auto d = shardDim(eff[c]);
-    if (!d)
-      continue;
-    int64_t r = *d + (rank - (int64_t)shapes[c].size());
-    int64_t cost = 0;
-    for (int i = 0; i < 2; ++i) {
-      int64_t local = r - (rank - (int64_t)shapes[i].size());
-      bool wantShard = local >= 0 && shapes[i][local] != 1;
-      auto have = shardDim(eff[i]);
-      if (have && (!wantShard || *have != local))
-        cost += numel(shapes[i]);
-    }
-    if (!best || cost < bestCost) {
-      best = r;
-      bestCost = cost;
-    }
-  }
-  if (!best)
-    return {{eff[0], eff[1]}, rep()};
-  AxisRule rule;
-  for (int i = 0; i < 2; ++i) {
-    int64_t local = *best - (rank - (int64_t)shapes[i].size());
-    if (local >= 0 && shapes[i][local] != 1)
-      rule.operands.push_back(shard(local));
-    else
-      rule.operands.push_back(rep());
-  }
-  rule.result = shard(*best);
-  return rule;
+  SmallVector<int64_t> sa(a), sb(b);
+  return fromFactors(
+      FactorRule::elementwise({sa, sb}, out,
+                              isAdd ? FactorRule::Linearity::AllOperands
+                                    : FactorRule::Linearity::EachOperand),
+      in);
 }
 
 AxisRule AxisRuleBuilder::independentRows(ArrayRef<Attribute> in,

@@ -18,6 +18,59 @@
 
 namespace mlir::tp {
 
+/// An op's sharding described by factors, in the spirit of Shardy's
+/// OpShardingRule (an einsum, in PyTorch's terms): each loop of the op is a
+/// factor, and each dim of an operand or of the result is one factor or
+/// none (-1: a size-1 dim a broadcast stretches, or a dim read otherwise).
+/// A factor the result has is parallel: its shard passes through. A factor
+/// only operands have is a reduction: sharding it makes the result a
+/// Partial of that reduction. A factor marked replicated (a dim read
+/// whole: the row of a softmax, an index) is never sharded. How a Partial
+/// operand passes is the op's linearity.
+struct FactorRule {
+  enum class FactorKind { Parallel, Reduction, Replicated };
+  struct Factor {
+    FactorKind kind = FactorKind::Parallel;
+    /// The reduction of a Reduction factor.
+    ReductionKind reduction = ReductionKind::Sum;
+  };
+  enum class Linearity {
+    /// A Partial operand is reduced first (relu, exp, max).
+    None,
+    /// Linear in each operand alone (mul, matmul, neg, a sum): one
+    /// Partial(sum) operand with every other Replicate gives Partial(sum).
+    EachOperand,
+    /// Linear in all operands together (add, sub): operands that are all
+    /// the same Partial(sum) give it.
+    AllOperands,
+    /// The op only moves or copies elements (permute, reshape, copy): any
+    /// Partial passes.
+    MovesElements,
+  };
+
+  SmallVector<Factor> factors;
+  /// Per operand, per dim: the factor or -1.
+  SmallVector<SmallVector<int64_t>> operands;
+  /// Per result dim: the factor or -1.
+  SmallVector<int64_t> result;
+  /// Per operand: its shape, for the cost of moving a shard (elements).
+  SmallVector<SmallVector<int64_t>> shapes;
+  Linearity linearity = Linearity::None;
+
+  /// Element-wise with NumPy broadcasting over operand shapes `shapes` and
+  /// result shape `out` (dims aligned at the end; an operand's size-1 dim
+  /// where the result's is larger has no factor).
+  static FactorRule elementwise(ArrayRef<SmallVector<int64_t>> shapes,
+                                ArrayRef<int64_t> out, Linearity linearity);
+  /// Einsum notation, one letter per factor ("bij,bjk->bik", "ij->ji");
+  /// letters only in operands are sum reductions. `shapes` are the
+  /// operands'; a size-1 operand dim where the factor is larger elsewhere
+  /// has no factor (broadcasting).
+  static FactorRule einsum(StringRef spec,
+                           ArrayRef<SmallVector<int64_t>> shapes,
+                           Linearity linearity);
+};
+
 class AxisRuleBuilder {
 public:
   AxisRuleBuilder(MLIRContext *ctx, int64_t axisSize)
@@ -36,6 +89,15 @@ public:
 
   /// Everything replicated: always correct.
   AxisRule replicateAll(size_t numOperands) const;
+
+  /// The rule a factor description gives (FactorRule): Partial operands
+  /// pass as its linearity allows (others are reduced first); then each
+  /// sharded operand dim proposes its factor, and the factor whose choice
+  /// moves the fewest elements wins (ties: the earliest operand's): every
+  /// operand that has it is sharded on it (a replicated operand's chunk is
+  /// free), the others are replicated, and the result is sharded on it or,
+  /// for a reduction factor, Partial.
+  AxisRule fromFactors(const FactorRule &rule, ArrayRef<Attribute> in) const;
 
   /// Element-wise, not linear (relu, exp): shards pass through, a partial
   /// is reduced first.
