@@ -33,10 +33,12 @@ struct AttributeArg {
   bool optional;
 };
 constexpr AttributeArg kAttributeArgs[] = {
-    {kDim, "dim", false},       {kPerm, "permutation", false},
-    {kEps, "eps", false},       {kTheta, "theta", false},
-    {kValue, "value", false},   {kMaxNorm, "max_norm", false},
-    {kCausal, "causal", false}, {kCount, "count", true},
+    {kDim, "dim", false},           {kPerm, "permutation", false},
+    {kEps, "eps", false},           {kTheta, "theta", false},
+    {kValue, "value", false},       {kMaxNorm, "max_norm", false},
+    {kCausal, "causal", false},     {kCount, "count", true},
+    {kExponent, "exponent", false}, {kStart, "start", false},
+    {kStep, "step", false},
 };
 /// The argument kinds a model op's kernel may have that no attribute
 /// gives: its result's shape, and the axes (with the size that goes with
@@ -128,6 +130,13 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
       instr.dim = dim.getInt() < 0 ? dim.getInt() + rank : dim.getInt();
       continue;
     }
+    case kStart:
+    case kStep:
+      if (auto i = dyn_cast<IntegerAttr>(attr)) {
+        (a.arg == kStart ? instr.start : instr.step) = i.getInt();
+        continue;
+      }
+      break;
     case kPerm:
       if (auto perm = dyn_cast<DenseI64ArrayAttr>(attr)) {
         instr.shape.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
@@ -148,7 +157,7 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
         continue;
       }
       break;
-    default: // eps, theta, value, max_norm
+    default: // eps, theta, value, max_norm, exponent
       if (auto f = dyn_cast<FloatAttr>(attr)) {
         instr.value = f.getValueAsDouble();
         continue;
@@ -183,6 +192,18 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
   case Opcode::Full: // value: every element of the result
     instr.shape = shapeOf(op->getResult(0).getType());
     break;
+  case Opcode::Slice:
+  case Opcode::SliceGrad: {
+    // The count picked (slice) or the whole extent (slice_grad): the
+    // sharding rule keeps `dim` whole, so it is static.
+    int64_t size = shapeOf(op->getResult(0).getType()).at(instr.dim);
+    if (size < 0)
+      throw std::runtime_error("tp executor cannot slice a dim split "
+                               "unevenly: " +
+                               describe(op));
+    instr.size = size;
+    break;
+  }
   default:
     if (args & kShape)
       instr.shape = shapeOf(op->getResult(0).getType());

@@ -35,10 +35,13 @@ enum Arg : unsigned {
   kAxes = 1 << 11,
   kValue = 1 << 12,
   kHyper = 1 << 13,
-  kCount = 1 << 14,   // `size` as a mean's global divisor, shown when set
-  kOffset = 1 << 15,  // `size` as an offset
-  kMaxNorm = 1 << 16, // `value` as clipping's max_norm
-  kDropout = 1 << 17, // p, the global shape, shard dims when sharded
+  kCount = 1 << 14,    // `size` as a mean's global divisor, shown when set
+  kOffset = 1 << 15,   // `size` as an offset
+  kMaxNorm = 1 << 16,  // `value` as clipping's max_norm
+  kDropout = 1 << 17,  // p, the global shape, shard dims when sharded
+  kExponent = 1 << 18, // `value` as pow's exponent
+  kStart = 1 << 19,
+  kStep = 1 << 20,
 };
 
 struct OpcodeInfo {

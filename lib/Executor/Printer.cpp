@@ -109,6 +109,12 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("value") << llvm::format("%g", in.value);
   if (args & kMaxNorm)
     key("max_norm") << llvm::format("%g", in.value);
+  if (args & kExponent)
+    key("exponent") << llvm::format("%g", in.value);
+  if (args & kStart)
+    key("start") << in.start;
+  if (args & kStep)
+    key("step") << in.step;
   if (args & kHyper) {
     llvm::ArrayRef<const char *> names = hyperNames(in.op);
     for (size_t i = 0; i < in.hyper.size() && i < names.size(); ++i)

@@ -100,10 +100,36 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     switch (in.op) {
     case Opcode::Transpose:
       return permute(arg(0), in.shape);
+    case Opcode::Slice:
+      return slice(arg(0), in.dim, in.start, in.step, in.size);
+    case Opcode::SliceGrad:
+      return sliceGrad(arg(0), in.dim, in.start, in.step, in.size);
+    case Opcode::Concat: {
+      std::vector<typename B::Buffer> parts;
+      for (size_t i = 0; i < in.operands.size(); ++i)
+        parts.push_back(arg(i));
+      return concatDim(parts, in.dim);
+    }
     case Opcode::Sub:
       return sub(arg(0), arg(1));
     case Opcode::Log:
       return log(arg(0));
+    case Opcode::Tanh:
+      return tanh(arg(0));
+    case Opcode::Sigmoid:
+      return sigmoid(arg(0));
+    case Opcode::Sqrt:
+      return sqrt(arg(0));
+    case Opcode::Rsqrt:
+      return rsqrt(arg(0));
+    case Opcode::Erf:
+      return erf(arg(0));
+    case Opcode::Reciprocal:
+      return reciprocal(arg(0));
+    case Opcode::Pow:
+      return pow(arg(0), static_cast<float>(in.value));
+    case Opcode::Div:
+      return div(arg(0), arg(1));
     case Opcode::ReduceMax:
       return reduceMax(arg(0), in.dim);
     case Opcode::ReduceSum:

@@ -275,6 +275,34 @@ Tensor mlir::tp::runtime::exp(const Tensor &x) {
   return unary(x, [](float v) { return std::exp(v); });
 }
 
+Tensor mlir::tp::runtime::tanh(const Tensor &x) {
+  return unary(x, [](float v) { return std::tanh(v); });
+}
+
+Tensor mlir::tp::runtime::sigmoid(const Tensor &x) {
+  // 1 / (1 + e^-x) overflows e^-x to inf for x < -88: the quotient is 0
+  // then, as it should be.
+  return unary(x, [](float v) { return 1.0f / (1.0f + std::exp(-v)); });
+}
+
+Tensor mlir::tp::runtime::sqrt(const Tensor &x) {
+  return unary(x, [](float v) { return std::sqrt(v); });
+}
+
+Tensor mlir::tp::runtime::rsqrt(const Tensor &x) {
+  return unary(x, [](float v) { return 1.0f / std::sqrt(v); });
+}
+
+Tensor mlir::tp::runtime::reciprocal(const Tensor &x) {
+  return unary(x, [](float v) { return 1.0f / v; });
+}
+
+Tensor mlir::tp::runtime::pow(const Tensor &x, float exponent) {
+  if (exponent == 2.0f)
+    return unary(x, [](float v) { return v * v; });
+  return unary(x, [exponent](float v) { return std::pow(v, exponent); });
+}
+
 Tensor mlir::tp::runtime::scale(const Tensor &x, float factor) {
   return unary(x, [factor](float v) { return v * factor; });
 }
@@ -490,6 +518,56 @@ Tensor mlir::tp::runtime::permute(const Tensor &x,
   detail::forEachStrided(
       shape, strides, strides,
       [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
+  return out;
+}
+
+namespace {
+/// \p count elements from \p start by \p step fit in \p size.
+void checkSlice(const char *op, const Tensor &whole, int64_t dim, int64_t start,
+                int64_t step, int64_t count) {
+  int64_t size = whole.shape()[dim];
+  if (start < 0 || step < 1 || count < 0 ||
+      (count > 0 && start + (count - 1) * step >= size))
+    throw shapeError(
+        op, std::to_string(count) + " elements from " + std::to_string(start) +
+                " by " + std::to_string(step) + " do not fit in dim " +
+                std::to_string(dim) + " of shape " + whole.shapeString());
+}
+} // namespace
+
+Tensor mlir::tp::runtime::slice(const Tensor &x, int64_t dim, int64_t start,
+                                int64_t step, int64_t count) {
+  dim = normalizeDim(dim, x.rank());
+  checkSlice("slice", x, dim, start, step, count);
+  std::vector<int64_t> shape = x.shape();
+  shape[dim] = count;
+  Tensor out = Tensor::uninitialized(shape, x.dtype());
+  DimSplit rows = splitAround(x.shape(), dim);
+  size_t bytes = rows.inner * dtypeSize(x.dtype());
+  const char *src = static_cast<const char *>(x.raw());
+  char *dst = static_cast<char *>(out.raw());
+  for (int64_t o = 0; o < rows.outer; ++o)
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(dst + (o * count + i) * bytes,
+                  src + (o * rows.extent + start + i * step) * bytes, bytes);
+  return out;
+}
+
+Tensor mlir::tp::runtime::sliceGrad(const Tensor &g, int64_t dim, int64_t start,
+                                    int64_t step, int64_t size) {
+  dim = normalizeDim(dim, g.rank());
+  std::vector<int64_t> shape = g.shape();
+  shape[dim] = size;
+  Tensor out(shape, g.dtype());
+  checkSlice("slice_grad", out, dim, start, step, g.shape()[dim]);
+  DimSplit rows = splitAround(g.shape(), dim);
+  size_t bytes = rows.inner * dtypeSize(g.dtype());
+  const char *src = static_cast<const char *>(g.raw());
+  char *dst = static_cast<char *>(out.raw());
+  for (int64_t o = 0; o < rows.outer; ++o)
+    for (int64_t i = 0; i < rows.extent; ++i)
+      std::memcpy(dst + (o * size + start + i * step) * bytes,
+                  src + (o * rows.extent + i) * bytes, bytes);
   return out;
 }
 

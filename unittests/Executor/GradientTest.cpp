@@ -180,6 +180,57 @@ func.func @forward(%x: tensor<4x5xf32> {model.name = "x"}, %tgt: tensor<4xi64> {
 }
 )";
 
+/// The pointwise math ops and division with broadcasting, every one on a
+/// path to the loss (sqrt, rsqrt and reciprocal read positive values).
+const char *kMath = R"(
+func.func @forward(%x: tensor<3x4xf32> {model.name = "x"}) -> tensor<f32> {
+  %w = model.param "fc.weight" : tensor<5x4xf32>
+  %h = model.linear "fc"(%x, %w) : (tensor<3x4xf32>, tensor<5x4xf32>) -> tensor<3x5xf32>
+  %b = model.param "b" : tensor<5xf32>
+  %t = model.tanh %h : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %s = model.sigmoid %h : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %q = model.sqrt %s : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %r = model.rsqrt %s : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %e = model.erf %t : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %sb = model.sigmoid %b : (tensor<5xf32>) -> tensor<5xf32>
+  %ib = model.reciprocal %sb : (tensor<5xf32>) -> tensor<5xf32>
+  %p3 = model.pow %t {exponent = 3.0 : f64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %ph = model.pow %s {exponent = 0.5 : f64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %p2 = model.pow %h {exponent = 2.0 : f64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %d = model.div %e, %sb : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+  %dd = model.div %p2, %s : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %a1 = model.add %q, %r : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %a2 = model.mul %a1, %ib : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+  %a3 = model.add %a2, %p3 : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %a4 = model.add %a3, %ph : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %a5 = model.add %a4, %d : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %a6 = model.add %a5, %dd : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %a7 = model.mul %a6, %a6 : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  %l = model.mean %a7 : (tensor<3x5xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+)";
+
+/// Slicing (halves, a step of 2, a negative dim) and concatenation: HF's
+/// rotate_half and rows picked from a dim.
+const char *kSlices = R"(
+func.func @forward(%x: tensor<2x3x4xf32> {model.name = "x"}) -> tensor<f32> {
+  %w = model.param "fc.weight" : tensor<6x4xf32>
+  %h = model.linear "fc"(%x, %w) : (tensor<2x3x4xf32>, tensor<6x4xf32>) -> tensor<2x3x6xf32>
+  %a = model.slice %h {dim = 2 : i64, start = 0 : i64} : (tensor<2x3x6xf32>) -> tensor<2x3x3xf32>
+  %b = model.slice %h {dim = -1 : i64, start = 3 : i64} : (tensor<2x3x6xf32>) -> tensor<2x3x3xf32>
+  %nb = model.neg %b : (tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %r = model.concat %nb, %a {dim = 2 : i64} : (tensor<2x3x3xf32>, tensor<2x3x3xf32>) -> tensor<2x3x6xf32>
+  %t = model.tanh %r : (tensor<2x3x6xf32>) -> tensor<2x3x6xf32>
+  %m = model.mul %t, %h : (tensor<2x3x6xf32>, tensor<2x3x6xf32>) -> tensor<2x3x6xf32>
+  %e = model.slice %m {dim = 1 : i64, start = 0 : i64, step = 2 : i64} : (tensor<2x3x6xf32>) -> tensor<2x2x6xf32>
+  %s = model.slice %h {dim = 1 : i64, start = 1 : i64} : (tensor<2x3x6xf32>) -> tensor<2x2x6xf32>
+  %q = model.mul %s, %e : (tensor<2x2x6xf32>, tensor<2x2x6xf32>) -> tensor<2x2x6xf32>
+  %l = model.mean %q : (tensor<2x2x6xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+)";
+
 class GradientTest : public ::testing::Test {
 protected:
   GradientTest() {
@@ -299,6 +350,14 @@ TEST_F(GradientTest, LlamaBlockMatchesFiniteDifferences) {
                "attn.wk.weight", "attn.wv.weight", "attn.wo.weight",
                "ffn_norm.weight", "ffn.w1.weight", "ffn.w3.weight",
                "ffn.w2.weight", "norm.weight", "output.weight"});
+}
+
+TEST_F(GradientTest, MathOpsMatchFiniteDifferences) {
+  checkAgainstFiniteDifferences(kMath, {"fc.weight", "b"});
+}
+
+TEST_F(GradientTest, SlicesAndConcatMatchFiniteDifferences) {
+  checkAgainstFiniteDifferences(kSlices, {"fc.weight"});
 }
 
 /// Dropout in training (p = 0.5 after the GELU, whose output both linears

@@ -129,6 +129,48 @@ TEST(KernelsTest, UnaryKnownValues) {
   EXPECT_EQ(scale(x, 3).values(), (std::vector<float>{-6, -1.5f, 0, 3}));
 }
 
+TEST(KernelsTest, SliceWithStepsAndItsGradient) {
+  // [2, 5]: rows 0..4 and 10..14.
+  Tensor x = Tensor::fromData({2, 5}, {0, 1, 2, 3, 4, 10, 11, 12, 13, 14});
+  EXPECT_EQ(slice(x, 1, 1, 2, 2).values(), (std::vector<float>{1, 3, 11, 13}));
+  EXPECT_EQ(slice(x, -1, 4, 1, 1).values(), (std::vector<float>{4, 14}));
+  EXPECT_EQ(slice(x, 0, 1, 1, 1).values(),
+            (std::vector<float>{10, 11, 12, 13, 14}));
+  EXPECT_EQ(slice(x, 1, 0, 3, 0).shape(), (std::vector<int64_t>{2, 0}));
+  // Token ids slice as they are.
+  Tensor ids = Tensor::fromInts({4}, {7, 8, 9, 10});
+  Tensor picked = slice(ids, 0, 1, 2, 2);
+  EXPECT_EQ(picked.dtype(), DType::I64);
+  EXPECT_EQ(picked.dataI64()[1], 10);
+  Tensor g = Tensor::fromData({2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(sliceGrad(g, 1, 1, 2, 5).values(),
+            (std::vector<float>{0, 1, 0, 2, 0, 0, 3, 0, 4, 0}));
+  // The last element picked must lie inside the dim.
+  EXPECT_THROW(slice(x, 1, 1, 2, 3), std::invalid_argument);
+  EXPECT_THROW(sliceGrad(g, 1, 2, 2, 4), std::invalid_argument);
+  EXPECT_THROW(slice(x, 1, 0, 0, 1), std::invalid_argument);
+}
+
+TEST(KernelsTest, MathKnownValues) {
+  Tensor x = Tensor::fromData({4}, {-2, -0.5f, 0.25f, 4});
+  EXPECT_NEAR(tanh(x).data()[0], -0.9640276f, 1e-6);
+  EXPECT_NEAR(tanh(x).data()[3], 0.9993293f, 1e-6);
+  EXPECT_NEAR(sigmoid(x).data()[1], 0.3775407f, 1e-6);
+  EXPECT_EQ(sigmoid(x).data()[2] + sigmoid(neg(x)).data()[2], 1.0f);
+  // e^-x overflows below -88: the sigmoid is 0, not NaN.
+  EXPECT_EQ(sigmoid(Tensor::fromData({1}, {-100})).data()[0], 0.0f);
+  EXPECT_EQ(sqrt(x).data()[2], 0.5f);
+  EXPECT_TRUE(std::isnan(sqrt(x).data()[0]));
+  EXPECT_EQ(rsqrt(x).data()[3], 0.5f);
+  EXPECT_EQ(reciprocal(x).values(), (std::vector<float>{-0.5f, -2, 4, 0.25f}));
+  EXPECT_EQ(pow(x, 2).values(), (std::vector<float>{4, 0.25f, 0.0625f, 16}));
+  EXPECT_EQ(pow(x, 3).data()[0], -8.0f);
+  EXPECT_EQ(pow(x, 0.5f).data()[3], 2.0f);
+  // A negative base to a non-integral power is NaN, as torch.pow.
+  EXPECT_TRUE(std::isnan(pow(x, 0.5f).data()[1]));
+  EXPECT_EQ(pow(x, 0).values(), std::vector<float>(4, 1.0f));
+}
+
 namespace {
 /// Distance from \p got to \p want (an f32 result computed in double) in
 /// units of the f32 spacing at \p want.

@@ -69,6 +69,9 @@ struct Instruction {
   /// of classes, the arange length, a mean's global count.
   int64_t size = 0;
   int64_t root = 0;
+  /// Slice, SliceGrad: element i of `dim` is element start + i * step.
+  int64_t start = 0;
+  int64_t step = 1;
   /// eps of the norms, theta of rotary, the value of full, dropout's p.
   float value = 0;
   /// The optimizer updates' hyperparameters (see Opcode).

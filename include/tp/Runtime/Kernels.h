@@ -95,6 +95,19 @@ Tensor neg(const Tensor &x);
 Tensor exp(const Tensor &x);
 /// x * factor.
 Tensor scale(const Tensor &x, float factor);
+/// tanh(x).
+Tensor tanh(const Tensor &x);
+/// 1 / (1 + e^-x).
+Tensor sigmoid(const Tensor &x);
+/// sqrt(x) (NaN below 0).
+Tensor sqrt(const Tensor &x);
+/// 1 / sqrt(x).
+Tensor rsqrt(const Tensor &x);
+/// 1 / x.
+Tensor reciprocal(const Tensor &x);
+/// x ** exponent (std::pow: NaN for a negative base and a non-integral
+/// exponent, as torch.pow).
+Tensor pow(const Tensor &x, float exponent);
 
 //===----------------------------------------------------------------------===//
 // Normalization
@@ -141,6 +154,17 @@ Tensor transpose(const Tensor &x, int64_t d0, int64_t d1);
 
 /// Materialized permutation: output dimension i is input dimension perm[i].
 Tensor permute(const Tensor &x, const std::vector<int64_t> &perm);
+
+/// \p count elements of \p dim from \p start by \p step
+/// (`x[..., start:start + count * step:step]`), for any dtype; throws
+/// naming the slice when they do not fit.
+Tensor slice(const Tensor &x, int64_t dim, int64_t start, int64_t step,
+             int64_t count);
+
+/// The gradient of slice: a zero tensor of \p size elements along \p dim
+/// (the other dims \p g's) with \p g's elements at `start + i * step`.
+Tensor sliceGrad(const Tensor &g, int64_t dim, int64_t start, int64_t step,
+                 int64_t size);
 
 /// The torch.chunk piece \p i of \p k along \p dim (see chunkOf); may be
 /// empty.

@@ -619,6 +619,52 @@ binary(Emitter &e, Value x, Value y, RankedTensorType type,
                        });
 }
 
+/// The element functions of the pointwise math ops.
+static Value tanhFn(OpBuilder &b, Location l, Value x) {
+  return math::TanhOp::create(b, l, x);
+}
+static Value sigmoidFn(OpBuilder &b, Location l, Value x) {
+  Value one = Emitter(b, l).scalar(x.getType(), 1.0);
+  Value ex = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, x));
+  return arith::DivFOp::create(b, l, one, arith::AddFOp::create(b, l, one, ex));
+}
+static Value sqrtFn(OpBuilder &b, Location l, Value x) {
+  return math::SqrtOp::create(b, l, x);
+}
+
+static Value erfFn(OpBuilder &b, Location l, Value x) {
+  return math::ErfOp::create(b, l, x);
+}
+static Value reciprocalFn(OpBuilder &b, Location l, Value x) {
+  return arith::DivFOp::create(b, l, Emitter(b, l).scalar(x.getType(), 1.0), x);
+}
+static Value rsqrtFn(OpBuilder &b, Location l, Value x) {
+  // 1 / sqrt(x), not math.rsqrt: libm has no rsqrtf for
+  // convert-math-to-libm to call.
+  return reciprocalFn(b, l, sqrtFn(b, l, x));
+}
+
+/// The export of a pointwise math op: `Fn` on each element.
+template <typename OpT, Value (*Fn)(OpBuilder &, Location, Value)>
+static void addMathExport(RewritePatternSet &p) {
+  addExport<OpT>(p, [](OpT, ValueRange ops, Emitter &e, RankedTensorType type) {
+    return unary(e, ops[0], type, Fn);
+  });
+}
+
+/// The operands one after another along `dim`: each inserted at its offset
+/// into an empty tensor.
+static Value concatAlong(Emitter &e, ValueRange parts, int64_t dim,
+                         RankedTensorType type) {
+  Value out = e.empty(type.getShape(), type.getElementType());
+  int64_t offset = 0;
+  for (Value part : parts) {
+    out = e.insertAlong(part, out, dim, offset, 1);
+    offset += cast<RankedTensorType>(part.getType()).getDimSize(dim);
+  }
+  return out;
+}
+
 /// Keepdim max or sum along the op's `dim`.
 template <typename OpT>
 static Value keepdimReduce(OpT op, Value x, Emitter &e, RankedTensorType type,
@@ -689,6 +735,26 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
       return math::LogOp::create(b, l, x).getResult();
     });
   });
+  addMathExport<m::TanhOp, tanhFn>(p);
+  addMathExport<m::SigmoidOp, sigmoidFn>(p);
+  addMathExport<m::SqrtOp, sqrtFn>(p);
+  addMathExport<m::RsqrtOp, rsqrtFn>(p);
+  addMathExport<m::ErfOp, erfFn>(p);
+  addMathExport<m::ReciprocalOp, reciprocalFn>(p);
+  addExport<m::PowOp>(p, [](m::PowOp op, ValueRange ops, Emitter &e, T type) {
+    double exponent = op.getExponent().convertToDouble();
+    return unary(e, ops[0], type, [&](OpBuilder &b, Location l, Value x) {
+      return math::PowFOp::create(b, l, x,
+                                  Emitter(b, l).scalar(x.getType(), exponent))
+          .getResult();
+    });
+  });
+  addExport<m::DivOp>(p, [](m::DivOp, ValueRange ops, Emitter &e, T type) {
+    return binary(e, ops[0], ops[1], type,
+                  [](OpBuilder &b, Location l, Value x, Value y) {
+                    return arith::DivFOp::create(b, l, x, y).getResult();
+                  });
+  });
   addExport<m::NegOp>(p, [](m::NegOp, ValueRange ops, Emitter &e, T type) {
     return unary(e, ops[0], type, [](OpBuilder &b, Location l, Value x) {
       return arith::NegFOp::create(b, l, x).getResult();
@@ -718,10 +784,7 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
                          });
   addExport<m::SoftmaxOp>(
       p, [](m::SoftmaxOp s, ValueRange ops, Emitter &e, T type) {
-        int64_t dim = s.getDimAttr().getInt();
-        if (dim < 0)
-          dim += type.getRank();
-        return softmax(e, ops[0], dim);
+        return softmax(e, ops[0], frontDim(s, type.getRank()));
       });
   addExport<m::ReshapeOp>(p,
                           [](m::ReshapeOp, ValueRange ops, Emitter &e, T type) {
@@ -730,6 +793,15 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
   addExport<m::TransposeOp>(
       p, [](m::TransposeOp t, ValueRange ops, Emitter &e, T type) {
         return transpose(e, ops[0], t.getPermutation(), type);
+      });
+  addExport<m::SliceOp>(
+      p, [](m::SliceOp s, ValueRange ops, Emitter &e, T type) {
+        return e.extractAlong(ops[0], frontDim(s, type.getRank()), s.getStart(),
+                              s.getStep(), type);
+      });
+  addExport<m::ConcatOp>(
+      p, [](m::ConcatOp c, ValueRange ops, Emitter &e, T type) {
+        return concatAlong(e, ops, frontDim(c, type.getRank()), type);
       });
   addExport<m::RotaryOp>(p, [](m::RotaryOp r, ValueRange ops, Emitter &e, T) {
     return rotate(e, ops[0], r.getTheta().convertToDouble(), false);

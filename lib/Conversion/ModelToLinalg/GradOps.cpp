@@ -687,14 +687,15 @@ pointwise(Emitter &e, ValueRange ops, RankedTensorType type,
                        });
 }
 
-/// The dim attribute of `op` counted from the front of a `rank`-dim tensor.
-template <typename OpT> static int64_t frontDim(OpT op, int64_t rank) {
-  int64_t dim = op.getDimAttr().getInt();
-  return dim < 0 ? dim + rank : dim;
-}
-
 void mlir::tp::linalg_export::populateGradExportPatterns(RewritePatternSet &p) {
   using T = RankedTensorType;
+  addExport<m::SliceGradOp>(
+      p, [](m::SliceGradOp s, ValueRange ops, Emitter &e, T type) {
+        // grad inserted with the slice's strides into zeros.
+        Value zeros = e.full(type.getShape(), type.getElementType(), 0.0);
+        return e.insertAlong(ops[0], zeros, frontDim(s, type.getRank()),
+                             s.getStart(), s.getStep());
+      });
   addExport<m::LinearGradInputOp>(
       p, [](m::LinearGradInputOp, ValueRange ops, Emitter &e, T type) {
         return linearGradInput(e, ops[0], ops[1], type);

@@ -147,6 +147,38 @@ Value Emitter::reduceDim(
                  })[0];
 }
 
+/// Offsets, sizes and strides of the slice of `shape` (the part's) at
+/// elements `start + i * step` of `dim`.
+static void stridedSlice(OpBuilder &b, ArrayRef<int64_t> shape, int64_t dim,
+                         int64_t start, int64_t step,
+                         SmallVector<OpFoldResult> &offsets,
+                         SmallVector<OpFoldResult> &sizes,
+                         SmallVector<OpFoldResult> &strides) {
+  offsets.assign(shape.size(), b.getIndexAttr(0));
+  strides.assign(shape.size(), b.getIndexAttr(1));
+  for (int64_t n : shape)
+    sizes.push_back(b.getIndexAttr(n));
+  offsets[dim] = b.getIndexAttr(start);
+  strides[dim] = b.getIndexAttr(step);
+}
+
+Value Emitter::extractAlong(Value value, int64_t dim, int64_t start,
+                            int64_t step, RankedTensorType type) {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  stridedSlice(b, type.getShape(), dim, start, step, offsets, sizes, strides);
+  return tensor::ExtractSliceOp::create(b, loc, type, value, offsets, sizes,
+                                        strides);
+}
+
+Value Emitter::insertAlong(Value part, Value into, int64_t dim, int64_t start,
+                           int64_t step) {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  stridedSlice(b, cast<RankedTensorType>(part.getType()).getShape(), dim, start,
+               step, offsets, sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes,
+                                       strides);
+}
+
 Value Emitter::reshape(Value value, ArrayRef<int64_t> shape) {
   ArrayRef<int64_t> from = shapeOf(value);
   if (from == shape)

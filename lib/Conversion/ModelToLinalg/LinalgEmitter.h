@@ -78,6 +78,14 @@ public:
   Value reshape(Value value, ArrayRef<int64_t> shape);
   /// `value` with a size-1 dim inserted at `dim`.
   Value insertUnitDim(Value value, int64_t dim);
+  /// The elements `start + i * step` of `dim` of `value` (the other dims
+  /// whole): a strided tensor.extract_slice of result type `type`.
+  Value extractAlong(Value value, int64_t dim, int64_t start, int64_t step,
+                     RankedTensorType type);
+  /// `part` written into `into` at elements `start + i * step` of `dim`:
+  /// a strided tensor.insert_slice.
+  Value insertAlong(Value part, Value into, int64_t dim, int64_t start,
+                    int64_t step);
 
   // Scalar arithmetic inside bodies.
   Value extF64(Value v);
@@ -103,6 +111,13 @@ SmallVector<utils::IteratorType> iterators(unsigned n,
 
 /// `max(a, b)` that keeps a NaN from either side (tp's maxKeepNaN).
 Value maxKeepNaN(OpBuilder &b, Location loc, Value a, Value b2);
+
+/// The `dim` attribute of `op` counted from the front of a `rank`-dim
+/// tensor (PyTorch's negative dims count from the back).
+template <typename OpT> int64_t frontDim(OpT op, int64_t rank) {
+  int64_t dim = op.getDimAttr().getInt();
+  return dim < 0 ? dim + rank : dim;
+}
 
 } // namespace mlir::tp::linalg_export
 

@@ -182,22 +182,33 @@ FailureOr<Value> raiseElementwise(OpBuilder &b, linalg::GenericOp op) {
             .Case([&](math::LogOp) -> Value {
               return m::LogOp::create(b, loc, operand(0).getType(), operand(0));
             })
+            .Case([&](arith::DivFOp) -> Value {
+              return m::DivOp::create(b, loc, typeOf(operand(0), operand(1)),
+                                      operand(0), operand(1));
+            })
             .Case([&](math::TanhOp) -> Value {
-              // tanh(z) = 2 / (1 + exp(-2z)) - 1, the reciprocal as
-              // exp(-log(.)): model has no division. exp(-2z) overflowing
-              // to inf still gives -1.
-              Value z = operand(0);
-              Type t = z.getType();
-              Value e = m::ExpOp::create(
-                  b, loc, t, m::MulOp::create(b, loc, t, z, full(-2.0)));
-              Value den = m::AddOp::create(b, loc, t, e, full(1.0));
-              Value inv = m::ExpOp::create(
-                  b, loc, t,
-                  m::NegOp::create(b, loc, t,
-                                   m::LogOp::create(b, loc, t, den)));
-              return m::SubOp::create(
-                  b, loc, t, m::MulOp::create(b, loc, t, inv, full(2.0)),
-                  full(1.0));
+              return m::TanhOp::create(b, loc, operand(0).getType(),
+                                       operand(0));
+            })
+            .Case([&](math::ErfOp) -> Value {
+              return m::ErfOp::create(b, loc, operand(0).getType(), operand(0));
+            })
+            .Case([&](math::SqrtOp) -> Value {
+              return m::SqrtOp::create(b, loc, operand(0).getType(),
+                                       operand(0));
+            })
+            .Case([&](math::RsqrtOp) -> Value {
+              return m::RsqrtOp::create(b, loc, operand(0).getType(),
+                                        operand(0));
+            })
+            .Case([&](math::PowFOp p) -> Value {
+              // A constant exponent only: model.pow's is an attribute.
+              auto c = p.getRhs().getDefiningOp<arith::ConstantOp>();
+              auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+              if (!f)
+                return Value();
+              return m::PowOp::create(b, loc, operand(0).getType(), operand(0),
+                                      b.getF64FloatAttr(f.getValueAsDouble()));
             })
             .Case([&](arith::MaximumFOp mx) -> Value {
               // max(x, 0) is ReLU; other maxima have no model op.

@@ -37,13 +37,13 @@ func.func @order(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 shard.grid @g(shape = 4)
-func.func @erf(%x: tensor<8xf32>) -> tensor<8xf32> {
+func.func @sin(%x: tensor<8xf32>) -> tensor<8xf32> {
   %e = tensor.empty() : tensor<8xf32>
-  // expected-error @+1 {{element-wise linalg.generic: its body op 'math.erf' has no element-wise model op}}
+  // expected-error @+1 {{element-wise linalg.generic: its body op 'math.sin' has no element-wise model op}}
   %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
        ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
   ^bb0(%a: f32, %o: f32):
-    %r = math.erf %a : f32
+    %r = math.sin %a : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
   return %y : tensor<8xf32>

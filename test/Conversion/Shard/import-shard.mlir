@@ -190,3 +190,36 @@ func.func @on_gb(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %xs = shard.shard %x to %s : tensor<8x16xf32>
   return %xs : tensor<8x16xf32>
 }
+
+// -----
+
+// The math body ops are model's math ops: tanh, erf, sqrt, rsqrt, a
+// division by a broadcast input, and a power by a constant exponent.
+// CHECK-LABEL: func.func @math
+// CHECK-SAME: (%[[X:.*]]: !tp.dtensor<8x32xf32, @tp, [#tp.shard<1>]>, %[[B:.*]]: tensor<32xf32>)
+// CHECK: %[[T:.*]] = model.tanh %[[X]]
+// CHECK: %[[E:.*]] = model.erf %[[T]]
+// CHECK: %[[S:.*]] = model.sqrt %[[E]]
+// CHECK: %[[R:.*]] = model.rsqrt %[[S]]
+// CHECK: %[[D:.*]] = model.div %[[R]], %[[B]] : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32>
+// CHECK: model.pow %[[D]] {exponent = 3.000000e+00 : f64}
+shard.grid @tp(shape = 4)
+func.func @math(%x: tensor<8x32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %s = shard.sharding @tp split_axes = [[], [0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<8x32xf32>
+  %three = arith.constant 3.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+       ins(%xs, %b : tensor<8x32xf32>, tensor<32xf32>) outs(%e : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %t = math.tanh %a : f32
+    %r = math.erf %t : f32
+    %q = math.sqrt %r : f32
+    %rq = math.rsqrt %q : f32
+    %d = arith.divf %rq, %c : f32
+    %p = math.powf %d, %three : f32
+    linalg.yield %p : f32
+  } -> tensor<8x32xf32>
+  return %y : tensor<8x32xf32>
+}

@@ -693,3 +693,83 @@ func.func @mean_count(%x: tensor<4xf32>) {
   %0 = model.mean %x {count = 0 : i64} : (tensor<4xf32>) -> tensor<f32>
   return
 }
+
+// -----
+
+func.func @math_on_integers(%x: tensor<4xi64>) {
+  // expected-error @below {{'model.tanh' op computes on float tensors, not 'i64'}}
+  %y = model.tanh %x : (tensor<4xi64>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @math_changes_dtype(%x: tensor<4xbf16>) {
+  // expected-error @below {{'model.sqrt' op operand of element type 'bf16' does not match the result's 'f32'}}
+  %y = model.sqrt %x : (tensor<4xbf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @div_shapes(%x: tensor<4x8xf32>, %y: tensor<3xf32>) {
+  // expected-error @below {{'model.div' op shapes 4x8 and 3 do not broadcast}}
+  %z = model.div %x, %y : (tensor<4x8xf32>, tensor<3xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @pow_exponent(%x: tensor<4xf32>) {
+  // expected-error @below {{'model.pow' op requires attribute 'exponent'}}
+  %y = model.pow %x : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @slice_past_the_end(%x: tensor<2x8xf32>) {
+  // expected-error @below {{'model.slice' op 3 elements from 2 by 3 do not fit in dim 1 of size 8}}
+  %a = model.slice %x {dim = 1 : i64, start = 2 : i64, step = 3 : i64} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @slice_other_dims(%x: tensor<2x8xf32>) {
+  // expected-error @below {{'model.slice' op result has shape 1x2, expected 2x2}}
+  %a = model.slice %x {dim = 1 : i64, start = 0 : i64} : (tensor<2x8xf32>) -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step(%x: tensor<2x8xf32>) {
+  // expected-error @below {{'model.slice' op needs start >= 0 and step >= 1, got start 0 and step 0}}
+  %a = model.slice %x {dim = 1 : i64, start = 0 : i64, step = 0 : i64} : (tensor<2x8xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @slice_dim(%x: tensor<2x8xf32>) {
+  // expected-error @below {{'model.slice' op dim 2 is out of range for rank 2}}
+  %a = model.slice %x {dim = 2 : i64, start = 0 : i64} : (tensor<2x8xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @concat_shapes(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error @below {{'model.concat' op operand #1 has shape 3x3, expected 2x3}}
+  %c = model.concat %a, %b {dim = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @concat_total(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) {
+  // expected-error @below {{'model.concat' op result has 7 elements in dim 1, the operands 6}}
+  %c = model.concat %a, %b {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x7xf32>
+  return
+}

@@ -237,3 +237,38 @@ func.func @transformer_backward_ops(%g: tensor<2x4x8xf32>, %x: tensor<2x4x8xf32>
   %19 = model.mean %lg {count = 48 : i64} : (tensor<4x6xf32>) -> tensor<f32>
   return
 }
+
+// The pointwise math ops.
+// CHECK-LABEL: func.func @math
+func.func @math(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<4x8xf32> {
+  // CHECK: model.tanh %{{.*}} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %a = model.tanh %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.sigmoid
+  %b = model.sigmoid %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.sqrt
+  %c = model.sqrt %b : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.rsqrt
+  %d = model.rsqrt %c : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.erf
+  %e = model.erf %d : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.reciprocal
+  %f = model.reciprocal %e : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.pow %{{.*}} {exponent = 3.000000e+00 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %g = model.pow %f {exponent = 3.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  // CHECK: model.div %{{.*}}, %{{.*}} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %h = model.div %g, %y : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %h : tensor<4x8xf32>
+}
+
+// Slicing and concatenation.
+// CHECK-LABEL: func.func @slices
+func.func @slices(%x: tensor<2x8xf32>, %g: tensor<2x3xf32>) -> tensor<2x7xf32> {
+  // CHECK: model.slice %{{.*}} {dim = 1 : i64, start = 1 : i64, step = 3 : i64} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  %a = model.slice %x {dim = 1 : i64, start = 1 : i64, step = 3 : i64} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  // CHECK: model.slice_grad %{{.*}} {dim = 1 : i64, start = 1 : i64, step = 3 : i64} : (tensor<2x3xf32>) -> tensor<2x8xf32>
+  %b = model.slice_grad %g {dim = 1 : i64, start = 1 : i64, step = 3 : i64} : (tensor<2x3xf32>) -> tensor<2x8xf32>
+  // CHECK: model.concat %{{.*}}, %{{.*}}, %{{.*}} {dim = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x7xf32>
+  %c = model.slice %x {dim = 1 : i64, start = 7 : i64} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+  %d = model.concat %a, %g, %c {dim = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x7xf32>
+  return %d : tensor<2x7xf32>
+}

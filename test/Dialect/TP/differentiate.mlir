@@ -331,3 +331,30 @@ func.func @half_frozen(%x: tensor<2x4xf32>) -> tensor<f32> {
   %l = model.mean %y : (tensor<2x4xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// The math ops' gradients are compositions of model ops on the forward's
+// values: d tanh = 1 - y^2 (from the result), d(x / t) by t = -(g * y) / t
+// summed back to t's broadcast shape.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> (tensor<f32>, tensor<8xf32> {tp.grad_of = "w"})
+// CHECK: %[[T:.*]] = model.tanh %[[W:.*]] : (tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[Y:.*]] = model.div %{{.*}}, %[[T]]
+// CHECK: %[[G:.*]] = model.mean_grad
+// CHECK-NEXT: %[[GY:.*]] = model.mul %[[G]], %[[Y]]
+// CHECK-NEXT: %[[Q:.*]] = model.div %[[GY]], %[[T]]
+// CHECK-NEXT: %[[N:.*]] = model.neg %[[Q]]
+// CHECK-NEXT: %[[GT:.*]] = model.sum_to %[[N]] {{.*}} : (tensor<4x8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[T2:.*]] = model.mul %[[T]], %[[T]]
+// CHECK-NEXT: %[[ONE:.*]] = model.full 1.000000e+00
+// CHECK-NEXT: %[[D:.*]] = model.sub %[[ONE]], %[[T2]] {{.*}} : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[GW:.*]] = model.mul %[[GT]], %[[D]]
+// CHECK-NEXT: return %{{.*}}, %[[GW]]
+func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}) -> tensor<f32> {
+  %w = model.param "w" : tensor<8xf32>
+  %t = model.tanh %w : (tensor<8xf32>) -> tensor<8xf32>
+  %d = model.div %x, %t : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %l = model.mean %d : (tensor<4x8xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -422,3 +422,69 @@ func.func @attention_grad_heads(%g: tensor<1x4x8x2xf32>, %q: tensor<1x4x8x2xf32>
   %1 = model.attention_grad_v %dg, %dq, %dkv, %dkv : (!tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x8x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>, !tp.dtensor<1x4x4x2xf32, @mesh, [#tp.shard<2>]>) -> tensor<1x4x4x2xf32>
   return
 }
+
+// -----
+
+// The pointwise math ops keep a shard and need a whole value under a
+// Partial (tanh of a sum is not the sum of tanh). model.div is linear in its
+// numerator only: a Partial<sum> numerator over a replicated denominator
+// stays Partial, a Partial denominator is reduced first.
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+// CHECK-LABEL: func.func @math
+// CHECK: %[[T:.*]] = model.tanh %{{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[S:.*]] = model.sigmoid %[[T]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[Q:.*]] = model.sqrt %[[S]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[RQ:.*]] = model.rsqrt %[[Q]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[E:.*]] = model.erf %[[RQ]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: %[[RC:.*]] = model.reciprocal %[[E]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK-NEXT: model.pow %[[RC]] {exponent = 3.000000e+00 : f64} {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK: %[[WHOLE:.*]] = tp.redistribute %[[P:.*]] : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.tanh %[[WHOLE]] {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.div %[[P]], %{{.*}} : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<8xf32>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK-NEXT: %[[DEN:.*]] = tp.redistribute %[[P]] : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.div %{{.*}}, %[[DEN]] : {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+func.func @math(%x: tensor<4x8xf32>, %y: tensor<8xf32>) {
+  %dx = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+  %a = model.tanh %dx : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xf32>
+  %b = model.sigmoid %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = model.sqrt %b : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %d = model.rsqrt %c : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = model.erf %d : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %f = model.reciprocal %e : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %g = model.pow %f {exponent = 3.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %p = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  %t = model.tanh %p : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>) -> tensor<4x8xf32>
+  %q = model.div %p, %y : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<8xf32>) -> tensor<4x8xf32>
+  %r = model.div %x, %p : (tensor<4x8xf32>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// A slice or a concat keeps a shard of another dim; the dim it cuts or
+// joins is made whole first. Every Partial passes a slice (it only picks
+// elements); a concat of the same Partial(sum) is that Partial, a concat
+// mixing Partial and Replicate reduces first.
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+// CHECK-LABEL: func.func @slices
+// CHECK: model.slice %[[R:.*]] {dim = 2 : i64, start = 0 : i64} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<2x4x4xf32, @mesh, [#tp.shard<1>]>
+// CHECK: %[[W:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.slice %[[W]] {{.*}} -> !tp.dtensor<2x4x4xf32, @mesh, [#tp.replicate]>
+// CHECK: model.concat {{.*}} : (!tp.dtensor<2x4x4xf32, @mesh, [#tp.shard<1>]>, !tp.dtensor<2x4x4xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK: model.slice %[[P:.*]] {{.*}} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<max>]>) -> !tp.dtensor<2x2x8xf32, @mesh, [#tp.partial<max>]>
+// CHECK: model.concat %[[S:.*]], %[[S]] {{.*}} -> !tp.dtensor<2x4x16xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: tp.redistribute %[[S]] : !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.concat {{.*}} -> !tp.dtensor<2x4x16xf32, @mesh, [#tp.replicate]>
+func.func @slices(%x: tensor<2x4x8xf32>) {
+  %r = tp.distribute %x : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>
+  %a = model.slice %r {dim = 2 : i64, start = 0 : i64} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<1>]>) -> tensor<2x4x4xf32>
+  %c = tp.distribute %x : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>
+  %b = model.slice %c {dim = 2 : i64, start = 4 : i64} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>) -> tensor<2x4x4xf32>
+  %j = model.concat %a, %a {dim = 2 : i64} : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x8xf32>
+  %p = tp.distribute %x : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<max>]>
+  %q = model.slice %p {dim = 1 : i64, start = 0 : i64, step = 2 : i64} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<max>]>) -> tensor<2x2x8xf32>
+  %s = tp.distribute %x : tensor<2x4x8xf32> -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
+  %ss = model.concat %s, %s {dim = 2 : i64} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>, !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>) -> tensor<2x4x16xf32>
+  %sx = model.concat %s, %x {dim = 2 : i64} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<2x4x8xf32>) -> tensor<2x4x16xf32>
+  return
+}

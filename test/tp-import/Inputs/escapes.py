@@ -152,13 +152,24 @@ def _refused(name, fn, vector=False, shape=(2, 8)):
     globals()[name] = lambda: (Wrapped(fn, vector), (torch.randn(*shape),))
 
 
-# Indexing of every kind that does not keep every element.
-_refused("select", lambda m, x: x * m.fc(x)[0][0])
-_refused("select_param", lambda m, x: x * m.gamma[1], vector=True)
-_refused("select_last", lambda m, x: m.fc(x)[-1])
-_refused("slice", lambda m, x: m.fc(x)[0:1])
-_refused("slice_cols", lambda m, x: m.fc(x)[:, 2:6])
-_refused("step", lambda m, x: m.fc(x)[::2])
+def _indexed(name, fn, vector=False, shape=(2, 8)):
+    """Recorded: factories `name` and `name_other` as _pair's."""
+    def make(seed):
+        torch.manual_seed(seed)
+        return Wrapped(fn, vector), (torch.randn(*shape),)
+    globals()[name] = lambda: make(0)
+    globals()[name + "_other"] = lambda: make(1)
+
+
+# Basic indexing that cuts: slices of the traced value, never constants.
+_indexed("select", lambda m, x: x * m.fc(x)[0][0])
+_indexed("select_param", lambda m, x: x * m.gamma[1], vector=True)
+_indexed("select_last", lambda m, x: m.fc(x)[-1])
+_indexed("slice", lambda m, x: m.fc(x)[0:1])
+_indexed("slice_cols", lambda m, x: m.fc(x)[:, 2:6])
+_indexed("step", lambda m, x: m.fc(x)[::2])
+_indexed("mixed", lambda m, x: m.fc(x)[1, 1:7:3, None])
+# Advanced indexing (tensors, lists, bools): refused.
 _refused("bool_mask", lambda m, x: m.fc(x)[m.mask])
 _refused("int_tensor", lambda m, x: m.fc(x)[m.rows])
 _refused("int_list", lambda m, x: m.fc(x)[[1, 0]])

@@ -163,6 +163,63 @@ def misc():
     return Misc(), torch.randn(3, 8)
 
 
+class MathOps(nn.Module):
+    """The pointwise math functions and division by a tensor, as written
+    in model code: gelu_new's tanh form, a hand-written sigmoid gate,
+    x ** 3, rsqrt of a variance, 1 / x and a broadcast quotient."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.scale = nn.Parameter(torch.rand(8) + 0.5)
+
+    def forward(self, x):
+        h = self.fc(x)
+        g = 0.5 * h * (1.0 + torch.tanh(0.7978845608 * (h + 0.044715 *
+                                                          torch.pow(h, 3.0))))
+        s = torch.sigmoid(h) * torch.erf(h)
+        v = h.pow(2).mean(-1, keepdim=True)
+        n = h * torch.rsqrt(v + 1e-5) / torch.sqrt(v + 1.0)
+        q = g / self.scale + s.reciprocal() * 0.01 + 1 / (2 + h * h)
+        return q + n + h.sigmoid() ** 0.5
+
+
+def math_ops():
+    torch.manual_seed(0)
+    return MathOps(), torch.randn(3, 8)
+
+
+def rotate_half(x):
+    """HF's rotate_half: the halves of the last dim swapped, the second
+    negated."""
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class Pieces(nn.Module):
+    """Slicing and joining as model code writes it: a fused projection
+    split into three (GPT-2's c_attn), rotate_half, chunk, narrow, unbind
+    and a strided slice."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv = nn.Linear(8, 24)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).split(8, dim=-1)
+        a, b = torch.chunk(q, 2, dim=-1)
+        r = rotate_half(k) * torch.cat([b, a], -1)
+        n = v.narrow(-1, 2, 4).sum(-1, keepdim=True)
+        rows = sum(r.unbind(0))
+        return r + n + rows + x[:, ::3].mean()
+
+
+def pieces():
+    torch.manual_seed(0)
+    return Pieces(), torch.randn(3, 8)
+
+
 class ScaledLinear(nn.Linear):
     """A Linear with its own forward: traced as a user module."""
 

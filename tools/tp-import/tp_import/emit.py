@@ -16,13 +16,11 @@ from .graph import LEAF_OPS, Scope
 
 _ELEMENT = {torch.float32: "f32", torch.bfloat16: "bf16",
             torch.float16: "f16", torch.int64: "i64", torch.int32: "i32"}
-_UNARY = ("relu", "gelu", "silu", "exp", "log", "neg")
-_BINARY = ("add", "sub", "mul", "matmul")
+_UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
+          "sqrt", "rsqrt", "erf", "reciprocal")
+_BINARY = ("add", "sub", "mul", "div", "matmul")
 
 _RAW_HINTS = {
-    "torch.rsqrt": "only as part of an RMSNorm "
-                   "(x * rsqrt(mean(x^2, -1, keepdim=True) + eps) * weight)",
-    "torch.sqrt": "only as part of an RMSNorm (x / sqrt(mean(x^2) + eps))",
     "torch.masked_fill": "only as the causal mask of an attention",
     "torch.view_as_complex": "only in Meta's rotary embedding",
     "torch.view_as_real": "only in Meta's rotary embedding",
@@ -337,6 +335,16 @@ class Emitter:
                         f'({", ".join(ops)}){attrs} : {sig}')
         elif op in _UNARY or op in _BINARY:
             region.line(f"{v} = model.{op} {', '.join(ops)} : {sig}")
+        elif op == "pow":
+            region.line(f"{v} = model.pow {ops[0]} {{exponent = "
+                        f"{_fmt_float(n.attrs['exponent'])} : f64}} : {sig}")
+        elif op == "slice":
+            region.line(f"{v} = model.slice {ops[0]} {{dim = "
+                        f"{n.attrs['dim']} : i64, start = {n.attrs['start']} "
+                        f": i64, step = {n.attrs['step']} : i64}} : {sig}")
+        elif op == "concat":
+            region.line(f"{v} = model.concat {', '.join(ops)} {{dim = "
+                        f"{n.attrs['dim']} : i64}} : {sig}")
         elif op == "softmax":
             region.line(f"{v} = model.softmax {ops[0]} "
                         f"{{dim = {n.attrs['dim']} : i64}} : {sig}")

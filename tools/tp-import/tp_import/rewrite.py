@@ -1,7 +1,7 @@
 """Recognizes what users write by hand as the `model` ops tp has.
 
-tp's model dialect has no rsqrt, mask, complex or slicing ops, but it has
-the layers those ops build: `rms_norm`, `rotary` (Meta's interleaved
+tp's model dialect has no mask, complex or slicing ops, but it has the
+layers those ops build: `rms_norm`, `rotary` (Meta's interleaved
 pairs) and causal grouped-query `attention`. Each pattern below anchors on
 the last node of the hand-written form, checks every step (constants by
 their values: a mask must be causal, a rotary table must be
@@ -94,7 +94,7 @@ def _silu(g, node):
     if node.op != "mul":
         return
     for a, b in (node.args, reversed(node.args)):
-        if b.op == "torch.sigmoid" and b.args and b.args[0] is a and \
+        if b.op == "sigmoid" and b.args and b.args[0] is a and \
                 tuple(a.shape) == tuple(node.shape):
             g.replace_uses(node, _new("silu", [a], node.shape, node.dtype,
                                       node))
@@ -107,7 +107,7 @@ def _silu(g, node):
 def _rms_norm(g, root, users):
     """`x * rsqrt(mean(x^2, -1, keepdim) + eps) * weight` (or `x /
     sqrt(...)`, factors in either order)."""
-    if root.op not in ("torch.rsqrt", "torch.sqrt") or not root.args:
+    if root.op not in ("rsqrt", "sqrt") or not root.args:
         return
     add = root.args[0]
     if add.op != "add":
@@ -126,9 +126,9 @@ def _rms_norm(g, root, users):
     x = square.args[0]
     normed = None
     for u in users.get(root, []):
-        if root.op == "torch.rsqrt" and u.op == "mul" and x in u.args:
+        if root.op == "rsqrt" and u.op == "mul" and x in u.args:
             normed = u
-        elif root.op == "torch.sqrt" and u.op == "torch.div" and \
+        elif root.op == "sqrt" and u.op == "div" and \
                 u.args == [x, root]:
             normed = u
     if normed is None:

@@ -27,6 +27,7 @@ read again at its next use, and writes into parameters are refused.
 """
 
 import inspect
+import math
 import os
 import sys
 
@@ -301,7 +302,12 @@ class Tracer(TorchFunctionMode):
         return None
 
     def make(self, op, args, result, attrs=None):
-        node = Node(op, args, result.shape, result.dtype, self.scopes[-1],
+        return self.make_shaped(op, args, result.shape, result.dtype, attrs)
+
+    def make_shaped(self, op, args, shape, dtype, attrs=None):
+        """A node of `shape` and `dtype` that no tensor of the run has (a
+        step of an indexing that becomes several ops)."""
+        node = Node(op, args, shape, dtype, self.scopes[-1],
                     _user_location(), attrs)
         self.scopes[-1].add(node)
         return node
@@ -507,6 +513,16 @@ class Tracer(TorchFunctionMode):
             self._register(result, node)
         elif isinstance(result, (tuple, list)) and any(
                 isinstance(r, torch.Tensor) for r in result):
+            handler = _MULTI_HANDLERS.get(name)
+            a = _Args(args, kwargs)
+            x = a.get(0, "input")
+            nodes = handler(self, name, a, x, result) \
+                if handler is not None and isinstance(x, torch.Tensor) and \
+                all(isinstance(r, torch.Tensor) for r in result) else None
+            if nodes is not None:
+                for r, node in zip(result, nodes):
+                    self._register(r, node)
+                return result
             operands = [self.node_of(t) for t in _tensors_in((args, kwargs))]
             for r in result:
                 if isinstance(r, torch.Tensor):
@@ -561,7 +577,7 @@ def _div(tr, name, a, x, result):
             rhs.numel() == 1 and float(rhs) != 0:
         return tr.make("mul", [tr.node_of(lhs),
                                tr.scalar(1.0 / float(rhs), lhs)], result)
-    return None
+    return _binary("div")(tr, name, a, x, result)
 
 
 def _unary(op):
@@ -595,19 +611,68 @@ def _view(tr, name, a, x, result):
 
 
 def _getitem(tr, name, a, x, result):
-    """An index that keeps every element (None, `...`, whole slices, the
-    one element of a dim of size 1) is a reshape; any other is refused
-    (tp has no slicing or gather op), never read as a constant."""
+    """Basic indexing (ints, slices with a positive step, None, `...`) is
+    a model.slice per dim it cuts and a reshape for the dims ints drop and
+    None adds; an index that keeps every element is the reshape alone.
+    Tensor, list and bool indices (advanced indexing) are refused, never
+    read as a constant."""
     index = a.get(1, "idx")
-    if x is a.get(0, "input") and _keeps_all(index, x.shape):
+    if x is not a.get(0, "input"):
+        return None
+    if _keeps_all(index, x.shape):
         return _view(tr, name, a, x, result)
-    node = tr._raw(name, a, result)
-    node.attrs["message"] = (
-        f"unsupported indexing {_index_text(index)} of a tensor of shape "
-        f"{list(x.shape)} (tp has no slicing or gather op; tp-import "
-        f"supports indices that keep every element: None, ..., whole "
-        f"slices, and 0 or -1 on a dim of size 1)")
+    dims = _basic_index(index, x.dim())
+    if dims is None:
+        node = tr._raw(name, a, result)
+        node.attrs["message"] = (
+            f"unsupported indexing {_index_text(index)} of a tensor of shape "
+            f"{list(x.shape)} (tp-import supports ints, slices with a "
+            f"positive step, None and ...; not tensors, lists or bools)")
+        return node
+    node = tr.node_of(x)
+    shape = list(x.shape)
+    for d, item in enumerate(dims):
+        if isinstance(item, int):
+            start, step, count = _norm_dim(item, shape[d]), 1, 1
+        else:
+            start, stop, step = item.indices(shape[d])
+            count = len(range(start, stop, step))
+        if (start, step, count) == (0, 1, shape[d]):
+            continue
+        shape[d] = count
+        node = tr.make_shaped("slice", [node], shape, x.dtype,
+                              {"dim": d, "start": start if count else 0,
+                               "step": step})
+    if tuple(shape) != tuple(result.shape):
+        node = tr.make("reshape", [node], result)
     return node
+
+
+def _basic_index(index, rank):
+    """Per dim of the indexed tensor, its int or slice (None and `...`
+    resolved), or None for advanced indexing."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(type(i) not in (int, slice, type(None), type(Ellipsis))
+           for i in items):
+        return None
+    if any(isinstance(i, slice) and
+           not all(v is None or type(v) is int
+                   for v in (i.start, i.stop, i.step)) for i in items):
+        return None
+    if any(isinstance(i, slice) and i.step is not None and i.step <= 0
+           for i in items):
+        return None
+    used = [i for i in items if i is not None and i is not Ellipsis]
+    if len(used) > rank or sum(i is Ellipsis for i in items) > 1:
+        return None
+    dims = []
+    for i in items:
+        if i is Ellipsis:
+            dims.extend([slice(None)] * (rank - len(used)))
+        elif i is not None:
+            dims.append(i)
+    dims.extend([slice(None)] * (rank - len(dims)))
+    return dims
 
 
 def _keeps_all(index, shape):
@@ -685,6 +750,10 @@ def _pow(tr, name, a, x, result):
         return tr.make("mul", [n, n], result)
     if isinstance(exponent, (int, float)) and exponent == 1:
         return tr.node_of(x)
+    if isinstance(exponent, (int, float)) and not isinstance(exponent, bool) \
+            and x is a.get(0, "input") and math.isfinite(exponent):
+        return tr.make("pow", [tr.node_of(x)], result,
+                       {"exponent": float(exponent)})
     return None
 
 
@@ -722,6 +791,57 @@ def _masked_fill(tr, name, a, x, result):
         value = float(value)
     return tr.make("torch.masked_fill", [tr.node_of(x), tr.node_of(mask)],
                    result, {"torch_name": "masked_fill", "value": value})
+
+
+def _cat(tr, name, a, x, result):
+    """torch.cat / torch.concat of tensors along one dim."""
+    tensors, dim = a.get(0, "tensors"), a.get(1, "dim", 0)
+    if not isinstance(tensors, (tuple, list)) or not isinstance(dim, int):
+        return None
+    # torch.cat skips empty 1-D tensors; tp's concat takes equal ranks.
+    parts = [t for t in tensors if t.dim() == result.dim()]
+    if len(parts) != len(tensors):
+        return None
+    if len(parts) == 1:
+        return tr.node_of(parts[0])
+    return tr.make("concat", [tr.node_of(t) for t in parts], result,
+                   {"dim": _norm_dim(dim, result.dim())})
+
+
+def _pieces(tr, name, a, x, results):
+    """split / chunk / tensor_split / unbind: the pieces follow one another
+    along one dim, so each is a slice (unbind's then drop the dim)."""
+    if name == "unbind":
+        dim = a.get(1, "dim", 0)
+    elif name in ("split", "tensor_split"):
+        dim = a.get(2, "dim", 0)
+    else:
+        dim = a.get(2, "dim", 0)
+    if not isinstance(dim, int):
+        return None
+    dim = _norm_dim(dim, x.dim())
+    nodes, start = [], 0
+    for r in results:
+        count = 1 if name == "unbind" else r.shape[dim]
+        shape = list(x.shape)
+        shape[dim] = count
+        node = tr.make_shaped("slice", [tr.node_of(x)], shape, x.dtype,
+                              {"dim": dim, "start": start, "step": 1})
+        if name == "unbind":
+            node = tr.make("reshape", [node], r)
+        nodes.append(node)
+        start += count
+    return nodes
+
+
+def _narrow(tr, name, a, x, result):
+    dim, start = a.get(1, "dim"), a.get(2, "start")
+    if not isinstance(dim, int) or not isinstance(start, int):
+        return None
+    dim = _norm_dim(dim, x.dim())
+    return tr.make("slice", [tr.node_of(x)], result,
+                   {"dim": dim, "start": _norm_dim(start, x.shape[dim]),
+                    "step": 1})
 
 
 def _param_leaf(op):
@@ -764,12 +884,17 @@ for _n in ("mul", "__mul__", "__rmul__", "__imul__", "mul_", "multiply"):
 for _n in ("div", "__truediv__", "__itruediv__", "div_", "true_divide",
            "divide"):
     _HANDLERS[_n] = _div
+for _n in ("__rtruediv__", "__rdiv__"):
+    _HANDLERS[_n] = _binary("div", swap=True)
 for _n in ("matmul", "__matmul__", "mm", "bmm"):
     _HANDLERS[_n] = _binary("matmul")
 _HANDLERS["__rmatmul__"] = _binary("matmul", swap=True)
 for _n, _op in (("relu", "relu"), ("relu_", "relu"), ("gelu", "gelu"),
                 ("silu", "silu"), ("exp", "exp"), ("log", "log"),
-                ("neg", "neg"), ("__neg__", "neg"), ("negative", "neg")):
+                ("neg", "neg"), ("__neg__", "neg"), ("negative", "neg"),
+                ("tanh", "tanh"), ("sigmoid", "sigmoid"), ("sqrt", "sqrt"),
+                ("rsqrt", "rsqrt"), ("erf", "erf"),
+                ("reciprocal", "reciprocal")):
     _HANDLERS[_n] = _unary(_op)
 for _n in ("contiguous", "clone", "detach", "float", "half", "bfloat16",
            "double", "to", "type", "type_as", "cpu", "cuda", "__pos__"):
@@ -779,6 +904,12 @@ for _n in ("view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze",
            "view_as", "reshape_as"):
     _HANDLERS[_n] = _view
 _HANDLERS["__getitem__"] = _getitem
+for _n in ("cat", "concat", "concatenate"):
+    _HANDLERS[_n] = _cat
+_HANDLERS["narrow"] = _narrow
+# Calls that return several tensors: one node each.
+_MULTI_HANDLERS = {_n: _pieces for _n in
+                   ("split", "chunk", "tensor_split", "unbind")}
 for _n in ("data", "T", "mT"):
     _HANDLERS[_n] = _property
 for _n in ("transpose", "swapaxes", "swapdims", "permute", "t"):

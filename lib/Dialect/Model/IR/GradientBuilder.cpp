@@ -43,6 +43,41 @@ Value GradientBuilder::sumTo(Value grad, Value operand) {
   return SumToOp::create(builder, grad.getLoc(), gradType(operand), grad);
 }
 
+Value GradientBuilder::scalar(double value, Value like) {
+  auto type =
+      RankedTensorType::get({}, getTensorLikeElementType(like.getType()));
+  return FullOp::create(builder, like.getLoc(), type,
+                        builder.getF64FloatAttr(value));
+}
+
+/// The type of a broadcasting element-wise op of `a` and `b`: their shapes
+/// broadcast (aligned at the end), `a`'s element type.
+static RankedTensorType broadcastType(Value a, Value b) {
+  ArrayRef<int64_t> x = getTensorLikeShape(a.getType()),
+                    y = getTensorLikeShape(b.getType());
+  size_t rank = std::max(x.size(), y.size());
+  SmallVector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t dx = i < rank - x.size() ? 1 : x[i - (rank - x.size())];
+    int64_t dy = i < rank - y.size() ? 1 : y[i - (rank - y.size())];
+    shape[i] = dx == 1 ? dy : dx;
+  }
+  return RankedTensorType::get(shape, getTensorLikeElementType(a.getType()));
+}
+
+Value GradientBuilder::mul(Value a, Value b) {
+  return MulOp::create(builder, a.getLoc(), broadcastType(a, b), a, b);
+}
+Value GradientBuilder::sub(Value a, Value b) {
+  return SubOp::create(builder, a.getLoc(), broadcastType(a, b), a, b);
+}
+Value GradientBuilder::div(Value a, Value b) {
+  return DivOp::create(builder, a.getLoc(), broadcastType(a, b), a, b);
+}
+Value GradientBuilder::neg(Value a) {
+  return NegOp::create(builder, a.getLoc(), gradType(a), a);
+}
+
 LogicalResult ParamOp::backward(GradientBuilder &builder, Value grad) {
   builder.accumulateParam(getName(), grad);
   return success();

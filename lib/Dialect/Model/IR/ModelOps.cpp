@@ -11,6 +11,8 @@
 
 #include "ShapeChecks.h"
 
+#include "tp/Dialect/TP/IR/AxisRules.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringSet.h"

@@ -74,6 +74,26 @@ inline LogicalResult verifyUnary(Operation *op) {
                      shapeOf(op->getOperand(0)));
 }
 
+/// Operands and the result of a float math op (tanh, rsqrt, pow, div) are
+/// float tensors of one element type.
+inline LogicalResult verifyFloatOperands(Operation *op) {
+  Type want = getTensorLikeElementType(op->getResult(0).getType());
+  if (!isa<FloatType>(want))
+    return op->emitOpError() << "computes on float tensors, not " << want;
+  for (Value v : op->getOperands())
+    if (getTensorLikeElementType(v.getType()) != want)
+      return op->emitOpError() << "operand of element type "
+                               << getTensorLikeElementType(v.getType())
+                               << " does not match the result's " << want;
+  return success();
+}
+
+inline LogicalResult verifyFloatUnary(Operation *op) {
+  if (failed(verifyFloatOperands(op)))
+    return failure();
+  return verifyUnary(op);
+}
+
 inline LogicalResult verifyBroadcast(Operation *op) {
   auto a = shapeOf(op->getOperand(0)), b = shapeOf(op->getOperand(1));
   size_t rank = std::max(a.size(), b.size());

@@ -60,6 +60,23 @@ FactorRule FactorRule::elementwise(ArrayRef<SmallVector<int64_t>> shapes,
   return rule;
 }
 
+FactorRule FactorRule::alongDims(ArrayRef<SmallVector<int64_t>> shapes,
+                                 int64_t replicated, Linearity linearity) {
+  FactorRule rule;
+  rule.linearity = linearity;
+  size_t rank = shapes.front().size();
+  rule.factors.resize(rank);
+  rule.factors[replicated].kind = FactorKind::Replicated;
+  auto dims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  for (const SmallVector<int64_t> &shape : shapes) {
+    assert(shape.size() == rank && "operands of one rank");
+    rule.operands.push_back(dims);
+    rule.shapes.push_back(shape);
+  }
+  rule.result = dims;
+  return rule;
+}
+
 FactorRule FactorRule::einsum(StringRef spec,
                               ArrayRef<SmallVector<int64_t>> shapes,
                               Linearity linearity) {
@@ -130,6 +147,11 @@ AxisRule AxisRuleBuilder::fromFactors(const FactorRule &rule,
       break;
     case Linearity::EachOperand:
       if (partials.size() == 1 && isPartialSum(p) && othersReplicated)
+        return {SmallVector<Attribute>(in), p};
+      break;
+    case Linearity::FirstOperand:
+      if (partials.size() == 1 && partials.front() == 0 && isPartialSum(p) &&
+          othersReplicated)
         return {SmallVector<Attribute>(in), p};
       break;
     case Linearity::AllOperands:

@@ -53,6 +53,15 @@ public:
   /// broadcast: `model.sum_to`), or `grad` itself where the shapes agree.
   Value sumTo(Value grad, Value operand);
 
+  /// Derivatives built from model ops (a pointwise op's backward): a
+  /// rank-0 `model.full` of `like`'s element type, and broadcasting
+  /// element-wise ops typed by their operands' global shapes.
+  Value scalar(double value, Value like);
+  Value mul(Value a, Value b);
+  Value sub(Value a, Value b);
+  Value div(Value a, Value b);
+  Value neg(Value a);
+
   /// The type a gradient of `v` is created with: `v`'s global tensor type
   /// (placements are propagated through the backward ops afterwards).
   static RankedTensorType gradType(Value v);

@@ -173,6 +173,17 @@ def Model_DropoutGradOp : Model_LeafGradOp<"dropout_grad"> {
 // Transformer ops
 //===----------------------------------------------------------------------===//
 
+def Model_SliceGradOp : Model_FnOp<"slice_grad"> {
+  let summary = "Gradient of model.slice: `grad` placed back, zeros elsewhere";
+  let description = [{
+    The result has the sliced input's shape: element `start + i * step` of
+    `dim` is `grad`'s element `i`, every other element is 0.
+  }];
+  let arguments = (ins Model_TensorLike:$grad, I64Attr:$dim, I64Attr:$start,
+                       DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs Model_TensorLike:$result);
+}
+
 def Model_SoftmaxGradOp : Model_FnOp<"softmax_grad"> {
   let summary = "Gradient of softmax: `y * (grad - sum(grad * y, dim))`";
   let description = [{

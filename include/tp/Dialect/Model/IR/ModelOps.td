@@ -227,6 +227,49 @@ def Model_SiluOp : Model_UnaryOp<"silu", "SiLU: `x * sigmoid(x)`">;
 def Model_ExpOp : Model_UnaryOp<"exp", "Element-wise exponential">;
 def Model_LogOp : Model_UnaryOp<"log", "Element-wise natural logarithm">;
 
+// A pointwise math function of a float tensor (ATen's unary ops). Its
+// verifier and sharding rule are the family's, defined here: shards pass
+// through and a Partial is reduced first (the function is not linear).
+// Each op's backward, its derivative built from other model ops, is in
+// Math.cpp.
+class Model_MathOp<string mnemonic, string desc>
+    : Model_UnaryOp<mnemonic, desc> {
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::mlir::tp::model::detail::verifyFloatUnary(*this);
+    }
+    ::mlir::tp::AxisRule $cppClass::getAxisRule(
+        ::llvm::ArrayRef<::mlir::Attribute> in, int64_t axisSize) {
+      return ::mlir::tp::AxisRuleBuilder(getContext(), axisSize).unary(in);
+    }
+  }];
+}
+
+def Model_TanhOp : Model_MathOp<"tanh", "Element-wise hyperbolic tangent">;
+def Model_SigmoidOp : Model_MathOp<"sigmoid",
+    "Element-wise logistic sigmoid `1 / (1 + exp(-x))`">;
+def Model_SqrtOp : Model_MathOp<"sqrt", "Element-wise square root">;
+def Model_RsqrtOp : Model_MathOp<"rsqrt",
+    "Element-wise reciprocal square root `1 / sqrt(x)`">;
+def Model_ErfOp : Model_MathOp<"erf", "Element-wise Gauss error function">;
+def Model_ReciprocalOp : Model_MathOp<"reciprocal",
+    "Element-wise reciprocal `1 / x`">;
+
+def Model_PowOp : Model_FnOp<"pow", [Model_Differentiable]> {
+  let summary = "Element-wise power with a constant exponent: `x ** exponent`";
+  let description = [{
+    `torch.pow(x, exponent)` for a number `exponent` (PyTorch's
+    `pow.Tensor_Scalar`). A negative base with a non-integral exponent
+    gives NaN, as in PyTorch.
+
+    ```mlir
+    %c = model.pow %x {exponent = 3.0 : f64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$input, F64Attr:$exponent);
+  let results = (outs Model_TensorLike:$result);
+}
+
 class Model_BinaryOp<string mnemonic, string desc>
     : Model_FnOp<mnemonic, [Model_Differentiable]> {
   let summary = desc;
@@ -240,6 +283,7 @@ class Model_BinaryOp<string mnemonic, string desc>
 def Model_AddOp : Model_BinaryOp<"add", "Element-wise addition">;
 def Model_SubOp : Model_BinaryOp<"sub", "Element-wise subtraction">;
 def Model_MulOp : Model_BinaryOp<"mul", "Element-wise multiplication">;
+def Model_DivOp : Model_BinaryOp<"div", "Element-wise true division">;
 
 def Model_MatmulOp : Model_FnOp<"matmul", [Model_Differentiable]> {
   let summary = "Batched matrix product `[..., m, k] x [..., k, n]`";
@@ -262,6 +306,41 @@ def Model_ReshapeOp : Model_FnOp<"reshape", [Model_Differentiable]> {
 def Model_TransposeOp : Model_FnOp<"transpose", [Model_Differentiable]> {
   let summary = "Permute dims (`permutation[i]` is the source dim of dim i)";
   let arguments = (ins Model_TensorLike:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_SliceOp : Model_FnOp<"slice", [Model_Differentiable]> {
+  let summary = "Every `step`-th element of `dim` from `start`: `x[..., start::step]`";
+  let description = [{
+    Basic slicing along one dim (`x[..., a:b:c]`, `torch.narrow`, one piece
+    of `split`/`chunk`): element `i` of the result's `dim` is element
+    `start + i * step` of the input's; the result's size on `dim` is how
+    many there are (so `end` is implied), the other dims are the input's.
+    Sharding: the other dims pass a shard through, `dim` is replicated
+    first; every Partial passes (the op only picks elements).
+
+    ```mlir
+    %h = model.slice %x {dim = 3 : i64, start = 4 : i64, step = 1 : i64} : (tensor<2x8x4x8xf32>) -> tensor<2x8x4x4xf32>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$input, I64Attr:$dim, I64Attr:$start,
+                       DefaultValuedAttr<I64Attr, "1">:$step);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_ConcatOp : Model_FnOp<"concat", [Model_Differentiable]> {
+  let summary = "Concatenation along `dim` (`torch.cat`)";
+  let description = [{
+    The operands agree on every dim but `dim`; the result's `dim` is the
+    sum of theirs. Sharding: the other dims pass a shard through (the same
+    in every operand), `dim` is replicated first; operands that are all
+    the same Partial(sum) give it.
+
+    ```mlir
+    %r = model.concat %a, %b {dim = 3 : i64} : (tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>) -> tensor<2x8x4x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Model_TensorLike>:$inputs, I64Attr:$dim);
   let results = (outs Model_TensorLike:$result);
 }
 

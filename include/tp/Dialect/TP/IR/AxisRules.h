@@ -40,6 +40,9 @@ struct FactorRule {
     /// Linear in each operand alone (mul, matmul, neg, a sum): one
     /// Partial(sum) operand with every other Replicate gives Partial(sum).
     EachOperand,
+    /// Linear in the first operand alone (div: a / b): a Partial(sum)
+    /// first operand with every other Replicate gives Partial(sum).
+    FirstOperand,
     /// Linear in all operands together (add, sub): operands that are all
     /// the same Partial(sum) give it.
     AllOperands,
@@ -62,6 +65,12 @@ struct FactorRule {
   /// where the result's is larger has no factor).
   static FactorRule elementwise(ArrayRef<SmallVector<int64_t>> shapes,
                                 ArrayRef<int64_t> out, Linearity linearity);
+  /// Operands and result of one rank whose dim `i` is factor `i` in each
+  /// (no broadcasting), except `replicated`, which is never sharded:
+  /// slicing and concatenation along it, whose operands and result differ
+  /// in size there.
+  static FactorRule alongDims(ArrayRef<SmallVector<int64_t>> shapes,
+                              int64_t replicated, Linearity linearity);
   /// Einsum notation, one letter per factor ("bij,bjk->bik", "ij->ji");
   /// letters only in operands are sum reductions. `shapes` are the
   /// operands'; a size-1 operand dim where the factor is larger elsewhere
