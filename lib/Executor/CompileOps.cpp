@@ -38,7 +38,7 @@ constexpr AttributeArg kAttributeArgs[] = {
     {kValue, "value", false},       {kMaxNorm, "max_norm", false},
     {kCausal, "causal", false},     {kCount, "count", true},
     {kExponent, "exponent", false}, {kStart, "start", false},
-    {kStep, "step", false},
+    {kStep, "step", false},         {kElements, "elements", false},
 };
 /// The argument kinds a model op's kernel may have that no attribute
 /// gives: its result's shape, and the axes (with the size that goes with
@@ -70,6 +70,30 @@ static double numberAttr(Operation *op, StringRef name) {
     return b.getValue() ? 1.0 : 0.0;
   throw std::runtime_error("tp executor needs the number '" + name.str() +
                            "' of " + describe(op));
+}
+
+/// The runtime tensor of a model.constant's elements: floats as f32 (exact
+/// for bf16 and f16; the kernel's result is rounded to the slot's dtype),
+/// integers in their own dtype.
+static mlir::tp::runtime::Tensor constantTensor(DenseElementsAttr elements) {
+  auto type = cast<RankedTensorType>(elements.getType());
+  std::vector<int64_t> shape(type.getShape().begin(), type.getShape().end());
+  Type elt = type.getElementType();
+  if (isa<FloatType>(elt)) {
+    std::vector<float> values;
+    values.reserve(elements.getNumElements());
+    for (const APFloat &v : elements.getValues<APFloat>())
+      values.push_back(static_cast<float>(v.convertToDouble()));
+    return mlir::tp::runtime::Tensor::fromData(shape, values);
+  }
+  std::vector<int64_t> values;
+  values.reserve(elements.getNumElements());
+  for (const APInt &v : elements.getValues<APInt>())
+    values.push_back(v.getSExtValue());
+  return mlir::tp::runtime::Tensor::fromInts(
+      shape, values,
+      elt.isSignlessInteger(32) ? mlir::tp::runtime::DType::I32
+                                : mlir::tp::runtime::DType::I64);
 }
 
 void Compiler::compileKernel(model::KernelOpInterface kernel,
@@ -130,6 +154,13 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
       instr.dim = dim.getInt() < 0 ? dim.getInt() + rank : dim.getInt();
       continue;
     }
+    case kElements:
+      if (auto elements = dyn_cast<DenseElementsAttr>(attr)) {
+        instr.param = static_cast<int>(program.constants.size());
+        program.constants.push_back(constantTensor(elements));
+        continue;
+      }
+      break;
     case kStart:
     case kStep:
       if (auto i = dyn_cast<IntegerAttr>(attr)) {

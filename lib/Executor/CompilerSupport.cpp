@@ -186,7 +186,10 @@ int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
   for (mlir::Operation *user : ids.getUsers()) {
     // Through local chunks (a batch-sharded input) to the embeddings
     // (and gathers: targets of a whole-row loss on batch-sharded inputs).
-    if (mlir::isa<mlir::tp::ChunkOp, mlir::tp::AllGatherOp>(user)) {
+    // and through the ops that only move ids (the shifted labels of a
+    // causal LM: a slice and a reshape).
+    if (mlir::isa<mlir::tp::ChunkOp, mlir::tp::AllGatherOp, m::SliceOp,
+                  m::ReshapeOp, m::TransposeOp, m::ConcatOp>(user)) {
       if (int64_t v = tokenRange(user->getResult(0)); v > 0)
         narrow(v);
       continue;

@@ -42,6 +42,7 @@ enum Arg : unsigned {
   kExponent = 1 << 18, // `value` as pow's exponent
   kStart = 1 << 19,
   kStep = 1 << 20,
+  kElements = 1 << 21, // `param` as the index of a constant tensor
 };
 
 struct OpcodeInfo {

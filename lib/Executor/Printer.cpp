@@ -93,6 +93,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("size") << in.size;
   if (args & kCount)
     key("count") << in.size;
+  if (args & kElements)
+    key("constant") << in.param;
   if (args & kOffset)
     key("offset") << in.size;
   if (args & kRoot)

@@ -31,6 +31,8 @@ struct ProgramData {
   std::vector<int> inputSlots;
   std::vector<int> resultSlots;
   std::vector<ParamInfo> params;
+  /// The values of the model.constant ops, by Instruction::param.
+  std::vector<runtime::Tensor> constants;
   std::vector<InputInfo> inputs;
   std::vector<ResultLayout> results;
   /// The mesh axes of every group a collective runs on; each rank splits one

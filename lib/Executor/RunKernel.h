@@ -85,6 +85,8 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     return attention(arg(0), arg(1), arg(2), in.causal);
   case Opcode::Reshape:
     return reshape(arg(0), reshapeTarget(in, arg(0).numel()));
+  case Opcode::Constant:
+    return B::fromHost(f.program->constants[in.param]);
   case Opcode::Arange: {
     // Made in the slot's integer dtype: the device does not convert ints.
     std::vector<int64_t> v(in.size);

@@ -78,7 +78,8 @@ struct Instruction {
   std::vector<double> hyper;
   runtime::ReduceOp reduce = runtime::ReduceOp::Sum;
   bool causal = false;
-  /// Param, ParamChunk: the index into Program::params().
+  /// Param, ParamChunk: the index into Program::params(); Constant: into
+  /// the program's constants.
   int param = -1;
   /// Where in a training step it runs: its collectives count there.
   Phase phase = Phase::Forward;

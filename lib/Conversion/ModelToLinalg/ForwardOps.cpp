@@ -810,6 +810,11 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
       p, [](m::AttentionOp a, ValueRange ops, Emitter &e, T type) {
         return attention(e, ops[0], ops[1], ops[2], a.getCausal(), type);
       });
+  addExport<m::ConstantOp>(p, [](m::ConstantOp c, ValueRange, Emitter &e, T) {
+    return arith::ConstantOp::create(e.builder(), e.location(),
+                                     cast<TypedAttr>(c.getElements()))
+        .getResult();
+  });
   addExport<m::ArangeOp>(p, [](m::ArangeOp, ValueRange, Emitter &e, T type) {
     return arange(e, type);
   });

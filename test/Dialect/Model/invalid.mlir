@@ -773,3 +773,11 @@ func.func @concat_total(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) {
   %c = model.concat %a, %b {dim = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x7xf32>
   return
 }
+
+// -----
+
+func.func @constant_bool() {
+  // expected-error @below {{'model.constant' op holds f32, bf16, f16, i64 or i32 elements, not 'i1'}}
+  %a = model.constant dense<[true, false]> : tensor<2xi1>
+  return
+}

@@ -272,3 +272,15 @@ func.func @slices(%x: tensor<2x8xf32>, %g: tensor<2x3xf32>) -> tensor<2x7xf32> {
   %d = model.concat %a, %g, %c {dim = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x7xf32>
   return %d : tensor<2x7xf32>
 }
+
+// Constants of any values, in the dense or the hex form.
+// CHECK-LABEL: func.func @constants
+func.func @constants() -> (tensor<2x2xf32>, tensor<3xi64>, tensor<2xbf16>) {
+  // CHECK: model.constant dense<{{\[\[}}1.000000e+00, 5.000000e-01], [2.500000e-01, 0.000000e+00]]> : tensor<2x2xf32>
+  %a = model.constant dense<[[1.0, 0.5], [0.25, 0.0]]> : tensor<2x2xf32>
+  // CHECK: model.constant dense<[0, 2, 4]> : tensor<3xi64>
+  %b = model.constant dense<[0, 2, 4]> : tensor<3xi64>
+  // CHECK: model.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xbf16>
+  %c = model.constant dense<"0x803F0040"> : tensor<2xbf16>
+  return %a, %b, %c : tensor<2x2xf32>, tensor<3xi64>, tensor<2xbf16>
+}

@@ -72,7 +72,7 @@ func.func @tied(%x: tensor<2x4xf32>) -> tensor<f32> {
 
 // -----
 
-// expected-error @below {{tp-differentiate: @not_a_loss must return one scalar loss, but returns ('tensor<4x8xf32>')}}
+// expected-error @below {{tp-differentiate: @not_a_loss must return a scalar loss (first), but returns ('tensor<4x8xf32>')}}
 func.func @not_a_loss(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %w = model.param "w" : tensor<8x8xf32>
   %y = model.linear "l"(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
@@ -357,4 +357,20 @@ func.func @forward(%x: tensor<4x8xf32> {model.name = "x"}) -> tensor<f32> {
   %d = model.div %x, %t : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %l = model.mean %d : (tensor<4x8xf32>) -> tensor<f32>
   return %l : tensor<f32>
+}
+
+// -----
+
+// A forward returning (loss, logits), as Hugging Face's with labels: the
+// step differentiates the first result and returns the loss and the
+// gradients, not the logits.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: -> (tensor<f32>, tensor<8x4xf32> {tp.grad_of = "w"})
+// CHECK: %[[L:.*]] = model.mean
+// CHECK: return %[[L]], %{{.*}} : tensor<f32>, tensor<8x4xf32>
+func.func @forward(%x: tensor<2x4xf32> {model.name = "x"}) -> (tensor<f32>, tensor<2x8xf32>) {
+  %w = model.param "w" : tensor<8x4xf32>
+  %y = model.linear "fc"(%x, %w) : (tensor<2x4xf32>, tensor<8x4xf32>) -> tensor<2x8xf32>
+  %l = model.mean %y : (tensor<2x8xf32>) -> tensor<f32>
+  return %l, %y : tensor<f32>, tensor<2x8xf32>
 }

@@ -18,7 +18,7 @@ _ELEMENT = {torch.float32: "f32", torch.bfloat16: "bf16",
             torch.float16: "f16", torch.int64: "i64", torch.int32: "i32"}
 _UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
           "sqrt", "rsqrt", "erf", "reciprocal")
-_BINARY = ("add", "sub", "mul", "div", "matmul")
+_BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy")
 
 _RAW_HINTS = {
     "torch.masked_fill": "only as the causal mask of an attention",
@@ -46,6 +46,14 @@ def _fmt_float(v):
     if "." not in mantissa:
         mantissa += ".0"
     return mantissa + e + exponent
+
+
+def _raw_bytes(t):
+    """The elements of `t` in row-major order, little-endian."""
+    t = t.detach().contiguous().cpu()
+    if t.dtype in (torch.bfloat16, torch.float16):
+        t = t.view(torch.int16)
+    return t.numpy().astype(t.numpy().dtype.newbyteorder("<")).tobytes()
 
 
 def _type(shape, dtype, node=None):
@@ -134,12 +142,20 @@ class _Region:
                           f"{_type(value.shape, node.dtype, user)}")
                 v = r
             self.em.const_types[v] = _type(value.shape, node.dtype, user)
+        elif node.dtype in _ELEMENT and value.numel() > 0:
+            # Any other table (rotary cos/sin, a mask, ids): its elements
+            # as MLIR's hex form, little-endian in the element type.
+            v = self.fresh()
+            ctype = _type(value.shape, node.dtype, user)
+            self.em.const_types[v] = ctype
+            self.line(f'{v} = model.constant dense<"0x'
+                      f'{_raw_bytes(value.to(node.dtype)).hex().upper()}"> '
+                      f': {ctype}')
         else:
             user.fail(f"a constant tensor of shape {list(value.shape)} and "
                       f"dtype {value.dtype} (made at {node.where or '?'}) "
-                      f"with varying values has no model IR form; tp-import "
-                      f"writes uniform constants, position ids and causal "
-                      f"masks of recognized attention")
+                      f"has no model IR form; tp-import writes float32, "
+                      f"bfloat16, float16, int64 and int32 constants")
         self.consts[key] = v
         return v
 
@@ -325,6 +341,15 @@ class Emitter:
         sig = f"({', '.join(types)}) -> {_ttype(n)}"
         v = self.fresh()
         op = n.op
+        if op == "linear" and n.attrs.get("weight_transposed"):
+            # HF's Conv1D weight [in, out]: the linear reads its transpose.
+            w = n.args[1]
+            t = self.fresh()
+            ttype = _type((w.shape[1], w.shape[0]), w.dtype, n)
+            region.line(f"{t} = model.transpose {ops[1]} {{permutation = "
+                        f"array<i64: 1, 0>}} : ({types[1]}) -> {ttype}")
+            ops[1], types[1] = t, ttype
+            sig = f"({', '.join(types)}) -> {_ttype(n)}"
         if op in LEAF_OPS:
             attrs = ""
             if op in ("layer_norm", "rms_norm"):

@@ -86,6 +86,27 @@ def _repeat_kv(g, r3):
         return
 
 
+# -- Conv1D ----------------------------------------------------------------
+
+
+def _conv1d(g, node, users):
+    """HF's Conv1D: `addmm(b, x.view(-1, in), W).view(*x.shape[:-1], out)`
+    (the addmm already the linear of W's module, its weight transposed) is
+    that linear on x itself, so the module is one leaf op."""
+    if node.op != "reshape" or not node.args:
+        return
+    lin = node.args[0]
+    if lin.op != "linear" or not lin.attrs.get("weight_transposed") or \
+            users.get(lin, []) != [node] or lin.args[0].op != "reshape":
+        return
+    x = lin.args[0].args[0]
+    if tuple(node.shape) != tuple(x.shape[:-1]) + (lin.shape[-1],):
+        return
+    fused = _new("linear", [x] + lin.args[1:], node.shape, node.dtype, node,
+                 dict(lin.attrs))
+    g.replace_uses(node, fused)
+
+
 # -- silu -------------------------------------------------------------------
 
 
@@ -414,6 +435,7 @@ def rewrite(g):
     users = g.users()
     for node in list(g.root.walk_nodes()):
         _rms_norm(g, node, users)
+        _conv1d(g, node, users)
     for node in list(g.root.walk_nodes()):
         _rotary(g, node)
     _simplify(g)

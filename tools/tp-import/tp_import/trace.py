@@ -844,6 +844,74 @@ def _narrow(tr, name, a, x, result):
                     "step": 1})
 
 
+def _addmm(tr, name, a, x, result):
+    """torch.addmm(bias, x, weight): HF's Conv1D, whose weight is [in, out],
+    is the linear of its owner module (weight transposed, so that a style
+    on the module means the same output and input features as on an
+    nn.Linear); any other addmm is a matmul plus the bias."""
+    bias, m1, m2 = a.get(0, "input"), a.get(1, "mat1"), a.get(2, "mat2")
+    if a.kwargs.get("beta", 1) != 1 or a.kwargs.get("alpha", 1) != 1 or \
+            len(a.args) > 3 or not isinstance(m1, torch.Tensor) or \
+            not isinstance(m2, torch.Tensor):
+        return None
+    wname = tr.param_names.get(id(m2))
+    bname = tr.param_names.get(id(bias)) if isinstance(bias,
+                                                      torch.Tensor) else None
+    owner = wname.rsplit(".", 1)[0] if wname and "." in wname else None
+    if owner and bname and bname.rsplit(".", 1)[0] == owner and \
+            bias.dim() == 1 and bias.shape[0] == m2.shape[1]:
+        return tr.make("linear", [tr.node_of(m1), tr.node_of(m2),
+                                  tr.node_of(bias)], result,
+                       {"fqn": owner, "weight_transposed": True})
+    product = tr.make_shaped("matmul", [tr.node_of(m1), tr.node_of(m2)],
+                             result.shape, result.dtype)
+    other = tr.operand(bias, result)
+    if other is None:
+        return None
+    return tr.make("add", [product, other], result)
+
+
+def _where(tr, name, a, x, result):
+    """torch.where(mask, x, fill) with a constant boolean mask and a
+    one-element constant fill is masked_fill(x, ~mask, fill): the form the
+    attention pattern reads (GPT-2's causal mask from its `bias` buffer)."""
+    cond, x, fill = a.get(0, "condition"), a.get(1, "input"), \
+        a.get(2, "other")
+    if not isinstance(cond, torch.Tensor) or cond.dtype != torch.bool or \
+            tr.is_traced(cond) or not isinstance(x, torch.Tensor) or \
+            not tr.is_traced(x):
+        return None
+    if isinstance(fill, torch.Tensor):
+        if tr.is_traced(fill) or fill.numel() != 1:
+            return None
+        fill = float(fill)
+    if not isinstance(fill, (int, float)) or \
+            tuple(result.shape) != tuple(x.shape):
+        return None
+    mask = tr.node_of(torch.logical_not(cond))
+    return tr.make("torch.masked_fill", [tr.node_of(x), mask], result,
+                   {"torch_name": "where", "value": float(fill)})
+
+
+def _cross_entropy(tr, name, a, x, result):
+    """F.cross_entropy of logits [N, C] and class ids [N], averaged over
+    the rows whose target is not -100 (PyTorch's defaults)."""
+    target = a.get(1, "target")
+    if x.dim() != 2 or not isinstance(target, torch.Tensor) or \
+            target.dim() != 1 or target.dtype not in (torch.int64,
+                                                      torch.int32):
+        return None
+    if a.get(2, "weight") is not None or \
+            a.get(3, "size_average") is not None or \
+            a.get(4, "ignore_index", -100) != -100 or \
+            a.get(5, "reduce") is not None or \
+            a.get(6, "reduction", "mean") != "mean" or \
+            a.get(7, "label_smoothing", 0.0) != 0.0:
+        return None
+    return tr.make("cross_entropy", [tr.node_of(x), tr.node_of(target)],
+                   result)
+
+
 def _param_leaf(op):
     """F.linear / F.embedding / F.layer_norm called on parameters: the
     leaf module is the parameters' owner."""
@@ -907,6 +975,9 @@ _HANDLERS["__getitem__"] = _getitem
 for _n in ("cat", "concat", "concatenate"):
     _HANDLERS[_n] = _cat
 _HANDLERS["narrow"] = _narrow
+_HANDLERS["cross_entropy"] = _cross_entropy
+_HANDLERS["addmm"] = _addmm
+_HANDLERS["where"] = _where
 # Calls that return several tensors: one node each.
 _MULTI_HANDLERS = {_n: _pieces for _n in
                    ("split", "chunk", "tensor_split", "unbind")}

@@ -127,7 +127,7 @@ TEST(ShardingRule, ARuleWithoutEveryPlacementIsAnError) {
 /// nothing to shard, nothing to differentiate through.
 bool isStructural(StringRef name) {
   return llvm::is_contained({"model.module", "model.yield", "model.arange",
-                             "model.full", "model.param"},
+                             "model.full", "model.constant", "model.param"},
                             name);
 }
 

@@ -168,6 +168,18 @@ LogicalResult ArangeOp::verify() {
   return success();
 }
 
+LogicalResult ConstantOp::verify() {
+  auto elements = dyn_cast<DenseElementsAttr>(getElements());
+  if (!elements)
+    return emitOpError("holds dense elements (dense<...>)");
+  Type elt = getType().getElementType();
+  if (!elt.isF32() && !elt.isBF16() && !elt.isF16() &&
+      !elt.isSignlessInteger(64) && !elt.isSignlessInteger(32))
+    return emitOpError() << "holds f32, bf16, f16, i64 or i32 elements, not "
+                         << elt;
+  return success();
+}
+
 LogicalResult FullOp::verify() {
   if (!isa<FloatType>(getType().getElementType()))
     return emitOpError() << "fills floats, not " << getType().getElementType();

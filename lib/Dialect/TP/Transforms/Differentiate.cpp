@@ -40,12 +40,16 @@ public:
 
   LogicalResult run() {
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    Value loss = ret.getNumOperands() == 1 ? ret.getOperand(0) : Value();
+    // The loss is the first result; a step returns it and the gradients,
+    // not the other results (Hugging Face's `labels=` forward returns
+    // (loss, logits)).
+    Value loss = ret.getNumOperands() >= 1 ? ret.getOperand(0) : Value();
     if (!loss || !getTensorLikeShape(loss.getType()).empty() ||
         !isa<FloatType>(getTensorLikeElementType(loss.getType()))) {
-      InFlightDiagnostic diag =
-          func.emitError() << "tp-differentiate: @" << func.getSymName()
-                           << " must return one scalar loss, but returns (";
+      InFlightDiagnostic diag = func.emitError()
+                                << "tp-differentiate: @" << func.getSymName()
+                                << " must return a scalar loss (first), but "
+                                   "returns (";
       llvm::interleaveComma(ret.getOperandTypes(), diag);
       return diag << ")";
     }

@@ -219,12 +219,20 @@ def tiny_config():
                       attn_pdrop=0.0)
 
 
-def make():
-    """The tiny LM head model and its example inputs (batch 2, seq 8)."""
+def make(labels=False):
+    """The tiny LM head model and its example inputs (batch 2, seq 8); with
+    `labels` forward also gets the ids as labels and returns (loss,
+    logits)."""
     torch.manual_seed(0)
     model = GPT2LMHeadModel(tiny_config())
     with torch.no_grad():  # non-trivial LayerNorms and biases
         for name, p in model.named_parameters():
             if "ln_" in name or name.endswith("bias"):
                 p.add_(0.1 * torch.randn_like(p))
-    return model, {"input_ids": torch.randint(0, 64, (2, 8))}
+    ids = torch.randint(0, 64, (2, 8))
+    return model, dict(input_ids=ids, **({"labels": ids} if labels else {}))
+
+
+def make_train():
+    """With labels: forward returns (loss, logits)."""
+    return make(labels=True)

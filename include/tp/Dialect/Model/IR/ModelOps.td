@@ -375,6 +375,26 @@ def Model_ArangeOp : Model_Op<"arange", [Pure, Model_Kernel]> {
   let hasVerifier = 1;
 }
 
+def Model_ConstantOp : Model_Op<"constant", [Pure, Model_Kernel,
+    AllTypesMatch<["elements", "result"]>]> {
+  let summary = "A tensor of given values (a buffer or a table the model computes from constants)";
+  let description = [{
+    What model code computes from constants alone: rotary cos/sin tables
+    from an `inv_freq` buffer, a causal mask from a registered buffer, a
+    table of position ids. Float (f32, bf16, f16) or integer (i64, i32)
+    elements; every rank holds the whole tensor (a consumer that needs a
+    shard of it takes its chunk).
+
+    ```mlir
+    %c = model.constant dense<[[1.0, 0.5], [0.25, 0.0]]> : tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$elements);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "attr-dict $elements";
+  let hasVerifier = 1;
+}
+
 class Model_ReduceOp<string mnemonic, string desc>
     : Model_FnOp<mnemonic, [Model_Differentiable]> {
   let summary = desc;

@@ -237,12 +237,12 @@ void inlineSubmodules(func::FuncOp func);
 /// types follow what it now returns. A no-op in a module without a mesh.
 LogicalResult propagatePlacementsFrom(Operation *first);
 
-/// Turns each model function of `module` that returns one scalar loss into
-/// a training step: it returns the loss and the gradient of every parameter
-/// (one per FQN, tied parameters summed; results marked `tp.grad_of`), the
-/// backward ops placed by the same sharding rules as the forward ones. Runs
-/// on a placed program (after tp-lower-styles) or on a model without a
-/// mesh.
+/// Turns each model function of `module` whose first result is a scalar
+/// loss into a training step (the other results dropped): it returns the loss
+/// and the gradient of every parameter (one per FQN, tied parameters summed;
+/// results marked `tp.grad_of`), the backward ops placed by the same sharding
+/// rules as the forward ones. Runs on a placed program (after tp-lower-styles)
+/// or on a model without a mesh.
 LogicalResult differentiate(ModuleOp module);
 
 /// The optimizer of a training step (PyTorch's SGD or AdamW arguments).

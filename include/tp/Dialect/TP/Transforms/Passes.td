@@ -82,8 +82,10 @@ def TPPropagatePass : Pass<"tp-propagate", "::mlir::func::FuncOp"> {
 def TPDifferentiatePass : Pass<"tp-differentiate", "::mlir::ModuleOp"> {
   let summary = "Turn a model ending in a scalar loss into a training step";
   let description = [{
-    Reverse-mode differentiation: each model function that returns one
-    scalar loss returns the loss and then the gradient of every parameter
+    Reverse-mode differentiation: each model function whose first result
+    is a scalar loss returns the loss (not its other results, such as the
+    logits of a `forward(input_ids, labels=...)`) and then the gradient of
+    every parameter
     (one result per FQN, marked `tp.grad_of`; a tied parameter's uses are
     summed). The backward ops (`model.linear_grad_input`, ...) are ordinary
     model ops with sharding rules: on a placed program (after
