@@ -210,6 +210,12 @@ int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
                  .getDimSize(1));
       continue;
     }
+    // An integer input read as a number (cast to float) is a mask, as
+    // Hugging Face's attention_mask: 0 or 1.
+    if (mlir::isa<m::CastOp>(user)) {
+      narrow(2);
+      continue;
+    }
     // Embeddings: the whole vocabulary, also when this rank holds a chunk.
     if (auto emb = mlir::dyn_cast<m::EmbeddingOp>(user)) {
       mlir::Value w = emb.getWeight();

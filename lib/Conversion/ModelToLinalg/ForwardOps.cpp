@@ -749,6 +749,18 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
           .getResult();
     });
   });
+  addExport<m::CastOp>(p, [](m::CastOp, ValueRange ops, Emitter &e, T type) {
+    return unary(e, ops[0], type, [&](OpBuilder &b, Location l, Value x) {
+      Type to = type.getElementType(), from = x.getType();
+      if (from == to)
+        return x;
+      if (isa<IntegerType>(from))
+        return arith::SIToFPOp::create(b, l, to, x).getResult();
+      if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+        return arith::ExtFOp::create(b, l, to, x).getResult();
+      return arith::TruncFOp::create(b, l, to, x).getResult();
+    });
+  });
   addExport<m::DivOp>(p, [](m::DivOp, ValueRange ops, Emitter &e, T type) {
     return binary(e, ops[0], ops[1], type,
                   [](OpBuilder &b, Location l, Value x, Value y) {

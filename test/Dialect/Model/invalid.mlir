@@ -781,3 +781,19 @@ func.func @constant_bool() {
   %a = model.constant dense<[true, false]> : tensor<2xi1>
   return
 }
+
+// -----
+
+func.func @cast_to_int(%x: tensor<4xf32>) {
+  // expected-error @below {{'model.cast' op casts to f32, bf16 or f16, not 'i64'}}
+  %a = model.cast %x : (tensor<4xf32>) -> tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<4xi64>) {
+  // expected-error @below {{'model.cast' op result has shape 2, expected 4}}
+  %a = model.cast %x : (tensor<4xi64>) -> tensor<2xf32>
+  return
+}

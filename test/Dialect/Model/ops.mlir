@@ -284,3 +284,13 @@ func.func @constants() -> (tensor<2x2xf32>, tensor<3xi64>, tensor<2xbf16>) {
   %c = model.constant dense<"0x803F0040"> : tensor<2xbf16>
   return %a, %b, %c : tensor<2x2xf32>, tensor<3xi64>, tensor<2xbf16>
 }
+
+// Casts to a float type.
+// CHECK-LABEL: func.func @casts
+func.func @casts(%m: tensor<2x8xi64>, %x: tensor<2x8xbf16>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  // CHECK: model.cast %{{.*}} : (tensor<2x8xi64>) -> tensor<2x8xf32>
+  %a = model.cast %m : (tensor<2x8xi64>) -> tensor<2x8xf32>
+  // CHECK: model.cast %{{.*}} : (tensor<2x8xbf16>) -> tensor<2x8xf32>
+  %b = model.cast %x : (tensor<2x8xbf16>) -> tensor<2x8xf32>
+  return %a, %b : tensor<2x8xf32>, tensor<2x8xf32>
+}

@@ -17,7 +17,7 @@ from .graph import LEAF_OPS, Scope
 _ELEMENT = {torch.float32: "f32", torch.bfloat16: "bf16",
             torch.float16: "f16", torch.int64: "i64", torch.int32: "i32"}
 _UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
-          "sqrt", "rsqrt", "erf", "reciprocal")
+          "sqrt", "rsqrt", "erf", "reciprocal", "cast")
 _BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy")
 
 _RAW_HINTS = {
@@ -31,9 +31,8 @@ _RAW_HINTS = {
 for _cast in ("to", "float", "half", "bfloat16", "double", "type",
               "type_as"):
     _RAW_HINTS["torch." + _cast] = (
-        "only where the dtype does not change, or as the float32 upcast "
-        "of an RMSNorm (x.float() ... .type_as(x) * weight); tp's ops "
-        "keep their operands' dtype")
+        "to float32, bfloat16 or float16 from those or from int64/int32 "
+        "(model.cast)")
 
 
 def _fmt_float(v):

@@ -181,14 +181,9 @@ def _rms_norm(g, root, users):
             return
 
 
-_CASTS = ("torch.to", "torch.float", "torch.half", "torch.bfloat16",
-          "torch.type", "torch.type_as")
-
-
 def _is_cast(node):
-    """A cast kept raw by the trace (a change of dtype, same shape)."""
-    return node.op in _CASTS and bool(node.args) and \
-        tuple(node.args[0].shape) == tuple(node.shape)
+    """A change of dtype (model.cast)."""
+    return node.op == "cast" and bool(node.args)
 
 
 # -- rotary -------------------------------------------------------------------
@@ -291,8 +286,10 @@ def _causal(mask_value, scores_shape, additive, fill):
 
 
 _INPUT_MASK = ("attention mask computed from an input (a padding mask) is "
-               "not supported: tp's model.attention takes no mask, it masks "
-               "future positions only (causal)")
+               "not supported {}: tp's model.attention takes no mask, it "
+               "masks future positions only (causal); an additive mask on "
+               "heads that are not repeated runs as the ops it is written "
+               "with")
 
 
 def _reaches_scores(node, depth=8):
@@ -312,6 +309,26 @@ def _reaches_scores(node, depth=8):
         else:
             return False
     return False
+
+
+def _repeated(node):
+    """Whether `node` is kv heads repeated (through transposes)."""
+    while node.op == "transpose":
+        node = node.args[0]
+    return node.op == "repeat_heads"
+
+
+def _scores_operands(node, depth=8):
+    """The operands of the `q @ k^T` under scores `node`."""
+    while depth > 0:
+        depth -= 1
+        if node.op == "matmul":
+            return list(node.args)
+        if not node.args:
+            return []
+        node = next((a for a in node.args if _reaches_scores(a)),
+                    node.args[0])
+    return []
 
 
 def _attention(g, out):
@@ -353,12 +370,18 @@ def _attention(g, out):
             causal = True
             scores = scores.args[0]
             continue
-        if (scores.op == "torch.masked_fill" and
-                _reaches_scores(scores.args[0])) or \
-                (scores.op == "add" and
-                 sum(map(_reaches_scores, scores.args)) == 1):
-            # Scores masked by a value computed from an input.
-            scores.fail(_INPUT_MASK)
+        if scores.op == "torch.masked_fill" and \
+                _reaches_scores(scores.args[0]):
+            # Scores masked by a boolean computed from an input.
+            scores.fail(_INPUT_MASK.format("as a boolean masked_fill"))
+        if scores.op == "add" and \
+                sum(map(_reaches_scores, scores.args)) == 1:
+            # An additive mask computed from an input (BERT's padding
+            # mask): no fusion, the ops as written, unless kv heads are
+            # repeated, which only model.attention expresses.
+            if any(_repeated(a) for a in out.args + _scores_operands(scores)):
+                scores.fail(_INPUT_MASK.format("with repeated kv heads"))
+            return
         break
     if scores.op != "matmul":
         return

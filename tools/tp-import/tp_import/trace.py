@@ -59,7 +59,8 @@ _INPLACE_DUNDERS = {"__iadd__", "__isub__", "__imul__", "__itruediv__",
 # Names ending in `_` that change no values.
 _NOT_WRITES = {"requires_grad_", "share_memory_", "retain_grad"}
 
-_ACTIVATIONS = {nn.ReLU: "relu", nn.SiLU: "silu", nn.GELU: "gelu"}
+_ACTIVATIONS = {nn.ReLU: "relu", nn.SiLU: "silu", nn.GELU: "gelu",
+                nn.Tanh: "tanh", nn.Sigmoid: "sigmoid"}
 _CONTAINERS = (nn.Sequential,)
 _LEAF_LAYERS = (nn.Linear, nn.Embedding, nn.LayerNorm, nn.Dropout)
 
@@ -405,8 +406,8 @@ class Tracer(TorchFunctionMode):
                 f"unsupported layer torch.nn.{cls.__name__} at module "
                 f"'{fqn}'{_at()}; tp-import supports "
                 f"Linear, Embedding, LayerNorm, Dropout, ReLU, GELU, SiLU, "
-                f"Softmax, Identity, Sequential and user modules built from "
-                f"them")
+                f"Tanh, Sigmoid, Softmax, Identity, Sequential and user "
+                f"modules built from them")
         if fqn == "":
             return original_call(module, *args, **kwargs)
         call_args = {}
@@ -590,9 +591,20 @@ def _unary(op):
     return handle
 
 
+_CAST_TYPES = (torch.float32, torch.bfloat16, torch.float16)
+
+
 def _identity_or_cast(tr, name, a, x, result):
-    if result.dtype == x.dtype and tuple(result.shape) == tuple(x.shape):
+    """A call that keeps the value (`contiguous`, `.to(same dtype)`) is it;
+    one that changes the dtype to a float type is model.cast (from a float
+    or an int64/int32 tensor)."""
+    if tuple(result.shape) != tuple(x.shape):
+        return None
+    if result.dtype == x.dtype:
         return tr.node_of(x)
+    if result.dtype in _CAST_TYPES and (
+            x.dtype in _CAST_TYPES or x.dtype in (torch.int64, torch.int32)):
+        return tr.make("cast", [tr.node_of(x)], result)
     return None
 
 

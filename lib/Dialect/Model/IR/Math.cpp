@@ -2,11 +2,11 @@
 //-*-===//
 //
 // The ATen pointwise functions (tanh, sigmoid, sqrt, rsqrt, erf,
-// reciprocal, pow with a number, true division). Their verifiers and
-// sharding rules are their families' (Model_MathOp in ModelOps.td, the
-// broadcasting binary rule); each backward is its derivative written with
-// other model ops, so it needs no kernel, rule or export of its own, and
-// its placements are propagated like any forward op's.
+// reciprocal, pow with a number, true division) and dtype casts. Their
+// verifiers and sharding rules are their families' (Model_MathOp in
+// ModelOps.td, the broadcasting binary rule); each backward is its derivative
+// written with other model ops, so it needs no kernel, rule or export of its
+// own, and its placements are propagated like any forward op's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,5 +124,35 @@ LogicalResult DivOp::backward(GradientBuilder &b, Value grad) {
     b.accumulate(x, b.sumTo(b.div(grad, y), x));
   if (b.isActive(y))
     b.accumulate(y, b.sumTo(b.neg(b.div(b.mul(grad, getResult()), y)), y));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Casts
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  Type to = getTensorLikeElementType(getResult().getType());
+  Type from = getTensorLikeElementType(getInput().getType());
+  auto supported = [](Type t) { return t.isF32() || t.isBF16() || t.isF16(); };
+  if (!supported(to))
+    return emitOpError() << "casts to f32, bf16 or f16, not " << to;
+  if (!supported(from) && !from.isSignlessInteger(64) &&
+      !from.isSignlessInteger(32))
+    return emitOpError() << "casts from a float or an i64/i32 tensor, not "
+                         << from;
+  return verifyUnary(*this);
+}
+
+AxisRule CastOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  return AxisRuleBuilder(getContext(), n).unary(in);
+}
+
+LogicalResult CastOp::backward(GradientBuilder &b, Value grad) {
+  Value x = getInput();
+  if (!isa<FloatType>(getTensorLikeElementType(x.getType())))
+    return success(); // ids carry no gradient
+  b.accumulate(x, CastOp::create(b.getBuilder(), getLoc(),
+                                 GradientBuilder::gradType(x), grad));
   return success();
 }

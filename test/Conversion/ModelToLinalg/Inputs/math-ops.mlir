@@ -1,5 +1,5 @@
 // The pointwise math ops (tanh, sigmoid, sqrt, rsqrt, erf, reciprocal, pow,
-// div with broadcasting) ending in a scalar loss, so that tp-differentiate
+// div with broadcasting, casts through f16) ending in a scalar loss, so that tp-differentiate
 // adds their gradients; runner.test runs it through tp-run and upstream
 // MLIR. Under a Colwise fc (math-ops.test) every op runs on a shard of
 // the features.
@@ -7,7 +7,9 @@ func.func @forward(%x: tensor<4x6xf32> {model.name = "x"}) -> tensor<f32> {
   %w = model.param "fc.weight" : tensor<8x6xf32>
   %h = model.linear "fc"(%x, %w) : (tensor<4x6xf32>, tensor<8x6xf32>) -> tensor<4x8xf32>
   %b = model.param "b" : tensor<8xf32>
-  %t = model.tanh %h : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h16 = model.cast %h : (tensor<4x8xf32>) -> tensor<4x8xf16>
+  %hh = model.cast %h16 : (tensor<4x8xf16>) -> tensor<4x8xf32>
+  %t = model.tanh %hh : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %s = model.sigmoid %h : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %q = model.sqrt %s : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %r = model.rsqrt %s : (tensor<4x8xf32>) -> tensor<4x8xf32>

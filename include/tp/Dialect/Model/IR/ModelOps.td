@@ -255,6 +255,27 @@ def Model_ErfOp : Model_MathOp<"erf", "Element-wise Gauss error function">;
 def Model_ReciprocalOp : Model_MathOp<"reciprocal",
     "Element-wise reciprocal `1 / x`">;
 
+def Model_CastOp : Model_UnaryOp<"cast",
+    "Element type conversion (`x.to(dtype)`, `.float()`, `type_as`)"> {
+  let extraClassDeclaration = [{
+    // The executor's copy converts to the result slot's dtype.
+    static constexpr ::llvm::StringLiteral kKernelName = "copy";
+  }];
+  let description = [{
+    To a float type (f32, bf16, f16) from a float or an integer tensor of
+    the same shape: a padding mask of ids to the scores' dtype, a bf16
+    activation upcast to f32 for a norm. Narrowing rounds to nearest even;
+    integers convert exactly up to 2^24 in f32. Sharding: a shard passes;
+    a Partial is reduced first (rounding each rank's part is not rounding
+    the sum). The gradient is the result's gradient cast back to the
+    input's float type.
+
+    ```mlir
+    %m = model.cast %mask : (tensor<2x8xi64>) -> tensor<2x8xf32>
+    ```
+  }];
+}
+
 def Model_PowOp : Model_FnOp<"pow", [Model_Differentiable]> {
   let summary = "Element-wise power with a constant exponent: `x ** exponent`";
   let description = [{
