@@ -582,3 +582,47 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
     return %y : tensor<4x8xf32>
   }
 }
+
+// -----
+
+// ColwiseParallel with shard_pieces on a fused projection read as three
+// contiguous pieces (GPT-2's c_attn split into q, k and v): one linear per
+// piece on its rows of the weight and bias, each piece sharded on its own,
+// so the split needs no gather. Without shard_pieces the fused linear stays
+// whole (the next function).
+module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
+  tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+  // CHECK-LABEL: func.func @pieces
+  // CHECK: %[[W:.*]] = model.param "attn.c_attn.weight"
+  // CHECK: %[[B:.*]] = model.param "attn.c_attn.bias"
+  // CHECK: %[[W0:.*]] = model.slice %[[W]] {dim = 0 : i64, start = 0 : i64} : (tensor<24x8xf32>) -> tensor<8x8xf32>
+  // CHECK: %[[B0:.*]] = model.slice %[[B]] {dim = 0 : i64, start = 0 : i64} : (tensor<24xf32>) -> tensor<8xf32>
+  // CHECK: %[[DW0:.*]] = tp.distribute %[[W0]] {module = "attn.c_attn"} : tensor<8x8xf32> -> !tp.dtensor<8x8xf32, @mesh, [#tp.shard<0>]>
+  // CHECK: model.linear "attn.c_attn"(%{{.*}}, %[[DW0]], %{{.*}}) {{.*}} -> !tp.dtensor<2x4x8xf32, @mesh, [#tp.shard<2>]>
+  // CHECK: model.slice %[[W]] {dim = 0 : i64, start = 8 : i64}
+  // CHECK: model.slice %[[W]] {dim = 0 : i64, start = 16 : i64}
+  // CHECK-NOT: tp.redistribute
+  // CHECK-NOT: model.slice %{{.*}} {dim = 2
+  // CHECK: return
+  func.func @pieces(%x: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+    %w = model.param "attn.c_attn.weight" : tensor<24x8xf32>
+    %b = model.param "attn.c_attn.bias" : tensor<24xf32>
+    %h = model.linear "attn.c_attn"(%x, %w, %b) {tp.style = #tp.colwise<shard_pieces = true>} : (tensor<2x4x8xf32>, tensor<24x8xf32>, tensor<24xf32>) -> tensor<2x4x24xf32>
+    %k = model.slice %h {dim = 2 : i64, start = 8 : i64} : (tensor<2x4x24xf32>) -> tensor<2x4x8xf32>
+    %q = model.slice %h {dim = -1 : i64, start = 0 : i64} : (tensor<2x4x24xf32>) -> tensor<2x4x8xf32>
+    %v = model.slice %h {dim = 2 : i64, start = 16 : i64} : (tensor<2x4x24xf32>) -> tensor<2x4x8xf32>
+    return %q, %k, %v : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
+  }
+
+  // CHECK-LABEL: func.func @whole
+  // CHECK: model.linear "attn.c_attn"({{.*}}) : {{.*}} -> !tp.dtensor<2x4x24xf32, @mesh, [#tp.shard<2>]>
+  // CHECK: tp.redistribute {{.*}} -> !tp.dtensor<2x4x24xf32, @mesh, [#tp.replicate]>
+  func.func @whole(%x: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x16xf32>) {
+    %w = model.param "attn.c_attn.weight" : tensor<24x8xf32>
+    %h = model.linear "attn.c_attn"(%x, %w) {tp.style = #tp.colwise<>} : (tensor<2x4x8xf32>, tensor<24x8xf32>) -> tensor<2x4x24xf32>
+    // expected-warning @below {{'' slices dim 2, which is sharded over the 2 ranks of mesh axis 'tp'}}
+    %q = model.slice %h {dim = 2 : i64, start = 0 : i64} : (tensor<2x4x24xf32>) -> tensor<2x4x8xf32>
+    %kv = model.slice %h {dim = 2 : i64, start = 8 : i64} : (tensor<2x4x24xf32>) -> tensor<2x4x16xf32>
+    return %q, %kv : tensor<2x4x8xf32>, tensor<2x4x16xf32>
+  }
+}

@@ -11,7 +11,7 @@
 // NO-STYLE: error: plan entry 'net1': missing "style" (e.g. "ColwiseParallel")
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-unknown-argument.json 2>&1 | FileCheck %s --check-prefix=ARG
-// ARG: error: plan entry 'net1': unknown argument 'input_layout' for ColwiseParallel (accepted: input_layouts, output_layouts, use_local_output, _prepare_input, _prepare_output)
+// ARG: error: plan entry 'net1': unknown argument 'input_layout' for ColwiseParallel (accepted: input_layouts, output_layouts, use_local_output, shard_pieces, _prepare_input, _prepare_output)
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-sequence-dim-type.json 2>&1 | FileCheck %s --check-prefix=ARG-TYPE
 // ARG-TYPE: error: plan entry 'net1': sequence_dim must be an integer

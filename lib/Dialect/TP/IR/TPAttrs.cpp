@@ -203,7 +203,7 @@ verifyKwargPair(function_ref<InFlightDiagnostic()> emitError, StringRef style,
 
 LogicalResult ColwiseAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   Attribute inputLayouts,
-                                  Attribute outputLayouts, bool) {
+                                  Attribute outputLayouts, bool, bool) {
   if (failed(verifySingleLayout(emitError, "ColwiseParallel", "input_layouts",
                                 inputLayouts)))
     return failure();

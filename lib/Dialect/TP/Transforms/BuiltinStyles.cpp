@@ -100,10 +100,14 @@ template <> StyleDefinition defineStyle<ColwiseAttr>() {
   StyleDefinition s;
   s.name = "ColwiseParallel";
   s.arguments = singleLayoutArguments();
+  // tp's own argument, after PyTorch's.
+  s.arguments.insert(s.arguments.begin() + 3,
+                     {"shard_pieces", StyleArgKind::Bool, false});
   s.build = [](const StyleArguments &a, auto emitError) {
     return Attribute(ColwiseAttr::getChecked(
         emitError, a.getContext(), a.get("input_layouts"),
-        a.get("output_layouts"), a.getBool("use_local_output")));
+        a.get("output_layouts"), a.getBool("use_local_output"),
+        a.getBool("shard_pieces")));
   };
   s.supports = isLinearOrEmbedding;
   s.verifyLayouts = typed<ColwiseAttr>(checkSingleLayouts<ColwiseAttr>);

@@ -752,6 +752,72 @@ static void decomposeCrossEntropy(ModuleOp module) {
   }
 }
 
+/// A ColwiseParallel linear with `shard_pieces` whose output features are
+/// only read as contiguous pieces (GPT-2's fused c_attn split into q, k and
+/// v) becomes one linear per piece, on that piece's rows of the weight and
+/// bias, each with the style: every rank then holds its part of every piece
+/// (its heads of q, k and v) and the split needs no gather, where the fused
+/// weight's contiguous chunk would give a rank q and half of k. Returns
+/// the ops that carry the style instead of \p op.
+static SmallVector<Operation *> splitFusedColwise(Operation *op,
+                                                  Attribute style) {
+  auto linear = dyn_cast<m::LinearOp>(op);
+  auto colwise = dyn_cast<ColwiseAttr>(style);
+  if (!linear || !colwise || !colwise.getShardPieces())
+    return {op};
+  auto outShape = getTensorLikeShape(linear.getResult().getType());
+  int64_t last = static_cast<int64_t>(outShape.size()) - 1;
+  SmallVector<m::SliceOp> pieces;
+  for (Operation *user : linear.getResult().getUsers()) {
+    auto slice = dyn_cast<m::SliceOp>(user);
+    int64_t dim = slice ? static_cast<int64_t>(slice.getDim()) : 0;
+    if (!slice || (dim != last && dim != -1) || slice.getStep() != 1)
+      return {op};
+    pieces.push_back(slice);
+  }
+  llvm::sort(pieces, [](m::SliceOp a, m::SliceOp b) {
+    return a.getStart() < b.getStart();
+  });
+  // Disjoint pieces, at least two, covering the features in order.
+  int64_t next = 0;
+  for (m::SliceOp s : pieces) {
+    if (static_cast<int64_t>(s.getStart()) != next)
+      return {op};
+    next += getTensorLikeShape(s.getResult().getType())[last];
+  }
+  if (pieces.size() < 2 || next != outShape[last])
+    return {op};
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto rowsOf = [&](Value v, int64_t start, int64_t count) -> Value {
+    if (!v)
+      return v;
+    SmallVector<int64_t> shape(getTensorLikeShape(v.getType()));
+    shape[0] = count;
+    auto type =
+        RankedTensorType::get(shape, getTensorLikeElementType(v.getType()));
+    return m::SliceOp::create(b, loc, type, v, /*dim=*/0, start, /*step=*/1);
+  };
+  SmallVector<Operation *> replaced;
+  for (m::SliceOp s : pieces) {
+    int64_t start = s.getStart();
+    int64_t count = getTensorLikeShape(s.getResult().getType())[last];
+    // The weight's rows, then the bias's (in this order, not as
+    // arguments evaluated in an unspecified one).
+    Value weight = rowsOf(linear.getWeight(), start, count);
+    Value bias = rowsOf(linear.getBias(), start, count);
+    auto piece = m::LinearOp::create(b, loc, s.getResult().getType(),
+                                     linear.getFqnAttr(), linear.getInput(),
+                                     weight, bias);
+    piece->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    s.getResult().replaceAllUsesWith(piece.getResult());
+    s.erase();
+    replaced.push_back(piece);
+  }
+  op->erase();
+  return replaced;
+}
+
 LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
   if (failed(checkPassPrecondition(module, TPPass::LowerStyles)))
     return failure();
@@ -802,6 +868,11 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
       failed(checkPairwiseOverlaps(
           module, [](Operation *) { return std::string("a tp.style"); })))
     return failure();
+  SmallVector<std::pair<Operation *, Attribute>> split;
+  for (auto [op, style] : styled)
+    for (Operation *piece : splitFusedColwise(op, style))
+      split.push_back({piece, style});
+  styled = std::move(split);
   // By FQN: lowering replaces some module ops (a Rowwise linear's bias).
   SmallVector<StyledModule> byName;
   for (auto [op, style] : styled) {

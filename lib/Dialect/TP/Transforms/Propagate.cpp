@@ -264,12 +264,48 @@ private:
                      << "'; q, k and v are replicated (all_gather)";
   }
 
+  /// Says what a slice across a sharded dim costs (the rule gathers the
+  /// dim first), once per sliced value; where the value is a linear's
+  /// output features (a fused projection such as GPT-2's c_attn, split
+  /// into q, k and v), says how to shard it so that no gather is needed.
+  void warnSlicedShard(m::SliceOp op, Attribute in, int64_t axis) {
+    auto shard = dyn_cast<ShardAttr>(in);
+    int64_t n = mesh.getShape()[axis];
+    auto shape = getTensorLikeShape(op.getInput().getType());
+    int64_t dim = static_cast<int64_t>(op.getDim());
+    if (dim < 0)
+      dim += static_cast<int64_t>(shape.size());
+    if (!shard || shard.getDim() != dim || n == 1 ||
+        !warnedSlices.insert(op.getInput()).second)
+      return;
+    int64_t bytes = getTensorLikeElementType(op.getInput().getType())
+                        .getIntOrFloatBitWidth() /
+                    8;
+    for (int64_t d : shape)
+      bytes *= ShapedType::isDynamic(d) ? 1 : d;
+    InFlightDiagnostic diag =
+        op.emitWarning() << "'" << servingModule(op) << "' slices dim " << dim
+                         << ", which is sharded over the " << n
+                         << " ranks of mesh axis '" << mesh.getAxisName(axis)
+                         << "': it is gathered first (all_gather of " << bytes
+                         << " bytes)";
+    auto linear = op.getInput().getDefiningOp<m::LinearOp>();
+    if (linear && dim == static_cast<int64_t>(shape.size()) - 1)
+      diag << "; the output features of '" << linear.getFqn()
+           << "' are cut into pieces: \"shard_pieces\": true on its "
+              "ColwiseParallel shards each piece's rows of the weight (each "
+              "rank holding its part of every piece, e.g. its heads of q, k "
+              "and v) and needs no gather";
+  }
+
   /// The op's own rule on `axis`; a rule that does not give one placement
   /// per operand and a result is a bug in the op, reported as such.
   FailureOr<AxisRule> decide(ShardingRuleOpInterface op, ArrayRef<Attribute> in,
                              int64_t axisSize, int64_t axis) {
     if (auto a = dyn_cast<m::AttentionOp>(op.getOperation()))
       warnHeadsNotDivisible(a, axis);
+    if (auto s = dyn_cast<m::SliceOp>(op.getOperation()))
+      warnSlicedShard(s, in[0], axis);
     AxisRule dec = op.getAxisRule(in, axisSize);
     if (dec.operands.size() == in.size() && dec.result &&
         llvm::all_of(dec.operands, [](Attribute p) { return p; }))
@@ -332,6 +368,8 @@ private:
   }
 
   MeshOp mesh;
+  /// Values whose slicing across a sharded dim was warned about.
+  DenseSet<Value> warnedSlices;
   FlatSymbolRefAttr meshRef;
 };
 

@@ -14,6 +14,8 @@ Plans:
 - gpt2: Megatron's split; c_attn and mlp.c_fc Colwise, attn.c_proj and
   mlp.c_proj Rowwise. GPT-2's Conv1D stores its weight [in, out], so
   Colwise shards the weight's dim 1 (the output features).
+- gpt2-pieces: the same with tp's "shard_pieces" on c_attn, so that each
+  rank holds its heads of q, k and v (no gather at the split).
 - llama, qwen2: HF's base_model_tp_plan (q/k/v/gate/up Colwise, o/down
   Rowwise), embed_tokens Rowwise from replicated ids, lm_head Colwise with
   replicated logits (HF's "colwise_rep").
@@ -87,6 +89,13 @@ _EXPERTS = {"experts.*.w[13]": COLWISE, "experts.*.w2": ROWWISE}
 _PLANS = {
     "gpt2": lambda: {
         "transformer.h.*.attn.c_attn": COLWISE,
+        "transformer.h.*.attn.c_proj": ROWWISE,
+        "transformer.h.*.mlp.c_fc": COLWISE,
+        "transformer.h.*.mlp.c_proj": ROWWISE,
+    },
+    # tp's "shard_pieces": c_attn's q, k and v rows sharded each.
+    "gpt2-pieces": lambda: {
+        "transformer.h.*.attn.c_attn": dict(COLWISE, shard_pieces=True),
         "transformer.h.*.attn.c_proj": ROWWISE,
         "transformer.h.*.mlp.c_fc": COLWISE,
         "transformer.h.*.mlp.c_proj": ROWWISE,

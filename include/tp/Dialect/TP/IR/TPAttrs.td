@@ -79,12 +79,30 @@ def TP_ColwiseAttr : TP_StyleAttr<"Colwise", "colwise", "ColwiseParallel"> {
     `input_layouts` and redistributed to `Replicate`; the natural output
     `Shard(-1)` is redistributed to `output_layouts`. An absent layout takes
     the PyTorch default.
+
+    Beyond PyTorch, `shard_pieces` (plan key `"shard_pieces": true`) is for
+    a fused projection whose output features are only read as contiguous
+    pieces (GPT-2's `c_attn` split into q, k and v): each piece's rows of
+    the weight and bias are sharded on their own, so every rank holds its
+    part of every piece (its heads of q, k and v) and the split needs no
+    gather. The fused weight is then read whole on each rank (and its
+    gradient gathered in training) instead of as one contiguous chunk.
   }];
   let genVerifyDecl = 1;
   let parameters = (ins
     OptionalParameter<"::mlir::Attribute">:$input_layouts,
     OptionalParameter<"::mlir::Attribute">:$output_layouts,
-    DefaultValuedParameter<"bool", "true">:$use_local_output);
+    DefaultValuedParameter<"bool", "true">:$use_local_output,
+    DefaultValuedParameter<"bool", "false">:$shard_pieces);
+  // PyTorch's three parameters, as before shard_pieces.
+  let builders = [
+    AttrBuilder<(ins "::mlir::Attribute":$input_layouts,
+                     "::mlir::Attribute":$output_layouts,
+                     "bool":$use_local_output), [{
+      return $_get($_ctxt, input_layouts, output_layouts, use_local_output,
+                   /*shard_pieces=*/false);
+    }]>
+  ];
 }
 
 def TP_RowwiseAttr : TP_StyleAttr<"Rowwise", "rowwise", "RowwiseParallel"> {
