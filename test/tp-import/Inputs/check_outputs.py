@@ -24,6 +24,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
 from tp_import import safetensors  # noqa: E402
 
 
+def load(spec, weights, prefix=""):
+    """(module, example_inputs) of FACTORY in `spec` (MODEL.py:FACTORY),
+    in eval mode, its parameters those of the safetensors file `weights`
+    (keys `prefix` + FQN)."""
+    path, _, name = spec.rpartition(":")
+    py_spec = importlib.util.spec_from_file_location("model_under_test", path)
+    mod = importlib.util.module_from_spec(py_spec)
+    py_spec.loader.exec_module(mod)
+    module, example = getattr(mod, name)()
+    module.eval()
+    state = {k[len(prefix):]: v for k, v in safetensors.read(weights).items()
+             if k.startswith(prefix)}
+    missing, _ = module.load_state_dict(state, strict=False)
+    params = {n for n, _ in module.named_parameters()}
+    assert not params & set(missing), f"weights miss {params & set(missing)}"
+    return module, example
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("spec")
@@ -34,18 +52,7 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-4)
     p.add_argument("--weights-prefix", default="")
     a = p.parse_args()
-    path, _, name = a.spec.rpartition(":")
-    spec = importlib.util.spec_from_file_location("model_under_test", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    module, example = getattr(mod, name)()
-    module.eval()
-    weights = safetensors.read(a.weights)
-    state = {k[len(a.weights_prefix):]: v for k, v in weights.items()
-             if k.startswith(a.weights_prefix)}
-    missing, _ = module.load_state_dict(state, strict=False)
-    params = {n for n, _ in module.named_parameters()}
-    assert not params & set(missing), f"weights miss {params & set(missing)}"
+    module, example = load(a.spec, a.weights, a.weights_prefix)
     inputs = safetensors.read(a.inputs)
     with torch.no_grad():
         if isinstance(example, dict):

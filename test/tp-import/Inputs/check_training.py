@@ -16,7 +16,6 @@ last step does; prints the largest differences.
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -24,9 +23,8 @@ import sys
 import torch
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..",
-                                "tools", "tp-import"))
-from tp_import import safetensors  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_outputs import load, safetensors  # noqa: E402
 
 
 def main():
@@ -46,19 +44,10 @@ def main():
     # lr in either: parameters compare looser than losses.
     p.add_argument("--param-atol", type=float, default=1e-4)
     a = p.parse_args()
-    path, _, name = a.spec.rpartition(":")
-    spec = importlib.util.spec_from_file_location("model_under_test", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    module, example = getattr(mod, name)()
     # tp-run's training step: dropout in train mode; these models have none
-    # with p > 0, so eval mode is the same program.
-    module.eval()
-    state = safetensors.read(a.weights)
-    missing, _ = module.load_state_dict(state, strict=False)
+    # with p > 0, so eval mode (load's) is the same program.
+    module, example = load(a.spec, a.weights)
     params = dict(module.named_parameters())
-    assert not set(params) & set(missing), \
-        f"weights miss {set(params) & set(missing)}"
     inputs = safetensors.read(a.inputs)
     names = list(example) if isinstance(example, dict) else None
     wd = a.weight_decay
