@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/Model/IR/GradientBuilder.h"
+
+#include "mlir/Dialect/Traits.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -53,15 +55,11 @@ Value GradientBuilder::scalar(double value, Value like) {
 /// The type of a broadcasting element-wise op of `a` and `b`: their shapes
 /// broadcast (aligned at the end), `a`'s element type.
 static RankedTensorType broadcastType(Value a, Value b) {
-  ArrayRef<int64_t> x = getTensorLikeShape(a.getType()),
-                    y = getTensorLikeShape(b.getType());
-  size_t rank = std::max(x.size(), y.size());
-  SmallVector<int64_t> shape(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t dx = i < rank - x.size() ? 1 : x[i - (rank - x.size())];
-    int64_t dy = i < rank - y.size() ? 1 : y[i - (rank - y.size())];
-    shape[i] = dx == 1 ? dy : dx;
-  }
+  SmallVector<int64_t> shape;
+  bool ok = OpTrait::util::getBroadcastedShape(
+      getTensorLikeShape(a.getType()), getTensorLikeShape(b.getType()), shape);
+  assert(ok && "the forward op's verifier checked the shapes broadcast");
+  (void)ok;
   return RankedTensorType::get(shape, getTensorLikeElementType(a.getType()));
 }
 
