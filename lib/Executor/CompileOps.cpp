@@ -224,9 +224,11 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
     instr.shape = shapeOf(op->getResult(0).getType());
     break;
   case Opcode::Slice:
-  case Opcode::SliceGrad: {
-    // The count picked (slice) or the whole extent (slice_grad): the
-    // sharding rule keeps `dim` whole, so it is static.
+  case Opcode::SliceGrad:
+  case Opcode::Topk:
+  case Opcode::GatherGrad: {
+    // The count picked (slice, topk) or the whole extent (slice_grad,
+    // gather_grad): the sharding rule keeps `dim` whole, so it is static.
     int64_t size = shapeOf(op->getResult(0).getType()).at(instr.dim);
     if (size < 0)
       throw std::runtime_error("tp executor cannot slice a dim split "

@@ -112,6 +112,14 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
         parts.push_back(arg(i));
       return concatDim(parts, in.dim);
     }
+    case Opcode::Topk:
+      return topk(arg(0), in.dim, in.size);
+    case Opcode::Gather:
+      return gather(arg(0), in.dim, arg(1));
+    case Opcode::GatherGrad:
+      return gatherGrad(arg(0), in.dim, arg(1), in.size);
+    case Opcode::OneHot:
+      return oneHot(arg(0), in.shape.back());
     case Opcode::Sub:
       return sub(arg(0), arg(1));
     case Opcode::Log:

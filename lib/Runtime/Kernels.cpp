@@ -512,12 +512,27 @@ Tensor mlir::tp::runtime::permute(const Tensor &x,
     shape[i] = x.shape()[dims[i]];
     strides[i] = inStrides[dims[i]];
   }
-  Tensor out(shape);
-  const float *src = x.data();
-  float *dst = out.data();
-  detail::forEachStrided(
-      shape, strides, strides,
-      [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
+  // Any dtype (ids and masks move too), copied as elements of its size.
+  Tensor out = Tensor::uninitialized(shape, x.dtype());
+  auto copy = [&](auto element) {
+    using E = decltype(element);
+    const E *src = static_cast<const E *>(x.raw());
+    E *dst = static_cast<E *>(out.raw());
+    detail::forEachStrided(
+        shape, strides, strides,
+        [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
+  };
+  switch (dtypeSize(x.dtype())) {
+  case 8:
+    copy(int64_t{});
+    break;
+  case 2:
+    copy(uint16_t{});
+    break;
+  default:
+    copy(float{});
+    break;
+  }
   return out;
 }
 

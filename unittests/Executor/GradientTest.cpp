@@ -231,6 +231,31 @@ func.func @forward(%x: tensor<2x3x4xf32> {model.name = "x"}) -> tensor<f32> {
 }
 )";
 
+/// A router: top-2 of 3 experts' probabilities, their one-hot mask
+/// weighting each expert's output. The gradient reaches the router through
+/// the gathered values (not the integer indices or the mask).
+const char *kRouting = R"(
+func.func @forward(%x: tensor<6x4xf32> {model.name = "x"}) -> tensor<f32> {
+  %wg = model.param "gate.weight" : tensor<3x4xf32>
+  %r = model.linear "gate"(%x, %wg) : (tensor<6x4xf32>, tensor<3x4xf32>) -> tensor<6x3xf32>
+  %p = model.softmax %r {dim = 1 : i64} : (tensor<6x3xf32>) -> tensor<6x3xf32>
+  %i = model.topk %p {dim = 1 : i64} : (tensor<6x3xf32>) -> tensor<6x2xi64>
+  %v = model.gather %p, %i {dim = 1 : i64} : (tensor<6x3xf32>, tensor<6x2xi64>) -> tensor<6x2xf32>
+  %oh = model.one_hot %i : (tensor<6x2xi64>) -> tensor<6x2x3xi64>
+  %m = model.cast %oh : (tensor<6x2x3xi64>) -> tensor<6x2x3xf32>
+  %vr = model.reshape %v : (tensor<6x2xf32>) -> tensor<6x2x1xf32>
+  %wm = model.mul %m, %vr : (tensor<6x2x3xf32>, tensor<6x2x1xf32>) -> tensor<6x2x3xf32>
+  %ws = model.reduce_sum %wm {dim = 1 : i64} : (tensor<6x2x3xf32>) -> tensor<6x1x3xf32>
+  %w = model.reshape %ws : (tensor<6x1x3xf32>) -> tensor<6x3xf32>
+  %we = model.param "experts.weight" : tensor<3x4xf32>
+  %e = model.linear "experts"(%x, %we) : (tensor<6x4xf32>, tensor<3x4xf32>) -> tensor<6x3xf32>
+  %t = model.tanh %e : (tensor<6x3xf32>) -> tensor<6x3xf32>
+  %o = model.mul %t, %w : (tensor<6x3xf32>, tensor<6x3xf32>) -> tensor<6x3xf32>
+  %l = model.mean %o : (tensor<6x3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+)";
+
 class GradientTest : public ::testing::Test {
 protected:
   GradientTest() {
@@ -358,6 +383,10 @@ TEST_F(GradientTest, MathOpsMatchFiniteDifferences) {
 
 TEST_F(GradientTest, SlicesAndConcatMatchFiniteDifferences) {
   checkAgainstFiniteDifferences(kSlices, {"fc.weight"});
+}
+
+TEST_F(GradientTest, RoutingMatchesFiniteDifferences) {
+  checkAgainstFiniteDifferences(kRouting, {"gate.weight", "experts.weight"});
 }
 
 /// Dropout in training (p = 0.5 after the GELU, whose output both linears

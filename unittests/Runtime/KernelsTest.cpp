@@ -151,6 +151,50 @@ TEST(KernelsTest, SliceWithStepsAndItsGradient) {
   EXPECT_THROW(slice(x, 1, 0, 0, 1), std::invalid_argument);
 }
 
+TEST(KernelsTest, TopkGatherAndOneHot) {
+  // Rows [3, 1, 3, nan] and [0, -1, 2, 2] (ties keep their order; NaN
+  // ranks first, as in PyTorch).
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = Tensor::fromData({2, 4}, {3, 1, 3, nan, 0, -1, 2, 2});
+  Tensor idx = topk(x, 1, 3);
+  EXPECT_EQ(idx.dtype(), DType::I64);
+  EXPECT_EQ(std::vector<int64_t>(idx.dataI64(), idx.dataI64() + 6),
+            (std::vector<int64_t>{3, 0, 2, 2, 3, 0}));
+  // Along dim 0 of the transpose: the same positions.
+  Tensor col = topk(transpose(x, 0, 1), 0, 2);
+  EXPECT_EQ(col.shape(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(std::vector<int64_t>(col.dataI64(), col.dataI64() + 4),
+            (std::vector<int64_t>{3, 2, 0, 3}));
+  EXPECT_THROW(topk(x, 1, 5), std::invalid_argument);
+
+  Tensor y = Tensor::fromData({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor pick = Tensor::fromInts({2, 2}, {2, 0, 1, 1});
+  EXPECT_EQ(gather(y, 1, pick).values(), (std::vector<float>{3, 1, 5, 5}));
+  // The gradient adds where an element was picked twice.
+  Tensor g = Tensor::fromData({2, 2}, {1, 2, 3, 4});
+  EXPECT_EQ(gatherGrad(g, 1, pick, 3).values(),
+            (std::vector<float>{2, 0, 1, 0, 7, 0}));
+  EXPECT_THROW(gather(y, 1, Tensor::fromInts({2, 1}, {3, 0})),
+               std::invalid_argument);
+  EXPECT_THROW(gather(y, 1, Tensor::fromInts({1, 2}, {0, 0})),
+               std::invalid_argument);
+
+  Tensor oh = oneHot(Tensor::fromInts({3}, {2, 0, 1}), 3);
+  EXPECT_EQ(oh.shape(), (std::vector<int64_t>{3, 3}));
+  EXPECT_EQ(std::vector<int64_t>(oh.dataI64(), oh.dataI64() + 9),
+            (std::vector<int64_t>{0, 0, 1, 1, 0, 0, 0, 1, 0}));
+  EXPECT_THROW(oneHot(Tensor::fromInts({1}, {3}), 3), std::invalid_argument);
+  EXPECT_THROW(oneHot(Tensor::fromInts({1}, {-1}), 3), std::invalid_argument);
+}
+
+TEST(KernelsTest, PermuteMovesIdsAsTheyAre) {
+  Tensor ids = Tensor::fromInts({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor t = permute(ids, {1, 0});
+  EXPECT_EQ(t.dtype(), DType::I64);
+  EXPECT_EQ(std::vector<int64_t>(t.dataI64(), t.dataI64() + 6),
+            (std::vector<int64_t>{1, 4, 2, 5, 3, 6}));
+}
+
 TEST(KernelsTest, MathKnownValues) {
   Tensor x = Tensor::fromData({4}, {-2, -0.5f, 0.25f, 4});
   EXPECT_NEAR(tanh(x).data()[0], -0.9640276f, 1e-6);

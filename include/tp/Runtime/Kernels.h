@@ -171,6 +171,31 @@ Tensor sliceGrad(const Tensor &g, int64_t dim, int64_t start, int64_t step,
 Tensor chunkDim(const Tensor &x, int64_t dim, int64_t k, int64_t i);
 
 //===----------------------------------------------------------------------===//
+// Picking by index (IndexKernels.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The positions (I64) of the \p k largest elements of \p x along \p dim,
+/// largest first (`torch.topk(x, k, dim).indices`): equal elements in order
+/// of position, NaN above every number. Throws when \p k exceeds the dim.
+Tensor topk(const Tensor &x, int64_t dim, int64_t k);
+
+/// `torch.gather(x, dim, index)`: the result has \p index's shape (which
+/// must equal \p x's but along \p dim); throws naming the first index
+/// outside `[0, x.size(dim))`.
+Tensor gather(const Tensor &x, int64_t dim, const Tensor &index);
+
+/// The gradient of gather: zeros of \p index's shape with \p size elements
+/// along \p dim, each element of \p g added at the position its index
+/// names (`scatter_add`).
+Tensor gatherGrad(const Tensor &g, int64_t dim, const Tensor &index,
+                  int64_t size);
+
+/// `F.one_hot(ids, classes)` as I64: `[..., classes]`, 1 where the last
+/// index equals the id. Throws naming the first id outside
+/// `[0, classes)`.
+Tensor oneHot(const Tensor &ids, int64_t classes);
+
+//===----------------------------------------------------------------------===//
 // Transformer blocks
 //===----------------------------------------------------------------------===//
 

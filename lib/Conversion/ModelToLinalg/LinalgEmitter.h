@@ -166,6 +166,9 @@ void populateForwardExportPatterns(RewritePatternSet &patterns);
 /// The patterns of the backward ops and of gradient clipping (the updates
 /// are the driver's: they read and write optimizer state).
 void populateGradExportPatterns(RewritePatternSet &patterns);
+/// The ops that compute or follow integer indices (IndexOps.cpp): topk,
+/// gather, gather_grad, one_hot.
+void populateIndexExportPatterns(RewritePatternSet &patterns);
 
 /// True for the optimizer updates (sgd_update, adamw_update).
 bool isOptimizerUpdate(Operation *op);

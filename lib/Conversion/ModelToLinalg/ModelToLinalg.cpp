@@ -356,6 +356,7 @@ template <typename OpT> struct UpdatePattern : public OpConversionPattern<OpT> {
 void mlir::tp::populateModelToLinalgPatterns(RewritePatternSet &patterns) {
   linalg_export::populateForwardExportPatterns(patterns);
   linalg_export::populateGradExportPatterns(patterns);
+  linalg_export::populateIndexExportPatterns(patterns);
   patterns.add<WidenHalfPattern>(patterns.getContext());
 }
 

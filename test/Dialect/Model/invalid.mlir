@@ -797,3 +797,75 @@ func.func @cast_shape(%x: tensor<4xi64>) {
   %a = model.cast %x : (tensor<4xi64>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @topk_too_many(%x: tensor<4x3xf32>) {
+  // expected-error @below {{'model.topk' op cannot pick 4 of 3 elements along dim 1}}
+  %i = model.topk %x {dim = 1 : i64} : (tensor<4x3xf32>) -> tensor<4x4xi64>
+  return
+}
+
+// -----
+
+func.func @topk_float_result(%x: tensor<4x3xf32>) {
+  // expected-error @below {{'model.topk' op result must be an i64 or i32 tensor, not 'f32'}}
+  %i = model.topk %x {dim = -1 : i64} : (tensor<4x3xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @topk_other_dims(%x: tensor<4x3xf32>) {
+  // expected-error @below {{'model.topk' op result has shape 2x2, expected 4x2}}
+  %i = model.topk %x {dim = 1 : i64} : (tensor<4x3xf32>) -> tensor<2x2xi64>
+  return
+}
+
+// -----
+
+func.func @gather_index_shape(%x: tensor<4x3xf32>, %i: tensor<2x2xi64>) {
+  // expected-error @below {{'model.gather' op index has shape 2x2, expected 4x2}}
+  %v = model.gather %x, %i {dim = 1 : i64} : (tensor<4x3xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_float_index(%x: tensor<4x3xf32>, %i: tensor<4x2xf32>) {
+  // expected-error @below {{'model.gather' op index must be an i64 or i32 tensor, not 'f32'}}
+  %v = model.gather %x, %i {dim = 1 : i64} : (tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_dim(%x: tensor<4x3xf32>, %i: tensor<4x2xi64>) {
+  // expected-error @below {{'model.gather' op dim 2 is out of range for rank 2}}
+  %v = model.gather %x, %i {dim = 2 : i64} : (tensor<4x3xf32>, tensor<4x2xi64>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_grad_type(%g: tensor<4x2xf32>, %i: tensor<4x2xi64>) {
+  // expected-error @below {{'model.gather_grad' op grad and result must be float tensors of one type}}
+  %v = model.gather_grad %g, %i {dim = 1 : i64} : (tensor<4x2xf32>, tensor<4x2xi64>) -> tensor<4x3xbf16>
+  return
+}
+
+// -----
+
+func.func @one_hot_rank(%i: tensor<4x2xi64>) {
+  // expected-error @below {{'model.one_hot' op result must have one more dim than the ids (3), got 2}}
+  %m = model.one_hot %i : (tensor<4x2xi64>) -> tensor<4x2xi64>
+  return
+}
+
+// -----
+
+func.func @one_hot_float_ids(%i: tensor<4xf32>) {
+  // expected-error @below {{'model.one_hot' op ids must be an i64 or i32 tensor, not 'f32'}}
+  %m = model.one_hot %i : (tensor<4xf32>) -> tensor<4x3xi64>
+  return
+}

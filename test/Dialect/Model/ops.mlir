@@ -273,6 +273,20 @@ func.func @slices(%x: tensor<2x8xf32>, %g: tensor<2x3xf32>) -> tensor<2x7xf32> {
   return %d : tensor<2x7xf32>
 }
 
+// Routing: top-k positions, the values at them, one-hot masks.
+// CHECK-LABEL: func.func @routing
+func.func @routing(%p: tensor<16x4xf32>, %g: tensor<16x2xf32>) -> (tensor<16x2xf32>, tensor<16x2x4xi64>, tensor<16x4xf32>) {
+  // CHECK: model.topk %{{.*}} {dim = 1 : i64} : (tensor<16x4xf32>) -> tensor<16x2xi64>
+  %i = model.topk %p {dim = 1 : i64} : (tensor<16x4xf32>) -> tensor<16x2xi64>
+  // CHECK: model.gather %{{.*}}, %{{.*}} {dim = 1 : i64} : (tensor<16x4xf32>, tensor<16x2xi64>) -> tensor<16x2xf32>
+  %v = model.gather %p, %i {dim = 1 : i64} : (tensor<16x4xf32>, tensor<16x2xi64>) -> tensor<16x2xf32>
+  // CHECK: model.one_hot %{{.*}} : (tensor<16x2xi64>) -> tensor<16x2x4xi64>
+  %m = model.one_hot %i : (tensor<16x2xi64>) -> tensor<16x2x4xi64>
+  // CHECK: model.gather_grad %{{.*}}, %{{.*}} {dim = -1 : i64} : (tensor<16x2xf32>, tensor<16x2xi64>) -> tensor<16x4xf32>
+  %b = model.gather_grad %g, %i {dim = -1 : i64} : (tensor<16x2xf32>, tensor<16x2xi64>) -> tensor<16x4xf32>
+  return %v, %m, %b : tensor<16x2xf32>, tensor<16x2x4xi64>, tensor<16x4xf32>
+}
+
 // Constants of any values, in the dense or the hex form.
 // CHECK-LABEL: func.func @constants
 func.func @constants() -> (tensor<2x2xf32>, tensor<3xi64>, tensor<2xbf16>) {

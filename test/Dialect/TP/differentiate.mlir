@@ -374,3 +374,29 @@ func.func @forward(%x: tensor<2x4xf32> {model.name = "x"}) -> (tensor<f32>, tens
   %l = model.mean %y : (tensor<2x8xf32>) -> tensor<f32>
   return %l, %y : tensor<f32>, tensor<2x8xf32>
 }
+
+// -----
+
+// Integers carry no gradient: topk's indices and the one-hot mask made
+// from them are constants of the backward; the router's gradient comes
+// through the gathered values alone.
+// CHECK-LABEL: func.func @routing
+// CHECK: %[[I:.*]] = model.topk
+// CHECK: %[[M:.*]] = model.reshape
+// CHECK: %[[G:.*]] = model.mul %{{.*}}, %[[M]] {tp.phase = #tp.phase<backward>}
+// CHECK-NEXT: %[[GG:.*]] = model.gather_grad %[[G]], %[[I]] {dim = 1 : i64, tp.phase = #tp.phase<backward>} : (tensor<6x2xf32>, tensor<6x2xi64>) -> tensor<6x3xf32>
+// CHECK-NEXT: model.linear_grad_weight "gate"(%[[GG]], %{{.*}})
+// CHECK-NEXT: return
+func.func @routing(%x: tensor<6x4xf32>) -> tensor<f32> {
+  %wg = model.param "gate.weight" : tensor<3x4xf32>
+  %r = model.linear "gate"(%x, %wg) : (tensor<6x4xf32>, tensor<3x4xf32>) -> tensor<6x3xf32>
+  %i = model.topk %r {dim = 1 : i64} : (tensor<6x3xf32>) -> tensor<6x2xi64>
+  %v = model.gather %r, %i {dim = 1 : i64} : (tensor<6x3xf32>, tensor<6x2xi64>) -> tensor<6x2xf32>
+  %oh = model.one_hot %i : (tensor<6x2xi64>) -> tensor<6x2x3xi64>
+  %m = model.cast %oh : (tensor<6x2x3xi64>) -> tensor<6x2x3xf32>
+  %s = model.reduce_sum %m {dim = 2 : i64} : (tensor<6x2x3xf32>) -> tensor<6x2x1xf32>
+  %sr = model.reshape %s : (tensor<6x2x1xf32>) -> tensor<6x2xf32>
+  %o = model.mul %v, %sr : (tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %l = model.mean %o : (tensor<6x2xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

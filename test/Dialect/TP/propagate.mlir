@@ -488,3 +488,33 @@ func.func @slices(%x: tensor<2x4x8xf32>) {
   %sx = model.concat %s, %x {dim = 2 : i64} : (!tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<2x4x8xf32>) -> tensor<2x4x16xf32>
   return
 }
+
+// -----
+
+// Routing ops: topk ranks along its dim whole (a shard there is gathered,
+// a Partial reduced first) and passes the other dims' shards to its
+// indices; gather and one_hot follow them; gather_grad passes a
+// Partial(sum) (it only adds).
+// CHECK-LABEL: func.func @routing
+// CHECK: model.topk %{{.*}} : (!tp.dtensor<16x4xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<16x2xi64, @mesh, [#tp.shard<0>]>
+// CHECK: model.gather {{.*}} -> !tp.dtensor<16x2xf32, @mesh, [#tp.shard<0>]>
+// CHECK: model.one_hot {{.*}} -> !tp.dtensor<16x2x4xi64, @mesh, [#tp.shard<0>]>
+// CHECK: tp.redistribute %{{.*}} : !tp.dtensor<16x4xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<16x4xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.topk {{.*}} -> !tp.dtensor<16x2xi64, @mesh, [#tp.replicate]>
+// CHECK: model.gather_grad {{.*}} -> !tp.dtensor<16x4xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: tp.redistribute %{{.*}} : !tp.dtensor<16x4xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<16x4xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.topk {{.*}} -> !tp.dtensor<16x2xi64, @mesh, [#tp.replicate]>
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+func.func @routing(%x: tensor<16x4xf32>, %g: tensor<16x2xf32>) {
+  %r = tp.distribute %x : tensor<16x4xf32> -> !tp.dtensor<16x4xf32, @mesh, [#tp.shard<0>]>
+  %i = model.topk %r {dim = 1 : i64} : (!tp.dtensor<16x4xf32, @mesh, [#tp.shard<0>]>) -> tensor<16x2xi64>
+  %v = model.gather %r, %i {dim = 1 : i64} : (!tp.dtensor<16x4xf32, @mesh, [#tp.shard<0>]>, tensor<16x2xi64>) -> tensor<16x2xf32>
+  %m = model.one_hot %i : (tensor<16x2xi64>) -> tensor<16x2x4xi64>
+  %c = tp.distribute %x : tensor<16x4xf32> -> !tp.dtensor<16x4xf32, @mesh, [#tp.shard<1>]>
+  %j = model.topk %c {dim = 1 : i64} : (!tp.dtensor<16x4xf32, @mesh, [#tp.shard<1>]>) -> tensor<16x2xi64>
+  %p = tp.distribute %g : tensor<16x2xf32> -> !tp.dtensor<16x2xf32, @mesh, [#tp.partial<sum>]>
+  %b = model.gather_grad %p, %j {dim = 1 : i64} : (!tp.dtensor<16x2xf32, @mesh, [#tp.partial<sum>]>, tensor<16x2xi64>) -> tensor<16x4xf32>
+  %q = tp.distribute %x : tensor<16x4xf32> -> !tp.dtensor<16x4xf32, @mesh, [#tp.partial<sum>]>
+  %k = model.topk %q {dim = 1 : i64} : (!tp.dtensor<16x4xf32, @mesh, [#tp.partial<sum>]>) -> tensor<16x2xi64>
+  return
+}

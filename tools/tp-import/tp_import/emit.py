@@ -17,7 +17,7 @@ from .graph import LEAF_OPS, Scope
 _ELEMENT = {torch.float32: "f32", torch.bfloat16: "bf16",
             torch.float16: "f16", torch.int64: "i64", torch.int32: "i32"}
 _UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
-          "sqrt", "rsqrt", "erf", "reciprocal", "cast")
+          "sqrt", "rsqrt", "erf", "reciprocal", "cast", "one_hot")
 _BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy")
 
 _RAW_HINTS = {
@@ -369,8 +369,8 @@ class Emitter:
         elif op == "concat":
             region.line(f"{v} = model.concat {', '.join(ops)} {{dim = "
                         f"{n.attrs['dim']} : i64}} : {sig}")
-        elif op == "softmax":
-            region.line(f"{v} = model.softmax {ops[0]} "
+        elif op in ("softmax", "topk", "gather"):
+            region.line(f"{v} = model.{op} {', '.join(ops)} "
                         f"{{dim = {n.attrs['dim']} : i64}} : {sig}")
         elif op == "reshape":
             region.line(f"{v} = model.reshape {ops[0]} : {sig}")

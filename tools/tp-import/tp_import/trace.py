@@ -36,6 +36,7 @@ import torch.nn as nn
 from torch.overrides import (TorchFunctionMode, _get_current_function_mode,
                              _pop_mode_temporarily)
 
+from . import selection
 from .errors import UserError
 from .graph import Graph, Node, Scope
 
@@ -209,6 +210,16 @@ class Tracer(TorchFunctionMode):
 
     # -- values -----------------------------------------------------------
 
+    @staticmethod
+    def at():
+        """' at file.py:line' of the user's call, for messages, or ''."""
+        return _at()
+
+    @staticmethod
+    def location():
+        """'file.py:line' of the user's call, or ''."""
+        return _user_location()
+
     def _register(self, tensor, node):
         ptr = _storage(tensor)
         self.values[id(tensor)] = (tensor, node, ptr)
@@ -380,6 +391,11 @@ class Tracer(TorchFunctionMode):
                 raise UserError(
                     f"output {i} of the module's forward does not depend on "
                     f"its inputs or parameters (a constant)")
+            if selection.involves(node):
+                raise UserError(
+                    f"output {i} of the module's forward has as many rows as "
+                    f"a torch.where(mask) selected: its size depends on the "
+                    f"data (add the rows back with index_add_)")
             self.graph.outputs.append(node)
 
     # -- modules --------------------------------------------------------------
@@ -439,6 +455,8 @@ class Tracer(TorchFunctionMode):
                 f"(called{_at()})")
         x = ins[0]
         self._check_read(x, f"{type(module).__name__} '{fqn}'")
+        if self._lookup(x) is not None and selection.involves(self._lookup(x)):
+            return self._leaf_rows(module, fqn, x, out)
         if isinstance(module, nn.Dropout):
             if not self.is_traced(x):
                 return out
@@ -470,6 +488,48 @@ class Tracer(TorchFunctionMode):
                              out, {"fqn": fqn, "eps": float(module.eps)})
         self._register(out, node)
         return out
+
+    def _leaf_rows(self, module, fqn, x, out):
+        """A row-wise leaf layer on rows a torch.where(mask) selected."""
+        kind = f"{type(module).__name__} '{fqn}'"
+        n = self.node_of(x)
+        if selection.coordinate(n) is not None or \
+                isinstance(module, nn.Embedding):
+            sel = (selection.coordinate(n) or selection.selected(n))[0]
+            raise UserError(
+                f"{kind}{_at()} reads {sel.describe()}: tp-import follows "
+                f"such rows through Linear, LayerNorm and Dropout only")
+        if isinstance(module, nn.Linear):
+            operands = [n, self.node_of(module.weight)]
+            if module.bias is not None:
+                operands.append(self.node_of(module.bias))
+            sel, p, shape = selection.leaf_rows(self, kind, x,
+                                                module.out_features)
+            node = self.make_shaped("linear", operands, shape, out.dtype,
+                                    {"fqn": fqn})
+        elif isinstance(module, nn.LayerNorm):
+            if len(module.normalized_shape) != 1 or \
+                    not module.elementwise_affine:
+                return self._leaf_rows_refused(kind, n)
+            sel, p, shape = selection.leaf_rows(self, kind, x,
+                                                module.normalized_shape[0])
+            node = self.make_shaped(
+                "layer_norm", [n, self.node_of(module.weight),
+                               self.node_of(module.bias)],
+                shape, out.dtype, {"fqn": fqn, "eps": float(module.eps)})
+        else:  # Dropout: eval mode
+            sel, p = selection.selected(n)
+            node = self.make_shaped("dropout", [n], n.shape, out.dtype,
+                                    {"fqn": fqn, "p": float(module.p)})
+        node.attrs["rows_of"], node.attrs["rows_at"] = sel, p
+        self._register(out, node)
+        return out
+
+    def _leaf_rows_refused(self, kind, n):
+        sel = selection.selected(n)[0]
+        raise UserError(f"{kind}{_at()} reads {sel.describe()}; tp-import "
+                        f"follows them through a LayerNorm of the last dim "
+                        f"with weight and bias only")
 
     # -- functions ---------------------------------------------------------
 
@@ -505,6 +565,10 @@ class Tracer(TorchFunctionMode):
             self._wrote(mutated, name, bool(traced))
         if not traced:
             return result  # computed from constants: a constant
+        if name in ("shape", "size", "__len__", "numel") and args:
+            n = self._lookup(args[0])
+            if n is not None and selection.involves(n):
+                selection.size_read(self, name, n, args[0])
         if name in _DATA_DEPENDENT:
             raise UserError(
                 f"'{name}' reads the values of a traced tensor{_at()}: code "
@@ -517,6 +581,7 @@ class Tracer(TorchFunctionMode):
             handler = _MULTI_HANDLERS.get(name)
             a = _Args(args, kwargs)
             x = a.get(0, "input")
+            self._refuse_rows(name, _tensors_in((args, kwargs)))
             nodes = handler(self, name, a, x, result) \
                 if handler is not None and isinstance(x, torch.Tensor) and \
                 all(isinstance(r, torch.Tensor) for r in result) else None
@@ -531,8 +596,18 @@ class Tracer(TorchFunctionMode):
                         "torch." + name, operands, r, {"torch_name": name}))
         return result
 
+    def _refuse_rows(self, name, tensors):
+        """Refuses a call the selection rules do not read whose operands
+        include rows (or coordinates) of a torch.where(mask)."""
+        for t in tensors:
+            n = self._lookup(t)
+            if n is not None and selection.involves(n):
+                sel = (selection.coordinate(n) or selection.selected(n))[0]
+                selection.refuse(self, name, sel)
+
     def _raw(self, name, a, result):
         """A call kept as `torch.<name>` for the patterns to look at."""
+        self._refuse_rows(name, _tensors_in((a.args, a.kwargs)))
         operands = [self.node_of(t) for t in _tensors_in((a.args, a.kwargs))]
         return self.make("torch." + name, operands, result,
                          {"torch_name": name})
@@ -541,6 +616,10 @@ class Tracer(TorchFunctionMode):
         x = a.get(0, "input")
         if not isinstance(x, torch.Tensor):
             x = next(_tensors_in((a.args, a.kwargs)))
+        if any(self._lookup(t) is not None and
+               selection.involves(self._lookup(t))
+               for t in _tensors_in((a.args, a.kwargs))):
+            return _rows(self, name, a, x, result)
         handler = _HANDLERS.get(name)
         if handler is not None:
             node = handler(self, name, a, x, result)
@@ -952,6 +1031,129 @@ def _param_leaf(op):
     return handle
 
 
+def _topk(tr, name, a, x, results):
+    """torch.topk: the positions (model.topk, of the negated input for
+    largest=False) and the values gathered at them, so that the values'
+    gradient reaches the input. sorted=False gets them sorted (a valid
+    order of PyTorch's unspecified one)."""
+    k, dim = a.get(1, "k"), a.get(2, "dim", -1)
+    largest = a.get(3, "largest", True)
+    if not isinstance(k, int) or not isinstance(dim, int) or \
+            not x.dtype.is_floating_point or len(results) != 2:
+        return None
+    values, indices = results
+    dim = _norm_dim(dim, x.dim())
+    src = tr.node_of(x)
+    ranked = src if largest else tr.make_shaped("neg", [src], x.shape,
+                                                x.dtype)
+    idx = tr.make_shaped("topk", [ranked], indices.shape, indices.dtype,
+                         {"dim": dim})
+    val = tr.make_shaped("gather", [src, idx], values.shape, values.dtype,
+                         {"dim": dim})
+    return [val, idx]
+
+
+def _gather(tr, name, a, x, result):
+    """torch.gather(x, dim, index) with index shaped like x but along dim."""
+    dim, index = a.get(1, "dim"), a.get(2, "index")
+    if not isinstance(dim, int) or not isinstance(index, torch.Tensor) or \
+            a.get(3, "sparse_grad", False) or x.dim() != index.dim():
+        return None
+    dim = _norm_dim(dim, x.dim())
+    if any(d != dim and x.shape[d] != index.shape[d]
+           for d in range(x.dim())):
+        return None
+    return tr.make("gather", [tr.node_of(x), tr.node_of(index)], result,
+                   {"dim": dim})
+
+
+def _one_hot(tr, name, a, x, result):
+    classes = a.get(1, "num_classes", -1)
+    if not isinstance(classes, int) or classes < 0:
+        raise UserError(
+            f"F.one_hot{_at()} without num_classes: the class count would be "
+            f"the largest id of the example plus one (pass num_classes)")
+    return tr.make("one_hot", [tr.node_of(x)], result)
+
+
+def _like_constant(tr, name, a, x, result):
+    """zeros_like / ones_like / full_like and new_zeros / new_ones /
+    new_full: their values depend only on the shape, never on the data, so
+    they are constants (an index_add_ into zeros adds nothing)."""
+    return Node("const", [], result.shape, result.dtype, tr.scopes[-1],
+                _user_location(), value=result.detach().clone())
+
+
+_ROW_BINARY = {}
+for _n in ("add", "__add__", "__radd__", "__iadd__", "add_"):
+    _ROW_BINARY[_n] = ("add", False)
+for _n in ("sub", "__sub__", "__isub__", "sub_", "subtract"):
+    _ROW_BINARY[_n] = ("sub", False)
+for _n in ("rsub", "__rsub__"):
+    _ROW_BINARY[_n] = ("sub", True)
+for _n in ("mul", "__mul__", "__rmul__", "__imul__", "mul_", "multiply"):
+    _ROW_BINARY[_n] = ("mul", False)
+for _n in ("div", "__truediv__", "__itruediv__", "div_", "true_divide",
+           "divide"):
+    _ROW_BINARY[_n] = ("div", False)
+for _n in ("__rtruediv__", "__rdiv__"):
+    _ROW_BINARY[_n] = ("div", True)
+_ROW_VIEWS = ("view", "reshape", "flatten", "unflatten", "unsqueeze",
+              "squeeze", "view_as", "reshape_as")
+
+
+def _rows(tr, name, a, x, result):
+    """A call that reads rows or coordinates of a torch.where(mask)
+    (selection.py): the ops the selection rules read, else a refusal."""
+    operands = list(_tensors_in((a.args, a.kwargs)))
+    involved = next(tr._lookup(t) for t in operands
+                    if tr._lookup(t) is not None and
+                    selection.involves(tr._lookup(t)))
+    sel = (selection.coordinate(involved) or
+           selection.selected(involved))[0]
+    if name == "__getitem__" and x is a.get(0, "input"):
+        index = a.get(1, "idx")
+        if selection.selected(tr.node_of(x)) is not None:
+            if _keeps_all(index, x.shape):
+                return selection.view_rows(tr, name, x, result)
+        else:
+            node = selection.index_rows(tr, name, x, index, result)
+            if node is not None:
+                return node
+    elif name in ("index_add_", "index_add"):
+        node = selection.index_add(tr, name, a, result)
+        if node is not None:
+            return node
+    elif name in _ROW_BINARY and a.kwargs.get("alpha", 1) == 1 and \
+            a.kwargs.get("rounding_mode") is None and len(a.args) == 2:
+        op, swap = _ROW_BINARY[name]
+        lhs, rhs = a.get(0, "input"), a.get(1, "other")
+        if swap:
+            lhs, rhs = rhs, lhs
+        node = selection.elementwise_rows(tr, name, op, [lhs, rhs], result)
+        if node is not None:
+            return node
+    elif name in ("pow", "__pow__") and a.get(1, "exponent") == 2 and \
+            selection.selected(tr.node_of(x)) is not None:
+        return selection.elementwise_rows(tr, name, "mul", [x, x], result)
+    elif selection.selected(tr.node_of(x)) is not None and \
+            tuple(result.shape) == tuple(x.shape):
+        if name in _ROW_UNARY and (name != "gelu" or a.get(
+                1, "approximate", "none") == "none"):
+            return selection.unary_rows(tr, _ROW_UNARY[name], x, result)
+        if name in ("contiguous", "clone", "detach", "float", "half",
+                    "bfloat16", "to", "type", "type_as", "__pos__"):
+            if result.dtype == x.dtype:
+                return tr.node_of(x)
+            if result.dtype in _CAST_TYPES and x.dtype in _CAST_TYPES:
+                return selection.unary_rows(tr, "cast", x, result)
+        if name == "dropout" and _dropout(tr, name, a, x, result) is not None:
+            return tr.node_of(x)
+    if name in _ROW_VIEWS and selection.selected(tr.node_of(x)) is not None:
+        return selection.view_rows(tr, name, x, result)
+    selection.refuse(tr, name, sel)
+
+
 _HANDLERS = {}
 for _n in ("add", "__add__", "__radd__", "__iadd__", "add_"):
     _HANDLERS[_n] = _binary("add")
@@ -969,12 +1171,12 @@ for _n in ("__rtruediv__", "__rdiv__"):
 for _n in ("matmul", "__matmul__", "mm", "bmm"):
     _HANDLERS[_n] = _binary("matmul")
 _HANDLERS["__rmatmul__"] = _binary("matmul", swap=True)
-for _n, _op in (("relu", "relu"), ("relu_", "relu"), ("gelu", "gelu"),
-                ("silu", "silu"), ("exp", "exp"), ("log", "log"),
-                ("neg", "neg"), ("__neg__", "neg"), ("negative", "neg"),
-                ("tanh", "tanh"), ("sigmoid", "sigmoid"), ("sqrt", "sqrt"),
-                ("rsqrt", "rsqrt"), ("erf", "erf"),
-                ("reciprocal", "reciprocal")):
+_ROW_UNARY = {"relu": "relu", "relu_": "relu", "gelu": "gelu",
+              "silu": "silu", "exp": "exp", "log": "log", "neg": "neg",
+              "__neg__": "neg", "negative": "neg", "tanh": "tanh",
+              "sigmoid": "sigmoid", "sqrt": "sqrt", "rsqrt": "rsqrt",
+              "erf": "erf", "reciprocal": "reciprocal"}
+for _n, _op in _ROW_UNARY.items():
     _HANDLERS[_n] = _unary(_op)
 for _n in ("contiguous", "clone", "detach", "float", "half", "bfloat16",
            "double", "to", "type", "type_as", "cpu", "cuda", "__pos__"):
@@ -993,6 +1195,16 @@ _HANDLERS["where"] = _where
 # Calls that return several tensors: one node each.
 _MULTI_HANDLERS = {_n: _pieces for _n in
                    ("split", "chunk", "tensor_split", "unbind")}
+_MULTI_HANDLERS["topk"] = _topk
+# torch.where(mask) and nonzero(as_tuple=True): the coordinates of a
+# selection (selection.py).
+_MULTI_HANDLERS["where"] = selection.where_coordinates
+_MULTI_HANDLERS["nonzero"] = selection.where_coordinates
+_HANDLERS["gather"] = _gather
+for _n in ("zeros_like", "ones_like", "full_like", "new_zeros", "new_ones",
+           "new_full"):
+    _HANDLERS[_n] = _like_constant
+_HANDLERS["one_hot"] = _one_hot
 for _n in ("data", "T", "mT"):
     _HANDLERS[_n] = _property
 for _n in ("transpose", "swapaxes", "swapdims", "permute", "t"):

@@ -161,7 +161,11 @@ private:
             return grads.isActive(v);
           }))
         for (Value r : op->getResults())
-          grads.markActive(r);
+          // Integers (ids, topk's indices, a one-hot mask) carry no
+          // gradient, whatever they were computed from.
+          if (!isTensorLike(r.getType()) ||
+              isa<FloatType>(getTensorLikeElementType(r.getType())))
+            grads.markActive(r);
     }
   }
 

@@ -254,15 +254,31 @@ def tiny_config():
                          num_experts_per_tok=2, max_position_embeddings=16)
 
 
-def make():
-    """The tiny causal LM and its example inputs (batch 2, seq 8)."""
+def make(heads=4, kv_heads=2, labels=False):
+    """The tiny causal LM and its example inputs (batch 2, seq 8); with
+    `labels` forward also gets the ids as labels and returns (loss,
+    logits)."""
     torch.manual_seed(0)
-    model = MixtralForCausalLM(tiny_config())
+    config = tiny_config()
+    config.num_attention_heads = heads
+    config.num_key_value_heads = kv_heads
+    model = MixtralForCausalLM(config)
     with torch.no_grad():  # non-trivial RMSNorm weights
         for name, p in model.named_parameters():
             if "norm" in name:
                 p.add_(0.1 * torch.randn_like(p))
-    return model, {"input_ids": torch.randint(0, 64, (2, 8))}
+    ids = torch.randint(0, 64, (2, 8))
+    return model, dict(input_ids=ids, **({"labels": ids} if labels else {}))
+
+
+def make_4kv():
+    """8 query and 4 kv heads: both divide over 4 ranks."""
+    return make(heads=8, kv_heads=4)
+
+
+def make_train():
+    """With labels: forward returns (loss, logits)."""
+    return make(labels=True)
 
 
 def make_moe():

@@ -184,6 +184,19 @@ def Model_SliceGradOp : Model_FnOp<"slice_grad"> {
   let results = (outs Model_TensorLike:$result);
 }
 
+def Model_GatherGradOp : Model_FnOp<"gather_grad"> {
+  let summary = "Gradient of model.gather: `grad` added back where it was picked";
+  let description = [{
+    The result has the gathered input's shape (its type): every element of
+    `grad` is added at the position along `dim` its `index` names
+    (`torch.zeros(...).scatter_add_(dim, index, grad)`); positions picked
+    twice receive both, positions never picked are 0.
+  }];
+  let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$index,
+                       I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
 def Model_SoftmaxGradOp : Model_FnOp<"softmax_grad"> {
   let summary = "Gradient of softmax: `y * (grad - sum(grad * y, dim))`";
   let description = [{

@@ -365,6 +365,68 @@ def Model_ConcatOp : Model_FnOp<"concat", [Model_Differentiable]> {
   let results = (outs Model_TensorLike:$result);
 }
 
+//===----------------------------------------------------------------------===//
+// Picking by index: routing (top-k experts) and lookups
+//===----------------------------------------------------------------------===//
+
+def Model_TopkOp : Model_FnOp<"topk"> {
+  let summary = "Indices of the `k` largest elements along `dim` (`torch.topk(...).indices`)";
+  let description = [{
+    The result is an integer tensor shaped like `input` except along `dim`,
+    where it has `k` elements: the positions of the `k` largest elements,
+    largest first (PyTorch's `largest=True, sorted=True`); equal elements in
+    order of position, NaN above every number. tp-import records
+    `torch.topk` as this op and a `model.gather` of the values, so that the
+    values' gradient reaches the input. No gradient flows through the
+    indices. Sharding: the other dims pass a shard through, `dim` is
+    replicated first; a Partial input is reduced first.
+
+    ```mlir
+    %i = model.topk %p {dim = 1 : i64} : (tensor<16x4xf32>) -> tensor<16x2xi64>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$input, I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_GatherOp : Model_FnOp<"gather", [Model_Differentiable]> {
+  let summary = "Elements picked along `dim` by an index tensor (`torch.gather`)";
+  let description = [{
+    `result[..., i, ...] = input[..., index[..., i, ...], ...]` along `dim`;
+    `index` is an integer tensor shaped like `input` except along `dim`, and
+    the result has its shape and `input`'s element type. An index outside
+    `[0, size)` is an error when it runs. Sharding: the other dims pass a
+    shard through (the same in both operands), `dim` is replicated first;
+    a Partial input passes (the op only picks elements). The gradient
+    scatters back with `model.gather_grad`.
+
+    ```mlir
+    %v = model.gather %p, %i {dim = 1 : i64} : (tensor<16x4xf32>, tensor<16x2xi64>) -> tensor<16x2xf32>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$input, Model_TensorLike:$index,
+                       I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_OneHotOp : Model_FnOp<"one_hot"> {
+  let summary = "One-hot encoding of integer ids (`F.one_hot`)";
+  let description = [{
+    `ids` is an integer tensor `[...]`; the result is `[..., num_classes]`
+    (the class count is the result's last dim) with 1 where the last index
+    equals the id and 0 elsewhere, in the result's element type (PyTorch's
+    is int64; a float type is allowed). An id outside `[0, num_classes)` is
+    an error when it runs. Sharding: the ids' dims pass a shard through,
+    the class dim is never sharded. No gradient (integer ids).
+
+    ```mlir
+    %m = model.one_hot %i : (tensor<16x2xi64>) -> tensor<16x2x4xi64>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$ids);
+  let results = (outs Model_TensorLike:$result);
+}
+
 def Model_RotaryOp : Model_FnOp<"rotary", [Model_Differentiable]> {
   let summary = "Rotary position embedding on interleaved pairs (Llama)";
   let description = [{
