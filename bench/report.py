@@ -752,6 +752,28 @@ def e2e_section(res_dir, svg_dir, svg_rel, summary):
                             "sgemm calls straight into OpenBLAS",
                             f"{what} = {r:.2f} wall{extra}",
                             status(r <= 1.10)])
+    # The llama imported from Hugging Face-style code (bench/hf_models.py)
+    # against tp-model's built-in one: the generic ops must not cost more
+    # than 10% of the forward pass.
+    hf, own = rec.get(("hf_llama", "resident", 1)), rec.get(
+        ("llama", "resident", 1))
+    if hf and own:
+        r = to_seconds(hf) / to_seconds(own)
+        extra = ""
+        he, oe = rec.get(("hf_llama", "executor", 1)), rec.get(
+            ("llama", "executor", 1))
+        if he and oe:
+            extra = (f"; with parameter generation "
+                     f"{to_seconds(he) / to_seconds(oe):.2f}")
+        summary.append(["llama imported from Hugging Face-style code within "
+                        "1.1x of the built-in llama (1 rank)",
+                        f"resident pass {r:.2f}x{extra}", status(r <= 1.10)])
+        out += ["`hf_llama` is the same llama written as Hugging Face's "
+                "modeling file writes it (`test/tp-import/Inputs/hf/"
+                "llama.py`: `rotate_half`, RMSNorm upcasting through casts, "
+                "`repeat_kv`), imported by `tp-import bench/hf_models.py:"
+                "llama` through the generic ops, with the same plan under "
+                "its module names (`bench/hf_models.py --plan 2`).", ""]
     out += [f"Median of {reps} repetitions (random interleaving):", "",
             "Wall = elapsed time of the forward pass; CPU = CPU time of the "
             "busiest rank thread (what the wall time would be if each rank "

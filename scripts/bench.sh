@@ -99,6 +99,13 @@ CASES=()
 for arch in ${E2E_ARCHS//,/ }; do
   CASES+=(--case "$arch=$RES/e2e/$arch.mlir=$RES/e2e/${arch}_plan.json")
 done
+# The same llama written as Hugging Face's modeling file writes it, imported
+# through the generic ops (needs Debian's python3-torch).
+if [ "$MODE" = full ] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  build/bin/tp-import bench/hf_models.py:llama -o "$RES/e2e/hf_llama.mlir"
+  /usr/bin/python3 bench/hf_models.py --plan 2 > "$RES/e2e/hf_llama_plan.json"
+  CASES+=(--case "hf_llama=$RES/e2e/hf_llama.mlir=$RES/e2e/hf_llama_plan.json")
+fi
 build/bin/e2e_bench "${CASES[@]}" "${E2E_ARGS[@]}" \
   --benchmark_repetitions=$E2E_REPS --benchmark_enable_random_interleaving=true \
   --benchmark_display_aggregates_only=true \
