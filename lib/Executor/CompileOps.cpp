@@ -12,6 +12,7 @@
 
 #include "Compiler.h"
 #include "OpcodeTable.h"
+#include "tp/Runtime/Kernels.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -33,12 +34,19 @@ struct AttributeArg {
   bool optional;
 };
 constexpr AttributeArg kAttributeArgs[] = {
-    {kDim, "dim", false},           {kPerm, "permutation", false},
-    {kEps, "eps", false},           {kTheta, "theta", false},
-    {kValue, "value", false},       {kMaxNorm, "max_norm", false},
-    {kCausal, "causal", false},     {kCount, "count", true},
-    {kExponent, "exponent", false}, {kStart, "start", false},
-    {kStep, "step", false},         {kElements, "elements", false},
+    {kDim, "dim", false},
+    {kPerm, "permutation", false},
+    {kEps, "eps", false},
+    {kTheta, "theta", false},
+    {kValue, "value", false},
+    {kMaxNorm, "max_norm", false},
+    {kCausal, "causal", false},
+    {kCount, "count", true},
+    {kExponent, "exponent", false},
+    {kStart, "start", false},
+    {kStep, "step", false},
+    {kElements, "elements", false},
+    {kPredicate, "predicate", false},
 };
 /// The argument kinds a model op's kernel may have that no attribute
 /// gives: its result's shape, and the axes (with the size that goes with
@@ -88,6 +96,12 @@ static mlir::tp::runtime::Tensor constantTensor(DenseElementsAttr elements) {
   }
   std::vector<int64_t> values;
   values.reserve(elements.getNumElements());
+  if (elt.isInteger(1)) { // a mask: true is 1
+    for (const APInt &v : elements.getValues<APInt>())
+      values.push_back(v.getZExtValue());
+    return mlir::tp::runtime::Tensor::fromInts(shape, values)
+        .to(mlir::tp::runtime::DType::Bool);
+  }
   for (const APInt &v : elements.getValues<APInt>())
     values.push_back(v.getSExtValue());
   return mlir::tp::runtime::Tensor::fromInts(
@@ -171,6 +185,13 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
     case kPerm:
       if (auto perm = dyn_cast<DenseI64ArrayAttr>(attr)) {
         instr.shape.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
+        continue;
+      }
+      break;
+    case kPredicate:
+      if (auto name = dyn_cast<StringAttr>(attr)) {
+        instr.size = static_cast<int64_t>(
+            mlir::tp::runtime::parsePredicate(name.getValue().str()));
         continue;
       }
       break;

@@ -66,7 +66,7 @@ void Compiler::compile(func::FuncOp func) {
                    in.shape, in.placements);
     in.dtype = dtypeOf(arg.getType(), func);
     auto elt = cast<RankedTensorType>(arg.getType()).getElementType();
-    if (isa<IntegerType>(elt)) {
+    if (isa<IntegerType>(elt) && !elt.isInteger(1)) { // i1: a mask
       in.isTokens = true;
       in.vocab = tokenRange(arg);
       if (in.vocab <= 0)

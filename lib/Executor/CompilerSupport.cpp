@@ -96,6 +96,8 @@ rt::DType dtypeOf(Type t, Operation *where) {
     return kTokenDType;
   if (e.isInteger(32))
     return rt::DType::I32;
+  if (e.isInteger(1))
+    return rt::DType::Bool;
   if (e.isF32())
     return rt::DType::F32;
   if (e.isBF16())
@@ -105,8 +107,8 @@ rt::DType dtypeOf(Type t, Operation *where) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << e;
-  throw std::runtime_error("tp executor supports f32, bf16, f16, i64 and i32 "
-                           "tensors, not " +
+  throw std::runtime_error("tp executor supports f32, bf16, f16, i64, i32 "
+                           "and i1 tensors, not " +
                            s + ": " + describe(where));
 }
 
@@ -183,6 +185,7 @@ int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
   // Ids must be valid for every table they index: the smallest one.
   int64_t range = -1;
   auto narrow = [&](int64_t v) { range = range < 0 ? v : std::min(range, v); };
+  bool compared = false;
   for (mlir::Operation *user : ids.getUsers()) {
     // Through local chunks (a batch-sharded input) to the embeddings
     // (and gathers: targets of a whole-row loss on batch-sharded inputs).
@@ -216,6 +219,19 @@ int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
       narrow(2);
       continue;
     }
+    // Compared (`attention_mask == 0`): a mask too, unless something else
+    // gives the range (`ids != pad_id` of ids an embedding reads).
+    if (mlir::isa<m::CompareOp>(user)) {
+      compared = true;
+      continue;
+    }
+    // Classes of a one-hot.
+    if (auto oneHot = mlir::dyn_cast<m::OneHotOp>(user)) {
+      narrow(mlir::cast<mlir::RankedTensorType>(oneHot.getType())
+                 .getShape()
+                 .back());
+      continue;
+    }
     // Embeddings: the whole vocabulary, also when this rank holds a chunk.
     if (auto emb = mlir::dyn_cast<m::EmbeddingOp>(user)) {
       mlir::Value w = emb.getWeight();
@@ -227,5 +243,5 @@ int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
     if (auto emb = mlir::dyn_cast<mlir::tp::ShardedEmbeddingOp>(user))
       narrow(emb.getVocabSize());
   }
-  return range;
+  return range < 0 && compared ? 2 : range;
 }

@@ -192,7 +192,13 @@ Tensor DataSource::input(const InputInfo &in,
   }
   if (in.isTokens)
     return rt::initTokens(seed, in.name, in.shape, in.vocab).to(in.dtype);
-  return rt::initTensor(seed, in.name, in.shape, 1.0f).to(in.dtype);
+  Tensor values = rt::initTensor(seed, in.name, in.shape, 1.0f);
+  if (in.dtype == rt::DType::Bool) {
+    // A mask: true where the seeded normal value is positive (about half).
+    for (int64_t i = 0; i < values.numel(); ++i)
+      values.data()[i] = values.data()[i] > 0.0f ? 1.0f : 0.0f;
+  }
+  return std::move(values).to(in.dtype);
 }
 
 Tensor DataSource::localInput(const InputInfo &in, Tensor global,

@@ -42,7 +42,8 @@ enum Arg : unsigned {
   kExponent = 1 << 18, // `value` as pow's exponent
   kStart = 1 << 19,
   kStep = 1 << 20,
-  kElements = 1 << 21, // `param` as the index of a constant tensor
+  kElements = 1 << 21,  // `param` as the index of a constant tensor
+  kPredicate = 1 << 22, // `size` as a comparison's runtime::Predicate
 };
 
 struct OpcodeInfo {

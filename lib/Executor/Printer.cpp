@@ -113,6 +113,10 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("max_norm") << llvm::format("%g", in.value);
   if (args & kExponent)
     key("exponent") << llvm::format("%g", in.value);
+  if (args & kPredicate) {
+    static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    key("predicate") << (in.size >= 0 && in.size < 6 ? names[in.size] : "?");
+  }
   if (args & kStart)
     key("start") << in.start;
   if (args & kStep)

@@ -112,6 +112,18 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
         parts.push_back(arg(i));
       return concatDim(parts, in.dim);
     }
+    case Opcode::Abs:
+      return abs(arg(0));
+    case Opcode::Compare:
+      return compare(arg(0), arg(1), static_cast<runtime::Predicate>(in.size));
+    case Opcode::LogicalNot:
+      return logicalNot(arg(0));
+    case Opcode::LogicalAnd:
+      return logicalAnd(arg(0), arg(1));
+    case Opcode::LogicalOr:
+      return logicalOr(arg(0), arg(1));
+    case Opcode::Where:
+      return where(arg(0), arg(1), arg(2));
     case Opcode::Topk:
       return topk(arg(0), in.dim, in.size);
     case Opcode::Gather:

@@ -297,6 +297,10 @@ Tensor mlir::tp::runtime::reciprocal(const Tensor &x) {
   return unary(x, [](float v) { return 1.0f / v; });
 }
 
+Tensor mlir::tp::runtime::abs(const Tensor &x) {
+  return unary(x, [](float v) { return std::fabs(v); });
+}
+
 Tensor mlir::tp::runtime::pow(const Tensor &x, float exponent) {
   if (exponent == 2.0f)
     return unary(x, [](float v) { return v * v; });

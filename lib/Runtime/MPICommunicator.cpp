@@ -52,6 +52,8 @@ MPI_Datatype mpiType(DType dtype) {
     return MPI_INT64_T;
   case DType::I32:
     return MPI_INT32_T;
+  case DType::Bool:
+    return MPI_UINT8_T;
   }
   return MPI_BYTE;
 }

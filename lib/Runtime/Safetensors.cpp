@@ -329,10 +329,10 @@ const SafetensorsFile::Entry &
 SafetensorsFile::readableEntry(const std::string &name, DType &dtype) const {
   const Entry &e = entry(name);
   if (e.dtype != "F32" && e.dtype != "BF16" && e.dtype != "F16" &&
-      e.dtype != "I64" && e.dtype != "I32")
+      e.dtype != "I64" && e.dtype != "I32" && e.dtype != "BOOL")
     throw tensorError(path_, name,
                       "unsupported dtype " + e.dtype +
-                          " (F32, BF16, F16, I64 and I32 are read)");
+                          " (F32, BF16, F16, I64, I32 and BOOL are read)");
   parseDType(e.dtype, dtype);
   return e;
 }

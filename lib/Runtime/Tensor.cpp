@@ -33,6 +33,8 @@ const char *mlir::tp::runtime::dtypeName(DType dtype) {
     return "I64";
   case DType::I32:
     return "I32";
+  case DType::Bool:
+    return "BOOL";
   }
   return "?";
 }
@@ -47,6 +49,8 @@ size_t mlir::tp::runtime::dtypeSize(DType dtype) {
   case DType::BF16:
   case DType::F16:
     return 2;
+  case DType::Bool:
+    return 1;
   }
   return 0;
 }
@@ -58,7 +62,8 @@ bool mlir::tp::runtime::parseDType(const std::string &name, DType &dtype) {
       {"F16", DType::F16},   {"float16", DType::F16},   {"f16", DType::F16},
       {"half", DType::F16},  {"I64", DType::I64},       {"int64", DType::I64},
       {"long", DType::I64},  {"i64", DType::I64},       {"I32", DType::I32},
-      {"int32", DType::I32}, {"int", DType::I32},       {"i32", DType::I32}};
+      {"int32", DType::I32}, {"int", DType::I32},       {"i32", DType::I32},
+      {"BOOL", DType::Bool}, {"bool", DType::Bool},     {"i1", DType::Bool}};
   for (const auto &[spelling, value] : names)
     if (name == spelling) {
       dtype = value;
@@ -198,6 +203,9 @@ void mlir::tp::runtime::toFloat(const void *src, DType dtype, float *dst,
   case DType::I32:
     intsToFloat<int32_t>(src, dst, n);
     return;
+  case DType::Bool:
+    intsToFloat<uint8_t>(src, dst, n);
+    return;
   }
 }
 
@@ -223,6 +231,13 @@ void mlir::tp::runtime::fromFloat(const float *src, DType dtype, void *dst,
   case DType::I32:
     floatsToInt<int32_t>(src, dst, n, dtype);
     return;
+  case DType::Bool: {
+    // Nonzero is true, NaN too (PyTorch's `.bool()`).
+    auto *out = static_cast<uint8_t *>(dst);
+    for (size_t i = 0; i < n; ++i)
+      out[i] = src[i] != 0.0f;
+    return;
+  }
   }
 }
 
@@ -383,6 +398,11 @@ Tensor Tensor::to(DType dtype) const & {
     }
   } else if (dtype_ == DType::I32 && dtype == DType::I64) {
     std::copy_n(dataI32(), numel_, out.dataI64());
+  } else if (dtype == DType::Bool && isIntegerDType(dtype_)) {
+    // Exactly: a large id is nonzero whatever f32 would round it to.
+    uint8_t *o = out.dataBool();
+    for (int64_t k = 0; k < numel_; ++k)
+      o[k] = dtype_ == DType::I64 ? dataI64()[k] != 0 : dataI32()[k] != 0;
   } else if (dtype_ == DType::F32) {
     fromFloat(storage_.data(), dtype, out.raw(), numel_);
   } else if (dtype == DType::F32) {
@@ -409,6 +429,8 @@ float Tensor::at(int64_t i) const {
     return static_cast<float>(dataI64()[i]);
   case DType::I32:
     return static_cast<float>(dataI32()[i]);
+  case DType::Bool:
+    return static_cast<float>(dataBool()[i]);
   }
   return 0.0f;
 }
@@ -419,6 +441,8 @@ int64_t Tensor::atInt(int64_t i) const {
     return dataI64()[i];
   if (dtype_ == DType::I32)
     return dataI32()[i];
+  if (dtype_ == DType::Bool)
+    return dataBool()[i];
   return checkedInt<int64_t>(at(i), static_cast<size_t>(i), DType::I64);
 }
 

@@ -323,8 +323,8 @@ func.func @forward(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
     Program::compile(entry);
     FAIL() << "compile did not throw";
   } catch (const std::runtime_error &e) {
-    EXPECT_NE(std::string(e.what()).find("supports f32, bf16, f16, i64 and "
-                                         "i32 tensors, not f64"),
+    EXPECT_NE(std::string(e.what()).find("supports f32, bf16, f16, i64, i32 "
+                                         "and i1 tensors, not f64"),
               std::string::npos)
         << e.what();
   }

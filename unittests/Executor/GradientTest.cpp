@@ -256,6 +256,27 @@ func.func @forward(%x: tensor<6x4xf32> {model.name = "x"}) -> tensor<f32> {
 }
 )";
 
+/// Masks: a comparison selecting between two branches (where), clamp's
+/// decomposition and abs. The masks get no gradient; both branches of the
+/// where do.
+const char *kMasks = R"(
+func.func @forward(%x: tensor<3x4xf32> {model.name = "x"}) -> tensor<f32> {
+  %w = model.param "fc.weight" : tensor<4x4xf32>
+  %h = model.linear "fc"(%x, %w) : (tensor<3x4xf32>, tensor<4x4xf32>) -> tensor<3x4xf32>
+  %z = model.full 0.1 : tensor<f32>
+  %m = model.compare %x, %z {predicate = "gt"} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xi1>
+  %t = model.tanh %h : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %a = model.abs %h : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %s = model.where %m, %t, %a : (tensor<3x4xi1>, tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %lo = model.full -0.3 : tensor<f32>
+  %under = model.compare %s, %lo {predicate = "lt"} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xi1>
+  %c = model.where %under, %lo, %s : (tensor<3x4xi1>, tensor<f32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %q = model.mul %c, %h : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %l = model.mean %q : (tensor<3x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+)";
+
 class GradientTest : public ::testing::Test {
 protected:
   GradientTest() {
@@ -383,6 +404,10 @@ TEST_F(GradientTest, MathOpsMatchFiniteDifferences) {
 
 TEST_F(GradientTest, SlicesAndConcatMatchFiniteDifferences) {
   checkAgainstFiniteDifferences(kSlices, {"fc.weight"});
+}
+
+TEST_F(GradientTest, MasksMatchFiniteDifferences) {
+  checkAgainstFiniteDifferences(kMasks, {"fc.weight"});
 }
 
 TEST_F(GradientTest, RoutingMatchesFiniteDifferences) {

@@ -187,6 +187,42 @@ TEST(KernelsTest, TopkGatherAndOneHot) {
   EXPECT_THROW(oneHot(Tensor::fromInts({1}, {-1}), 3), std::invalid_argument);
 }
 
+TEST(KernelsTest, CompareLogicAndWhere) {
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = Tensor::fromData({2, 3}, {1, -2, nan, 0, 5, 3});
+  Tensor t = Tensor::scalar(1);
+  auto bits = [](const Tensor &m) {
+    return std::vector<int>(m.dataBool(), m.dataBool() + m.numel());
+  };
+  EXPECT_EQ(bits(compare(x, t, Predicate::Lt)),
+            (std::vector<int>{0, 1, 0, 1, 0, 0}));
+  EXPECT_EQ(bits(compare(x, t, Predicate::Ge)),
+            (std::vector<int>{1, 0, 0, 0, 1, 1}));
+  // NaN: unequal to everything.
+  EXPECT_EQ(bits(compare(x, x, Predicate::Eq)),
+            (std::vector<int>{1, 1, 0, 1, 1, 1}));
+  EXPECT_EQ(bits(compare(x, x, Predicate::Ne)),
+            (std::vector<int>{0, 0, 1, 0, 0, 0}));
+  // Ids against an id, broadcast over a column.
+  Tensor ids = Tensor::fromInts({2, 2}, {0, 7, 7, 0});
+  Tensor pad = Tensor::fromInts({2, 1}, {0, 7});
+  Tensor ne = compare(ids, pad, Predicate::Ne);
+  EXPECT_EQ(ne.shape(), (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(bits(ne), (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(bits(logicalNot(ne)), (std::vector<int>{1, 0, 1, 0}));
+  Tensor col = compare(pad, Tensor::fromInts({}, {0}), Predicate::Eq); // [2,1]
+  EXPECT_EQ(bits(logicalAnd(ne, col)), (std::vector<int>{0, 1, 0, 0}));
+  EXPECT_EQ(bits(logicalOr(ne, col)), (std::vector<int>{1, 1, 0, 1}));
+  Tensor w =
+      where(ne, Tensor::fromData({2, 2}, {1, 2, 3, 4}), Tensor::scalar(-9));
+  EXPECT_EQ(w.values(), (std::vector<float>{-9, 2, -9, 4}));
+  EXPECT_THROW(compare(x, Tensor::fromData({2}, {0, 0}), Predicate::Eq),
+               std::invalid_argument);
+  EXPECT_THROW(parsePredicate("lte"), std::invalid_argument);
+  EXPECT_EQ(abs(Tensor::fromData({2}, {-1.5f, 2})).values(),
+            (std::vector<float>{1.5f, 2}));
+}
+
 TEST(KernelsTest, PermuteMovesIdsAsTheyAre) {
   Tensor ids = Tensor::fromInts({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor t = permute(ids, {1, 0});

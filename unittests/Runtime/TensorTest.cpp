@@ -141,6 +141,29 @@ TEST(TensorTest, ChunkOfFollowsTorch) {
   EXPECT_THROW(chunkOf(5, 2, 2), std::invalid_argument);
 }
 
+TEST(TensorTest, BoolMasksConvert) {
+  Tensor m =
+      Tensor::fromData({4}, {0.0f, 2.5f, -1.0f, std::nanf("")}).to(DType::Bool);
+  EXPECT_EQ(m.dtype(), DType::Bool);
+  EXPECT_EQ(m.bytes(), 4u);
+  // Nonzero is true, NaN too (PyTorch's .bool()).
+  EXPECT_EQ(std::vector<uint8_t>(m.dataBool(), m.dataBool() + 4),
+            (std::vector<uint8_t>{0, 1, 1, 1}));
+  EXPECT_EQ(m.to(DType::F32).values(), (std::vector<float>{0, 1, 1, 1}));
+  EXPECT_EQ(m.atInt(1), 1);
+  // Ids: exactly nonzero, beyond what f32 holds.
+  Tensor ids = Tensor::fromInts({2}, {0, int64_t{1} << 40});
+  Tensor b = ids.to(DType::Bool);
+  EXPECT_EQ(b.dataBool()[0], 0);
+  EXPECT_EQ(b.dataBool()[1], 1);
+  EXPECT_EQ(b.to(DType::I64).dataI64()[1], 1);
+  DType d;
+  ASSERT_TRUE(parseDType("BOOL", d));
+  EXPECT_EQ(d, DType::Bool);
+  EXPECT_STREQ(dtypeName(DType::Bool), "BOOL");
+  EXPECT_THROW(m.data(), std::invalid_argument);
+}
+
 TEST(TensorTest, NormalizeDim) {
   EXPECT_EQ(normalizeDim(-1, 3), 2);
   EXPECT_EQ(normalizeDim(0, 3), 0);

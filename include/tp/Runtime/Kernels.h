@@ -105,6 +105,7 @@ Tensor sqrt(const Tensor &x);
 Tensor rsqrt(const Tensor &x);
 /// 1 / x.
 Tensor reciprocal(const Tensor &x);
+Tensor abs(const Tensor &x);
 /// x ** exponent (std::pow: NaN for a negative base and a non-integral
 /// exponent, as torch.pow).
 Tensor pow(const Tensor &x, float exponent);
@@ -169,6 +170,31 @@ Tensor sliceGrad(const Tensor &g, int64_t dim, int64_t start, int64_t step,
 /// The torch.chunk piece \p i of \p k along \p dim (see chunkOf); may be
 /// empty.
 Tensor chunkDim(const Tensor &x, int64_t dim, int64_t k, int64_t i);
+
+//===----------------------------------------------------------------------===//
+// Masks (MaskKernels.cpp)
+//===----------------------------------------------------------------------===//
+
+enum class Predicate { Eq, Ne, Lt, Le, Gt, Ge };
+
+/// The predicate named "eq", "ne", "lt", "le", "gt" or "ge"; throws
+/// std::invalid_argument for another name.
+Predicate parsePredicate(const std::string &name);
+
+/// Element-wise `a <pred> b` with NumPy broadcasting, as a Bool tensor. The
+/// operands may be F32, I64, I32 or Bool (compared exactly, in double;
+/// 16-bit floats arrive widened); NaN compares as IEEE does.
+Tensor compare(const Tensor &a, const Tensor &b, Predicate pred);
+
+/// Element-wise logic on Bool tensors (any dtype reads as "nonzero"), with
+/// broadcasting; the result is Bool.
+Tensor logicalNot(const Tensor &x);
+Tensor logicalAnd(const Tensor &a, const Tensor &b);
+Tensor logicalOr(const Tensor &a, const Tensor &b);
+
+/// `x` where \p cond is true (nonzero), `y` elsewhere, the three broadcast
+/// together; \p x and \p y are F32.
+Tensor where(const Tensor &cond, const Tensor &x, const Tensor &y);
 
 //===----------------------------------------------------------------------===//
 // Picking by index (IndexKernels.cpp)

@@ -27,13 +27,14 @@ namespace runtime {
 /// Kernels compute in f32; 16-bit tensors are storage (and wire) formats that
 /// are widened to f32 for arithmetic and rounded back. Integer tensors hold
 /// token ids and class targets exactly: the kernels that take ids read them
-/// as integers, and collectives reduce them in integer arithmetic. The
+/// as integers, and collectives reduce them in integer arithmetic. Bool holds
+/// masks (comparisons' results), one byte per element, 0 or 1. The
 /// enumerators' values are part of the collective call descriptors
 /// (CollectiveCall::pack), so new ones go at the end.
-enum class DType { F32, BF16, F16, I64, I32 };
+enum class DType { F32, BF16, F16, I64, I32, Bool };
 
 /// Returns the safetensors spelling of \p dtype ("F32", "BF16", "F16", "I64",
-/// "I32").
+/// "I32", "BOOL").
 const char *dtypeName(DType dtype);
 
 /// Size in bytes of one element of \p dtype.
@@ -45,9 +46,9 @@ inline bool isIntegerDType(DType dtype) {
 }
 
 /// Parses a dtype name: the safetensors spelling ("F32", "BF16", "F16",
-/// "I64", "I32") or PyTorch's ("float32", "bfloat16", "float16", "half",
-/// "int64", "long", "int32", "int", also "f32", "bf16", "f16", "i64",
-/// "i32"). Returns false for anything else.
+/// "I64", "I32", "BOOL") or PyTorch's ("float32", "bfloat16", "float16",
+/// "half", "int64", "long", "int32", "int", "bool", also "f32", "bf16",
+/// "f16", "i64", "i32", "i1"). Returns false for anything else.
 bool parseDType(const std::string &name, DType &dtype);
 
 /// Rounds \p x to the nearest bfloat16 (ties to even); NaN stays NaN.
@@ -171,6 +172,16 @@ public:
     requireDType(DType::I32);
     return reinterpret_cast<const int32_t *>(storage_.data());
   }
+  /// Pointer to the first element of a Bool tensor (bytes 0 or 1; see
+  /// dataI64()).
+  uint8_t *dataBool() {
+    requireDType(DType::Bool);
+    return reinterpret_cast<uint8_t *>(storage_.data());
+  }
+  const uint8_t *dataBool() const {
+    requireDType(DType::Bool);
+    return reinterpret_cast<const uint8_t *>(storage_.data());
+  }
   /// The element buffer of any dtype.
   void *raw() { return storage_.data(); }
   const void *raw() const { return storage_.data(); }
@@ -191,7 +202,8 @@ public:
   /// f32). Floats become integers only when every value is a finite integer
   /// in the target's range, and I64 becomes I32 only when every value fits;
   /// otherwise std::invalid_argument names the first bad value and its flat
-  /// index: nothing is truncated or wrapped.
+  /// index: nothing is truncated or wrapped. To Bool, every nonzero value
+  /// (NaN too) is true, as PyTorch's `.bool()`; Bool converts as 0 and 1.
   Tensor to(DType dtype) const &;
   /// As above; a tensor that already has \p dtype is moved, not copied.
   Tensor to(DType dtype) &&;

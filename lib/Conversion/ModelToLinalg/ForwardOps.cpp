@@ -638,6 +638,9 @@ static Value erfFn(OpBuilder &b, Location l, Value x) {
 static Value reciprocalFn(OpBuilder &b, Location l, Value x) {
   return arith::DivFOp::create(b, l, Emitter(b, l).scalar(x.getType(), 1.0), x);
 }
+static Value absFn(OpBuilder &b, Location l, Value x) {
+  return math::AbsFOp::create(b, l, x);
+}
 static Value rsqrtFn(OpBuilder &b, Location l, Value x) {
   // 1 / sqrt(x), not math.rsqrt: libm has no rsqrtf for
   // convert-math-to-libm to call.
@@ -741,6 +744,7 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
   addMathExport<m::RsqrtOp, rsqrtFn>(p);
   addMathExport<m::ErfOp, erfFn>(p);
   addMathExport<m::ReciprocalOp, reciprocalFn>(p);
+  addMathExport<m::AbsOp, absFn>(p);
   addExport<m::PowOp>(p, [](m::PowOp op, ValueRange ops, Emitter &e, T type) {
     double exponent = op.getExponent().convertToDouble();
     return unary(e, ops[0], type, [&](OpBuilder &b, Location l, Value x) {
@@ -754,6 +758,17 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
       Type to = type.getElementType(), from = x.getType();
       if (from == to)
         return x;
+      if (to.isInteger(1)) {
+        // `.bool()`: nonzero is true (NaN too: unordered-or-unequal).
+        Value zero = Emitter(b, l).scalar(from, 0.0);
+        if (isa<IntegerType>(from))
+          return arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x, zero)
+              .getResult();
+        return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNE, x, zero)
+            .getResult();
+      }
+      if (from.isInteger(1))
+        return arith::UIToFPOp::create(b, l, to, x).getResult();
       if (isa<IntegerType>(from))
         return arith::SIToFPOp::create(b, l, to, x).getResult();
       if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())

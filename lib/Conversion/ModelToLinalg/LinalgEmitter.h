@@ -169,6 +169,8 @@ void populateGradExportPatterns(RewritePatternSet &patterns);
 /// The ops that compute or follow integer indices (IndexOps.cpp): topk,
 /// gather, gather_grad, one_hot.
 void populateIndexExportPatterns(RewritePatternSet &patterns);
+/// The mask ops (MaskOps.cpp): compare, logical_not/and/or, where.
+void populateMaskExportPatterns(RewritePatternSet &patterns);
 
 /// True for the optimizer updates (sgd_update, adamw_update).
 bool isOptimizerUpdate(Operation *op);

@@ -144,11 +144,11 @@ static LogicalResult checkTypes(Operation *op) {
                << ": its element count overflows int64";
     Type elt = tensor.getElementType();
     if (!elt.isF32() && !elt.isF16() && !elt.isBF16() && !elt.isInteger(64) &&
-        !elt.isInteger(32))
+        !elt.isInteger(32) && !elt.isInteger(1))
       return op->emitOpError()
              << "has " << what << " #" << i << " of element type " << elt
-             << ": the export handles f32, f16 and bf16 values and i32/i64 "
-                "ids";
+             << ": the export handles f32, f16 and bf16 values, i32/i64 "
+                "ids and i1 masks";
     return success();
   };
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
@@ -357,6 +357,7 @@ void mlir::tp::populateModelToLinalgPatterns(RewritePatternSet &patterns) {
   linalg_export::populateForwardExportPatterns(patterns);
   linalg_export::populateGradExportPatterns(patterns);
   linalg_export::populateIndexExportPatterns(patterns);
+  linalg_export::populateMaskExportPatterns(patterns);
   patterns.add<WidenHalfPattern>(patterns.getContext());
 }
 

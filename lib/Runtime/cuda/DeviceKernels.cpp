@@ -149,6 +149,7 @@ cudaDataType blasType(DType dtype) {
     return CUDA_R_16F;
   case DType::I64:
   case DType::I32:
+  case DType::Bool:
     break; // rejected by requireFloat
   }
   return CUDA_R_32F;

@@ -136,6 +136,7 @@ template <typename Fn> void withStorageType(DType dtype, Fn &&fn) {
     return;
   case DType::I64:
   case DType::I32:
+  case DType::Bool:
     break; // callers reject integers (DeviceKernels.cpp, convert)
   }
 }
@@ -633,6 +634,8 @@ mlir::tp::runtime::gpu::detail::launchReduce(void *dst, const void *const *srcs,
     reduceIntKernel<int32_t, uint32_t><<<gridFor(c), kThreads, 0, stream>>>(
         static_cast<int32_t *>(dst), s, n, c, o);
     break;
+  case DType::Bool:
+    return cudaErrorInvalidValue; // masks are gathered, never reduced
   }
   return cudaGetLastError();
 }

@@ -72,6 +72,8 @@ ncclDataType_t ncclType(DType dtype) {
     return ncclInt64;
   case DType::I32:
     return ncclInt32;
+  case DType::Bool:
+    return ncclUint8;
   }
   return ncclFloat32;
 }

@@ -43,7 +43,7 @@ func.func @drop_caller(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // Element types: f32, f16, bf16 values, i32/i64 ids.
 func.func @f64(%x: tensor<4x8xf64>) -> tensor<4x8xf64> {
-  // expected-error @+1 {{'model.relu' op has operand #0 of element type 'f64': the export handles f32, f16 and bf16 values and i32/i64 ids}}
+  // expected-error @+1 {{'model.relu' op has operand #0 of element type 'f64': the export handles f32, f16 and bf16 values, i32/i64 ids and i1 masks}}
   %y = model.relu %x : (tensor<4x8xf64>) -> tensor<4x8xf64>
   return %y : tensor<4x8xf64>
 }

@@ -777,15 +777,15 @@ func.func @concat_total(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) {
 // -----
 
 func.func @constant_bool() {
-  // expected-error @below {{'model.constant' op holds f32, bf16, f16, i64 or i32 elements, not 'i1'}}
-  %a = model.constant dense<[true, false]> : tensor<2xi1>
+  // expected-error @below {{'model.constant' op holds f32, bf16, f16, i64, i32 or i1 elements, not 'i8'}}
+  %a = model.constant dense<[1, 0]> : tensor<2xi8>
   return
 }
 
 // -----
 
 func.func @cast_to_int(%x: tensor<4xf32>) {
-  // expected-error @below {{'model.cast' op casts to f32, bf16 or f16, not 'i64'}}
+  // expected-error @below {{'model.cast' op casts to f32, bf16, f16 or i1, not 'i64'}}
   %a = model.cast %x : (tensor<4xf32>) -> tensor<4xi64>
   return
 }
@@ -867,5 +867,61 @@ func.func @one_hot_rank(%i: tensor<4x2xi64>) {
 func.func @one_hot_float_ids(%i: tensor<4xf32>) {
   // expected-error @below {{'model.one_hot' op ids must be an i64 or i32 tensor, not 'f32'}}
   %m = model.one_hot %i : (tensor<4xf32>) -> tensor<4x3xi64>
+  return
+}
+
+// -----
+
+func.func @compare_predicate(%x: tensor<4xf32>) {
+  // expected-error @below {{'model.compare' op predicate must be eq, ne, lt, le, gt or ge, not 'lte'}}
+  %m = model.compare %x, %x {predicate = "lte"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @compare_result(%x: tensor<4xf32>) {
+  // expected-error @below {{'model.compare' op result must be an i1 tensor, not 'f32'}}
+  %m = model.compare %x, %x {predicate = "lt"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @compare_broadcast(%x: tensor<4xf32>, %y: tensor<3xf32>) {
+  // expected-error @below {{'model.compare' op operand shapes do not broadcast: 4 and 3}}
+  %m = model.compare %x, %y {predicate = "lt"} : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @logical_float(%x: tensor<4xf32>) {
+  // expected-error @below {{'model.logical_not' op operand must be an i1 tensor, not 'f32'}}
+  %m = model.logical_not %x : (tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @where_condition(%c: tensor<4xf32>, %x: tensor<4xf32>) {
+  // expected-error @below {{'model.where' op condition must be an i1 tensor, not 'f32'}}
+  %r = model.where %c, %x, %x : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @where_types(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xbf16>) {
+  // expected-error @below {{'model.where' op operand of element type 'bf16' does not match the result's 'f32'}}
+  %r = model.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @where_shape(%c: tensor<4xi1>, %x: tensor<4xf32>) {
+  // expected-error @below {{'model.where' op result has shape 2x4, expected 4}}
+  %r = model.where %c, %x, %x : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
 }

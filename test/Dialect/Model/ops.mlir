@@ -287,6 +287,30 @@ func.func @routing(%p: tensor<16x4xf32>, %g: tensor<16x2xf32>) -> (tensor<16x2xf
   return %v, %m, %b : tensor<16x2xf32>, tensor<16x2x4xi64>, tensor<16x4xf32>
 }
 
+// Masks: comparisons of floats and ids, logic, where, abs.
+// CHECK-LABEL: func.func @masks
+func.func @masks(%x: tensor<2x8xf32>, %ids: tensor<2x8xi64>, %pad: tensor<i64>, %f: tensor<f32>) -> tensor<2x8xf32> {
+  // CHECK: model.compare %{{.*}}, %{{.*}} {predicate = "ne"} : (tensor<2x8xi64>, tensor<i64>) -> tensor<2x8xi1>
+  %k = model.compare %ids, %pad {predicate = "ne"} : (tensor<2x8xi64>, tensor<i64>) -> tensor<2x8xi1>
+  // CHECK: model.compare %{{.*}}, %{{.*}} {predicate = "lt"} : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xi1>
+  %n = model.compare %x, %f {predicate = "lt"} : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xi1>
+  // CHECK: model.logical_not %{{.*}} : (tensor<2x8xi1>) -> tensor<2x8xi1>
+  %nn = model.logical_not %n : (tensor<2x8xi1>) -> tensor<2x8xi1>
+  // CHECK: model.logical_and
+  %a = model.logical_and %k, %nn : (tensor<2x8xi1>, tensor<2x8xi1>) -> tensor<2x8xi1>
+  // CHECK: model.logical_or
+  %o = model.logical_or %a, %n : (tensor<2x8xi1>, tensor<2x8xi1>) -> tensor<2x8xi1>
+  // CHECK: model.abs %{{.*}} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b = model.abs %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK: model.where %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8xi1>, tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %w = model.where %o, %f, %b : (tensor<2x8xi1>, tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  // CHECK: model.cast %{{.*}} : (tensor<2x8xf32>) -> tensor<2x8xi1>
+  %c = model.cast %w : (tensor<2x8xf32>) -> tensor<2x8xi1>
+  // CHECK: model.constant dense<[true, false]> : tensor<2xi1>
+  %m = model.constant dense<[true, false]> : tensor<2xi1>
+  return %w : tensor<2x8xf32>
+}
+
 // Constants of any values, in the dense or the hex form.
 // CHECK-LABEL: func.func @constants
 func.func @constants() -> (tensor<2x2xf32>, tensor<3xi64>, tensor<2xbf16>) {

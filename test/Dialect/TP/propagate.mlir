@@ -518,3 +518,26 @@ func.func @routing(%x: tensor<16x4xf32>, %g: tensor<16x2xf32>) {
   %k = model.topk %q {dim = 1 : i64} : (!tp.dtensor<16x4xf32, @mesh, [#tp.partial<sum>]>) -> tensor<16x2xi64>
   return
 }
+
+// -----
+
+// Masks: a comparison of a shard is a shard of the mask; logic and where
+// pass shards of aligned dims (a whole mask operand is chunked); a Partial
+// selected by where is reduced first.
+// CHECK-LABEL: func.func @masks
+// CHECK: model.compare {{.*}} -> !tp.dtensor<4x8xi1, @mesh, [#tp.shard<1>]>
+// CHECK: tp.distribute %{{.*}} : tensor<4x8xi1> -> !tp.dtensor<4x8xi1, @mesh, [#tp.shard<1>]>
+// CHECK: model.logical_and {{.*}} -> !tp.dtensor<4x8xi1, @mesh, [#tp.shard<1>]>
+// CHECK: model.where {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+// CHECK: tp.redistribute %{{.*}} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.where {{.*}} -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+func.func @masks(%x: tensor<4x8xf32>, %c: tensor<4x8xi1>, %t: tensor<f32>) {
+  %s = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+  %m = model.compare %s, %t {predicate = "gt"} : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<f32>) -> tensor<4x8xi1>
+  %n = model.logical_and %m, %c : (tensor<4x8xi1>, tensor<4x8xi1>) -> tensor<4x8xi1>
+  %w = model.where %n, %s, %t : (tensor<4x8xi1>, !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>, tensor<f32>) -> tensor<4x8xf32>
+  %p = tp.distribute %x : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  %q = model.where %c, %p, %t : (tensor<4x8xi1>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<f32>) -> tensor<4x8xf32>
+  return
+}

@@ -15,7 +15,7 @@ from .errors import UserError
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
 
 _INPUT_DTYPES = (torch.float32, torch.bfloat16, torch.float16, torch.int64,
-                 torch.int32)
+                 torch.int32, torch.bool)
 
 
 def load_factory(spec):
@@ -132,8 +132,8 @@ def example_inputs(result, spec):
                             f"{type(t).__name__}, not a tensor")
         if t.dtype not in _INPUT_DTYPES:
             raise UserError(f"example input '{name}' has dtype {t.dtype}; "
-                            f"tp takes float32, bfloat16, float16, int64 or "
-                            f"int32")
+                            f"tp takes float32, bfloat16, float16, int64, "
+                            f"int32 or bool")
     return module, [(n, t.detach().contiguous()) for n, t in named], as_kwargs
 
 

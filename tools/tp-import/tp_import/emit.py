@@ -15,10 +15,13 @@ from .errors import UserError
 from .graph import LEAF_OPS, Scope
 
 _ELEMENT = {torch.float32: "f32", torch.bfloat16: "bf16",
-            torch.float16: "f16", torch.int64: "i64", torch.int32: "i32"}
+            torch.float16: "f16", torch.int64: "i64", torch.int32: "i32",
+            torch.bool: "i1"}
 _UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
-          "sqrt", "rsqrt", "erf", "reciprocal", "cast", "one_hot")
-_BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy")
+          "sqrt", "rsqrt", "erf", "reciprocal", "cast", "one_hot", "abs",
+          "logical_not")
+_BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy",
+           "logical_and", "logical_or", "where")
 
 _RAW_HINTS = {
     "torch.masked_fill": "only as the causal mask of an attention",
@@ -36,7 +39,10 @@ for _cast in ("to", "float", "half", "bfloat16", "double", "type",
 
 
 def _fmt_float(v):
-    if v != v or v in (float("inf"), float("-inf")):
+    if v in (float("inf"), float("-inf")):
+        # MLIR has no inf literal: the f64 bits in hex (masked_fill's -inf).
+        return "0x7FF0000000000000" if v > 0 else "0xFFF0000000000000"
+    if v != v:
         raise UserError(f"cannot write the non-finite constant {v}")
     # The shortest text that reads back as the same double, with the '.'
     # MLIR's float literals need.
@@ -50,6 +56,13 @@ def _fmt_float(v):
 def _raw_bytes(t):
     """The elements of `t` in row-major order, little-endian."""
     t = t.detach().contiguous().cpu()
+    if t.dtype == torch.bool:
+        # MLIR's i1 hex form packs 8 elements a byte, the first in bit 0.
+        bits = t.reshape(-1).to(torch.uint8)
+        pad = (-bits.numel()) % 8
+        bits = torch.cat([bits, bits.new_zeros(pad)]).reshape(-1, 8)
+        weights = torch.tensor([1 << i for i in range(8)], dtype=torch.int32)
+        return bytes((bits.to(torch.int32) * weights).sum(1).tolist())
     if t.dtype in (torch.bfloat16, torch.float16):
         t = t.view(torch.int16)
     return t.numpy().astype(t.numpy().dtype.newbyteorder("<")).tobytes()
@@ -359,6 +372,9 @@ class Emitter:
                         f'({", ".join(ops)}){attrs} : {sig}')
         elif op in _UNARY or op in _BINARY:
             region.line(f"{v} = model.{op} {', '.join(ops)} : {sig}")
+        elif op == "compare":
+            region.line(f'{v} = model.compare {", ".join(ops)} {{predicate = '
+                        f'"{n.attrs["predicate"]}"}} : {sig}')
         elif op == "pow":
             region.line(f"{v} = model.pow {ops[0]} {{exponent = "
                         f"{_fmt_float(n.attrs['exponent'])} : f64}} : {sig}")

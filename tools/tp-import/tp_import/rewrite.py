@@ -370,15 +370,13 @@ def _attention(g, out):
             causal = True
             scores = scores.args[0]
             continue
-        if scores.op == "torch.masked_fill" and \
-                _reaches_scores(scores.args[0]):
-            # Scores masked by a boolean computed from an input.
-            scores.fail(_INPUT_MASK.format("as a boolean masked_fill"))
-        if scores.op == "add" and \
-                sum(map(_reaches_scores, scores.args)) == 1:
-            # An additive mask computed from an input (BERT's padding
-            # mask): no fusion, the ops as written, unless kv heads are
-            # repeated, which only model.attention expresses.
+        if (scores.op == "torch.masked_fill" and
+                _reaches_scores(scores.args[0])) or \
+                (scores.op == "add" and
+                 sum(map(_reaches_scores, scores.args)) == 1):
+            # A mask computed from an input (BERT's additive padding mask,
+            # a boolean masked_fill): no fusion, the ops as written, unless
+            # kv heads are repeated, which only model.attention expresses.
             if any(_repeated(a) for a in out.args + _scores_operands(scores)):
                 scores.fail(_INPUT_MASK.format("with repeated kv heads"))
             return
@@ -450,6 +448,17 @@ def _simplify(g):
                 g.replace_uses(node, node.args[0])
 
 
+def _masked_fill(g):
+    """A masked_fill no pattern took is where(mask, fill, x)."""
+    for node in list(g.root.walk_nodes()):
+        if node.op != "torch.masked_fill" or node.args[1].dtype != torch.bool:
+            continue
+        x, mask = node.args
+        fill = _constant(node.attrs["value"], x.dtype, node)
+        g.replace_uses(node, _new("where", [mask, fill, x], node.shape,
+                                  node.dtype, node))
+
+
 def rewrite(g):
     """Applies every pattern, in program order, then cleans up."""
     for node in list(g.root.walk_nodes()):
@@ -465,3 +474,4 @@ def rewrite(g):
     for node in list(g.root.walk_nodes()):
         _attention(g, node)
     _simplify(g)
+    _masked_fill(g)

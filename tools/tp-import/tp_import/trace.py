@@ -671,6 +671,7 @@ def _unary(op):
 
 
 _CAST_TYPES = (torch.float32, torch.bfloat16, torch.float16)
+_INT_TYPES = (torch.int64, torch.int32)
 
 
 def _identity_or_cast(tr, name, a, x, result):
@@ -681,9 +682,13 @@ def _identity_or_cast(tr, name, a, x, result):
         return None
     if result.dtype == x.dtype:
         return tr.node_of(x)
-    if result.dtype in _CAST_TYPES and (
-            x.dtype in _CAST_TYPES or x.dtype in (torch.int64, torch.int32)):
+    if result.dtype in _CAST_TYPES and (x.dtype in _CAST_TYPES or
+                                        x.dtype in _INT_TYPES or
+                                        x.dtype == torch.bool):
         return tr.make("cast", [tr.node_of(x)], result)
+    if result.dtype == torch.bool and (x.dtype in _CAST_TYPES or
+                                       x.dtype in _INT_TYPES):
+        return tr.make("cast", [tr.node_of(x)], result)  # nonzero
     return None
 
 
@@ -971,17 +976,105 @@ def _where(tr, name, a, x, result):
     if not isinstance(cond, torch.Tensor) or cond.dtype != torch.bool or \
             tr.is_traced(cond) or not isinstance(x, torch.Tensor) or \
             not tr.is_traced(x):
-        return None
+        return _select(tr, cond, x, fill, result)
     if isinstance(fill, torch.Tensor):
         if tr.is_traced(fill) or fill.numel() != 1:
             return None
         fill = float(fill)
     if not isinstance(fill, (int, float)) or \
             tuple(result.shape) != tuple(x.shape):
-        return None
+        return _select(tr, cond, x, fill, result)
     mask = tr.node_of(torch.logical_not(cond))
     return tr.make("torch.masked_fill", [tr.node_of(x), mask], result,
                    {"torch_name": "where", "value": float(fill)})
+
+
+def _number(tr, value, like):
+    """A Python number next to tensor `like` as a rank-0 constant: in
+    `like`'s integer dtype when both are integers (ids compared with a
+    pad id), else as tr.scalar makes it."""
+    if isinstance(value, (bool, int)) and (like.dtype in _INT_TYPES or
+                                           like.dtype == torch.bool):
+        dtype = like.dtype if like.dtype in _INT_TYPES else torch.int64
+        return Node("const", [], (), dtype, tr.scopes[-1], _user_location(),
+                    value=torch.tensor(int(value), dtype=dtype))
+    if isinstance(value, (int, float)):
+        return tr.scalar(value, like)
+    return None
+
+
+def _compare(pred):
+    """x < y, torch.eq(x, y), ...: a boolean mask (model.compare)."""
+    def handle(tr, name, a, x, result):
+        lhs, rhs = a.get(0, "input"), a.get(1, "other")
+        if result.dtype != torch.bool or len(a.args) > 2:
+            return None
+        like = lhs if isinstance(lhs, torch.Tensor) else rhs
+        nodes = [tr.node_of(v) if isinstance(v, torch.Tensor)
+                 else _number(tr, v, like) for v in (lhs, rhs)]
+        if None in nodes:
+            return None
+        return tr.make("compare", nodes, result, {"predicate": pred})
+    return handle
+
+
+def _logical(op):
+    """~m, m & n, m | n (and the logical_ functions) on boolean masks."""
+    def handle(tr, name, a, x, result):
+        operands = [a.get(0, "input")] + ([] if op == "logical_not" else
+                                          [a.get(1, "other")])
+        if result.dtype != torch.bool or not all(
+                isinstance(v, torch.Tensor) and v.dtype == torch.bool
+                for v in operands):
+            return None
+        return tr.make(op, [tr.node_of(v) for v in operands], result)
+    return handle
+
+
+def _select(tr, cond, x, y, result):
+    """where(cond, x, y) for a boolean `cond` and float `x`, `y` (tensors
+    or numbers)."""
+    if not result.dtype.is_floating_point or \
+            not isinstance(cond, torch.Tensor) or cond.dtype != torch.bool:
+        return None
+    nodes = [tr.node_of(cond)]
+    for v in (x, y):
+        if isinstance(v, torch.Tensor):
+            if v.dtype != result.dtype:
+                return None
+            nodes.append(tr.node_of(v))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            nodes.append(tr.scalar(v, result))
+        else:
+            return None
+    return tr.make("where", nodes, result)
+
+
+def _clamp(tr, name, a, x, result):
+    """clamp / clip / clamp_min / clamp_max with numbers: where(x < min,
+    min, x), then where(x > max, max, ...) (a NaN stays NaN; the gradient
+    passes where min <= x <= max, as PyTorch's)."""
+    if name == "clamp_min":
+        lo, hi = a.get(1, "min"), None
+    elif name == "clamp_max":
+        lo, hi = None, a.get(1, "max")
+    else:
+        lo, hi = a.get(1, "min"), a.get(2, "max")
+    if not x.dtype.is_floating_point or any(
+            v is not None and (not isinstance(v, (int, float)) or
+                               isinstance(v, bool)) for v in (lo, hi)):
+        return None
+    node = tr.node_of(x)
+    mask_shape = tuple(x.shape)
+    for bound, pred in ((lo, "lt"), (hi, "gt")):
+        if bound is None:
+            continue
+        c = tr.scalar(bound, x)
+        m = tr.make_shaped("compare", [node, c], mask_shape, torch.bool,
+                           {"predicate": pred})
+        node = tr.make_shaped("where", [m, tr.scalar(bound, x), node],
+                              mask_shape, x.dtype)
+    return node
 
 
 def _cross_entropy(tr, name, a, x, result):
@@ -1171,7 +1264,8 @@ for _n in ("__rtruediv__", "__rdiv__"):
 for _n in ("matmul", "__matmul__", "mm", "bmm"):
     _HANDLERS[_n] = _binary("matmul")
 _HANDLERS["__rmatmul__"] = _binary("matmul", swap=True)
-_ROW_UNARY = {"relu": "relu", "relu_": "relu", "gelu": "gelu",
+_ROW_UNARY = {"abs": "abs", "__abs__": "abs", "relu": "relu", "relu_": "relu",
+              "gelu": "gelu",
               "silu": "silu", "exp": "exp", "log": "log", "neg": "neg",
               "__neg__": "neg", "negative": "neg", "tanh": "tanh",
               "sigmoid": "sigmoid", "sqrt": "sqrt", "rsqrt": "rsqrt",
@@ -1179,7 +1273,8 @@ _ROW_UNARY = {"relu": "relu", "relu_": "relu", "gelu": "gelu",
 for _n, _op in _ROW_UNARY.items():
     _HANDLERS[_n] = _unary(_op)
 for _n in ("contiguous", "clone", "detach", "float", "half", "bfloat16",
-           "double", "to", "type", "type_as", "cpu", "cuda", "__pos__"):
+           "double", "to", "type", "type_as", "cpu", "cuda", "__pos__",
+           "bool"):
     _HANDLERS[_n] = _identity_or_cast
 _HANDLERS["dropout"] = _dropout
 for _n in ("view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze",
@@ -1201,6 +1296,21 @@ _MULTI_HANDLERS["topk"] = _topk
 _MULTI_HANDLERS["where"] = selection.where_coordinates
 _MULTI_HANDLERS["nonzero"] = selection.where_coordinates
 _HANDLERS["gather"] = _gather
+for _n, _p in (("eq", "eq"), ("__eq__", "eq"), ("ne", "ne"), ("__ne__", "ne"),
+               ("not_equal", "ne"), ("lt", "lt"), ("__lt__", "lt"),
+               ("less", "lt"), ("le", "le"), ("__le__", "le"),
+               ("less_equal", "le"), ("gt", "gt"), ("__gt__", "gt"),
+               ("greater", "gt"), ("ge", "ge"), ("__ge__", "ge"),
+               ("greater_equal", "ge")):
+    _HANDLERS[_n] = _compare(_p)
+for _n in ("logical_not", "bitwise_not", "__invert__"):
+    _HANDLERS[_n] = _logical("logical_not")
+for _n in ("logical_and", "bitwise_and", "__and__", "__rand__", "__iand__"):
+    _HANDLERS[_n] = _logical("logical_and")
+for _n in ("logical_or", "bitwise_or", "__or__", "__ror__", "__ior__"):
+    _HANDLERS[_n] = _logical("logical_or")
+for _n in ("clamp", "clip", "clamp_min", "clamp_max", "clamp_", "clip_"):
+    _HANDLERS[_n] = _clamp
 for _n in ("zeros_like", "ones_like", "full_like", "new_zeros", "new_ones",
            "new_full"):
     _HANDLERS[_n] = _like_constant

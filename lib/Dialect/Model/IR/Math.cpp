@@ -127,6 +127,21 @@ LogicalResult DivOp::backward(GradientBuilder &b, Value grad) {
   return success();
 }
 
+// d |x| = sign(x) dx, with sign(0) = 0 (PyTorch's): (x > 0) - (x < 0).
+LogicalResult AbsOp::backward(GradientBuilder &b, Value grad) {
+  Value x = getInput();
+  RankedTensorType type = GradientBuilder::gradType(x);
+  auto mask =
+      RankedTensorType::get(type.getShape(), IntegerType::get(getContext(), 1));
+  auto side = [&](StringRef predicate) {
+    Value m = CompareOp::create(b.getBuilder(), getLoc(), mask, x,
+                                b.scalar(0.0, x), predicate);
+    return CastOp::create(b.getBuilder(), getLoc(), type, m).getResult();
+  };
+  b.accumulate(x, b.mul(grad, b.sub(side("gt"), side("lt"))));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Casts
 //===----------------------------------------------------------------------===//
@@ -135,11 +150,11 @@ LogicalResult CastOp::verify() {
   Type to = getTensorLikeElementType(getResult().getType());
   Type from = getTensorLikeElementType(getInput().getType());
   auto supported = [](Type t) { return t.isF32() || t.isBF16() || t.isF16(); };
-  if (!supported(to))
-    return emitOpError() << "casts to f32, bf16 or f16, not " << to;
+  if (!supported(to) && !to.isInteger(1))
+    return emitOpError() << "casts to f32, bf16, f16 or i1, not " << to;
   if (!supported(from) && !from.isSignlessInteger(64) &&
-      !from.isSignlessInteger(32))
-    return emitOpError() << "casts from a float or an i64/i32 tensor, not "
+      !from.isSignlessInteger(32) && !from.isInteger(1))
+    return emitOpError() << "casts from a float, i64, i32 or i1 tensor, not "
                          << from;
   return verifyUnary(*this);
 }

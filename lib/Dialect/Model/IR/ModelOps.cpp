@@ -174,9 +174,10 @@ LogicalResult ConstantOp::verify() {
     return emitOpError("holds dense elements (dense<...>)");
   Type elt = getType().getElementType();
   if (!elt.isF32() && !elt.isBF16() && !elt.isF16() &&
-      !elt.isSignlessInteger(64) && !elt.isSignlessInteger(32))
-    return emitOpError() << "holds f32, bf16, f16, i64 or i32 elements, not "
-                         << elt;
+      !elt.isSignlessInteger(64) && !elt.isSignlessInteger(32) &&
+      !elt.isInteger(1))
+    return emitOpError()
+           << "holds f32, bf16, f16, i64, i32 or i1 elements, not " << elt;
   return success();
 }
 

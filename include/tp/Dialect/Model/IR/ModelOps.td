@@ -254,6 +254,7 @@ def Model_RsqrtOp : Model_MathOp<"rsqrt",
 def Model_ErfOp : Model_MathOp<"erf", "Element-wise Gauss error function">;
 def Model_ReciprocalOp : Model_MathOp<"reciprocal",
     "Element-wise reciprocal `1 / x`">;
+def Model_AbsOp : Model_MathOp<"abs", "Element-wise absolute value">;
 
 def Model_CastOp : Model_UnaryOp<"cast",
     "Element type conversion (`x.to(dtype)`, `.float()`, `type_as`)"> {
@@ -262,13 +263,14 @@ def Model_CastOp : Model_UnaryOp<"cast",
     static constexpr ::llvm::StringLiteral kKernelName = "copy";
   }];
   let description = [{
-    To a float type (f32, bf16, f16) from a float or an integer tensor of
+    To a float type (f32, bf16, f16) from a float, integer or i1 tensor of
     the same shape: a padding mask of ids to the scores' dtype, a bf16
     activation upcast to f32 for a norm. Narrowing rounds to nearest even;
-    integers convert exactly up to 2^24 in f32. Sharding: a shard passes;
-    a Partial is reduced first (rounding each rank's part is not rounding
-    the sum). The gradient is the result's gradient cast back to the
-    input's float type.
+    integers convert exactly up to 2^24 in f32, i1 to 0 and 1. To i1
+    (`.bool()`): every nonzero element (NaN too) is true. Sharding: a shard
+    passes; a Partial is reduced first (rounding each rank's part is not
+    rounding the sum). The gradient is the result's gradient cast back to
+    the input's float type (none for an integer or i1 input or result).
 
     ```mlir
     %m = model.cast %mask : (tensor<2x8xi64>) -> tensor<2x8xf32>
@@ -362,6 +364,71 @@ def Model_ConcatOp : Model_FnOp<"concat", [Model_Differentiable]> {
     ```
   }];
   let arguments = (ins Variadic<Model_TensorLike>:$inputs, I64Attr:$dim);
+  let results = (outs Model_TensorLike:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Masks: comparisons, logic, selection
+//===----------------------------------------------------------------------===//
+
+def Model_CompareOp : Model_FnOp<"compare"> {
+  let summary = "Element-wise comparison to a boolean mask (`x < y`, `torch.eq`, ...)";
+  let description = [{
+    `predicate` is one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`; the operands
+    broadcast (NumPy rules) and may be float or integer tensors (ids
+    compared with ids, scores with a threshold); the result is `i1`.
+    Floats compare as IEEE does (NaN is unequal to everything, so `ne` is
+    true for it and the others false). Sharding: shards of aligned dims
+    pass, a Partial is reduced first. No gradient (a mask).
+
+    ```mlir
+    %m = model.compare %ids, %pad {predicate = "ne"} : (tensor<2x8xi64>, tensor<i64>) -> tensor<2x8xi1>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$lhs, Model_TensorLike:$rhs,
+                       StrAttr:$predicate);
+  let results = (outs Model_TensorLike:$result);
+}
+
+// Logic on boolean masks: `~m`, `a & b`, `a | b` on torch.bool tensors.
+class Model_LogicalOp<string mnemonic, string desc, dag args>
+    : Model_FnOp<mnemonic> {
+  let summary = desc;
+  let description = [{
+    On `i1` tensors (broadcasting); the result is `i1`. Sharding: shards
+    of aligned dims pass. No gradient.
+  }];
+  let arguments = args;
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_LogicalNotOp : Model_LogicalOp<"logical_not",
+    "Element-wise negation of a mask (`~m`, `logical_not`)",
+    (ins Model_TensorLike:$input)>;
+def Model_LogicalAndOp : Model_LogicalOp<"logical_and",
+    "Element-wise conjunction of masks (`a & b`)",
+    (ins Model_TensorLike:$lhs, Model_TensorLike:$rhs)>;
+def Model_LogicalOrOp : Model_LogicalOp<"logical_or",
+    "Element-wise disjunction of masks (`a | b`)",
+    (ins Model_TensorLike:$lhs, Model_TensorLike:$rhs)>;
+
+def Model_WhereOp : Model_FnOp<"where", [Model_Differentiable]> {
+  let summary = "Element-wise selection by a mask (`torch.where(c, x, y)`, `masked_fill`)";
+  let description = [{
+    `x` where `condition` is true, `y` where it is false; the three
+    operands broadcast (NumPy rules), `condition` is `i1`, `x` and `y`
+    float tensors of the result's element type. `x.masked_fill(m, v)` is
+    `where(m, v, x)`. Sharding: shards of aligned dims pass; a Partial is
+    reduced first. The gradient of `x` is the result's where the condition
+    holds and 0 elsewhere (of `y` the opposite), summed back to each
+    operand's shape.
+
+    ```mlir
+    %r = model.where %m, %fill, %s : (tensor<2x1x1x8xi1>, tensor<f32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$condition, Model_TensorLike:$x,
+                       Model_TensorLike:$y);
   let results = (outs Model_TensorLike:$result);
 }
 
@@ -464,8 +531,8 @@ def Model_ConstantOp : Model_Op<"constant", [Pure, Model_Kernel,
   let description = [{
     What model code computes from constants alone: rotary cos/sin tables
     from an `inv_freq` buffer, a causal mask from a registered buffer, a
-    table of position ids. Float (f32, bf16, f16) or integer (i64, i32)
-    elements; every rank holds the whole tensor (a consumer that needs a
+    table of position ids. Float (f32, bf16, f16), integer (i64, i32) or
+    i1 (a mask) elements; every rank holds the whole tensor (a consumer that needs a
     shard of it takes its chunk).
 
     ```mlir
