@@ -114,6 +114,8 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     }
     case Opcode::Abs:
       return abs(arg(0));
+    case Opcode::Expand:
+      return expand(arg(0), in.shape);
     case Opcode::Compare:
       return compare(arg(0), arg(1), static_cast<runtime::Predicate>(in.size));
     case Opcode::LogicalNot:

@@ -486,6 +486,39 @@ Tensor mlir::tp::runtime::reshape(const Tensor &x, std::vector<int64_t> shape) {
   return x.reshaped(std::move(shape));
 }
 
+namespace {
+/// A tensor of \p shape whose element at each index is \p x's at the
+/// offset \p strides give (elements): a permutation or a broadcast. Any
+/// dtype (ids and masks move too), copied as elements of its size.
+Tensor stridedCopy(const Tensor &x, const std::vector<int64_t> &shape,
+                   const std::vector<int64_t> &strides) {
+  Tensor out = Tensor::uninitialized(shape, x.dtype());
+  auto copy = [&](auto element) {
+    using E = decltype(element);
+    const E *src = static_cast<const E *>(x.raw());
+    E *dst = static_cast<E *>(out.raw());
+    detail::forEachStrided(
+        shape, strides, strides,
+        [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
+  };
+  switch (dtypeSize(x.dtype())) {
+  case 8:
+    copy(int64_t{});
+    break;
+  case 4:
+    copy(float{});
+    break;
+  case 2:
+    copy(uint16_t{});
+    break;
+  default:
+    copy(uint8_t{});
+    break;
+  }
+  return out;
+}
+} // namespace
+
 Tensor mlir::tp::runtime::permute(const Tensor &x,
                                   const std::vector<int64_t> &perm) {
   int64_t rank = x.rank();
@@ -516,28 +549,17 @@ Tensor mlir::tp::runtime::permute(const Tensor &x,
     shape[i] = x.shape()[dims[i]];
     strides[i] = inStrides[dims[i]];
   }
-  // Any dtype (ids and masks move too), copied as elements of its size.
-  Tensor out = Tensor::uninitialized(shape, x.dtype());
-  auto copy = [&](auto element) {
-    using E = decltype(element);
-    const E *src = static_cast<const E *>(x.raw());
-    E *dst = static_cast<E *>(out.raw());
-    detail::forEachStrided(
-        shape, strides, strides,
-        [&](int64_t in, int64_t, int64_t o) { dst[o] = src[in]; });
-  };
-  switch (dtypeSize(x.dtype())) {
-  case 8:
-    copy(int64_t{});
-    break;
-  case 2:
-    copy(uint16_t{});
-    break;
-  default:
-    copy(float{});
-    break;
-  }
-  return out;
+  return stridedCopy(x, shape, strides);
+}
+
+Tensor mlir::tp::runtime::expand(const Tensor &x,
+                                 const std::vector<int64_t> &shape) {
+  std::vector<int64_t> out =
+      detail::broadcastOrThrow("expand", x.shape(), shape);
+  if (out != shape)
+    throw shapeError("expand", "cannot broadcast " + x.shapeString() + " to " +
+                                   shapeToString(shape));
+  return stridedCopy(x, shape, detail::broadcastStrides(x.shape(), shape));
 }
 
 namespace {

@@ -257,8 +257,8 @@ func.func @forward(%x: tensor<6x4xf32> {model.name = "x"}) -> tensor<f32> {
 )";
 
 /// Masks: a comparison selecting between two branches (where), clamp's
-/// decomposition and abs. The masks get no gradient; both branches of the
-/// where do.
+/// decomposition, abs, and an expand (its gradient sums the copies). The masks
+/// get no gradient; both branches of the where do.
 const char *kMasks = R"(
 func.func @forward(%x: tensor<3x4xf32> {model.name = "x"}) -> tensor<f32> {
   %w = model.param "fc.weight" : tensor<4x4xf32>
@@ -271,8 +271,12 @@ func.func @forward(%x: tensor<3x4xf32> {model.name = "x"}) -> tensor<f32> {
   %lo = model.full -0.3 : tensor<f32>
   %under = model.compare %s, %lo {predicate = "lt"} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xi1>
   %c = model.where %under, %lo, %s : (tensor<3x4xi1>, tensor<f32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %q = model.mul %c, %h : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
-  %l = model.mean %q : (tensor<3x4xf32>) -> tensor<f32>
+  %q0 = model.mul %c, %h : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %r = model.reduce_sum %h {dim = 1 : i64} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  %re = model.expand %r : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  %rt = model.tanh %re : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %q = model.mul %q0, %rt : (tensor<3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %l = model.mean %q : (tensor<2x3x4xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 )";

@@ -156,6 +156,9 @@ Tensor transpose(const Tensor &x, int64_t d0, int64_t d1);
 /// Materialized permutation: output dimension i is input dimension perm[i].
 Tensor permute(const Tensor &x, const std::vector<int64_t> &perm);
 
+/// \p x broadcast to \p shape (NumPy rules, any dtype): `expand`.
+Tensor expand(const Tensor &x, const std::vector<int64_t> &shape);
+
 /// \p count elements of \p dim from \p start by \p step
 /// (`x[..., start:start + count * step:step]`), for any dtype; throws
 /// naming the slice when they do not fit.

@@ -821,6 +821,14 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
       p, [](m::TransposeOp t, ValueRange ops, Emitter &e, T type) {
         return transpose(e, ops[0], t.getPermutation(), type);
       });
+  addExport<m::ExpandOp>(
+      p, [](m::ExpandOp, ValueRange ops, Emitter &e, T type) {
+        // The element-wise generic broadcasts its input: a copy.
+        return e.elementwise(type.getShape(), type.getElementType(), {ops[0]},
+                             [](OpBuilder &, Location, ValueRange a) {
+                               return SmallVector<Value>{a[0]};
+                             });
+      });
   addExport<m::SliceOp>(
       p, [](m::SliceOp s, ValueRange ops, Emitter &e, T type) {
         return e.extractAlong(ops[0], frontDim(s, type.getRank()), s.getStart(),

@@ -925,3 +925,11 @@ func.func @where_shape(%c: tensor<4xi1>, %x: tensor<4xf32>) {
   %r = model.where %c, %x, %x : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+func.func @expand_shape(%x: tensor<2x3xf32>) {
+  // expected-error @below {{'model.expand' op cannot broadcast 2x3 to 2x4}}
+  %e = model.expand %x : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  return
+}

@@ -306,6 +306,8 @@ func.func @masks(%x: tensor<2x8xf32>, %ids: tensor<2x8xi64>, %pad: tensor<i64>, 
   %w = model.where %o, %f, %b : (tensor<2x8xi1>, tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   // CHECK: model.cast %{{.*}} : (tensor<2x8xf32>) -> tensor<2x8xi1>
   %c = model.cast %w : (tensor<2x8xf32>) -> tensor<2x8xi1>
+  // CHECK: model.expand %{{.*}} : (tensor<2x8xi1>) -> tensor<3x2x8xi1>
+  %e = model.expand %c : (tensor<2x8xi1>) -> tensor<3x2x8xi1>
   // CHECK: model.constant dense<[true, false]> : tensor<2xi1>
   %m = model.constant dense<[true, false]> : tensor<2xi1>
   return %w : tensor<2x8xf32>

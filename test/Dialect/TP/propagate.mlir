@@ -541,3 +541,19 @@ func.func @masks(%x: tensor<4x8xf32>, %c: tensor<4x8xi1>, %t: tensor<f32>) {
   %q = model.where %c, %p, %t : (tensor<4x8xi1>, !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>, tensor<f32>) -> tensor<4x8xf32>
   return
 }
+
+// -----
+
+// expand: a shard of a dim that is not stretched passes, and so does a
+// Partial (copies of a partial sum are partial sums).
+// CHECK-LABEL: func.func @expand
+// CHECK: model.expand {{.*}} -> !tp.dtensor<4x6x8xf32, @mesh, [#tp.shard<2>]>
+// CHECK: model.expand {{.*}} -> !tp.dtensor<2x4x6x8xf32, @mesh, [#tp.partial<sum>]>
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+func.func @expand(%x: tensor<4x1x8xf32>) {
+  %s = tp.distribute %x : tensor<4x1x8xf32> -> !tp.dtensor<4x1x8xf32, @mesh, [#tp.shard<2>]>
+  %e = model.expand %s : (!tp.dtensor<4x1x8xf32, @mesh, [#tp.shard<2>]>) -> tensor<4x6x8xf32>
+  %p = tp.distribute %x : tensor<4x1x8xf32> -> !tp.dtensor<4x1x8xf32, @mesh, [#tp.partial<sum>]>
+  %f = model.expand %p : (!tp.dtensor<4x1x8xf32, @mesh, [#tp.partial<sum>]>) -> tensor<2x4x6x8xf32>
+  return
+}

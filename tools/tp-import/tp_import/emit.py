@@ -19,7 +19,7 @@ _ELEMENT = {torch.float32: "f32", torch.bfloat16: "bf16",
             torch.bool: "i1"}
 _UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
           "sqrt", "rsqrt", "erf", "reciprocal", "cast", "one_hot", "abs",
-          "logical_not")
+          "logical_not", "expand")
 _BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy",
            "logical_and", "logical_or", "where")
 
@@ -27,7 +27,6 @@ _RAW_HINTS = {
     "torch.masked_fill": "only as the causal mask of an attention",
     "torch.view_as_complex": "only in Meta's rotary embedding",
     "torch.view_as_real": "only in Meta's rotary embedding",
-    "torch.expand": "only in repeat_kv feeding an attention",
     "torch.gelu": "in the erf form only (approximate='none')",
 }
 # Casts: tp's ops keep their operands' dtype.

@@ -1,8 +1,8 @@
 """Recognizes what users write by hand as the `model` ops tp has.
 
-tp's model dialect has no mask, complex or slicing ops, but it has the
-layers those ops build: `rms_norm`, `rotary` (Meta's interleaved
-pairs) and causal grouped-query `attention`. Each pattern below anchors on
+Everything imports as the generic ops it is written with; these fusions
+only make it faster: `rms_norm`, `rotary` (Meta's interleaved pairs, whose
+complex numbers have no generic op) and causal grouped-query `attention`. Each pattern below anchors on
 the last node of the hand-written form, checks every step (constants by
 their values: a mask must be causal, a rotary table must be
 `exp(i * p * theta^(-2k/d))`), and points the anchor's uses at the model
@@ -64,7 +64,7 @@ def _constant(value, dtype, anchor):
 def _repeat_kv(g, r3):
     """`x[:, :, :, None, :].expand(b, s, kv, n, d).reshape(b, s, kv*n, d)`
     (Meta's repeat_kv) is repeat_interleave(x, n, dim=2)."""
-    if r3.op != "reshape" or r3.args[0].op != "torch.expand":
+    if r3.op != "reshape" or r3.args[0].op != "expand":
         return
     e = r3.args[0]
     u = e.args[0]
@@ -285,13 +285,6 @@ def _causal(mask_value, scores_shape, additive, fill):
         fill is not None and fill <= -1e4
 
 
-_INPUT_MASK = ("attention mask computed from an input (a padding mask) is "
-               "not supported {}: tp's model.attention takes no mask, it "
-               "masks future positions only (causal); an additive mask on "
-               "heads that are not repeated runs as the ops it is written "
-               "with")
-
-
 def _reaches_scores(node, depth=8):
     """Whether `node` is attention scores `q @ k^T`, maybe scaled or
     masked (to tell the scores of a masked sum from its mask)."""
@@ -309,26 +302,6 @@ def _reaches_scores(node, depth=8):
         else:
             return False
     return False
-
-
-def _repeated(node):
-    """Whether `node` is kv heads repeated (through transposes)."""
-    while node.op == "transpose":
-        node = node.args[0]
-    return node.op == "repeat_heads"
-
-
-def _scores_operands(node, depth=8):
-    """The operands of the `q @ k^T` under scores `node`."""
-    while depth > 0:
-        depth -= 1
-        if node.op == "matmul":
-            return list(node.args)
-        if not node.args:
-            return []
-        node = next((a for a in node.args if _reaches_scores(a)),
-                    node.args[0])
-    return []
 
 
 def _attention(g, out):
@@ -375,10 +348,8 @@ def _attention(g, out):
                 (scores.op == "add" and
                  sum(map(_reaches_scores, scores.args)) == 1):
             # A mask computed from an input (BERT's additive padding mask,
-            # a boolean masked_fill): no fusion, the ops as written, unless
-            # kv heads are repeated, which only model.attention expresses.
-            if any(_repeated(a) for a in out.args + _scores_operands(scores)):
-                scores.fail(_INPUT_MASK.format("with repeated kv heads"))
+            # a boolean masked_fill): no fusion, the ops as written
+            # (repeated kv heads as an expand).
             return
         break
     if scores.op != "matmul":
@@ -448,6 +419,20 @@ def _simplify(g):
                 g.replace_uses(node, node.args[0])
 
 
+def _unfuse_repeats(g):
+    """Repeated kv heads no attention took (a padding mask keeps the
+    attention unfused) as what repeat_interleave is: a size-1 dim after
+    the heads, expanded, merged back."""
+    for node in list(g.root.walk_nodes()):
+        if node.op != "repeat_heads":
+            continue
+        x, d, n = node.args[0], node.attrs["dim"], node.attrs["n"]
+        pre, kv, post = list(x.shape[:d]), x.shape[d], list(x.shape[d + 1:])
+        u = _new("reshape", [x], pre + [kv, 1] + post, x.dtype, node)
+        e = _new("expand", [u], pre + [kv, n] + post, x.dtype, node)
+        g.replace_uses(node, _new("reshape", [e], node.shape, x.dtype, node))
+
+
 def _masked_fill(g):
     """A masked_fill no pattern took is where(mask, fill, x)."""
     for node in list(g.root.walk_nodes()):
@@ -475,3 +460,4 @@ def rewrite(g):
         _attention(g, node)
     _simplify(g)
     _masked_fill(g)
+    _unfuse_repeats(g)

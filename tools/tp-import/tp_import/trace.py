@@ -706,6 +706,17 @@ def _view(tr, name, a, x, result):
     return tr.make("reshape", [tr.node_of(x)], result)
 
 
+def _expand(tr, name, a, x, result):
+    """expand / expand_as / broadcast_to: model.expand (a copy along the
+    stretched dims; repeat_kv's is folded into the attention when one
+    reads it)."""
+    if result.dtype != x.dtype:
+        return None
+    if tuple(result.shape) == tuple(x.shape):
+        return tr.node_of(x)
+    return tr.make("expand", [tr.node_of(x)], result)
+
+
 def _getitem(tr, name, a, x, result):
     """Basic indexing (ints, slices with a positive step, None, `...`) is
     a model.slice per dim it cuts and a reshape for the dims ints drop and
@@ -1325,6 +1336,8 @@ _HANDLERS["mean"] = _reduce("mean")
 _HANDLERS["sum"] = _reduce("sum")
 _HANDLERS["amax"] = _reduce("max")
 _HANDLERS["repeat_interleave"] = _repeat_interleave
+for _n in ("expand", "expand_as", "broadcast_to"):
+    _HANDLERS[_n] = _expand
 _HANDLERS["masked_fill"] = _masked_fill
 _HANDLERS["linear"] = _param_leaf("linear")
 _HANDLERS["embedding"] = _param_leaf("embedding")

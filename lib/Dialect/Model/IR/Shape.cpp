@@ -55,6 +55,37 @@ LogicalResult TransposeOp::verify() {
   return expectShape(*this, "result", shapeOf(getResult()), out);
 }
 
+LogicalResult ExpandOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = shapeOf(getResult());
+  bool ok = in.size() <= out.size();
+  for (size_t i = 0; ok && i < in.size(); ++i) {
+    int64_t d = in[in.size() - 1 - i], o = out[out.size() - 1 - i];
+    ok = d == 1 || sameSize(d, o);
+  }
+  if (!ok)
+    return emitOpError() << "cannot broadcast " << shapeStr(in) << " to "
+                         << shapeStr(out);
+  if (getTensorLikeElementType(getInput().getType()) !=
+      getTensorLikeElementType(getResult().getType()))
+    return emitOpError("result must have the input's element type");
+  return success();
+}
+
+AxisRule ExpandOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  // A stretched dim has no factor in the input: only copies of it.
+  return AxisRuleBuilder(getContext(), n)
+      .fromFactors(
+          FactorRule::elementwise({SmallVector<int64_t>(shapeOf(getInput()))},
+                                  shapeOf(getResult()),
+                                  FactorRule::Linearity::MovesElements),
+          in);
+}
+
+LogicalResult ExpandOp::backward(GradientBuilder &b, Value grad) {
+  b.accumulate(getInput(), b.sumTo(grad, getInput()));
+  return success();
+}
+
 AxisRule ReshapeOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   return AxisRuleBuilder(getContext(), n)
       .reshape(in, shapeOf(getInput()), shapeOf(getResult()));

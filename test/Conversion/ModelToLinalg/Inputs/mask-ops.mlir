@@ -1,7 +1,7 @@
 // Boolean masks: a comparison of ids with a pad id and of activations
 // with a threshold, combined (logical_not/and/or), selecting between two
-// branches (where), clamp's decomposition, abs and casts between i1 and
-// f32; a scalar loss, so that tp-differentiate adds where's and abs's
+// branches (where), clamp's decomposition, abs, casts between i1 and
+// f32 and an expand; a scalar loss, so that tp-differentiate adds where's and abs's
 // gradients (the masks get none). runner.test runs it through tp-run and
 // upstream MLIR, and test/tp-run/mask-ops.test under a Colwise fc on 2
 // and 4 ranks.
@@ -26,7 +26,10 @@ func.func @forward(%x: tensor<2x3x8xf32> {model.name = "x"}, %ids: tensor<2x3xi6
   %nz = model.cast %c : (tensor<2x3x8xf32>) -> tensor<2x3x8xi1>
   %nzf = model.cast %nz : (tensor<2x3x8xi1>) -> tensor<2x3x8xf32>
   %m = model.mul %c, %kf : (tensor<2x3x8xf32>, tensor<2x3x1xf32>) -> tensor<2x3x8xf32>
-  %p = model.mul %m, %h : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %hs = model.reduce_sum %h {dim = 2 : i64} : (tensor<2x3x8xf32>) -> tensor<2x3x1xf32>
+  %he = model.expand %hs : (tensor<2x3x1xf32>) -> tensor<2x3x8xf32>
+  %m2 = model.mul %m, %he : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %p = model.mul %m2, %h : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
   %q = model.add %p, %nzf : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
   %l = model.mean %q : (tensor<2x3x8xf32>) -> tensor<f32>
   return %l : tensor<f32>

@@ -332,6 +332,24 @@ def Model_TransposeOp : Model_FnOp<"transpose", [Model_Differentiable]> {
   let results = (outs Model_TensorLike:$result);
 }
 
+def Model_ExpandOp : Model_FnOp<"expand", [Model_Differentiable]> {
+  let summary = "Broadcast to a larger shape (`expand`, `broadcast_to`, `expand_as`)";
+  let description = [{
+    The input broadcasts to the result's shape (NumPy rules: dims aligned
+    at the end, each of size 1 or the result's; missing leading dims are
+    added): every element is repeated along the dims it is stretched over.
+    Any element type (ids and masks expand too). Sharding: a shard of a dim
+    that is not stretched passes; every Partial passes (it copies
+    elements). The gradient sums over the stretched dims (`sum_to`).
+
+    ```mlir
+    %r = model.expand %k : (tensor<2x2x1x8x4xf32>) -> tensor<2x2x2x8x4xf32>
+    ```
+  }];
+  let arguments = (ins Model_TensorLike:$input);
+  let results = (outs Model_TensorLike:$result);
+}
+
 def Model_SliceOp : Model_FnOp<"slice", [Model_Differentiable]> {
   let summary = "Every `step`-th element of `dim` from `start`: `x[..., start::step]`";
   let description = [{
