@@ -281,3 +281,26 @@ def rms_bf16():
     torch.manual_seed(0)
     return UpcastNorms().to(torch.bfloat16), \
         (torch.randn(4, 16).to(torch.bfloat16),)
+
+
+class Statistics(nn.Module):
+    """var / std (unbiased and not, keepdim), log_softmax (with a dtype)
+    and logsumexp, decomposed into the element-wise and reduction ops."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        v = h.var(-1, keepdim=True) + h.std(dim=(0, 1), unbiased=False)
+        n = (h - h.mean(-1, keepdim=True)) / torch.sqrt(
+            h.var(-1, unbiased=False, keepdim=True) + 1e-5)
+        lp = F.log_softmax(n * v, dim=-1, dtype=torch.float32)
+        return lp + torch.logsumexp(h, dim=1, keepdim=True), \
+            torch.logsumexp(h, -1)
+
+
+def statistics():
+    torch.manual_seed(0)
+    return Statistics(), (torch.randn(2, 3, 8),)

@@ -882,6 +882,93 @@ def _reduce(kind):
     return handle
 
 
+def _reduce_dims(dim, rank):
+    if dim is None:
+        return list(range(rank))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return sorted(_norm_dim(d, rank) for d in dims)
+
+
+def _kept(shape, dims):
+    return [1 if i in dims else s for i, s in enumerate(shape)]
+
+
+def _variance(tr, name, a, x, result):
+    """var / std over dims as mean, centered squares and their sum over
+    `n - correction` (PyTorch's unbiased default: correction 1)."""
+    if not x.dtype.is_floating_point or result.dtype != x.dtype:
+        return None
+    unbiased = a.get(2, "unbiased")
+    correction = a.kwargs.get("correction")
+    if isinstance(unbiased, bool):
+        keepdim = bool(a.get(3, "keepdim", False))
+        correction = 1 if unbiased else 0
+    else:
+        keepdim = bool(a.kwargs.get("keepdim", False))
+        correction = 1 if correction is None else correction
+    dims = _reduce_dims(a.get(1, "dim"), x.dim())
+    count = 1
+    for d in dims:
+        count *= x.shape[d]
+    if not isinstance(correction, (int, float)) or count - correction <= 0:
+        return None
+    kept = _kept(x.shape, dims)
+    xn = tr.node_of(x)
+    mean = tr.make_shaped("reduce", [xn], kept, x.dtype,
+                          {"kind": "mean", "dims": dims, "keepdim": True})
+    centered = tr.make_shaped("sub", [xn, mean], x.shape, x.dtype)
+    squares = tr.make_shaped("mul", [centered, centered], x.shape, x.dtype)
+    total = tr.make_shaped("reduce", [squares], result.shape, x.dtype,
+                           {"kind": "sum", "dims": dims, "keepdim": keepdim})
+    node = tr.make_shaped("mul", [total, tr.scalar(1.0 / (count - correction),
+                                                    x)],
+                          result.shape, x.dtype)
+    if name == "std":
+        node = tr.make_shaped("sqrt", [node], result.shape, x.dtype)
+    return node
+
+
+def _log_sum_exp(tr, xn, x, dim):
+    """(x - max, log(sum(exp(x - max)))) along `dim`, kept."""
+    kept = _kept(x.shape, [dim])
+    mx = tr.make_shaped("reduce", [xn], kept, x.dtype,
+                        {"kind": "max", "dims": [dim], "keepdim": True})
+    shifted = tr.make_shaped("sub", [xn, mx], x.shape, x.dtype)
+    e = tr.make_shaped("exp", [shifted], x.shape, x.dtype)
+    s = tr.make_shaped("reduce", [e], kept, x.dtype,
+                       {"kind": "sum", "dims": [dim], "keepdim": True})
+    return mx, shifted, tr.make_shaped("log", [s], kept, x.dtype)
+
+
+def _log_softmax(tr, name, a, x, result):
+    """log_softmax as `(x - max) - log(sum(exp(x - max)))` (the max only
+    keeps exp in range; the result does not depend on it)."""
+    dim = a.get(1, "dim")
+    if not isinstance(dim, int) or not x.dtype.is_floating_point:
+        return None
+    xn = tr.node_of(x)
+    if result.dtype != x.dtype:  # dtype=: the input cast first
+        if result.dtype not in _CAST_TYPES:
+            return None
+        xn = tr.make_shaped("cast", [xn], x.shape, result.dtype)
+        x = x.to(result.dtype)
+    _, shifted, lse = _log_sum_exp(tr, xn, x, _norm_dim(dim, x.dim()))
+    return tr.make("sub", [shifted, lse], result)
+
+
+def _logsumexp(tr, name, a, x, result):
+    dim = a.get(1, "dim")
+    keepdim = bool(a.get(2, "keepdim", False))
+    dims = _reduce_dims(dim, x.dim())
+    if len(dims) != 1 or not x.dtype.is_floating_point:
+        return None
+    mx, _, lse = _log_sum_exp(tr, tr.node_of(x), x, dims[0])
+    node = tr.make_shaped("add", [lse, mx], _kept(x.shape, dims), x.dtype)
+    if not keepdim:
+        node = tr.make("reshape", [node], result)
+    return node
+
+
 def _repeat_interleave(tr, name, a, x, result):
     repeats, dim = a.get(1, "repeats"), a.get(2, "dim")
     if not isinstance(repeats, int) or dim is None:
@@ -1336,6 +1423,10 @@ _HANDLERS["mean"] = _reduce("mean")
 _HANDLERS["sum"] = _reduce("sum")
 _HANDLERS["amax"] = _reduce("max")
 _HANDLERS["repeat_interleave"] = _repeat_interleave
+for _n in ("var", "std"):
+    _HANDLERS[_n] = _variance
+_HANDLERS["log_softmax"] = _log_softmax
+_HANDLERS["logsumexp"] = _logsumexp
 for _n in ("expand", "expand_as", "broadcast_to"):
     _HANDLERS[_n] = _expand
 _HANDLERS["masked_fill"] = _masked_fill
