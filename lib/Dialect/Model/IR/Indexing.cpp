@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ShapeChecks.h"
+#include "FamilyRules.h"
 
 #include "tp/Dialect/Model/IR/GradientBuilder.h"
 #include "tp/Dialect/TP/IR/AxisRules.h"
@@ -114,33 +114,22 @@ LogicalResult OneHotOp::verify() {
 // Sharding rules
 //===----------------------------------------------------------------------===//
 
-/// The rule of an op whose operands and result differ only along `dim`,
-/// which is never sharded.
-static AxisRule alongRule(Operation *op, ArrayRef<Attribute> in, int64_t n,
-                          int64_t dim, FactorRule::Linearity linearity) {
-  SmallVector<SmallVector<int64_t>> shapes;
-  for (Value v : op->getOperands())
-    shapes.emplace_back(shapeOf(v));
-  int64_t d = frontDim(dim, shapes.front().size());
-  return AxisRuleBuilder(op->getContext(), n)
-      .fromFactors(FactorRule::alongDims(shapes, d, linearity), in);
-}
-
 AxisRule TopkOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   // Ranking is not linear: a Partial input is reduced first.
-  return alongRule(*this, in, n, getDim(), FactorRule::Linearity::None);
+  return alongDimsRule(*this, in, n, getDim(), FactorRule::Linearity::None);
 }
 
 AxisRule GatherOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   // Picks elements of the input (the index is never Partial).
-  return alongRule(*this, in, n, getDim(),
-                   FactorRule::Linearity::MovesElements);
+  return alongDimsRule(*this, in, n, getDim(),
+                       FactorRule::Linearity::MovesElements);
 }
 
 AxisRule GatherGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   // Sums picked elements: linear in the gradient, so Partial(sum) passes
   // (and only sum: a position picked twice adds).
-  return alongRule(*this, in, n, getDim(), FactorRule::Linearity::EachOperand);
+  return alongDimsRule(*this, in, n, getDim(),
+                       FactorRule::Linearity::EachOperand);
 }
 
 AxisRule OneHotOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {

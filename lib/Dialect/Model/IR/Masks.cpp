@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ShapeChecks.h"
+#include "FamilyRules.h"
 
 #include "tp/Dialect/Model/IR/GradientBuilder.h"
 #include "tp/Dialect/TP/IR/AxisRules.h"
@@ -101,32 +101,20 @@ LogicalResult WhereOp::verify() {
 // Sharding rules
 //===----------------------------------------------------------------------===//
 
-/// Element-wise over broadcast operands, not linear.
-static AxisRule elementwiseRule(Operation *op, ArrayRef<Attribute> in,
-                                int64_t n) {
-  SmallVector<SmallVector<int64_t>> shapes;
-  for (Value v : op->getOperands())
-    shapes.emplace_back(shapeOf(v));
-  return AxisRuleBuilder(op->getContext(), n)
-      .fromFactors(FactorRule::elementwise(shapes, shapeOf(op->getResult(0)),
-                                           FactorRule::Linearity::None),
-                   in);
-}
-
 AxisRule CompareOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
-  return elementwiseRule(*this, in, n);
+  return elementwiseRule(*this, in, n, FactorRule::Linearity::None);
 }
 AxisRule LogicalNotOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
-  return elementwiseRule(*this, in, n);
+  return elementwiseRule(*this, in, n, FactorRule::Linearity::None);
 }
 AxisRule LogicalAndOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
-  return elementwiseRule(*this, in, n);
+  return elementwiseRule(*this, in, n, FactorRule::Linearity::None);
 }
 AxisRule LogicalOrOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
-  return elementwiseRule(*this, in, n);
+  return elementwiseRule(*this, in, n, FactorRule::Linearity::None);
 }
 AxisRule WhereOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
-  return elementwiseRule(*this, in, n);
+  return elementwiseRule(*this, in, n, FactorRule::Linearity::None);
 }
 
 //===----------------------------------------------------------------------===//

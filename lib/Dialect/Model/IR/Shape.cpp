@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ShapeChecks.h"
+#include "FamilyRules.h"
 
 #include "tp/Dialect/Model/IR/GradientBuilder.h"
 #include "tp/Dialect/TP/IR/AxisRules.h"
@@ -73,12 +73,7 @@ LogicalResult ExpandOp::verify() {
 
 AxisRule ExpandOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   // A stretched dim has no factor in the input: only copies of it.
-  return AxisRuleBuilder(getContext(), n)
-      .fromFactors(
-          FactorRule::elementwise({SmallVector<int64_t>(shapeOf(getInput()))},
-                                  shapeOf(getResult()),
-                                  FactorRule::Linearity::MovesElements),
-          in);
+  return elementwiseRule(*this, in, n, FactorRule::Linearity::MovesElements);
 }
 
 LogicalResult ExpandOp::backward(GradientBuilder &b, Value grad) {
@@ -190,18 +185,6 @@ LogicalResult ConcatOp::verify() {
     return emitOpError() << "result has " << out[*d] << " elements in dim "
                          << *d << ", the operands " << total;
   return success();
-}
-
-/// The rule of an op whose operands and result differ only along `dim`.
-static AxisRule alongDimsRule(Operation *op, ArrayRef<Attribute> in,
-                              int64_t axisSize, int64_t dim,
-                              FactorRule::Linearity linearity) {
-  SmallVector<SmallVector<int64_t>> shapes;
-  for (Value v : op->getOperands())
-    shapes.emplace_back(shapeOf(v));
-  int64_t d = frontDim(dim, shapes.front().size());
-  return AxisRuleBuilder(op->getContext(), axisSize)
-      .fromFactors(FactorRule::alongDims(shapes, d, linearity), in);
 }
 
 AxisRule SliceOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
