@@ -75,6 +75,14 @@ def refuse(tr, name, sel, why=""):
         f"back into a tensor of fixed size")
 
 
+def _same_selection(tr, name, sel, other):
+    """Refuses mixing the selections of two torch.where calls."""
+    if sel is not None and other is not sel:
+        raise UserError(f"'{name}'{tr.at()} combines the rows of two "
+                        f"torch.where calls; tp-import reads one selection "
+                        f"at a time")
+
+
 def _mark(node, sel, p):
     node.attrs["rows_of"] = sel
     node.attrs["rows_at"] = p
@@ -101,10 +109,7 @@ def where_coordinates(tr, name, a, x, results):
         return None
     if name == "nonzero" and not a.kwargs.get("as_tuple", False):
         return None
-    mask = tr.node_of(x)
-    for node in [mask]:
-        if involves(node):
-            refuse(tr, name, (coordinate(node) or selected(node))[0])
+    mask = tr.node_of(x)  # the tracer refused a mask that is itself rows
     if not _zero_one(mask):
         raise UserError(
             f"torch.{name}(mask){tr.at()} on a mask tp-import cannot show to "
@@ -164,11 +169,7 @@ def index_rows(tr, name, x, index, result):
             c = coordinate(n) if n is not None else None
             if c is None:
                 return None
-            if sel is not None and c[0] is not sel:
-                raise UserError(
-                    f"'{name}'{tr.at()} indexes with the coordinates of two "
-                    f"torch.where calls; tp-import reads one selection at a "
-                    f"time")
+            _same_selection(tr, name, sel, c[0])
             sel = c[0]
             if c[1] in used:
                 refuse(tr, name, sel, " (a coordinate used twice)")
@@ -297,11 +298,7 @@ def elementwise_rows(tr, name, op, operands, result):
                         "coordinates themselves)")
             s = selected(n)
             if s is not None:
-                if sel is not None and s[0] is not sel:
-                    raise UserError(
-                        f"'{name}'{tr.at()} combines the rows of two "
-                        f"torch.where calls; tp-import reads one selection "
-                        f"at a time")
+                _same_selection(tr, name, sel, s[0])
                 sel = s[0]
                 t = len(n.shape) - s[1] - len(sel.shape)
                 if tail is not None and t != tail:
@@ -375,9 +372,7 @@ def index_add(tr, name, a, result):
     if s is None:
         refuse(tr, name, sel, " (adding rows that were not read at its "
                 "coordinates)")
-    if s[0] is not sel:
-        raise UserError(f"'{name}'{tr.at()} adds the rows of one "
-                        f"torch.where at the coordinates of another")
+    _same_selection(tr, name, sel, s[0])
     dim = dim + target.dim() if dim < 0 else dim
     p = s[1]
     k = len(sel.shape)
