@@ -149,20 +149,31 @@ LogicalResult TPDialect::verifyRegionResultAttribute(Operation *op, unsigned,
   return success();
 }
 
+/// The name `tp.phase`, kept by the loaded dialect: a dialect lookup is
+/// cheaper than uniquing the string again, and getPhase runs for most ops
+/// in several passes.
+static StringAttr phaseName(MLIRContext *ctx) {
+  if (auto *dialect = ctx->getLoadedDialect<TPDialect>())
+    return dialect->getPhaseAttrHelper().getName();
+  return TPDialect::PhaseAttrHelper(ctx).getName();
+}
+
+// The mark is discardable: read and written without the inherent-attribute
+// lookup of Operation::getAttr.
 Phase mlir::tp::getPhase(Operation *op) {
-  if (auto phase = TPDialect::PhaseAttrHelper(op->getContext()).getAttr(op))
+  if (auto phase = dyn_cast_or_null<PhaseAttr>(
+          op->getDiscardableAttr(phaseName(op->getContext()))))
     return phase.getValue();
   return Phase::Forward;
 }
 
 void mlir::tp::setPhase(Operation *op, Phase phase) {
-  TPDialect::PhaseAttrHelper helper(op->getContext());
+  StringAttr name = phaseName(op->getContext());
   if (phase == Phase::Forward) {
-    if (helper.isAttrPresent(op))
-      helper.removeAttr(op);
+    op->removeDiscardableAttr(name);
     return;
   }
-  helper.setAttr(op, PhaseAttr::get(op->getContext(), phase));
+  op->setDiscardableAttr(name, PhaseAttr::get(op->getContext(), phase));
 }
 
 ArrayRef<Phase> mlir::tp::allPhases() {

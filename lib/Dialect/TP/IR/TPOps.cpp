@@ -181,8 +181,10 @@ LogicalResult MeshOp::verifySymbolUses(SymbolTableCollection &) {
     return diag;
   };
   WalkResult result = scope->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    // A nested symbol table has its own meshes.
-    if (op != scope && op->hasTrait<OpTrait::SymbolTable>())
+    // A nested symbol table has its own meshes (an op without regions is
+    // none: asked first, it spares most ops the trait lookup).
+    if (op != scope && op->getNumRegions() != 0 &&
+        op->hasTrait<OpTrait::SymbolTable>())
       return WalkResult::skip();
     for (OpResult r : op->getResults())
       if (failed(check(r, op, "result #" + Twine(r.getResultNumber()))))

@@ -29,8 +29,10 @@ using namespace mlir::tp;
 /// all_reduce(all_reduce(x, A), B) with the inner one used only there and
 /// disjoint axes A, B of one mesh and one reduction: all_reduce(x, A + B).
 /// sum and avg over A then B are sum and avg over the group A + B (the
-/// groups of a mesh are equal in size), max and min likewise.
-static void fuseChains(Block &block) {
+/// groups of a mesh are equal in size), max and min likewise. True when it
+/// fused any.
+static bool fuseChains(Block &block) {
+  bool changed = false;
   for (Operation &op : llvm::make_early_inc_range(block)) {
     auto outer = dyn_cast<AllReduceOp>(&op);
     if (!outer)
@@ -54,7 +56,9 @@ static void fuseChains(Block &block) {
     if (!outer.getModuleAttr())
       outer.setModuleAttr(inner.getModuleAttr());
     inner.erase();
+    changed = true;
   }
+  return changed;
 }
 
 namespace {
@@ -103,9 +107,9 @@ static int64_t bytesOf(RankedTensorType t) {
 /// is read before it. Collectives are Pure and every rank runs this same
 /// program, so moving them keeps every rank's sequence of collectives
 /// alike.
-static void emitBucket(Bucket &bucket, Block &block) {
+static bool emitBucket(Bucket &bucket, Block &block) {
   if (bucket.members.size() < 2)
-    return;
+    return false;
   OpBuilder b(bucket.members.back().op);
   if (bucket.ready)
     b.setInsertionPointAfter(bucket.ready);
@@ -157,14 +161,15 @@ static void emitBucket(Bucket &bucket, Block &block) {
     c.op.getResult().replaceAllUsesWith(part);
     c.op.erase();
   }
+  return true;
 }
 
 /// Buckets the all_reduces of `block`. Those of one kind, in the order
 /// their inputs become ready, join a bucket while the newest input is
 /// ready before any member's result is read and the bucket stays within
 /// `capBytes` (0: no limit); then the bucket closes and the next one
-/// starts.
-static void bucketAllReduces(Block &block, int64_t capBytes) {
+/// starts. True when any bucket has two or more members.
+static bool bucketAllReduces(Block &block, int64_t capBytes) {
   DenseMap<Operation *, int64_t> pos;
   int64_t n = 0;
   for (Operation &op : block)
@@ -226,20 +231,27 @@ static void bucketAllReduces(Block &block, int64_t capBytes) {
     }
     buckets.push_back(std::move(open));
   }
+  bool changed = false;
   for (Bucket &b : buckets)
-    emitBucket(b, block);
+    changed |= emitBucket(b, block);
+  return changed;
 }
 
-LogicalResult mlir::tp::mergeCollectives(func::FuncOp func,
-                                         int64_t bucketBytes) {
+LogicalResult mlir::tp::mergeCollectives(func::FuncOp func, int64_t bucketBytes,
+                                         bool *changed) {
+  if (changed)
+    *changed = false;
   if (failed(checkPassPrecondition(func, TPPass::MergeCollectives)))
     return failure();
   if (func.isExternal())
     return success();
+  bool any = false;
   for (Block &block : func.getBody()) {
-    fuseChains(block);
-    bucketAllReduces(block, bucketBytes);
+    any |= fuseChains(block);
+    any |= bucketAllReduces(block, bucketBytes);
   }
+  if (changed)
+    *changed = any;
   return success();
 }
 
@@ -248,8 +260,12 @@ struct MergeCollectivesPass
     : public tp::impl::TPMergeCollectivesPassBase<MergeCollectivesPass> {
   using TPMergeCollectivesPassBase::TPMergeCollectivesPassBase;
   void runOnOperation() override {
-    if (failed(mergeCollectives(getOperation(), bucketBytes)))
-      signalPassFailure();
+    bool changed = false;
+    if (failed(mergeCollectives(getOperation(), bucketBytes, &changed)))
+      return signalPassFailure();
+    // Unchanged IR needs no verifier run after this pass.
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 } // namespace

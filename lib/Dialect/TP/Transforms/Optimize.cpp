@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
@@ -212,9 +213,23 @@ struct OptimizePass : public tp::impl::TPOptimizePassBase<OptimizePass> {
     // was half of this pass at 1000 layers).
     GreedyRewriteConfig config;
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(
-            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
-      signalPassFailure();
+    // Only tp ops match the patterns or fold (model ops have no folders and
+    // none is constant-like), so the driver starts from them and from the
+    // ops already dead, which it would erase; what the rewrites create or
+    // leave dead joins on the way (AnyOp). The same fixpoint as a start
+    // from every op, without visiting each model op once more.
+    SmallVector<Operation *> start;
+    getOperation().walk([&](Operation *op) {
+      if (isa_and_nonnull<TPDialect>(op->getDialect()) || isOpTriviallyDead(op))
+        start.push_back(op);
+    });
+    bool changed = false;
+    if (failed(applyOpPatternsGreedily(start, std::move(patterns), config,
+                                       &changed)))
+      return signalPassFailure();
+    // Unchanged IR needs no verifier run after this pass.
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 

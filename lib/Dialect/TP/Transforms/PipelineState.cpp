@@ -192,14 +192,14 @@ static std::array<Operation *, 6> findStates(Operation *root, unsigned states) {
       first[llvm::countr_zero(static_cast<unsigned>(s))] = op;
       open &= ~s;
     };
-    if ((open & Styled) && op->hasAttr(style))
+    if ((open & Styled) && op->getDiscardableAttr(style))
       found(Styled);
     if ((open & Distributed) && llvm::any_of(op->getResultTypes(), isDTensor))
       found(Distributed);
     // A composite module may return plain values of distributed inputs;
     // its body is checked op by op.
     if ((open & Unpropagated) &&
-        (op->hasAttr(tpAxis) ||
+        (op->getDiscardableAttr(tpAxis) ||
          (!isa<ToLocalOp, model::SubmoduleOp>(op) &&
           llvm::any_of(op->getOperandTypes(), isDTensor) &&
           llvm::any_of(op->getResultTypes(),

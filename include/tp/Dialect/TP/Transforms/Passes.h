@@ -201,8 +201,8 @@ LogicalResult lowerRedistributions(func::FuncOp func);
 
 /// Common subexpression elimination under `root` in which the `tp.phase`
 /// mark does not count: of equal ops, the first in program order survives
-/// with its phase (tp-cse).
-void eliminateCommonSubexpressionsAcrossPhases(Operation *root);
+/// with its phase (tp-cse). True when it erased any op.
+bool eliminateCommonSubexpressionsAcrossPhases(Operation *root);
 
 /// Partitions `module` into one SPMD function per model function.
 LogicalResult partition(ModuleOp module);
@@ -224,8 +224,9 @@ FailureOr<std::string> getCommReportJSON(ModuleOp module);
 
 /// Fuses chained all_reduces and buckets the independent ones of `func`
 /// (tp-merge-collectives); a bucket holds at most `bucketBytes` per rank
-/// (0: no limit).
-LogicalResult mergeCollectives(func::FuncOp func, int64_t bucketBytes);
+/// (0: no limit). `changed`, when given, says whether it rewrote anything.
+LogicalResult mergeCollectives(func::FuncOp func, int64_t bucketBytes,
+                               bool *changed = nullptr);
 
 /// Moves the bodies of `func`'s composite modules into their parents (what
 /// tp-partition and tp-differentiate start with).
