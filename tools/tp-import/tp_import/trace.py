@@ -89,6 +89,14 @@ def _at():
     return f" at {where}" if where else ""
 
 
+def _decomposed_norm(module):
+    """A LayerNorm that tp's fused layer_norm (one normalized dim, a weight
+    and a bias) does not cover: it runs its forward, whose F.layer_norm
+    becomes the arithmetic (_layer_norm_ops) inside the module's scope."""
+    return isinstance(module, nn.LayerNorm) and _stock_forward(module) and (
+        len(module.normalized_shape) != 1 or not module.elementwise_affine)
+
+
 def _stock_forward(module):
     """Whether a leaf layer (or a subclass) runs PyTorch's own forward; a
     subclass with its own forward is traced as a user module."""
@@ -414,10 +422,12 @@ class Tracer(TorchFunctionMode):
                 f"forward calls a {cls.__name__} that is not a submodule of "
                 f"the model (created outside __init__?)"
                 f"{_at()}; its parameters would have no FQN")
-        if isinstance(module, _LEAF_LAYERS) and _stock_forward(module):
+        if isinstance(module, _LEAF_LAYERS) and _stock_forward(module) and \
+                not _decomposed_norm(module):
             return self._leaf(original_call, module, fqn, args, kwargs)
         if (cls.__module__.startswith("torch.nn")
-                and not isinstance(module, _CONTAINERS) and fqn != ""):
+                and not isinstance(module, _CONTAINERS) and fqn != ""
+                and not _decomposed_norm(module)):
             raise UserError(
                 f"unsupported layer torch.nn.{cls.__name__} at module "
                 f"'{fqn}'{_at()}; tp-import supports "
@@ -474,14 +484,7 @@ class Tracer(TorchFunctionMode):
             node = self.make("embedding",
                              [self.node_of(x), self.node_of(module.weight)],
                              out, {"fqn": fqn})
-        else:  # LayerNorm
-            if len(module.normalized_shape) != 1 or \
-                    not module.elementwise_affine:
-                raise UserError(
-                    f"LayerNorm '{fqn}' normalizes {module.normalized_shape}"
-                    f"{'' if module.elementwise_affine else ' without affine'}"
-                    f"; tp's model.layer_norm normalizes the last dim with a "
-                    f"weight and a bias")
+        else:  # LayerNorm of one dim with affine (_decomposed_norm: others)
             node = self.make("layer_norm",
                              [self.node_of(x), self.node_of(module.weight),
                               self.node_of(module.bias)],
@@ -1201,10 +1204,13 @@ def _param_leaf(op):
         if op == "layer_norm":
             shape = a.get(1, "normalized_shape")
             w, b = a.get(2, "weight"), a.get(3, "bias")
-            if len(shape) != 1 or w is None or b is None:
-                return None
+            eps = float(a.get(4, "eps", 1e-5))
+            if len(shape) != 1 or w is None or b is None or \
+                    tr.param_names.get(id(w)) is None or \
+                    tr.param_names.get(id(b)) is None:
+                return _layer_norm_ops(tr, x, len(shape), w, b, eps, result)
             operands = [x, w, b]
-            attrs = {"eps": float(a.get(4, "eps", 1e-5))}
+            attrs = {"eps": eps}
         elif op == "embedding":
             w = a.get(1, "weight")
             if a.get(3, "max_norm") is not None:
@@ -1345,6 +1351,172 @@ def _rows(tr, name, a, x, result):
     selection.refuse(tr, name, sel)
 
 
+def _layer_norm_ops(tr, x, ndims, w, b, eps, result):
+    """F.layer_norm over the last `ndims` dims as its arithmetic: (x - mean)
+    * rsqrt(mean of squares + eps), times the weight and plus the bias when
+    given (tensors of any origin). Differentiating the ops gives PyTorch's
+    layer_norm gradient."""
+    if not x.dtype.is_floating_point or result.dtype != x.dtype or \
+            not 0 < ndims <= x.dim():
+        return None
+    affine = [v for v in (w, b) if v is not None]
+    if any(not isinstance(v, torch.Tensor) or v.dtype != x.dtype
+           for v in affine):
+        return None
+    dims = list(range(x.dim() - ndims, x.dim()))
+    kept = _kept(x.shape, dims)
+    xn = tr.node_of(x)
+    mean = tr.make_shaped("reduce", [xn], kept, x.dtype,
+                          {"kind": "mean", "dims": dims, "keepdim": True})
+    centered = tr.make_shaped("sub", [xn, mean], x.shape, x.dtype)
+    squares = tr.make_shaped("mul", [centered, centered], x.shape, x.dtype)
+    var = tr.make_shaped("reduce", [squares], kept, x.dtype,
+                         {"kind": "mean", "dims": dims, "keepdim": True})
+    shifted = tr.make_shaped("add", [var, tr.scalar(eps, x)], kept, x.dtype)
+    rstd = tr.make_shaped("rsqrt", [shifted], kept, x.dtype)
+    node = tr.make_shaped("mul", [centered, rstd], x.shape, x.dtype)
+    if w is not None:
+        node = tr.make_shaped("mul", [node, tr.node_of(w)], x.shape, x.dtype)
+    if b is not None:
+        node = tr.make_shaped("add", [node, tr.node_of(b)], x.shape, x.dtype)
+    return node
+
+
+def _baddbmm(tr, name, a, x, result):
+    """torch.baddbmm: beta * input + alpha * (batch1 @ batch2) (beta 0
+    ignores the input, NaN included, as PyTorch)."""
+    b1, b2 = a.get(1, "batch1"), a.get(2, "batch2")
+    beta, alpha = a.kwargs.get("beta", 1), a.kwargs.get("alpha", 1)
+    if not all(isinstance(t, torch.Tensor) for t in (x, b1, b2)) or \
+            not result.dtype.is_floating_point or \
+            any(not isinstance(v, (int, float)) or isinstance(v, bool)
+                for v in (beta, alpha)):
+        return None
+    shape = tuple(result.shape)
+    prod = tr.make_shaped("matmul", [tr.node_of(b1), tr.node_of(b2)], shape,
+                          result.dtype)
+    if alpha != 1:
+        prod = tr.make_shaped("mul", [prod, tr.scalar(alpha, result)], shape,
+                              result.dtype)
+    if beta == 0:
+        return prod
+    inp = tr.node_of(x)
+    if beta != 1:
+        inp = tr.make_shaped("mul", [inp, tr.scalar(beta, result)],
+                             tuple(x.shape), result.dtype)
+    return tr.make("add", [inp, prod], result)
+
+
+def _index_select(tr, name, a, x, result):
+    """torch.index_select(x, dim, index) with a 1-D index: torch.gather of
+    the index broadcast to the result's shape (its gradient, gather_grad,
+    adds rows picked twice)."""
+    dim, index = a.get(1, "dim"), a.get(2, "index")
+    if not isinstance(dim, int) or not isinstance(index, torch.Tensor) or \
+            index.dim() != 1 or index.dtype not in _INT_TYPES or x.dim() == 0:
+        return None
+    dim = _norm_dim(dim, x.dim())
+    column = [1] * x.dim()
+    column[dim] = index.shape[0]
+    idx = tr.make_shaped("reshape", [tr.node_of(index)], tuple(column),
+                         index.dtype)
+    if tuple(column) != tuple(result.shape):
+        idx = tr.make_shaped("expand", [idx], tuple(result.shape),
+                             index.dtype)
+    return tr.make("gather", [tr.node_of(x), idx], result, {"dim": dim})
+
+
+def _triangle(tr, name, a, x, result):
+    """torch.triu / tril(x, diagonal) of a computed tensor: where(mask, x,
+    0) with the constant mask of the last two dims."""
+    diagonal = a.get(1, "diagonal", 0)
+    if x.dim() < 2 or not isinstance(diagonal, int) or \
+            not result.dtype.is_floating_point:
+        return None
+    ones = torch.ones(x.shape[-2], x.shape[-1], dtype=torch.bool)
+    mask = torch.triu(ones, diagonal) if name.startswith("triu") \
+        else torch.tril(ones, diagonal)
+    return _select(tr, mask, x, 0.0, result)
+
+
+def _extremum(wins):
+    """torch.maximum / minimum (and max / min of two tensors): the winner
+    where one wins, the mean of the two where they tie (equal to either; the
+    gradient halves between them, as PyTorch's), NaN where either is NaN
+    (no comparison holds, and the mean of a NaN is NaN)."""
+    loses = {"gt": "lt", "lt": "gt"}[wins]
+
+    def handle(tr, name, a, x, result):
+        lhs, rhs = a.get(0, "input"), a.get(1, "other")
+        if not isinstance(rhs, torch.Tensor) or len(a.args) > 2 or \
+                not result.dtype.is_floating_point or \
+                lhs.dtype != result.dtype or rhs.dtype != result.dtype:
+            return None
+        shape = tuple(result.shape)
+        ln, rn = tr.node_of(lhs), tr.node_of(rhs)
+        first = tr.make_shaped("compare", [ln, rn], shape, torch.bool,
+                               {"predicate": wins})
+        second = tr.make_shaped("compare", [ln, rn], shape, torch.bool,
+                                {"predicate": loses})
+        half = tr.scalar(0.5, result)
+        lh = tr.make_shaped("mul", [ln, half], tuple(lhs.shape), lhs.dtype)
+        rh = tr.make_shaped("mul", [rn, half], tuple(rhs.shape), rhs.dtype)
+        mid = tr.make_shaped("add", [lh, rh], shape, result.dtype)
+        tie = tr.make_shaped("where", [second, rn, mid], shape, result.dtype)
+        return tr.make("where", [first, ln, tie], result)
+    return handle
+
+
+def _arg_extremum(largest):
+    """torch.max / min(x, dim, keepdim): the position (model.topk with k 1,
+    of -x for min: the first of equal values) and the value gathered there,
+    so that the gradient reaches that position alone, as PyTorch's."""
+    def handle(tr, name, a, x, results):
+        dim = a.get(1, "dim")
+        keepdim = bool(a.get(2, "keepdim", False))
+        if not isinstance(dim, int) or len(results) != 2 or \
+                not x.dtype.is_floating_point or x.dim() == 0:
+            return None
+        values, indices = results
+        dim = _norm_dim(dim, x.dim())
+        kept = tuple(_kept(x.shape, [dim]))
+        src = tr.node_of(x)
+        ranked = src if largest else tr.make_shaped("neg", [src],
+                                                    tuple(x.shape), x.dtype)
+        idx = tr.make_shaped("topk", [ranked], kept, indices.dtype,
+                             {"dim": dim})
+        val = tr.make_shaped("gather", [src, idx], kept, values.dtype,
+                             {"dim": dim})
+        if keepdim:
+            return [val, idx]
+        return [tr.make("reshape", [val], values),
+                tr.make("reshape", [idx], indices)]
+    return handle
+
+
+def _stack(tr, name, a, x, result):
+    """torch.stack: each tensor with a size-1 dim inserted, concatenated."""
+    tensors, dim = a.get(0, "tensors"), a.get(1, "dim", 0)
+    if not isinstance(tensors, (tuple, list)) or not tensors or \
+            not isinstance(dim, int):
+        return None
+    dim = _norm_dim(dim, result.dim())
+    parts = []
+    for t in tensors:
+        shape = list(t.shape)
+        shape.insert(dim, 1)
+        parts.append(tr.make_shaped("reshape", [tr.node_of(t)], tuple(shape),
+                                    t.dtype))
+    if len(parts) == 1:
+        return tr.make("reshape", [tr.node_of(tensors[0])], result)
+    return tr.make("concat", parts, result, {"dim": dim})
+
+
+def _square(tr, name, a, x, result):
+    n = tr.node_of(x)
+    return tr.make("mul", [n, n], result)
+
+
 _HANDLERS = {}
 for _n in ("add", "__add__", "__radd__", "__iadd__", "add_"):
     _HANDLERS[_n] = _binary("add")
@@ -1433,6 +1605,17 @@ _HANDLERS["masked_fill"] = _masked_fill
 _HANDLERS["linear"] = _param_leaf("linear")
 _HANDLERS["embedding"] = _param_leaf("embedding")
 _HANDLERS["layer_norm"] = _param_leaf("layer_norm")
+_HANDLERS["baddbmm"] = _baddbmm
+_HANDLERS["index_select"] = _index_select
+for _n in ("triu", "tril"):
+    _HANDLERS[_n] = _triangle
+for _n, _w in (("maximum", "gt"), ("max", "gt"), ("minimum", "lt"),
+               ("min", "lt")):
+    _HANDLERS[_n] = _extremum(_w)
+_MULTI_HANDLERS["max"] = _arg_extremum(True)
+_MULTI_HANDLERS["min"] = _arg_extremum(False)
+_HANDLERS["stack"] = _stack
+_HANDLERS["square"] = _square
 
 
 def trace(module, inputs, as_kwargs):
