@@ -281,6 +281,25 @@ func.func @forward(%x: tensor<3x4xf32> {model.name = "x"}) -> tensor<f32> {
 }
 )";
 
+/// A scatter-add (model.gather_grad in the forward, as tp-import writes
+/// scatter_add and index_add): rows 0 and 2 of the result receive two rows
+/// each, row 1 none; then a second linear reads the sums. The gradient of
+/// each source row is the result's gradient at the row it went to.
+const char *kScatter = R"(
+func.func @forward(%x: tensor<4x3xf32> {model.name = "x"}) -> tensor<f32> {
+  %w = model.param "fc.weight" : tensor<3x3xf32>
+  %h = model.linear "fc"(%x, %w) : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
+  %t = model.tanh %h : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %i = model.constant dense<[[0, 0, 0], [2, 2, 2], [0, 0, 0], [2, 2, 2]]> : tensor<4x3xi64>
+  %s = model.gather_grad %t, %i {dim = 0 : i64} : (tensor<4x3xf32>, tensor<4x3xi64>) -> tensor<3x3xf32>
+  %v = model.param "out.weight" : tensor<3x3xf32>
+  %o = model.linear "out"(%s, %v) : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  %q = model.mul %o, %o : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  %l = model.mean %q : (tensor<3x3xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+)";
+
 class GradientTest : public ::testing::Test {
 protected:
   GradientTest() {
@@ -416,6 +435,10 @@ TEST_F(GradientTest, MasksMatchFiniteDifferences) {
 
 TEST_F(GradientTest, RoutingMatchesFiniteDifferences) {
   checkAgainstFiniteDifferences(kRouting, {"gate.weight", "experts.weight"});
+}
+
+TEST_F(GradientTest, ScatterAddMatchesFiniteDifferences) {
+  checkAgainstFiniteDifferences(kScatter, {"fc.weight", "out.weight"});
 }
 
 /// Dropout in training (p = 0.5 after the GELU, whose output both linears

@@ -57,3 +57,39 @@ def make():
 def make_train():
     torch.manual_seed(0)
     return AtenOps(train=True), {"x": torch.randn(2, 3, 8)}
+
+
+class Scatter(nn.Module):
+    """scatter_add and index_add (with alpha), out of place and in place on
+    a computed tensor, with indices that repeat and skip positions."""
+
+    def __init__(self, train=False):
+        super().__init__()
+        self.train_loss = train
+        self.fc = nn.Linear(8, 8)
+        self.out = nn.Linear(8, 8)
+        self.register_buffer("rows", torch.tensor([2, 0, 2, 1, 0, 2]))
+        self.register_buffer("cols", torch.tensor(
+            [[0, 1, 1, 7, 3, 3, 5, 0]] * 6))
+
+    def forward(self, x):                          # x [6, 8]
+        h = torch.tanh(self.fc(x))
+        base = torch.zeros(4, 8)
+        per_row = base.index_add(0, self.rows, h, alpha=0.5)   # [4, 8]
+        acc = self.out(per_row)
+        acc.index_add_(0, self.rows[:3], h[:3])
+        spread = h.scatter_add(1, self.cols, h * 2.0)          # [6, 8]
+        y = acc.sum(0) + spread.sum(0)
+        if self.train_loss:
+            return (y * y).mean()
+        return y
+
+
+def scatter():
+    torch.manual_seed(0)
+    return Scatter(), (torch.randn(6, 8),)
+
+
+def scatter_train():
+    torch.manual_seed(0)
+    return Scatter(train=True), {"x": torch.randn(6, 8)}

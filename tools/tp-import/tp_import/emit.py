@@ -384,7 +384,7 @@ class Emitter:
         elif op == "concat":
             region.line(f"{v} = model.concat {', '.join(ops)} {{dim = "
                         f"{n.attrs['dim']} : i64}} : {sig}")
-        elif op in ("softmax", "topk", "gather"):
+        elif op in ("softmax", "topk", "gather", "gather_grad"):
             region.line(f"{v} = model.{op} {', '.join(ops)} "
                         f"{{dim = {n.attrs['dim']} : i64}} : {sig}")
         elif op == "reshape":

@@ -1494,6 +1494,54 @@ def _arg_extremum(largest):
     return handle
 
 
+def _scatter_add(tr, name, a, x, result):
+    """x.scatter_add(dim, index, src) (and scatter_add_), x.index_add(dim,
+    index, source, alpha=) (and index_add_): `x` plus `model.gather_grad`,
+    which adds each source element at the position its index names
+    (index_add's 1-D index broadcast over the source first). Out-of-range
+    indices are an error when the program runs."""
+    dim = a.get(1, "dim")
+    if name.startswith("scatter"):
+        index, source, alpha = a.get(2, "index"), a.get(3, "src"), 1
+    else:
+        index, source = a.get(2, "index"), a.get(3, "source")
+        alpha = a.get(4, "alpha", 1)
+    if not isinstance(dim, int) or not isinstance(index, torch.Tensor) or \
+            not isinstance(source, torch.Tensor) or \
+            index.dtype not in _INT_TYPES or x.dim() != source.dim() or \
+            not result.dtype.is_floating_point or \
+            source.dtype != result.dtype or \
+            not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+        return None
+    dim = _norm_dim(dim, x.dim())
+    # gather_grad's operands: the source and an index of its shape, and a
+    # result of x's shape: the other dims must agree (torch allows a smaller
+    # index or source there; tp does not).
+    if any(d != dim and source.shape[d] != x.shape[d]
+           for d in range(x.dim())):
+        return None
+    idx = tr.node_of(index)
+    if name.startswith("scatter"):
+        if tuple(index.shape) != tuple(source.shape):
+            return None
+    else:
+        if index.dim() != 1 or index.shape[0] != source.shape[dim]:
+            return None
+        column = [1] * source.dim()
+        column[dim] = index.shape[0]
+        idx = tr.make_shaped("reshape", [idx], tuple(column), index.dtype)
+        if tuple(column) != tuple(source.shape):
+            idx = tr.make_shaped("expand", [idx], tuple(source.shape),
+                                 index.dtype)
+    src = tr.node_of(source)
+    if alpha != 1:
+        src = tr.make_shaped("mul", [src, tr.scalar(alpha, source)],
+                             tuple(source.shape), source.dtype)
+    added = tr.make_shaped("gather_grad", [src, idx], tuple(result.shape),
+                           result.dtype, {"dim": dim})
+    return tr.make("add", [tr.node_of(x), added], result)
+
+
 def _stack(tr, name, a, x, result):
     """torch.stack: each tensor with a size-1 dim inserted, concatenated."""
     tensors, dim = a.get(0, "tensors"), a.get(1, "dim", 0)
@@ -1615,6 +1663,8 @@ for _n, _w in (("maximum", "gt"), ("max", "gt"), ("minimum", "lt"),
 _MULTI_HANDLERS["max"] = _arg_extremum(True)
 _MULTI_HANDLERS["min"] = _arg_extremum(False)
 _HANDLERS["stack"] = _stack
+for _n in ("scatter_add", "scatter_add_", "index_add", "index_add_"):
+    _HANDLERS[_n] = _scatter_add
 _HANDLERS["square"] = _square
 
 

@@ -151,6 +151,16 @@ AxisRule OneHotOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
 // Backward
 //===----------------------------------------------------------------------===//
 
+LogicalResult GatherGradOp::backward(GradientBuilder &b, Value grad) {
+  // Linear in `grad`: each element went to one position, whose gradient it
+  // reads back (the index is never differentiated).
+  Value g = getGrad();
+  b.accumulate(g, GatherOp::create(b.getBuilder(), getLoc(),
+                                   GradientBuilder::gradType(g), grad,
+                                   getIndex(), getDim()));
+  return success();
+}
+
 LogicalResult GatherOp::backward(GradientBuilder &b, Value grad) {
   Value x = getInput();
   b.accumulate(x, GatherGradOp::create(b.getBuilder(), getLoc(),

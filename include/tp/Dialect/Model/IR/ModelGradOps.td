@@ -184,13 +184,15 @@ def Model_SliceGradOp : Model_FnOp<"slice_grad"> {
   let results = (outs Model_TensorLike:$result);
 }
 
-def Model_GatherGradOp : Model_FnOp<"gather_grad"> {
+def Model_GatherGradOp : Model_FnOp<"gather_grad", [Model_Differentiable]> {
   let summary = "Gradient of model.gather: `grad` added back where it was picked";
   let description = [{
     The result has the gathered input's shape (its type): every element of
     `grad` is added at the position along `dim` its `index` names
     (`torch.zeros(...).scatter_add_(dim, index, grad)`); positions picked
-    twice receive both, positions never picked are 0.
+    twice receive both, positions never picked are 0. tp-import also writes
+    `scatter_add` and `index_add` with it, so it is differentiable: its
+    gradient is `model.gather` of the result's gradient at `index`.
   }];
   let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$index,
                        I64Attr:$dim);
