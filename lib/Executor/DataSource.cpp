@@ -171,7 +171,8 @@ Tensor DataSource::input(const InputInfo &in,
                                rt::dtypeName(t.dtype()) +
                                "; ids must be I64, I32 or F32 holding "
                                "integers");
-    std::string range = " outside [0, " + std::to_string(in.vocab) + ")";
+    std::string range = " outside [0, " + std::to_string(in.vocab) + ")" +
+                        (in.ignoreIndex ? " (or -100, ignored)" : "");
     for (int64_t i = 0; i < t.numel(); ++i) {
       if (t.dtype() == rt::DType::F32) {
         // Old files: f32 ids, exact only as integers.
@@ -183,11 +184,13 @@ Tensor DataSource::input(const InputInfo &in,
         continue;
       }
       int64_t v = t.atInt(i);
+      if (v == kIgnoreIndex && in.ignoreIndex)
+        continue;
       if (v < 0 || v >= in.vocab)
         throw std::runtime_error(where + " holds id " + std::to_string(v) +
                                  range);
     }
-    // In range, so exact in every integer dtype.
+    // In range (or -100), so exact in every integer dtype.
     return t.to(in.dtype);
   }
   if (in.isTokens)

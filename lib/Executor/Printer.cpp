@@ -173,7 +173,8 @@ void Program::print(llvm::raw_ostream &os) const {
     llvm::interleaveComma(in.placements, os);
     os << ']';
     if (in.isTokens)
-      os << ", tokens = " << in.vocab;
+      os << ", tokens = " << in.vocab
+         << (in.ignoreIndex ? ", ignore_index = -100" : "");
     os << "} : ";
     printType(os, p.slots[slot]);
     os << '\n';

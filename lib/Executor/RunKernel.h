@@ -24,6 +24,23 @@ Buffer overCount(Buffer mean, int64_t own, int64_t count) {
                                         static_cast<double>(count)));
 }
 
+/// A loss whose rows are split over ranks (\p count, the global row count,
+/// is set and differs from this rank's) is each rank's mean scaled by its
+/// share of the rows; with ignored rows (-100) the shares are not known
+/// locally, so such targets are an error rather than a wrong loss.
+inline void checkNoIgnoredRows(const Tensor &targets, int64_t count) {
+  if (count == 0 || count == targets.numel())
+    return;
+  for (int64_t i = 0; i < targets.numel(); ++i)
+    if (targets.atInt(i) == kIgnoreIndex)
+      throw std::runtime_error(
+          "cross_entropy: a target of -100 (ignore_index) in a loss whose "
+          "rows are split over ranks; tp averages such a loss over all " +
+          std::to_string(count) +
+          " rows, so ignored rows are supported only when every rank holds "
+          "all of them");
+}
+
 /// The shape reshape instruction \p in gives an operand of \p numel
 /// elements: an uneven (dynamic) dim takes what the others leave.
 inline std::vector<int64_t> reshapeTarget(const Instruction &in,
@@ -165,6 +182,7 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
                          in.axes.empty() ? 0
                                          : f.chunkOf(in.size, in.axes).offset);
     case Opcode::CrossEntropy:
+      checkNoIgnoredRows(arg(1), in.size);
       return overCount(crossEntropy(arg(0), arg(1)), arg(1).numel(), in.size);
     case Opcode::Full:
       return B::fromHost(Tensor::full(in.shape, in.value));
@@ -261,6 +279,7 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     case Opcode::ReduceMaxGrad:
       return reduceMaxBackward(arg(0), arg(1), in.dim);
     case Opcode::CrossEntropyGrad:
+      checkNoIgnoredRows(arg(2), in.size);
       return overCount(crossEntropyBackward(arg(1), arg(2), arg(0)),
                        arg(2).numel(), in.size);
     case Opcode::TargetLogitGrad:

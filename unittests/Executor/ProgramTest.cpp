@@ -311,9 +311,13 @@ TEST_F(ProgramTest, IntegerInputsKeepTheirWidth) {
   EXPECT_EQ(program.inputs()[0].vocab, 10);
   EXPECT_EQ(program.inputs()[1].dtype, rt::DType::I32);
   EXPECT_EQ(program.inputs()[1].vocab, 4);
+  // Read only as the loss's targets: -100 (ignore_index) is valid too; the
+  // embedding's ids are not.
+  EXPECT_FALSE(program.inputs()[0].ignoreIndex);
+  EXPECT_TRUE(program.inputs()[1].ignoreIndex);
   std::string text = print(program);
-  EXPECT_NE(text.find("input 'targets' {placements = [R], tokens = 4} : "
-                      "i32[12]"),
+  EXPECT_NE(text.find("input 'targets' {placements = [R], tokens = 4, "
+                      "ignore_index = -100} : i32[12]"),
             std::string::npos)
       << text;
   const auto &tokenSlot = program.slotTypes()[program.inputSlots()[0]];

@@ -47,6 +47,9 @@ struct ParamInfo {
 };
 
 /// Description of one input (function argument).
+/// PyTorch's ignore_index of F.cross_entropy: a target row the loss skips.
+constexpr int64_t kIgnoreIndex = -100;
+
 struct InputInfo {
   std::string name;
   /// The global shape: files and the generator hold the whole input, and
@@ -62,6 +65,9 @@ struct InputInfo {
   /// Their dtype is kTokenDType for i64 arguments, I32 for i32 ones.
   bool isTokens = false;
   int64_t vocab = 0;
+  /// Token inputs read only as cross-entropy targets may also hold -100,
+  /// PyTorch's ignore_index: rows the loss skips.
+  bool ignoreIndex = false;
   /// The element type the program holds the input in (token ids: I64 or
   /// I32, as the argument's integer type).
   runtime::DType dtype = runtime::DType::F32;

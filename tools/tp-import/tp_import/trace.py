@@ -417,6 +417,11 @@ class Tracer(TorchFunctionMode):
                                                       nn.Softmax)):
             # Functional ops without an FQN: record what the call does.
             return original_call(module, *args, **kwargs)
+        if fqn is None and not any(True for _ in module.parameters()) and \
+                not any(True for _ in module.buffers()):
+            # A module made in forward without state (Hugging Face's
+            # `loss_fct = CrossEntropyLoss()`): the functions it calls.
+            return original_call(module, *args, **kwargs)
         if fqn is None:
             raise UserError(
                 f"forward calls a {cls.__name__} that is not a submodule of "

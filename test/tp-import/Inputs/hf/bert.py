@@ -220,6 +220,67 @@ class BertModel(nn.Module):
         return sequence_output, self.pooler(sequence_output)
 
 
+class BertPredictionHeadTransform(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.LayerNorm = nn.LayerNorm(config.hidden_size,
+                                      eps=config.layer_norm_eps)
+
+    def forward(self, hidden_states):
+        hidden_states = self.dense(hidden_states)
+        hidden_states = F.gelu(hidden_states)
+        return self.LayerNorm(hidden_states)
+
+
+class BertLMPredictionHead(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.transform = BertPredictionHeadTransform(config)
+        # The output weights are the input embeddings' (tied below); the
+        # bias is the head's own.
+        self.decoder = nn.Linear(config.hidden_size, config.vocab_size,
+                                 bias=False)
+        self.bias = nn.Parameter(torch.zeros(config.vocab_size))
+
+    def forward(self, hidden_states):
+        hidden_states = self.transform(hidden_states)
+        return self.decoder(hidden_states) + self.bias
+
+
+class BertOnlyMLMHead(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.predictions = BertLMPredictionHead(config)
+
+    def forward(self, sequence_output):
+        return self.predictions(sequence_output)
+
+
+class BertForMaskedLM(nn.Module):
+    """HF's `labels=` convention: forward returns (loss, prediction_scores),
+    the loss a cross entropy over the positions whose label is not -100."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.bert = BertModel(config, add_pooling_layer=False)
+        self.cls = BertOnlyMLMHead(config)
+        self.cls.predictions.decoder.weight = \
+            self.bert.embeddings.word_embeddings.weight
+
+    def forward(self, input_ids, attention_mask, token_type_ids, labels=None):
+        sequence_output = self.bert(input_ids, attention_mask, token_type_ids)
+        prediction_scores = self.cls(sequence_output)
+        if labels is None:
+            return prediction_scores
+        loss_fct = nn.CrossEntropyLoss()  # -100 index = padding token
+        masked_lm_loss = loss_fct(
+            prediction_scores.view(-1, self.config.vocab_size),
+            labels.view(-1))
+        return masked_lm_loss, prediction_scores
+
+
 def tiny_config():
     return BertConfig(vocab_size=64, hidden_size=32, num_hidden_layers=2,
                       num_attention_heads=4, intermediate_size=64,
@@ -253,3 +314,20 @@ def make(add_pooling_layer=True):
 
 def make_no_pooler():
     return make(add_pooling_layer=False)
+
+
+def make_train():
+    """The masked-LM model with labels: 5 positions of 16 are predicted,
+    the others are -100 (ignored)."""
+    torch.manual_seed(0)
+    model = BertForMaskedLM(tiny_config())
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "LayerNorm" in name or name.endswith("bias"):
+                p.add_(0.1 * torch.randn_like(p))
+    inputs = example_inputs()
+    labels = torch.full_like(inputs["input_ids"], -100)
+    for b, s in ((0, 1), (0, 4), (0, 6), (1, 0), (1, 3)):
+        labels[b, s] = inputs["input_ids"][b, s]
+    inputs["labels"] = labels
+    return model, inputs

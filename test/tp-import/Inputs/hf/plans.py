@@ -26,7 +26,8 @@ Plans:
   PrepareModuleInput names one input.
 - bert: query/key/value and intermediate.dense Colwise,
   attention.output.dense and output.dense Rowwise (embeddings, LayerNorms
-  and pooler replicated).
+  and pooler replicated); bert-mlm: the same under `bert.` (BertForMaskedLM,
+  its head replicated).
 - mixtral: Llama's attention plan plus each expert's w1/w3 Colwise and w2
   Rowwise; the router gate stays replicated so every rank routes alike.
 """
@@ -112,6 +113,10 @@ _PLANS = {
         "encoder.layer.*.intermediate.dense": COLWISE,
         "encoder.layer.*.output.dense": ROWWISE,
     },
+    # BertForMaskedLM: the encoder's plan under `bert.`; the MLM head (its
+    # decoder tied to the word embeddings) replicated.
+    "bert-mlm": lambda: {"bert." + key: style
+                         for key, style in _PLANS["bert"]().items()},
     "mixtral": lambda: _decoder("model.", {
         "block_sparse_moe." + key: style for key, style in _EXPERTS.items()}),
     "mixtral-moe": lambda: dict(_EXPERTS),
