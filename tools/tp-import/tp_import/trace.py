@@ -901,6 +901,16 @@ def _kept(shape, dims):
     return [1 if i in dims else s for i, s in enumerate(shape)]
 
 
+def _centered_squares(tr, x, dims):
+    """x minus its mean over `dims` (kept), and that squared."""
+    xn = tr.node_of(x)
+    mean = tr.make_shaped("reduce", [xn], _kept(x.shape, dims), x.dtype,
+                          {"kind": "mean", "dims": dims, "keepdim": True})
+    centered = tr.make_shaped("sub", [xn, mean], x.shape, x.dtype)
+    return centered, tr.make_shaped("mul", [centered, centered], x.shape,
+                                    x.dtype)
+
+
 def _variance(tr, name, a, x, result):
     """var / std over dims as mean, centered squares and their sum over
     `n - correction` (PyTorch's unbiased default: correction 1)."""
@@ -920,12 +930,7 @@ def _variance(tr, name, a, x, result):
         count *= x.shape[d]
     if not isinstance(correction, (int, float)) or count - correction <= 0:
         return None
-    kept = _kept(x.shape, dims)
-    xn = tr.node_of(x)
-    mean = tr.make_shaped("reduce", [xn], kept, x.dtype,
-                          {"kind": "mean", "dims": dims, "keepdim": True})
-    centered = tr.make_shaped("sub", [xn, mean], x.shape, x.dtype)
-    squares = tr.make_shaped("mul", [centered, centered], x.shape, x.dtype)
+    _, squares = _centered_squares(tr, x, dims)
     total = tr.make_shaped("reduce", [squares], result.shape, x.dtype,
                            {"kind": "sum", "dims": dims, "keepdim": keepdim})
     node = tr.make_shaped("mul", [total, tr.scalar(1.0 / (count - correction),
@@ -1370,11 +1375,7 @@ def _layer_norm_ops(tr, x, ndims, w, b, eps, result):
         return None
     dims = list(range(x.dim() - ndims, x.dim()))
     kept = _kept(x.shape, dims)
-    xn = tr.node_of(x)
-    mean = tr.make_shaped("reduce", [xn], kept, x.dtype,
-                          {"kind": "mean", "dims": dims, "keepdim": True})
-    centered = tr.make_shaped("sub", [xn, mean], x.shape, x.dtype)
-    squares = tr.make_shaped("mul", [centered, centered], x.shape, x.dtype)
+    centered, squares = _centered_squares(tr, x, dims)
     var = tr.make_shaped("reduce", [squares], kept, x.dtype,
                          {"kind": "mean", "dims": dims, "keepdim": True})
     shifted = tr.make_shaped("add", [var, tr.scalar(eps, x)], kept, x.dtype)
