@@ -23,11 +23,14 @@ _UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
 _BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy",
            "logical_and", "logical_or", "where")
 
+# The ops whose operands broadcast: a splat constant there is rank 0.
+_BROADCASTING = ("add", "sub", "mul", "div", "where", "compare",
+                 "logical_and", "logical_or")
+
 _RAW_HINTS = {
     "torch.masked_fill": "only as the causal mask of an attention",
     "torch.view_as_complex": "only in Meta's rotary embedding",
     "torch.view_as_real": "only in Meta's rotary embedding",
-    "torch.gelu": "in the erf form only (approximate='none')",
 }
 # Casts: tp's ops keep their operands' dtype.
 for _cast in ("to", "float", "half", "bfloat16", "double", "type",
@@ -131,8 +134,9 @@ class _Region:
             # when it broadcasts into the other operand.
             scalar = float(value.reshape(-1)[0])
             others = [a for a in user.args if a is not node]
-            shape = () if others and _broadcast(others[0].shape, value.shape) \
-                == list(others[0].shape) else tuple(value.shape)
+            shape = () if user.op in _BROADCASTING and others and \
+                _broadcast(others[0].shape, value.shape) == \
+                list(others[0].shape) else tuple(value.shape)
             v = self.fresh()
             self.em.const_types[v] = _type(shape, node.dtype, user)
             self.line(f"{v} = model.full {_fmt_float(scalar)} : "
@@ -245,7 +249,7 @@ class Emitter:
         for n in self.g.nodes():
             if n not in self.live:
                 continue
-            if "message" in n.attrs:
+            if "message" in n.attrs and n.op not in _RAW_HINTS:
                 n.fail(n.attrs["message"])
             if n.op.startswith("torch."):
                 hint = _RAW_HINTS.get(n.op)

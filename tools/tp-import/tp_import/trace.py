@@ -13,7 +13,8 @@ to it). Two hooks record the program:
   on a traced tensor (an input, a parameter, or a value computed from
   them) and records a node. Calls on constants only (masks, position
   tables, buffers) are not recorded: their results are constants whose
-  values later patterns can inspect.
+  values later patterns can inspect. A function without a handler here
+  is recorded as the ATen ops it runs (aten.py).
 
 A value that depends on an input or a parameter is never a constant. On
 torch 1.13 an index of one element (`t[0]`, `t[None]`, `t[mask]`) does not
@@ -63,6 +64,12 @@ _NOT_WRITES = {"requires_grad_", "share_memory_", "retain_grad"}
 _ACTIVATIONS = {nn.ReLU: "relu", nn.SiLU: "silu", nn.GELU: "gelu",
                 nn.Tanh: "tanh", nn.Sigmoid: "sigmoid"}
 _CONTAINERS = (nn.Sequential,)
+# Calls without a handler that are not recorded at the ATen level: forms a
+# pattern reads (Meta's rotary embedding), and dropout in training mode
+# (its mask would be frozen).
+_NO_ATEN = {"view_as_complex", "view_as_real", "dropout", "dropout_",
+            "alpha_dropout", "feature_alpha_dropout", "dropout1d",
+            "dropout2d", "dropout3d", "rrelu"}
 _LEAF_LAYERS = (nn.Linear, nn.Embedding, nn.LayerNorm, nn.Dropout)
 
 
@@ -593,16 +600,36 @@ class Tracer(TorchFunctionMode):
             nodes = handler(self, name, a, x, result) \
                 if handler is not None and isinstance(x, torch.Tensor) and \
                 all(isinstance(r, torch.Tensor) for r in result) else None
+            message = None
+            if nodes is None:
+                nodes, message = self._aten(name, func, a)
             if nodes is not None:
                 for r, node in zip(result, nodes):
-                    self._register(r, node)
+                    if isinstance(r, torch.Tensor) and node is not None:
+                        self._register(r, node)
                 return result
             operands = [self.node_of(t) for t in _tensors_in((args, kwargs))]
             for r in result:
                 if isinstance(r, torch.Tensor):
-                    self._register(r, self.make(
-                        "torch." + name, operands, r, {"torch_name": name}))
+                    node = self.make("torch." + name, operands, r,
+                                     {"torch_name": name})
+                    if message:
+                        node.attrs["message"] = message
+                    self._register(r, node)
         return result
+
+    def _aten(self, name, func, a):
+        """The nodes of `func`'s results recorded at the ATen level
+        (aten.py) and None, or None and why that failed (None when the call
+        must not run again: in place, random, or a form a pattern reads)."""
+        if name in _NO_ATEN or _mutated(name, a.args, a.kwargs) is not None:
+            return None, None
+        from . import aten
+        try:
+            return aten.record(self, name, func, a.args, a.kwargs), None
+        except aten.NoRule as e:
+            return None, (f"unsupported function (it runs ATen op {e}, "
+                          f"which tp-import has no rule for)")
 
     def _refuse_rows(self, name, tensors):
         """Refuses a call the selection rules do not read whose operands
@@ -633,7 +660,13 @@ class Tracer(TorchFunctionMode):
             node = handler(self, name, a, x, result)
             if node is not None:
                 return node
-        return self._raw(name, a, result)
+        nodes, message = self._aten(name, func, a)
+        if nodes is not None and len(nodes) == 1 and nodes[0] is not None:
+            return nodes[0]
+        node = self._raw(name, a, result)
+        if message:
+            node.attrs.setdefault("message", message)
+        return node
 
 
 # -- handlers: each returns the node for a call, or None to keep it raw -----
