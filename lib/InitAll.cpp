@@ -7,6 +7,7 @@
 #include "tp/InitAll.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "tp/Conversion/ModelToLinalg/Passes.h"
 #include "tp/Conversion/Shard/Passes.h"
@@ -16,8 +17,9 @@
 #include "tp/Dialect/TP/Transforms/StyleDefinition.h"
 
 void mlir::tp::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<TPDialect, model::ModelDialect, func::FuncDialect,
-                  arith::ArithDialect, tensor::TensorDialect>();
+  registry
+      .insert<TPDialect, model::ModelDialect, func::FuncDialect,
+              arith::ArithDialect, math::MathDialect, tensor::TensorDialect>();
   model::registerModelExternalModels(registry);
   registerParallelStyleModels(registry);
 }

@@ -47,6 +47,7 @@ constexpr AttributeArg kAttributeArgs[] = {
     {kStep, "step", false},
     {kElements, "elements", false},
     {kPredicate, "predicate", false},
+    {kGeneric, "indexing_maps", false},
 };
 /// The argument kinds a model op's kernel may have that no attribute
 /// gives: its result's shape, and the axes (with the size that goes with
@@ -65,6 +66,8 @@ mlir::tp::exec::detail::kernelAttributes(Opcode code) {
     names.push_back(h);
   if (args & kDropout)
     names.append({"p", "train"});
+  if (args & kGeneric)
+    names.push_back("iterator_types");
   return names;
 }
 
@@ -185,6 +188,13 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
     case kPerm:
       if (auto perm = dyn_cast<DenseI64ArrayAttr>(attr)) {
         instr.shape.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
+        continue;
+      }
+      break;
+    case kGeneric:
+      if (auto generic = dyn_cast<m::GenericOp>(op)) {
+        instr.param = static_cast<int>(program.generics.size());
+        program.generics.push_back(compileGeneric(generic));
         continue;
       }
       break;

@@ -105,6 +105,9 @@ private:
   /// model.dropout (Copy unless `train`), model.dropout_grad and their
   /// sharded forms (the global shape and shard dims for the mask's index).
   void compileDropout(mlir::Operation *op, Instruction instr);
+  /// model.generic's loop nest and body (CompileGeneric.cpp); throws naming
+  /// a body op the host kernel cannot compute.
+  static runtime::GenericSpec compileGeneric(mlir::tp::model::GenericOp op);
   /// Appends \p instr defining the result of \p op (its only result, a
   /// ranked tensor); a kernel also gets its widened operands.
   Instruction &emit(mlir::Operation *op, Instruction instr);

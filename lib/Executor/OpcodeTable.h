@@ -44,6 +44,7 @@ enum Arg : unsigned {
   kStep = 1 << 20,
   kElements = 1 << 21,  // `param` as the index of a constant tensor
   kPredicate = 1 << 22, // `size` as a comparison's runtime::Predicate
+  kGeneric = 1 << 23,   // `param` as the index of a generic's loop nest
 };
 
 struct OpcodeInfo {

@@ -71,7 +71,8 @@ void printSlots(llvm::raw_ostream &os, const std::vector<int> &slots) {
 }
 
 /// " {dim = 1, axes = [0]}", or nothing without static arguments.
-void printArgs(llvm::raw_ostream &os, const Instruction &in) {
+void printArgs(llvm::raw_ostream &os, const Instruction &in,
+               const ProgramData &P) {
   unsigned args = opcodeInfo(in.op).args;
   if (in.op == Opcode::TargetLogit && in.axes.empty())
     args = 0; // classes not sharded: nothing to say
@@ -95,6 +96,8 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in) {
     key("count") << in.size;
   if (args & kElements)
     key("constant") << in.param;
+  if (args & kGeneric)
+    key("loops") << '"' << P.generics[in.param].summary() << '"';
   if (args & kOffset)
     key("offset") << in.size;
   if (args & kRoot)
@@ -198,7 +201,7 @@ void Program::print(llvm::raw_ostream &os) const {
       os << ' ';
       printSlots(os, in.operands);
     }
-    printArgs(os, in);
+    printArgs(os, in, p);
     os << " : ";
     printType(os, p.slots[in.result]);
     if (!in.frees.empty()) {

@@ -10,6 +10,7 @@
 #define TP_LIB_EXECUTOR_PROGRAMDATA_H
 
 #include "tp/Executor/Executor.h"
+#include "tp/Runtime/Generic.h"
 
 #include <algorithm>
 #include <map>
@@ -33,6 +34,8 @@ struct ProgramData {
   std::vector<ParamInfo> params;
   /// The values of the model.constant ops, by Instruction::param.
   std::vector<runtime::Tensor> constants;
+  /// The loop nests of the model.generic ops, by Instruction::param.
+  std::vector<runtime::GenericSpec> generics;
   std::vector<InputInfo> inputs;
   std::vector<ResultLayout> results;
   /// The mesh axes of every group a collective runs on; each rank splits one

@@ -131,6 +131,12 @@ typename B::Buffer runKernel(const Instruction &in, Frame<B> &f) {
     }
     case Opcode::Abs:
       return abs(arg(0));
+    case Opcode::Generic: {
+      std::vector<const typename B::Buffer *> operands;
+      for (size_t i = 0; i < in.operands.size(); ++i)
+        operands.push_back(&arg(i));
+      return generic(f.program->generics[in.param], operands, in.shape);
+    }
     case Opcode::Expand:
       return expand(arg(0), in.shape);
     case Opcode::Compare:

@@ -685,9 +685,42 @@ static Value keepdimReduce(OpT op, Value x, Emitter &e, RankedTensorType type,
   return e.insertUnitDim(red, dim);
 }
 
+namespace {
+/// model.generic is linalg.generic on model tensors: the same maps,
+/// iterators and body, its init the output operand.
+struct GenericExport : public OpConversionPattern<m::GenericOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(m::GenericOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ValueRange operands = adaptor.getOperands();
+    SmallVector<utils::IteratorType> iterators;
+    for (Attribute t : op.getIteratorTypes())
+      iterators.push_back(cast<StringAttr>(t).getValue() == "reduction"
+                              ? utils::IteratorType::reduction
+                              : utils::IteratorType::parallel);
+    SmallVector<AffineMap> maps;
+    for (Attribute map : op.getIndexingMaps())
+      maps.push_back(cast<AffineMapAttr>(map).getValue());
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{op.getResult().getType()},
+        operands.drop_back(), operands.back(), maps, iterators);
+    rewriter.inlineRegionBefore(op.getBody(), generic.getRegion(),
+                                generic.getRegion().end());
+    Operation *yield = generic.getRegion().front().getTerminator();
+    rewriter.setInsertionPoint(yield);
+    linalg::YieldOp::create(rewriter, yield->getLoc(), yield->getOperands());
+    rewriter.eraseOp(yield);
+    return replaceExported(op, generic.getResult(0), rewriter);
+  }
+};
+} // namespace
+
 void mlir::tp::linalg_export::populateForwardExportPatterns(
     RewritePatternSet &p) {
   using T = RankedTensorType;
+  p.add<GenericExport>(p.getContext());
   addExport<m::LinearOp>(p, [](m::LinearOp, ValueRange ops, Emitter &e,
                                T type) {
     return linear(e, ops[0], ops[1], ops.size() > 2 ? ops[2] : Value(), type);

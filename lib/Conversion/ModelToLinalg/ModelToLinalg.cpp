@@ -261,7 +261,9 @@ struct WidenHalfPattern : public ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isModelOp(op) || !isHalf(op))
+    // A generic's body is typed by its elements: it is exported as it is.
+    if (!isModelOp(op) || !isHalf(op) ||
+        isa<m::GenericOp, m::GenericYieldOp>(op))
       return failure();
     linalg_export::Emitter e(rewriter, op->getLoc());
     auto widen = [&](Type type) -> Type {
@@ -365,7 +367,7 @@ void mlir::tp::populateModelToLinalgPatterns(RewritePatternSet &patterns) {
 /// the conversion itself cannot fail on a model op it has a pattern for.
 static LogicalResult checkExportable(func::FuncOp func) {
   WalkResult walk = func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (!isModelOp(op))
+    if (!isModelOp(op) || isa<m::GenericYieldOp>(op))
       return WalkResult::advance();
     if (failed(checkTypes(op)))
       return WalkResult::interrupt();

@@ -361,6 +361,253 @@ bool isElementwise(linalg::GenericOp op) {
                       isTrailingBroadcast);
 }
 
+/// Records the ops a builder creates, so that a failed attempt can erase
+/// what it made.
+struct CreatedOps : public OpBuilder::Listener {
+  SmallVector<Operation *> ops;
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    ops.push_back(op);
+  }
+};
+
+/// Why model.generic cannot hold `op` (an operand dim read at a compound
+/// index, the result at a reduction loop or twice), or "" when it can.
+std::string notGenericReason(linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  for (auto [i, map, operand] : llvm::enumerate(maps, op->getOperands())) {
+    ArrayRef<int64_t> shape = cast<ShapedType>(operand.getType()).getShape();
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      auto c = dyn_cast<AffineConstantExpr>(expr);
+      if (isa<AffineDimExpr>(expr) || (c && c.getValue() == 0 && shape[d] == 1))
+        continue;
+      os << "it reads operand " << i << " dim " << d << " at ";
+      expr.print(os);
+      os << " (a model op reads each dim at one loop)";
+      return reason;
+    }
+  }
+  llvm::SmallDenseSet<unsigned> seen;
+  for (AffineExpr expr : maps.back().getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || iterators[dim.getPosition()] != utils::IteratorType::parallel ||
+        !seen.insert(dim.getPosition()).second) {
+      os << "its result map ";
+      maps.back().print(os);
+      os << " does not name parallel loops, each once";
+      return reason;
+    }
+  }
+  // The body computes from the elements alone (the loop indices of a
+  // linalg.index would be a rank's, not the global ones).
+  for (Operation &inner : op.getRegion().front().without_terminator()) {
+    StringRef dialect = inner.getName().getDialectNamespace();
+    if (dialect != "arith" && dialect != "math") {
+      os << "its body uses " << inner.getName()
+         << " (model.generic bodies compute with arith and math ops)";
+      return reason;
+    }
+  }
+  return reason;
+}
+
+/// A generic no model op expresses, kept as model.generic (its rule comes
+/// from its maps): the same inputs, maps, iterators and body; the init a
+/// value a model op can read (a zero `model.full` when the body does not
+/// read it).
+FailureOr<Value> keepGeneric(OpBuilder &b, linalg::GenericOp op) {
+  Value init = op.getDpsInits()[0];
+  Block &block = op.getRegion().front();
+  if (block.getArguments().back().use_empty()) {
+    init = m::FullOp::create(b, op.getLoc(), init.getType(),
+                             b.getF64FloatAttr(0.0))
+               .getResult();
+  } else {
+    FailureOr<Value> value = initValue(b, op, init);
+    if (failed(value))
+      return failure();
+    init = *value;
+  }
+  SmallVector<Value> operands(op.getDpsInputs());
+  operands.push_back(init);
+  auto generic = m::GenericOp::create(
+      b, op.getLoc(), op.getResult(0).getType(), operands, op.getIndexingMaps(),
+      b.getStrArrayAttr(llvm::to_vector(llvm::map_range(
+          op.getIteratorTypesArray(), [](utils::IteratorType t) -> StringRef {
+            return t == utils::IteratorType::reduction ? "reduction"
+                                                       : "parallel";
+          }))));
+  IRMapping mapping;
+  op.getRegion().cloneInto(&generic.getBody(), mapping);
+  Block &body = generic.getBody().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  OpBuilder yb(yield);
+  m::GenericYieldOp::create(yb, yield.getLoc(), yield.getOperand(0));
+  yield.erase();
+  return generic.getResult();
+}
+
+/// The model ops of a generic: the raised form when one of the recognizers
+/// reads it, else model.generic when that can hold it, else an error
+/// saying why neither does.
+FailureOr<Value> importGeneric(OpBuilder &b, linalg::GenericOp g) {
+  CreatedOps created;
+  OpBuilder quiet(g, &created);
+  FailureOr<Value> raised = failure();
+  {
+    ScopedDiagnosticHandler silence(g.getContext(),
+                                    [](Diagnostic &) { return success(); });
+    if (isElementwise(g))
+      raised = raiseElementwise(quiet, g);
+    else if (std::optional<Value> t = raiseTranspose(quiet, g))
+      raised = *t;
+    else if (g.getNumDpsInputs() == 1)
+      raised = raiseReduction(quiet, g);
+    else
+      raised = raiseMatmul(quiet, g);
+  }
+  if (succeeded(raised))
+    return raised;
+  for (Operation *op : llvm::reverse(created.ops))
+    op->erase();
+  std::string reason = notGenericReason(g);
+  if (!reason.empty())
+    return g.emitError() << "linalg.generic has no model op: " << reason;
+  return keepGeneric(b, g);
+}
+
+/// `x` sliced to `shape` from `offsets` by `strides` (static), one
+/// model.slice per dim it cuts.
+Value sliceDims(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> offsets,
+                ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (offsets[d] == 0 && strides[d] == 1 && sizes[d] == shape[d])
+      continue;
+    shape[d] = sizes[d];
+    x = m::SliceOp::create(b, loc, type.clone(shape), x, b.getI64IntegerAttr(d),
+                           b.getI64IntegerAttr(sizes[d] ? offsets[d] : 0),
+                           b.getI64IntegerAttr(strides[d]))
+            .getResult();
+  }
+  return x;
+}
+
+/// tensor.extract_slice with static offsets, sizes and strides: model.slice
+/// per cut dim, and a reshape dropping the dims a rank-reducing slice
+/// drops.
+FailureOr<Value> raiseExtractSlice(OpBuilder &b, tensor::ExtractSliceOp op) {
+  if (ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(op.getStaticSizes()) ||
+      ShapedType::isDynamicShape(op.getStaticStrides()) ||
+      llvm::any_of(op.getStaticStrides(), [](int64_t s) { return s <= 0; }))
+    return op.emitError() << "tensor.extract_slice with dynamic or "
+                             "non-positive offsets, sizes or strides: "
+                             "model.slice takes static ones";
+  Value v = sliceDims(b, op.getLoc(), op.getSource(), op.getStaticOffsets(),
+                      op.getStaticSizes(), op.getStaticStrides());
+  if (v.getType() != op.getType())
+    v = m::ReshapeOp::create(b, op.getLoc(), op.getType(), v).getResult();
+  return v;
+}
+
+/// A constant block of `shape` and `type`'s element type.
+Value fullBlock(OpBuilder &b, Location loc, RankedTensorType type,
+                ArrayRef<int64_t> shape, double value) {
+  return m::FullOp::create(b, loc, type.clone(shape), b.getF64FloatAttr(value))
+      .getResult();
+}
+
+/// tensor.pad by a constant with static low/high pads >= 0: per padded
+/// dim, the value between two constant blocks (model.concat).
+FailureOr<Value> raisePad(OpBuilder &b, tensor::PadOp op) {
+  Value padding = op.getConstantPaddingValue();
+  auto c = padding ? padding.getDefiningOp<arith::ConstantOp>() : nullptr;
+  auto f = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
+  if (!f)
+    return op.emitError() << "tensor.pad by a value that is not a float "
+                             "constant: no model op expresses it";
+  if (ShapedType::isDynamicShape(op.getStaticLow()) ||
+      ShapedType::isDynamicShape(op.getStaticHigh()) ||
+      llvm::any_of(op.getStaticLow(), [](int64_t p) { return p < 0; }) ||
+      llvm::any_of(op.getStaticHigh(), [](int64_t p) { return p < 0; }))
+    return op.emitError() << "tensor.pad with dynamic or negative pads: "
+                             "model.concat takes static blocks";
+  Value v = op.getSource();
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t low = op.getStaticLow()[d], high = op.getStaticHigh()[d];
+    if (!low && !high)
+      continue;
+    SmallVector<Value> parts;
+    for (int64_t count : {low, int64_t(-1), high}) {
+      if (count < 0) {
+        parts.push_back(v);
+      } else if (count) {
+        SmallVector<int64_t> block(shape);
+        block[d] = count;
+        parts.push_back(
+            fullBlock(b, op.getLoc(), type, block, f.getValueAsDouble()));
+      }
+    }
+    shape[d] += low + high;
+    v = m::ConcatOp::create(b, op.getLoc(), type.clone(shape), parts,
+                            b.getI64IntegerAttr(d))
+            .getResult();
+  }
+  return v;
+}
+
+/// tensor.insert_slice of a unit-stride block that covers the destination
+/// on every dim but one: the destination before it, the source, and the
+/// destination after it, concatenated along that dim.
+FailureOr<Value> raiseInsertSlice(OpBuilder &b, tensor::InsertSliceOp op) {
+  auto dest = cast<RankedTensorType>(op.getDest().getType());
+  ArrayRef<int64_t> offsets = op.getStaticOffsets(),
+                    sizes = op.getStaticSizes(),
+                    strides = op.getStaticStrides();
+  if (ShapedType::isDynamicShape(offsets) ||
+      ShapedType::isDynamicShape(sizes) ||
+      llvm::any_of(strides, [](int64_t s) { return s != 1; }) ||
+      op.getSourceType().getRank() != dest.getRank())
+    return op.emitError() << "tensor.insert_slice with dynamic offsets or "
+                             "sizes, strides other than 1 or a rank-reducing "
+                             "source: no model op expresses it";
+  SmallVector<int64_t> cut;
+  for (int64_t d = 0; d < dest.getRank(); ++d)
+    if (offsets[d] != 0 || sizes[d] != dest.getDimSize(d))
+      cut.push_back(d);
+  if (cut.empty())
+    return op.getSource();
+  if (cut.size() > 1)
+    return op.emitError() << "tensor.insert_slice into " << cut.size()
+                          << " dims of its destination: model.concat "
+                             "joins along one";
+  int64_t d = cut.front();
+  SmallVector<Value> parts;
+  SmallVector<int64_t> zero(dest.getRank(), 0), one(dest.getRank(), 1);
+  SmallVector<int64_t> before(dest.getShape()), after(dest.getShape());
+  before[d] = offsets[d];
+  after[d] = dest.getDimSize(d) - offsets[d] - sizes[d];
+  if (before[d])
+    parts.push_back(sliceDims(b, op.getLoc(), op.getDest(), zero, before, one));
+  parts.push_back(op.getSource());
+  if (after[d]) {
+    SmallVector<int64_t> start(zero);
+    start[d] = offsets[d] + sizes[d];
+    parts.push_back(sliceDims(b, op.getLoc(), op.getDest(), start, after, one));
+  }
+  if (parts.size() == 1)
+    return parts.front();
+  return m::ConcatOp::create(b, op.getLoc(), dest, parts,
+                             b.getI64IntegerAttr(d))
+      .getResult();
+}
+
 } // namespace
 
 LogicalResult mlir::tp::raiseLinalgToModel(func::FuncOp func) {
@@ -380,8 +627,9 @@ LogicalResult mlir::tp::raiseLinalgToModel(func::FuncOp func) {
   }
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) {
-    if (isa<linalg::GenericOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-            op))
+    if (isa<linalg::GenericOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+            tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ConcatOp,
+            tensor::PadOp>(op))
       ops.push_back(op);
   });
   for (Operation *op : ops) {
@@ -395,18 +643,24 @@ LogicalResult mlir::tp::raiseLinalgToModel(func::FuncOp func) {
                                               o->getOperand(0))
                       .getResult();
                 })
+            .Case([&](tensor::ExtractSliceOp o) {
+              return raiseExtractSlice(b, o);
+            })
+            .Case(
+                [&](tensor::InsertSliceOp o) { return raiseInsertSlice(b, o); })
+            .Case([&](tensor::PadOp o) { return raisePad(b, o); })
+            .Case([&](tensor::ConcatOp o) -> FailureOr<Value> {
+              return m::ConcatOp::create(b, o.getLoc(), o.getType(),
+                                         o.getInputs(),
+                                         b.getI64IntegerAttr(o.getDim()))
+                  .getResult();
+            })
             .Case([&](linalg::GenericOp g) -> FailureOr<Value> {
               if (g.getNumResults() != 1)
                 return g.emitError()
                        << "linalg.generic with " << g.getNumResults()
                        << " results: model ops have one";
-              if (isElementwise(g))
-                return raiseElementwise(b, g);
-              if (std::optional<Value> t = raiseTranspose(b, g))
-                return *t;
-              if (g.getNumDpsInputs() == 1)
-                return raiseReduction(b, g);
-              return raiseMatmul(b, g);
+              return importGeneric(b, g);
             });
     if (failed(v))
       return failure();

@@ -37,35 +37,20 @@ func.func @order(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 shard.grid @g(shape = 4)
-func.func @sin(%x: tensor<8xf32>) -> tensor<8xf32> {
-  %e = tensor.empty() : tensor<8xf32>
-  // expected-error @+1 {{element-wise linalg.generic: its body op 'math.sin' has no element-wise model op}}
-  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
-       ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %r = math.sin %a : f32
-    linalg.yield %r : f32
-  } -> tensor<8xf32>
-  return %y : tensor<8xf32>
-}
-
-// -----
-
-shard.grid @g(shape = 4)
-func.func @transposed_lhs(%a: tensor<16x8xf32>, %b: tensor<16x32xf32>) -> tensor<8x32xf32> {
+func.func @window(%x: tensor<10xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<8x32xf32>
-  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
-  // expected-error @+1 {{linalg.generic is not a matmul model.matmul expresses: the lhs map is not [..., m, k]}}
-  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
-                       iterator_types = ["parallel", "parallel", "reduction"]}
-       ins(%a, %b : tensor<16x8xf32>, tensor<16x32xf32>) outs(%f : tensor<8x32xf32>) {
-  ^bb0(%x: f32, %w: f32, %c: f32):
-    %m = arith.mulf %x, %w : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %w = tensor.empty() : tensor<3xf32>
+  // expected-error @+1 {{linalg.generic has no model op: it reads operand 0 dim 0 at d0 + d1 (a model op reads each dim at one loop)}}
+  %y = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i + k)>, affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (i)>], iterator_types = ["parallel", "reduction"]}
+       ins(%x, %w : tensor<10xf32>, tensor<3xf32>) outs(%f : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
     %s = arith.addf %c, %m : f32
     linalg.yield %s : f32
-  } -> tensor<8x32xf32>
-  return %y : tensor<8x32xf32>
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
 }
 
 // -----
@@ -81,14 +66,32 @@ func.func @uninitialized(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) -> tensor<
 // -----
 
 shard.grid @g(shape = 4)
-func.func @pad(%a: tensor<8xf32>) -> tensor<10xf32> {
-  %zero = arith.constant 0.0 : f32
-  // expected-error @+1 {{tensor.pad is still read after import-shard raised the linalg computation: no model op expresses it}}
+func.func @pad(%a: tensor<8xf32>, %v: f32) -> tensor<10xf32> {
+  // expected-error @+1 {{tensor.pad by a value that is not a float constant: no model op expresses it}}
   %p = tensor.pad %a low[1] high[1] {
   ^bb0(%i: index):
-    tensor.yield %zero : f32
+    tensor.yield %v : f32
   } : tensor<8xf32> to tensor<10xf32>
   return %p : tensor<10xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @insert_corner(%a: tensor<2x2xf32>, %d: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{tensor.insert_slice into 2 dims of its destination: model.concat joins along one}}
+  %r = tensor.insert_slice %a into %d[1, 1] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @gather(%a: tensor<8xf32>) -> tensor<10xf32> {
+  %i = arith.constant dense<1> : tensor<10x1xindex>
+  // expected-error @+1 {{tensor.gather is still read after import-shard raised the linalg computation: no model op expresses it}}
+  %g = tensor.gather %a[%i] gather_dims([0]) unique : (tensor<8xf32>, tensor<10x1xindex>) -> tensor<10xf32>
+  return %g : tensor<10xf32>
 }
 
 // -----
@@ -101,38 +104,6 @@ func.func @get_sharding(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{shard.shard's sharding is not a shard.sharding op: nothing to import}}
   %bs = shard.shard %b to %g : tensor<8xf32>
   return %bs : tensor<8xf32>
-}
-
-// -----
-
-shard.grid @g(shape = 4)
-func.func @broadcast_only(%b: tensor<32xf32>) -> tensor<8x32xf32> {
-  %e = tensor.empty() : tensor<8x32xf32>
-  // expected-error @+1 {{element-wise linalg.generic yields 'tensor<32xf32>', not its result type 'tensor<8x32xf32>': no model op broadcasts a value to a shape}}
-  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
-       ins(%b : tensor<32xf32>) outs(%e : tensor<8x32xf32>) {
-  ^bb0(%a: f32, %o: f32):
-    %r = math.exp %a : f32
-    linalg.yield %r : f32
-  } -> tensor<8x32xf32>
-  return %y : tensor<8x32xf32>
-}
-
-// -----
-
-shard.grid @g(shape = 4)
-func.func @product(%x: tensor<8x32xf32>) -> tensor<8xf32> {
-  %one = arith.constant 1.0 : f32
-  %e = tensor.empty() : tensor<8xf32>
-  %f = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
-  // expected-error @+1 {{linalg.generic is not a reduction a model op expresses: its body combines with 'arith.mulf', not addf or maximumf}}
-  %p = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
-       ins(%x : tensor<8x32xf32>) outs(%f : tensor<8xf32>) {
-  ^bb0(%a: f32, %acc: f32):
-    %r = arith.mulf %acc, %a : f32
-    linalg.yield %r : f32
-  } -> tensor<8xf32>
-  return %p : tensor<8xf32>
 }
 
 // -----
@@ -205,4 +176,22 @@ func.func @two_grids(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>) -> (tensor<8x1
   %xs = shard.shard %x to %rep : tensor<8x16xf32>
   %ws = shard.shard %w to %col : tensor<16x32xf32>
   return %xs, %ws : tensor<8x16xf32>, tensor<16x32xf32>
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @index(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error @+1 {{linalg.generic has no model op: its body uses linalg.index (model.generic bodies compute with arith and math ops)}}
+  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]}
+       ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i64
+    %f = arith.sitofp %c : i64 to f32
+    %r = arith.addf %a, %f : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %y : tensor<8xf32>
 }

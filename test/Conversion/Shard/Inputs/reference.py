@@ -5,7 +5,9 @@ usage: reference.py MODEL INPUTS.safetensors OUTPUTS.safetensors
 MODEL: mlp-gelu (gelu_tanh(x @ w1) @ w2, for each (w1, w2) pair of the
 arguments after x in turn), mlp (x @ w1 @ w2) or partial-add
 (x1 @ w1 + x2 @ w2), exp (exp(x)) or linear-rowsum (the row sums of
-x @ w^T). Prints the largest error and exits 1 if
+x @ w^T) or generics (a^T @ w plus, along rows, the product of
+1 + 0.05 sin(x) over each row: Inputs/generics.mlir) or tensor-ops
+(Inputs/tensor_ops.mlir). Prints the largest error and exits 1 if
 an element is off by more than 1e-4 relative to the output's scale.
 """
 import json
@@ -57,6 +59,31 @@ def main():
         h, sh = matmul(x, sx, wt, [k, n])
         ref = [sum(h[r * n:(r + 1) * n]) for r in range(sh[0])]
         shape = [sh[0]]
+    elif model == "generics":
+        (sx, x), (sa, a), (sw, w) = ins["arg0"], ins["arg1"], ins["arg2"]
+        rows, cols = sx
+        k, m = sa
+        n = sw[1]
+        prod = []
+        for r in range(rows):
+            p = 1.0
+            for c in range(cols):
+                p *= 1 + 0.05 * math.sin(x[r * cols + c])
+            prod.append(p)
+        ref = [sum(a[i * m + r] * w[i * n + j] for i in range(k)) + prod[r]
+               for r in range(m) for j in range(n)]
+        shape = [m, n]
+    elif model == "tensor-ops":
+        (sx, x) = ins["arg0"]
+        rows, cols = sx
+        grid = [x[r * cols:(r + 1) * cols] for r in range(rows)]
+        padded = [[0.5] + row + [0.5] for row in grid]
+        strided = [row[0:18:2] for row in padded]
+        joined = [row + row for row in strided]
+        for r in range(rows):
+            joined[r][5:9] = grid[r][0:4]
+        ref = [v for row in joined for v in row]
+        shape = [rows, 18]
     elif model == "exp":
         shape, x = ins["arg0"]
         ref = [math.exp(v) for v in x]

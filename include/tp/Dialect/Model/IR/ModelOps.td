@@ -628,6 +628,70 @@ def Model_DetachOp : Model_UnaryOp<"detach",
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// A loop nest over a scalar body (a linalg.generic kept as it is)
+//===----------------------------------------------------------------------===//
+
+def Model_GenericOp : Model_Op<"generic", [Pure, SingleBlock,
+    Model_HasShardingRule, Model_Kernel]> {
+  let summary = "A loop nest computing each result element from a scalar body (`linalg.generic`)";
+  let description = [{
+    linalg.generic's semantics on model tensors: the operands are the inputs
+    and, last, the init; `indexing_maps` gives, per operand, which loop
+    indexes each of its dims (an `affine_map` of the loops whose results
+    are loop dims, or `0` for a dim of size 1), and `iterator_types` says
+    whether each loop is `"parallel"` or `"reduction"`. The init's map
+    names parallel loops only, each once; the result has the init's type.
+    For each point of the loop nest the body reads one element per operand
+    (the init's argument is the result element so far, starting from the
+    init) and yields the result element's new value. import-shard keeps a
+    generic that no model op expresses as this op.
+
+    Sharding (the factors of its maps, as Shardy's `OpShardingRule`): a
+    parallel loop's shard passes from the operands that it indexes to the
+    result; a reduction loop may be sharded when the body combines the
+    result element with the inputs by one `arith.addf`, `maximumf`/`maxnumf`
+    or `minimumf`/`minnumf` (the result is then a Partial of that
+    reduction, and the init counts once); otherwise it is replicated. A body
+    that reads the loop indices (`linalg.index`) or has ops outside the
+    arith and math dialects is replicated whole. tp-run runs it on the host
+    (arith and math float ops); it has no gradient.
+
+    ```mlir
+    %r = model.generic %x, %init {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: f32, %acc: f32):
+      %e = math.exp %a : f32
+      %s = arith.addf %acc, %e : f32
+      model.generic_yield %s : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Model_TensorLike>:$operands,
+                       AffineMapArrayAttr:$indexing_maps,
+                       StrArrayAttr:$iterator_types);
+  let results = (outs Model_TensorLike:$result);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $operands attr-dict `:` functional-type($operands, results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The reduction a sharded reduction loop gives: the body's combiner of
+    /// the result element (`sum`, `max`, `min`), or none when the body is
+    /// not one combination of it with the inputs.
+    std::optional<::mlir::tp::ReductionKind> getCombiner();
+    /// Whether the body reads the result element (an init is needed).
+    bool readsInit();
+  }];
+}
+
+def Model_GenericYieldOp : Model_Op<"generic_yield", [Pure, Terminator,
+    ReturnLike, HasParent<"GenericOp">]> {
+  let summary = "Yields the new result element of a model.generic's body";
+  let arguments = (ins AnyType:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
 include "tp/Dialect/Model/IR/ModelGradOps.td"
 
 #endif // TP_DIALECT_MODEL_IR_MODELOPS_TD
