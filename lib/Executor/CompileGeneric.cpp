@@ -10,7 +10,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/AffineExpr.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <stdexcept>
@@ -22,17 +21,6 @@ namespace m = mlir::tp::model;
 using Kind = mlir::tp::runtime::ScalarInstr::Kind;
 
 namespace {
-/// The loop each result of \p map reads (-1: the constant 0).
-std::vector<int64_t> loopsOf(Attribute attr) {
-  std::vector<int64_t> loops;
-  for (AffineExpr e : cast<AffineMapAttr>(attr).getValue().getResults())
-    loops.push_back(
-        isa<AffineDimExpr>(e)
-            ? static_cast<int64_t>(cast<AffineDimExpr>(e).getPosition())
-            : -1);
-  return loops;
-}
-
 std::optional<int> predicateOf(arith::CmpFPredicate p) {
   switch (p) {
   case arith::CmpFPredicate::OEQ:
@@ -56,8 +44,10 @@ std::optional<int> predicateOf(arith::CmpFPredicate p) {
 mlir::tp::runtime::GenericSpec Compiler::compileGeneric(m::GenericOp op) {
   mlir::tp::runtime::GenericSpec spec;
   spec.loops = static_cast<int64_t>(op.getIteratorTypes().size());
-  for (Attribute map : op.getIndexingMaps())
-    spec.operandMaps.push_back(loopsOf(map));
+  for (unsigned i = 0; i < op.getNumOperands(); ++i) {
+    SmallVector<int64_t> loops = op.getLoopsOf(i);
+    spec.operandMaps.emplace_back(loops.begin(), loops.end());
+  }
   spec.resultMap = spec.operandMaps.back();
   spec.hasInit = op.readsInit();
   Block &body = op.getBody().front();

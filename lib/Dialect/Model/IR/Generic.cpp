@@ -99,6 +99,16 @@ LogicalResult GenericOp::verify() {
   return success();
 }
 
+SmallVector<int64_t> GenericOp::getLoopsOf(unsigned operand) {
+  SmallVector<int64_t> loops;
+  AffineMap map = cast<AffineMapAttr>(getIndexingMaps()[operand]).getValue();
+  for (AffineExpr e : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    loops.push_back(dim ? static_cast<int64_t>(dim.getPosition()) : -1);
+  }
+  return loops;
+}
+
 bool GenericOp::readsInit() {
   return !getBody().front().getArguments().back().use_empty();
 }
@@ -155,20 +165,11 @@ AxisRule GenericOp::getAxisRule(ArrayRef<Attribute> in, int64_t axisSize) {
     }
     rule.factors.push_back(f);
   }
-  auto factorsOf = [](Attribute attr) {
-    SmallVector<int64_t> dims;
-    for (AffineExpr e : cast<AffineMapAttr>(attr).getValue().getResults())
-      dims.push_back(
-          isa<AffineDimExpr>(e)
-              ? static_cast<int64_t>(cast<AffineDimExpr>(e).getPosition())
-              : -1);
-    return dims;
-  };
-  for (auto [i, attr] : llvm::enumerate(getIndexingMaps())) {
-    rule.operands.push_back(factorsOf(attr));
+  for (unsigned i = 0; i < getNumOperands(); ++i) {
+    rule.operands.push_back(getLoopsOf(i));
     rule.shapes.emplace_back(shapeOf(getOperand(i)));
   }
-  rule.result = factorsOf(getIndexingMaps().getValue().back());
+  rule.result = rule.operands.back();
   AxisRule axisRule = b.fromFactors(rule, in);
   // A Partial result: each rank combines its part of the reduction into
   // the init, so the init must count once (Partial too).

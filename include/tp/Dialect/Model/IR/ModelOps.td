@@ -682,6 +682,9 @@ def Model_GenericOp : Model_Op<"generic", [Pure, SingleBlock,
     std::optional<::mlir::tp::ReductionKind> getCombiner();
     /// Whether the body reads the result element (an init is needed).
     bool readsInit();
+    /// Per dim of operand `operand` (the init's are the result's), the loop
+    /// that indexes it, or -1 for a size-1 dim read at 0.
+    ::llvm::SmallVector<int64_t> getLoopsOf(unsigned operand);
   }];
 }
 
