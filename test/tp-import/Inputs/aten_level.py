@@ -2,8 +2,9 @@
 for, each recorded as the ATen ops it runs (tp_import/aten.py): the
 activations PyTorch decomposes (mish, softplus, tanh GELU, elu, hardswish,
 leaky_relu, logsigmoid, selu, softsign, glu), addcmul and lerp, einsum,
-cumsum, var_mean, F.normalize, torch.norm, F.group_norm, F.pad and, in
-training, F.mse_loss."""
+cumsum, var_mean, F.normalize, torch.norm, F.group_norm, F.pad, flip,
+roll, max/min of a whole tensor, amin, argmax, a matrix times a vector
+and, in training, F.mse_loss."""
 
 import torch
 import torch.nn as nn
@@ -45,6 +46,11 @@ class Block(nn.Module):
         gn = F.group_norm(y.transpose(1, 2), 2).transpose(1, 2)
         z = n + gn + v + m + torch.norm(y, dim=-1, keepdim=True) + \
             shifted @ x + g.sum(-1, keepdim=True)
+        # flip (a gather at reversed positions), roll (narrow + cat), max
+        # and min of the whole tensor, amin, argmax, a matrix times a vector.
+        top = torch.gather(y, -1, y.argmax(-1, keepdim=True))
+        z = z + torch.roll(y.flip(-1), 1, -1) + torch.max(y) - y.min() + \
+            torch.amin(y, -1, keepdim=True) + top + (y @ self.scale)[..., None]
         if self.train_loss:
             return (z * z).mean() + F.mse_loss(z, x)
         return z
@@ -60,22 +66,23 @@ def make_train():
     return Block(train=True), {"x": torch.randn(2, 3, 8)}
 
 
-class Flip(nn.Module):
-    """torch.flip: ATen's flip has no rule in tp (a reversed slice)."""
+class Cumprod(nn.Module):
+    """torch.cumprod: ATen's cumprod has no rule in tp (nor a
+    decomposition)."""
 
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(8, 8)
 
     def forward(self, x):
-        return self.fc(x).flip(-1)
+        return torch.cumprod(self.fc(x), -1)
 
 
-def flip():
-    return Flip(), (torch.randn(2, 8),)
+def cumprod():
+    return Cumprod(), (torch.randn(2, 8),)
 
 
-class DeadFlip(nn.Module):
+class DeadCumprod(nn.Module):
     """An unsupported function whose value is never used is no error."""
 
     def __init__(self):
@@ -84,12 +91,12 @@ class DeadFlip(nn.Module):
 
     def forward(self, x):
         h = self.fc(x)
-        h.flip(-1)
+        torch.cumprod(h, -1)
         return h
 
 
-def dead_flip():
-    return DeadFlip(), (torch.randn(2, 8),)
+def dead_cumprod():
+    return DeadCumprod(), (torch.randn(2, 8),)
 
 
 class Overflow(nn.Module):

@@ -433,6 +433,73 @@ def _elu(tr, a, x, result):
     return tr.make("where", [positive, pos, neg], result)
 
 
+def _flip(tr, a, x, result):
+    """aten.flip(x, dims): per dim, the elements gathered at the reversed
+    positions (index_select; its gradient puts each back)."""
+    dims = a.get(1, "dims")
+    if not x.dtype.is_floating_point or result.dtype != x.dtype:
+        return None
+    node = tr.node_of(x)
+    for d in sorted(T._norm_dim(d, x.dim()) for d in dims):
+        n = x.shape[d]
+        if n <= 1:
+            continue
+        column = [1] * x.dim()
+        column[d] = n
+        index = T.Node("const", [], column, torch.int64, tr.scopes[-1],
+                       T._user_location(),
+                       value=torch.arange(n - 1, -1, -1).reshape(column))
+        index = tr.make_shaped("expand", [index], tuple(x.shape), torch.int64)
+        node = tr.make_shaped("gather", [node, index], tuple(x.shape),
+                              x.dtype, {"dim": d})
+    return node
+
+
+def _extreme_all(largest):
+    """aten.max / min of a whole tensor (one value): amax over every dim,
+    of -x for min."""
+    def rule(tr, a, x, result):
+        if isinstance(result, (tuple, list)):  # max.dim: values, indices
+            return T._MULTI_HANDLERS["max" if largest else "min"](
+                tr, "max", a, x, list(result))
+        if a.get(1, "other") is not None:  # of two tensors
+            return T._HANDLERS["maximum" if largest else "minimum"](
+                tr, "maximum", a, x, result)
+        return _amax_of(tr, x, list(range(x.dim())), False, largest, result)
+    return rule
+
+
+def _amax_of(tr, x, dims, keepdim, largest, result):
+    if not x.dtype.is_floating_point or result.dtype != x.dtype:
+        return None
+    src = tr.node_of(x)
+    if not largest:
+        src = tr.make_shaped("neg", [src], tuple(x.shape), x.dtype)
+    node = tr.make("reduce", [src], result,
+                   {"kind": "max", "dims": dims, "keepdim": keepdim})
+    return node if largest else tr.make("neg", [node], result)
+
+
+def _amin(tr, a, x, result):
+    return _amax_of(tr, x, _dims(a.get(1, "dim"), x.dim()),
+                    bool(a.get(2, "keepdim", False)), False, result)
+
+
+def _arg_extreme(largest):
+    """aten.argmax / argmin(x, dim, keepdim): the position torch.max / min
+    over the dim gives (the first of equal values)."""
+    def rule(tr, a, x, result):
+        dim, keepdim = a.get(1, "dim"), bool(a.get(2, "keepdim", False))
+        if dim is None:
+            return None
+        values, indices = (torch.max if largest else torch.min)(x, dim,
+                                                                keepdim)
+        nodes = T._MULTI_HANDLERS["max" if largest else "min"](
+            tr, "max", T._Args((x, dim, keepdim), {}), x, [values, indices])
+        return None if nodes is None else nodes[1]
+    return rule
+
+
 _RULES = {}
 for _n in ("add", "sub", "mul", "div", "rsub", "mm", "bmm", "matmul",
            "neg", "exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "erf",
@@ -481,8 +548,13 @@ for _n in ("split", "split_with_sizes", "unbind", "chunk", "tensor_split"):
     _RULES["aten." + _n] = _torch_multi(
         "split" if _n == "split_with_sizes" else _n)
 _RULES["aten.topk"] = _torch_multi("topk")
-_RULES["aten.max"] = _torch_multi("max")
-_RULES["aten.min"] = _torch_multi("min")
+_RULES["aten.max"] = _extreme_all(True)
+_RULES["aten.min"] = _extreme_all(False)
+_RULES["aten.amin"] = _amin
+_RULES["aten.argmax"] = _arg_extreme(True)
+_RULES["aten.argmin"] = _arg_extreme(False)
+_RULES["aten.flip"] = _flip
+_RULES["aten.narrow"] = _torch("narrow")
 _RULES["prims.broadcast_in_dim"] = _broadcast_in_dim
 _RULES["prims.sum"] = _prims_sum
 for _n in ("add", "sub", "mul", "div", "where", "neg", "exp", "log", "tanh",

@@ -687,6 +687,34 @@ def _binary(op, swap=False):
     return handle
 
 
+def _matmul(swap=False):
+    """`@` / torch.matmul / mm / bmm: a 1-D operand is a matrix of one row
+    (lhs) or column (rhs) whose dim the result drops, as torch.matmul."""
+    def handle(tr, name, a, x, result):
+        lhs, rhs = a.get(0, "input"), a.get(1, "other")
+        if swap:
+            lhs, rhs = rhs, lhs
+        if not isinstance(lhs, torch.Tensor) or \
+                not isinstance(rhs, torch.Tensor) or \
+                lhs.dim() == 0 or rhs.dim() == 0:
+            return None
+        ln, rn = tr.node_of(lhs), tr.node_of(rhs)
+        if lhs.dim() >= 2 and rhs.dim() >= 2:
+            return tr.make("matmul", [ln, rn], result)
+        lshape = tuple(lhs.shape) if lhs.dim() >= 2 else (1, lhs.shape[0])
+        rshape = tuple(rhs.shape) if rhs.dim() >= 2 else (rhs.shape[0], 1)
+        if lhs.dim() == 1:
+            ln = tr.make_shaped("reshape", [ln], lshape, lhs.dtype)
+        if rhs.dim() == 1:
+            rn = tr.make_shaped("reshape", [rn], rshape, rhs.dtype)
+        batch = list(torch.broadcast_shapes(lshape[:-2], rshape[:-2]))
+        prod = tr.make_shaped("matmul", [ln, rn],
+                              tuple(batch + [lshape[-2], rshape[-1]]),
+                              result.dtype)
+        return tr.make("reshape", [prod], result)
+    return handle
+
+
 def _div(tr, name, a, x, result):
     if a.kwargs.get("rounding_mode") is not None:
         return None
@@ -1619,8 +1647,8 @@ for _n in ("div", "__truediv__", "__itruediv__", "div_", "true_divide",
 for _n in ("__rtruediv__", "__rdiv__"):
     _HANDLERS[_n] = _binary("div", swap=True)
 for _n in ("matmul", "__matmul__", "mm", "bmm"):
-    _HANDLERS[_n] = _binary("matmul")
-_HANDLERS["__rmatmul__"] = _binary("matmul", swap=True)
+    _HANDLERS[_n] = _matmul()
+_HANDLERS["__rmatmul__"] = _matmul(swap=True)
 _ROW_UNARY = {"abs": "abs", "__abs__": "abs", "relu": "relu", "relu_": "relu",
               "gelu": "gelu",
               "silu": "silu", "exp": "exp", "log": "log", "neg": "neg",
