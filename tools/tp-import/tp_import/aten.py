@@ -198,12 +198,7 @@ def _var_mean(tr, a, x, results):
         count *= x.shape[d]
     if count - correction <= 0:
         return None
-    kept = T._kept(x.shape, dims)
-    xn = tr.node_of(x)
-    m = tr.make_shaped("reduce", [xn], kept, x.dtype,
-                       {"kind": "mean", "dims": dims, "keepdim": True})
-    centered = tr.make_shaped("sub", [xn, m], x.shape, x.dtype)
-    squares = tr.make_shaped("mul", [centered, centered], x.shape, x.dtype)
+    m, _, squares = T._centered(tr, x, dims)
     total = tr.make("reduce", [squares], var,
                     {"kind": "sum", "dims": dims, "keepdim": keepdim})
     v = tr.make("mul", [total, tr.scalar(1.0 / (count - correction), x)],
@@ -223,11 +218,7 @@ def _layer_norm(tr, a, x, results):
     if node is None:
         return None
     dims = list(range(x.dim() - len(shape), x.dim()))
-    xn = tr.node_of(x)
-    m = tr.make("reduce", [xn], mean,
-                {"kind": "mean", "dims": dims, "keepdim": True})
-    centered = tr.make_shaped("sub", [xn, m], x.shape, x.dtype)
-    squares = tr.make_shaped("mul", [centered, centered], x.shape, x.dtype)
+    m, _, squares = T._centered(tr, x, dims)
     var = tr.make("reduce", [squares], rstd,
                   {"kind": "mean", "dims": dims, "keepdim": True})
     shifted = tr.make("add", [var, tr.scalar(eps, x)], rstd)

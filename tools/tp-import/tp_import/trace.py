@@ -962,14 +962,19 @@ def _kept(shape, dims):
     return [1 if i in dims else s for i, s in enumerate(shape)]
 
 
-def _centered_squares(tr, x, dims):
-    """x minus its mean over `dims` (kept), and that squared."""
+def _centered(tr, x, dims):
+    """x's mean over `dims` (kept), x minus it, and that squared."""
     xn = tr.node_of(x)
     mean = tr.make_shaped("reduce", [xn], _kept(x.shape, dims), x.dtype,
                           {"kind": "mean", "dims": dims, "keepdim": True})
     centered = tr.make_shaped("sub", [xn, mean], x.shape, x.dtype)
-    return centered, tr.make_shaped("mul", [centered, centered], x.shape,
-                                    x.dtype)
+    return mean, centered, tr.make_shaped("mul", [centered, centered],
+                                          x.shape, x.dtype)
+
+
+def _centered_squares(tr, x, dims):
+    """x minus its mean over `dims` (kept), and that squared."""
+    return _centered(tr, x, dims)[1:]
 
 
 def _variance(tr, name, a, x, result):
