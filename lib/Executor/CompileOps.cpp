@@ -3,10 +3,11 @@
 // The per-op half of the compiler (Compiler.h): each op of the partitioned
 // function becomes one Instruction, its attributes becoming static
 // arguments. A model op names its kernel (KernelOpInterface) and its
-// attributes are read by the kernel's argument kinds (Opcodes.def), so no
-// list of model ops is kept here; tp's ops (layout changes, collectives and
-// the sharded forms partitioning makes) and parameters are compiled one by
-// one. What an op means at run time is the interpreter's (Interpreter.h).
+// attributes are read by the kernel's argument kinds (its `add` in
+// Kernels/), so no list of model ops or kernels is kept here; tp's ops (layout
+// changes, collectives and the sharded forms partitioning makes) and parameters
+// are compiled one by one. What an op means at run time is the interpreter's
+// (Interpreter.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,19 +51,46 @@ constexpr AttributeArg kAttributeArgs[] = {
     {kGeneric, "indexing_maps", false},
 };
 /// The argument kinds a model op's kernel may have that no attribute
-/// gives: its result's shape, and the axes (with the size that goes with
-/// them) of a sharded form that only tp ops have.
-constexpr unsigned kDerivedArgs = kShape | kSize | kAxes;
+/// gives: its result's shape and extent (with what they may hold), and the
+/// axes (with the size that goes with them) of a sharded form that only tp
+/// ops have.
+constexpr unsigned kDerivedArgs =
+    kShape | kStaticShape | kOneUneven | kExtent | kSize | kAxes;
 } // namespace
 
+std::optional<KernelRef>
+mlir::tp::exec::detail::kernelRef(llvm::StringRef name) {
+  KernelRef k;
+  k.kernel = kernelNamed(std::string_view(name.data(), name.size()));
+  if (k.kernel >= 0) {
+    k.args = kernelArgs(k.kernel);
+    return k;
+  }
+  // The optimizer updates write their state in place: opcodes of their own.
+  std::optional<Opcode> code = opcodeNamed(name);
+  if (!code || !(opcodeInfo(*code).args & kHyper))
+    return std::nullopt;
+  k.op = *code;
+  k.args = opcodeInfo(*code).args;
+  return k;
+}
+
+void Compiler::setKernel(Instruction &instr, llvm::StringRef name) {
+  std::optional<KernelRef> k = kernelRef(name);
+  if (!k || k->op != Opcode::Kernel)
+    throw std::logic_error("tp executor has no kernel '" + name.str() + "'");
+  instr.op = Opcode::Kernel;
+  instr.kernel = k->kernel;
+}
+
 llvm::SmallVector<llvm::StringRef>
-mlir::tp::exec::detail::kernelAttributes(Opcode code) {
+mlir::tp::exec::detail::kernelAttributes(const KernelRef &k) {
   llvm::SmallVector<llvm::StringRef> names{"fqn"};
-  unsigned args = opcodeInfo(code).args;
+  unsigned args = k.args;
   for (const AttributeArg &a : kAttributeArgs)
     if (args & a.arg)
       names.push_back(a.attr);
-  for (const char *h : hyperNames(code))
+  for (const char *h : hyperNames(k.op))
     names.push_back(h);
   if (args & kDropout)
     names.append({"p", "train"});
@@ -117,18 +145,19 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
                              Instruction instr) {
   Operation *op = kernel;
   StringRef name = kernel.getKernelName();
-  std::optional<Opcode> code = opcodeNamed(name);
   // A kernel, or an optimizer update (which writes its state in place);
   // layout changes and collectives are tp ops.
-  if (!code || !(isKernel(*code) || (opcodeInfo(*code).args & kHyper)))
+  std::optional<KernelRef> k = kernelRef(name);
+  if (!k)
     throw std::runtime_error("tp executor has no kernel '" + name.str() +
                              "' to run " + describe(op));
-  instr.op = *code;
-  unsigned args = opcodeInfo(*code).args;
+  instr.op = k->op;
+  instr.kernel = k->kernel;
+  unsigned args = k->args;
 
   // Every attribute of the op is an argument its kernel reads: one it
   // would ignore means the kernel computes something other than the op.
-  llvm::SmallVector<StringRef> read = kernelAttributes(*code);
+  llvm::SmallVector<StringRef> read = kernelAttributes(*k);
   for (NamedAttribute a : op->getAttrs())
     if (!a.getName().strref().contains('.') &&
         !llvm::is_contained(read, a.getName().strref()))
@@ -229,49 +258,34 @@ void Compiler::compileKernel(model::KernelOpInterface kernel,
     throw std::runtime_error("tp executor cannot read attribute '" +
                              std::string(a.attr) + "' of " + describe(op));
   }
-  for (const char *h : hyperNames(*code))
+  for (const char *h : hyperNames(k->op))
     instr.hyper.push_back(numberAttr(op, h));
 
-  // Arguments from the result's shape, and what each kernel needs of it.
-  switch (*code) {
-  case Opcode::Arange:
-    instr.size = shapeOf(op->getResult(0).getType()).at(0);
-    break;
-  case Opcode::Reshape:
+  // Arguments from the result's type, and what the kernel may take of it.
+  if (args & kShape) {
     instr.shape = shapeOf(op->getResult(0).getType());
-    if (llvm::count(instr.shape, -1) > 1)
-      throw std::runtime_error("tp executor cannot reshape to more than one "
-                               "uneven dim: " +
-                               describe(op));
-    break;
-  case Opcode::MeanGrad:
-    instr.shape = shapeOf(op->getResult(0).getType());
-    if (llvm::is_contained(instr.shape, -1))
-      throw std::runtime_error("tp executor cannot spread a mean's gradient "
-                               "over an uneven shard: " +
-                               describe(op));
-    break;
-  case Opcode::Full: // value: every element of the result
-    instr.shape = shapeOf(op->getResult(0).getType());
-    break;
-  case Opcode::Slice:
-  case Opcode::SliceGrad:
-  case Opcode::Topk:
-  case Opcode::GatherGrad: {
-    // The count picked (slice, topk) or the whole extent (slice_grad,
-    // gather_grad): the sharding rule keeps `dim` whole, so it is static.
+    int64_t uneven = llvm::count(instr.shape, -1);
+    int64_t allowed = (args & kStaticShape) ? 0
+                      : (args & kOneUneven) ? 1
+                                            : uneven;
+    if (uneven > allowed)
+      throw std::runtime_error(
+          "tp executor's kernel '" + name.str() + "' cannot take " +
+          (args & kStaticShape ? "a shape with a dim split unevenly"
+                               : "a shape with more than one dim split "
+                                 "unevenly") +
+          ": " + describe(op));
+  }
+  if (args & kExtent) {
+    // The count picked (slice, topk, arange) or the whole extent
+    // (slice_grad, gather_grad) on `dim`: the sharding rule keeps it whole,
+    // so it is static.
     int64_t size = shapeOf(op->getResult(0).getType()).at(instr.dim);
     if (size < 0)
-      throw std::runtime_error("tp executor cannot slice a dim split "
-                               "unevenly: " +
-                               describe(op));
+      throw std::runtime_error(
+          "tp executor's kernel '" + name.str() +
+          "' cannot take a dim split unevenly: " + describe(op));
     instr.size = size;
-    break;
-  }
-  default:
-    if (args & kShape)
-      instr.shape = shapeOf(op->getResult(0).getType());
-    break;
   }
   emit(op, std::move(instr));
 }
@@ -369,7 +383,7 @@ void Compiler::compileOp(Operation *op) {
       })
       .Case([&](mlir::tp::ShardedEmbeddingOp e) {
         // This rank holds rows [offset, offset + local rows) of the vocab.
-        instr.op = Opcode::EmbeddingMasked;
+        setKernel(instr, "embedding_masked");
         // The module the lookup came from (a model op's fqn).
         if (std::optional<StringRef> module = e.getModule())
           instr.name = module->str();
@@ -378,7 +392,7 @@ void Compiler::compileOp(Operation *op) {
         emit(op, std::move(instr));
       })
       .Case([&](mlir::tp::ShardedEmbeddingGradOp e) {
-        instr.op = Opcode::EmbeddingGradMasked;
+        setKernel(instr, "embedding_grad_masked");
         if (std::optional<StringRef> module = e.getModule())
           instr.name = module->str();
         instr.axes = axesOf(e);
@@ -386,7 +400,7 @@ void Compiler::compileOp(Operation *op) {
         emit(op, std::move(instr));
       })
       .Case([&](mlir::tp::ShardedTargetLogitGradOp t) {
-        instr.op = Opcode::TargetLogitGrad;
+        setKernel(instr, "target_logit_grad");
         instr.axes = axesOf(t);
         instr.size = t.getNumClasses();
         emit(op, std::move(instr));
@@ -396,7 +410,7 @@ void Compiler::compileOp(Operation *op) {
       .Case([&](mlir::tp::ShardedTargetLogitOp t) {
         // Class-sharded logits: this rank's classes start at its chunk's
         // offset.
-        instr.op = Opcode::TargetLogit;
+        setKernel(instr, "target_logit");
         instr.axes = axesOf(t);
         instr.size = t.getNumClasses();
         emit(op, std::move(instr));
@@ -417,13 +431,13 @@ void Compiler::compileDropout(Operation *op, Instruction instr) {
   auto eval = dyn_cast<m::DropoutOp>(op);
   if ((eval && !eval.getTrain()) || p.getValue().isZero()) {
     // The identity: eval mode, or nothing to drop.
-    instr.op = Opcode::Copy;
+    setKernel(instr, "copy");
     emit(op, std::move(instr));
     return;
   }
-  instr.op = isa<m::DropoutOp, mlir::tp::ShardedDropoutOp>(op)
-                 ? Opcode::Dropout
-                 : Opcode::DropoutGrad;
+  setKernel(instr, isa<m::DropoutOp, mlir::tp::ShardedDropoutOp>(op)
+                       ? "dropout"
+                       : "dropout_grad");
   instr.name = cast<StringAttr>(op->getAttr("fqn")).str();
   instr.value = p.getValueAsDouble();
   if (auto global = op->getAttrOfType<DenseI64ArrayAttr>("global_shape")) {

@@ -63,9 +63,19 @@ rt::ReduceOp reduceOp(mlir::tp::ReductionKind k);
 void describeLayout(mlir::Type global, size_t meshRank, const std::string &what,
                     std::vector<int64_t> &shape,
                     std::vector<std::string> &placements);
-/// The attributes of an op that kernel \p code reads: `fqn` (the
+/// What a model op's kernel name selects: a kernel of KernelTable.h
+/// (Opcode::Kernel and its id), or an optimizer update (its opcode), with
+/// the argument kinds it reads.
+struct KernelRef {
+  Opcode op = Opcode::Kernel;
+  int kernel = -1;
+  unsigned args = 0;
+};
+/// The kernel or update named \p name, if the executor has it.
+std::optional<KernelRef> kernelRef(llvm::StringRef name);
+/// The attributes of an op that kernel \p k reads: `fqn` (the
 /// instruction's name) and those of its argument kinds (CompileOps.cpp).
-llvm::SmallVector<llvm::StringRef> kernelAttributes(Opcode code);
+llvm::SmallVector<llvm::StringRef> kernelAttributes(const KernelRef &k);
 /// Fills every instruction's `frees` (each slot after its last reader,
 /// results kept) and the static peak bytes of \p program.
 void planLiveness(ProgramData &program);
@@ -116,6 +126,9 @@ private:
     instr.op = code;
     return emit(op, std::move(instr));
   }
+  /// Sets \p instr to run the kernel named \p name (a tp op's sharded
+  /// form of a model op's kernel).
+  static void setKernel(Instruction &instr, llvm::StringRef name);
   /// A collective on the mesh axes \p axes (recorded in axisGroups).
   Instruction &emitCollective(mlir::Operation *op, Opcode code,
                               llvm::ArrayRef<int64_t> axes);

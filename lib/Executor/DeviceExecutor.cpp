@@ -11,6 +11,7 @@
 #include "tp/Executor/DeviceExecutor.h"
 
 #include "Interpreter.h"
+#include "Kernels/All.h"
 
 #include "tp/Runtime/CUDA.h"
 
@@ -38,8 +39,21 @@ struct DeviceBackend {
   static Buffer zeros(std::vector<int64_t> shape, rt::DType dtype) {
     return Buffer(std::move(shape), dtype);
   }
+  /// The kernels the device has: the families' without the host-only ones.
+  static const exec::detail::KernelsById<DeviceBackend> &kernels() {
+    static const exec::detail::KernelTable<DeviceBackend> table =
+        exec::detail::allKernels<DeviceBackend>();
+    static const exec::detail::KernelsById<DeviceBackend> byId(table);
+    return byId;
+  }
 };
 } // namespace
+
+bool exec::runsOnHost(const Instruction &in) {
+  if (in.op == Opcode::Kernel)
+    return DeviceBackend::kernels()[in.kernel] == nullptr;
+  return exec::detail::opcodeInfo(in.op).hostOnly;
+}
 
 DeviceProgram::DeviceProgram(const Program &program) : data(program.data) {}
 DeviceProgram::~DeviceProgram() = default;

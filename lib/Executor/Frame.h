@@ -2,7 +2,7 @@
 //
 // Private to lib/Executor, for Interpreter.h: the state of one rank while a
 // program runs (Frame: its slots, communicators, data and RankState).
-// RunKernel.h says what each kernel instruction computes on it;
+// the kernels (KernelTable.h, Kernels/) compute on it;
 // Interpreter.h's loop executes the instructions; its header comment says
 // what a backend provides.
 //

@@ -20,6 +20,8 @@
 
 namespace mlir::tp::exec::detail {
 
+template <class B> struct KernelsById;
+
 struct HostBackend {
   using Buffer = runtime::Tensor;
   static constexpr const char *kName = "host";
@@ -36,6 +38,8 @@ struct HostBackend {
   static Buffer zeros(std::vector<int64_t> shape, runtime::DType dtype) {
     return runtime::Tensor(std::move(shape), dtype);
   }
+  /// Every kernel (HostKernels.cpp).
+  static const KernelsById<HostBackend> &kernels();
 };
 
 } // namespace mlir::tp::exec::detail

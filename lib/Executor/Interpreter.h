@@ -11,17 +11,19 @@
 //   using Buffer;                       // movable, with shape(), dim(),
 //                                       // numel(), bytes(), dtype()
 //   static constexpr const char *kName; // "host", "device"
-//   static constexpr bool kHostOnlyKernels; // transpose and the loss ops
+//   static constexpr bool kHostOnlyKernels; // has the host-only kernels
+//   static const KernelsById<B> &kernels(); // its kernels (KernelTable.h)
 //   static Buffer fromHost(Tensor);     // parameters, inputs, constants
 //   static Tensor toHost(const Buffer &);
 //   static Buffer clone(const Buffer &);
 //   static Buffer convert(const Buffer &, runtime::DType);
 //   static Buffer convert(Buffer &&, runtime::DType); // moves when equal
 //   static Buffer zeros(std::vector<int64_t>, runtime::DType);
-// and the kernels and tensor collectives, found by argument-dependent lookup
-// on Buffer (runtime:: for Tensor, runtime::gpu:: for DeviceTensor) under the
-// names of tp/Runtime/Kernels.h, Communicator.h and UnevenCollectives.h:
-// linear(x, w, bias*), allGatherDim(comm, x, dim), allGatherUneven, ...
+// and the tensor collectives, found by argument-dependent lookup on Buffer
+// (runtime:: for Tensor, runtime::gpu:: for DeviceTensor) under the names
+// of tp/Runtime/Communicator.h and UnevenCollectives.h: allGatherDim(comm,
+// x, dim), allGatherUneven, ... A kernel instruction runs the backend's
+// kernel of its id; one the backend has none for runs on the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +32,7 @@
 
 #include "Frame.h"
 #include "HostBackend.h"
-#include "RunKernel.h"
+#include "KernelTable.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -39,8 +41,43 @@ namespace mlir::tp::exec::detail {
 
 template <class B> void execute(const Instruction &in, Frame<B> &f);
 
+/// Steps \p p, the value of optimizer update \p in's parameter (host
+/// tensors), by runtime::sgdStep or adamwStep, whose state (zero at first)
+/// the frame keeps by FQN.
+template <class B>
+void optimizerUpdate(const Instruction &in, Frame<B> &f, Tensor &p) {
+  const Tensor &g = f.at(in.operands[1]);
+  auto state = [&](const char *what) -> Tensor & {
+    std::shared_ptr<void> &s = (*f.optimizerState)[in.name + "." + what];
+    if (!s) {
+      s = std::make_shared<Tensor>(p.shape(), p.dtype());
+      f.optimizerBytes += static_cast<int64_t>(p.bytes());
+    }
+    return *std::static_pointer_cast<Tensor>(s);
+  };
+  const std::vector<double> &h = in.hyper;
+  if (in.op == Opcode::SGDUpdate) {
+    rt::SGDOptions o;
+    o.lr = static_cast<float>(h[0]);
+    o.momentum = static_cast<float>(h[1]);
+    o.dampening = static_cast<float>(h[2]);
+    o.weightDecay = static_cast<float>(h[3]);
+    o.nesterov = h[4] != 0;
+    rt::sgdStep(p, g, o.momentum > 0 ? &state("momentum_buffer") : nullptr,
+                f.step, o);
+  } else {
+    rt::AdamWOptions o;
+    o.lr = static_cast<float>(h[0]);
+    o.beta1 = static_cast<float>(h[1]);
+    o.beta2 = static_cast<float>(h[2]);
+    o.eps = static_cast<float>(h[3]);
+    o.weightDecay = static_cast<float>(h[4]);
+    rt::adamwStep(p, g, state("exp_avg"), state("exp_avg_sq"), f.step, o);
+  }
+}
+
 /// Executes \p in, an instruction backend B has no kernel for (the
-/// host-only opcodes: transpose, the loss and backward kernels, the
+/// host-only kernels: transpose, the loss and backward kernels; the
 /// optimizer updates), on the host: its operands copied there, the host
 /// backend's instruction, its result copied back. The same values as the
 /// host computes; not fast (each copy crosses to the host and back).
@@ -80,8 +117,19 @@ template <class B> void executeOnHost(const Instruction &in, Frame<B> &f) {
 /// Executes \p in: sets its result slot.
 template <class B> void execute(const Instruction &in, Frame<B> &f) {
   using Buffer = typename B::Buffer;
-  if constexpr (!B::kHostOnlyKernels) {
-    if (isHostOnly(in.op)) {
+  const KernelEntry<B> *kernel = nullptr;
+  if (in.op == Opcode::Kernel) {
+    kernel = B::kernels()[in.kernel];
+    if (!kernel) {
+      if constexpr (!B::kHostOnlyKernels) {
+        executeOnHost(in, f);
+        return;
+      }
+      throw std::runtime_error(std::string("the ") + B::kName +
+                               " backend has no kernel for " + in.origin);
+    }
+  } else if constexpr (!B::kHostOnlyKernels) {
+    if (opcodeInfo(in.op).hostOnly) {
       executeOnHost(in, f);
       return;
     }
@@ -187,25 +235,19 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
       return;
     }
     break;
-  case Opcode::Reshape:
-    // A view of the operand's buffer when this is its last reader.
-    if constexpr (B::kHostOnlyKernels)
-      if (in.widen.empty() && f.dyingOperand(in, 0)) {
-        int64_t n = arg(0).numel();
-        f.set(in.result,
-              std::move(f.takeOperand(in, 0)).reshaped(reshapeTarget(in, n)));
-        return;
-      }
-    break;
   default:
     break;
   }
+  if (!kernel)
+    throw std::runtime_error(std::string("the ") + B::kName +
+                             " backend cannot run " + in.origin);
   // A kernel: 16-bit operands are widened for the call (the frame holds
   // them in their dtype again afterwards) and a 16-bit result is rounded
   // once, as PyTorch's CPU kernels for bf16 and f16 do.
   rt::DType outType = P.slots[in.result].dtype;
+  KernelCall<B> call{in, f};
   if (in.widen.empty()) {
-    f.set(in.result, B::convert(runKernel(in, f), outType));
+    f.set(in.result, B::convert(kernel->fn(call), outType));
     return;
   }
   std::vector<std::shared_ptr<Buffer>> held;
@@ -214,7 +256,7 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
     held.push_back(std::move(f.slots[s]));
     f.set(s, B::convert(*held.back(), rt::DType::F32));
   }
-  Buffer result = runKernel(in, f);
+  Buffer result = kernel->fn(call);
   for (size_t i = 0; i < in.widen.size(); ++i)
     f.slots[in.widen[i]] = std::move(held[i]);
   f.set(in.result, B::convert(std::move(result), outType));

@@ -53,4 +53,6 @@ const char *mlir::tp::exec::opcodeName(Opcode op) {
   return opcodeInfo(op).name;
 }
 bool mlir::tp::exec::isKernel(Opcode op) { return opcodeInfo(op).kernel; }
-bool mlir::tp::exec::isHostOnly(Opcode op) { return opcodeInfo(op).hostOnly; }
+const char *mlir::tp::exec::instructionName(const Instruction &in) {
+  return in.op == Opcode::Kernel ? kernelName(in.kernel) : opcodeName(in.op);
+}

@@ -2,8 +2,8 @@
 //
 // The table made from Opcodes.def, shared by the printer (which arguments an
 // instruction prints) and the compiler (which attributes of an op become
-// which arguments, and which kernel an op's name selects). Private to
-// lib/Executor; no MLIR here.
+// which arguments), and the static argument kinds a kernel of
+// KernelTable.h declares. Private to lib/Executor; no MLIR here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +45,10 @@ enum Arg : unsigned {
   kElements = 1 << 21,  // `param` as the index of a constant tensor
   kPredicate = 1 << 22, // `size` as a comparison's runtime::Predicate
   kGeneric = 1 << 23,   // `param` as the index of a generic's loop nest
+  // Read from the result's type by the compiler (a model op's kernel):
+  kExtent = 1 << 24,      // `size`: the result's static extent on `dim`
+  kStaticShape = 1 << 25, // `shape` may not hold an uneven (-1) dim
+  kOneUneven = 1 << 26,   // `shape` may hold one uneven dim, not more
 };
 
 struct OpcodeInfo {
@@ -59,6 +63,12 @@ const OpcodeInfo &opcodeInfo(Opcode op);
 
 /// The opcode printed as \p name ("layer_norm"), if there is one.
 std::optional<Opcode> opcodeNamed(llvm::StringRef name);
+
+/// The kernels are numbered by the host's table, which has every kernel
+/// (kernelNamed, kernelName; HostKernels.cpp): how many there are, and
+/// the argument kinds kernel \p id reads.
+int kernelCount();
+unsigned kernelArgs(int id);
 
 /// The names of the `hyper` arguments of an optimizer update, in their
 /// order (the update op's attributes of those names; empty for opcodes

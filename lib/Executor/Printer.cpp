@@ -73,9 +73,11 @@ void printSlots(llvm::raw_ostream &os, const std::vector<int> &slots) {
 /// " {dim = 1, axes = [0]}", or nothing without static arguments.
 void printArgs(llvm::raw_ostream &os, const Instruction &in,
                const ProgramData &P) {
-  unsigned args = opcodeInfo(in.op).args;
-  if (in.op == Opcode::TargetLogit && in.axes.empty())
-    args = 0; // classes not sharded: nothing to say
+  unsigned args =
+      in.op == Opcode::Kernel ? kernelArgs(in.kernel) : opcodeInfo(in.op).args;
+  if (in.op == Opcode::Kernel && (args & kAxes) && in.axes.empty())
+    args &= ~(kAxes | kSize); // a kernel's whole form: nothing sharded
+  args &= ~(kStaticShape | kOneUneven);
   if ((args & kCount) && in.size == 0)
     args &= ~kCount; // the mean divides by its own operand's count
   if (!args)
@@ -90,7 +92,7 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in,
     key("dim") << in.dim;
   if (args & kConcatDim)
     key("concat_dim") << in.concatDim;
-  if (args & kSize)
+  if (args & (kSize | kExtent))
     key("size") << in.size;
   if (args & kCount)
     key("count") << in.size;
@@ -194,7 +196,7 @@ void Program::print(llvm::raw_ostream &os) const {
       phase = in.phase;
       os << "  // " << phaseName(in.phase) << '\n';
     }
-    os << "  %" << in.result << " = " << opcodeName(in.op);
+    os << "  %" << in.result << " = " << instructionName(in);
     if (!in.name.empty())
       os << " '" << in.name << "'";
     if (!in.operands.empty()) {

@@ -74,7 +74,7 @@ func.func @forward(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
   return %t : tensor<4x2xf32>
 }
 )");
-  ASSERT_TRUE(::mlir::tp::exec::isHostOnly(host.instructions()[0].op));
+  ASSERT_TRUE(::mlir::tp::exec::runsOnHost(host.instructions()[0]));
   DeviceProgram device(host);
   EXPECT_EQ(device.size(), 1u);
 }

@@ -20,12 +20,17 @@ namespace mlir::tp::exec {
 /// once (each on its own thread and current device).
 ///
 /// Kernels compute in f32 like the host's: 16-bit values are widened on the
-/// device for each kernel and the result rounded once. The opcodes without
-/// a device kernel yet (isHostOnly: transpose, the loss ops, the backward
-/// kernels, training dropout, the optimizer updates) run on the host: their
+/// device for each kernel and the result rounded once. The instructions
+/// without a device kernel yet (runsOnHost: transpose, the loss ops, the
+/// backward kernels, training dropout, the optimizer updates) run on the
+/// host: their
 /// operands are copied there and their result back, so a training step runs
 /// on the device with the host's numbers, but those instructions are not
 /// fast.
+/// Whether the device backend runs \p in on the host (it has no device
+/// kernel for it).
+bool runsOnHost(const Instruction &in);
+
 class DeviceProgram {
 public:
   ~DeviceProgram();

@@ -16,12 +16,14 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlir::tp::exec {
 
 /// What an instruction does: one per entry of Opcodes.def, in its order
-/// (its comments say which fields of Instruction each reads).
+/// (its comments say which fields of Instruction each reads). A model op's
+/// kernel is Opcode::Kernel with the kernel's id in Instruction::kernel.
 enum class Opcode : uint8_t {
 #define TP_OPCODE(Name, Printed, Args, Kernel, HostOnly) Name,
 #include "tp/Executor/Opcodes.def"
@@ -29,12 +31,13 @@ enum class Opcode : uint8_t {
 
 /// The opcode's name in the printed program ("all_gather").
 const char *opcodeName(Opcode op);
-/// Whether \p op is a kernel (computes in f32, see Opcode).
+/// Whether \p op computes in f32 (Opcode::Kernel, see Opcodes.def).
 bool isKernel(Opcode op);
-/// Whether \p op has a kernel on the host only (transpose, the loss ops,
-/// the backward kernels, the optimizer updates); the device backend runs
-/// those instructions on the host.
-bool isHostOnly(Opcode op);
+/// The id of the kernel named \p name ("layer_norm": a model op's
+/// KernelOpInterface name), or -1 when the executor has none.
+int kernelNamed(std::string_view name);
+/// The name of kernel \p id.
+const char *kernelName(int id);
 
 /// The phase of a training step an instruction computes in (its op's
 /// `tp.phase`); a program that is not a training step is all forward.
@@ -45,7 +48,9 @@ const char *phaseName(Phase phase);
 /// One instruction. Fields an opcode does not read (see Opcode) keep their
 /// defaults, so the printer shows only what matters.
 struct Instruction {
-  Opcode op = Opcode::Copy;
+  Opcode op = Opcode::Kernel;
+  /// Opcode::Kernel: the kernel it runs (kernelName(kernel)).
+  int kernel = -1;
   /// The slots it reads, in the order of the op's operands.
   std::vector<int> operands;
   /// The slot it defines (each instruction defines a new one).
@@ -95,6 +100,10 @@ struct Instruction {
   /// The liveness plan: slots whose last reader this is (results excepted).
   std::vector<int> frees;
 };
+
+/// The name \p in prints as: its kernel's for Opcode::Kernel, else its
+/// opcode's.
+const char *instructionName(const Instruction &in);
 
 /// The type of a value slot: its local shape on one rank (-1 for a dim
 /// whose size depends on the rank, an uneven shard) and element type.

@@ -17,11 +17,12 @@ from .graph import LEAF_OPS, Scope
 _ELEMENT = {torch.float32: "f32", torch.bfloat16: "bf16",
             torch.float16: "f16", torch.int64: "i64", torch.int32: "i32",
             torch.bool: "i1"}
-_UNARY = ("relu", "gelu", "silu", "exp", "log", "neg", "tanh", "sigmoid",
-          "sqrt", "rsqrt", "erf", "reciprocal", "cast", "one_hot", "abs",
-          "logical_not", "expand")
-_BINARY = ("add", "sub", "mul", "div", "matmul", "cross_entropy",
-           "logical_and", "logical_or", "where")
+# What a node's attrs hold for the importer itself, not for its op; every
+# other attribute is the op's, written by its Python type (_attribute).
+_INTERNAL = ("torch_name", "message", "name", "fqn", "weight_transposed",
+             "rows_of", "rows_at", "coordinate", "coordinate_of")
+# Attributes the importer names otherwise than the op does.
+_RENAMED = {"perm": "permutation"}
 
 # The ops whose operands broadcast: a splat constant there is rank 0.
 _BROADCASTING = ("add", "sub", "mul", "div", "where", "compare",
@@ -349,6 +350,32 @@ class Emitter:
         return [name for name, _ in scope.module.named_children()
                 if prefix + name in written]
 
+    @staticmethod
+    def _attributes(n):
+        """` {dim = 1 : i64, ...}` of node `n`'s op attributes (bool, int
+        as i64, float as f64, str, a list of ints as array<i64>), or ''."""
+        parts = []
+        for key, value in n.attrs.items():
+            if key in _INTERNAL:
+                continue
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            elif isinstance(value, int):
+                text = f"{value} : i64"
+            elif isinstance(value, float):
+                text = f"{_fmt_float(value)} : f64"
+            elif isinstance(value, str):
+                text = f'"{value}"'
+            elif isinstance(value, (list, tuple)) and all(
+                    isinstance(v, int) and not isinstance(v, bool)
+                    for v in value):
+                text = f"array<i64: {', '.join(str(v) for v in value)}>"
+            else:
+                n.fail(f"internal: cannot write attribute '{key}' "
+                       f"({type(value).__name__}) of model.{n.op}")
+            parts.append(f"{_RENAMED.get(key, key)} = {text}")
+        return f" {{{', '.join(parts)}}}" if parts else ""
+
     def _op(self, n, region):
         ops = [region.use(a, n) for a in n.args]
         types = [self.const_types[v] if a.op == "const" else _ttype(a)
@@ -366,49 +393,14 @@ class Emitter:
             ops[1], types[1] = t, ttype
             sig = f"({', '.join(types)}) -> {_ttype(n)}"
         if op in LEAF_OPS:
-            attrs = ""
-            if op in ("layer_norm", "rms_norm"):
-                attrs = f" {{eps = {_fmt_float(n.attrs['eps'])} : f64}}"
-            elif op == "dropout":
-                attrs = f" {{p = {_fmt_float(n.attrs['p'])} : f64}}"
             region.line(f'{v} = model.{op} "{n.attrs["fqn"]}"'
-                        f'({", ".join(ops)}){attrs} : {sig}')
-        elif op in _UNARY or op in _BINARY:
-            region.line(f"{v} = model.{op} {', '.join(ops)} : {sig}")
-        elif op == "compare":
-            region.line(f'{v} = model.compare {", ".join(ops)} {{predicate = '
-                        f'"{n.attrs["predicate"]}"}} : {sig}')
-        elif op == "pow":
-            region.line(f"{v} = model.pow {ops[0]} {{exponent = "
-                        f"{_fmt_float(n.attrs['exponent'])} : f64}} : {sig}")
-        elif op == "slice":
-            region.line(f"{v} = model.slice {ops[0]} {{dim = "
-                        f"{n.attrs['dim']} : i64, start = {n.attrs['start']} "
-                        f": i64, step = {n.attrs['step']} : i64}} : {sig}")
-        elif op == "concat":
-            region.line(f"{v} = model.concat {', '.join(ops)} {{dim = "
-                        f"{n.attrs['dim']} : i64}} : {sig}")
-        elif op in ("softmax", "topk", "gather", "gather_grad"):
-            region.line(f"{v} = model.{op} {', '.join(ops)} "
-                        f"{{dim = {n.attrs['dim']} : i64}} : {sig}")
-        elif op == "reshape":
-            region.line(f"{v} = model.reshape {ops[0]} : {sig}")
-        elif op == "transpose":
-            perm = ", ".join(str(p) for p in n.attrs["perm"])
-            region.line(f"{v} = model.transpose {ops[0]} "
-                        f"{{permutation = array<i64: {perm}>}} : {sig}")
-        elif op == "rotary":
-            region.line(f"{v} = model.rotary {ops[0]} "
-                        f"{{theta = {_fmt_float(n.attrs['theta'])} : f64}} : "
-                        f"{sig}")
-        elif op == "attention":
-            causal = "true" if n.attrs["causal"] else "false"
-            region.line(f"{v} = model.attention {', '.join(ops)} "
-                        f"{{causal = {causal}}} : {sig}")
+                        f'({", ".join(ops)}){self._attributes(n)} : {sig}')
         elif op == "reduce":
             v = self._reduce(n, ops[0], types[0], region, v)
         else:
-            n.fail(f"internal: no model op for '{op}'")
+            # Any other op: its name, operands and attributes, generically.
+            region.line(f"{v} = model.{op} {', '.join(ops)}"
+                        f"{self._attributes(n)} : {sig}")
         region.env[n] = v
 
     def _reduce(self, n, x, xtype, region, v):

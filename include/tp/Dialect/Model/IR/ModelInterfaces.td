@@ -64,11 +64,11 @@ def Model_KernelOpInterface : OpInterface<"KernelOpInterface"> {
   let cppNamespace = "::mlir::tp::model";
   let description = [{
     An op the executor (`tp-run`, `Program::compile`) runs as one runtime
-    kernel: the opcode of that name (include/tp/Executor/Opcodes.def), by
-    default the op's mnemonic (`model.layer_norm` runs `layer_norm`); an op
+    kernel: the one of that name that a kernel family registers
+    (lib/Executor/Kernels/), by default the op's mnemonic (`model.layer_norm` runs `layer_norm`); an op
     whose kernel has another name sets `kKernelName` in its record
     (`model.detach` runs `copy`). The kernel's static arguments are the op's
-    attributes, read by the argument kinds the opcode declares (`dim`,
+    attributes, read by the argument kinds the kernel declares (`dim`,
     `eps`, `theta`, `causal`, `count`, `max_norm`, `value`, `permutation`;
     shapes come from the result type). An attribute the kernel does not read
     is an error when the program is compiled (only `fqn`, the module's
