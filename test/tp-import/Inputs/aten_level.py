@@ -3,8 +3,9 @@ for, each recorded as the ATen ops it runs (tp_import/aten.py): the
 activations PyTorch decomposes (mish, softplus, tanh GELU, elu, hardswish,
 leaky_relu, logsigmoid, selu, softsign, glu), addcmul and lerp, einsum,
 cumsum, var_mean, F.normalize, torch.norm, F.group_norm, F.pad, flip,
-roll, max/min of a whole tensor, amin, argmax, a matrix times a vector
-and, in training, F.mse_loss."""
+roll, max/min of a whole tensor, amin, argmax, a matrix times a vector,
+sign, cosh, log2, exp2 and, in training, F.mse_loss and
+F.smooth_l1_loss."""
 
 import torch
 import torch.nn as nn
@@ -51,8 +52,13 @@ class Block(nn.Module):
         top = torch.gather(y, -1, y.argmax(-1, keepdim=True))
         z = z + torch.roll(y.flip(-1), 1, -1) + torch.max(y) - y.min() + \
             torch.amin(y, -1, keepdim=True) + top + (y @ self.scale)[..., None]
+        # Elementwise functions PyTorch decomposes to prims tp has rules for.
+        z = z + 0.1 * (torch.sign(y) * torch.cosh(y * 0.5) +
+                       torch.log2(y.abs() + 1.0) + torch.exp2(y * 0.5))
         if self.train_loss:
-            return (z * z).mean() + F.mse_loss(z, x)
+            return (z * z).mean() + F.mse_loss(z, x) + \
+                F.smooth_l1_loss(z, x, beta=0.5) + \
+                F.smooth_l1_loss(y, x, reduction="sum", beta=0.0)
         return z
 
 
@@ -112,7 +118,9 @@ class Overflow(nn.Module):
         y = self.fc(x) * 100.0
         acts = (F.softplus(y) * F.softplus(-y, beta=2.0, threshold=10.0) +
                 F.elu(y) * F.elu(-y) + F.selu(y) + F.celu(-y, 2.0) +
-                F.mish(y))
+                F.mish(y) +
+                # cosh is finite up to 89.4 where exp overflows at 88.7.
+                torch.cosh(y.clamp(-1.0, 1.0) * 89.0) * 1e-38)
         return (acts * 1e-3).mean()
 
 

@@ -491,6 +491,86 @@ def _arg_extreme(largest):
     return rule
 
 
+def _sign(tr, a, x, result):
+    """sign(x): 1 where x > 0, -1 where x < 0, else 0 (also of NaN, as
+    torch.sign gives); no gradient reaches x, as in PyTorch."""
+    if not x.dtype.is_floating_point or result.dtype != x.dtype:
+        return None
+    shape, xn = tuple(x.shape), tr.node_of(x)
+    below = tr.make_shaped("compare", [xn, tr.scalar(0.0, x)], shape,
+                           torch.bool, {"predicate": "lt"})
+    above = tr.make_shaped("compare", [xn, tr.scalar(0.0, x)], shape,
+                           torch.bool, {"predicate": "gt"})
+    rest = tr.make_shaped("where", [below, tr.scalar(-1.0, x),
+                                    tr.scalar(0.0, x)], shape, x.dtype)
+    return tr.make("where", [above, tr.scalar(1.0, x), rest], result)
+
+
+def _cosh(tr, a, x, result):
+    """cosh(x) = exp(|x| - ln 2) + exp(-|x| - ln 2): the halves taken
+    inside the exponentials, so the result is finite wherever cosh is (an
+    exp(|x|) / 2 would overflow first)."""
+    if not x.dtype.is_floating_point or result.dtype != x.dtype:
+        return None
+    shape = tuple(x.shape)
+    ax = tr.make_shaped("abs", [tr.node_of(x)], shape, x.dtype)
+    half = tr.scalar(0.6931471805599453, x)
+    up = tr.make_shaped("sub", [ax, half], shape, x.dtype)
+    down = tr.make_shaped("neg", [ax], shape, x.dtype)
+    down = tr.make_shaped("sub", [down, half], shape, x.dtype)
+    return tr.make("add", [tr.make_shaped("exp", [up], shape, x.dtype),
+                           tr.make_shaped("exp", [down], shape, x.dtype)],
+                   result)
+
+
+def _base2(log):
+    """log2(x) = log(x) / ln 2; exp2(x) = exp(x ln 2)."""
+    def rule(tr, a, x, result):
+        if not x.dtype.is_floating_point or result.dtype != x.dtype:
+            return None
+        shape, xn = tuple(x.shape), tr.node_of(x)
+        if log:
+            ln = tr.make_shaped("log", [xn], shape, x.dtype)
+            return tr.make("mul", [ln, tr.scalar(1.4426950408889634, x)],
+                           result)
+        scaled = tr.make_shaped("mul", [xn, tr.scalar(0.6931471805599453, x)],
+                                shape, x.dtype)
+        return tr.make("exp", [scaled], result)
+    return rule
+
+
+def _smooth_l1(tr, a, x, result):
+    """aten.smooth_l1_loss(x, target, reduction, beta): per element
+    0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (|d| when beta is
+    0), d = x - target; then none (0), mean (1) or sum (2)."""
+    target = a.get(1, "target")
+    reduction, beta = a.get(2, "reduction", 1), a.get(3, "beta", 1.0)
+    if not isinstance(target, torch.Tensor) or \
+            not x.dtype.is_floating_point or result.dtype != x.dtype or \
+            target.shape != x.shape or reduction not in (0, 1, 2) or \
+            not isinstance(beta, (int, float)) or beta < 0:
+        return None
+    shape = tuple(x.shape)
+    d = tr.make_shaped("sub", [tr.node_of(x), tr.node_of(target)], shape,
+                       x.dtype)
+    ad = tr.make_shaped("abs", [d], shape, x.dtype)
+    loss = ad
+    if beta > 0:
+        small = tr.make_shaped("compare", [ad, tr.scalar(float(beta), x)],
+                               shape, torch.bool, {"predicate": "lt"})
+        quad = tr.make_shaped("mul", [d, d], shape, x.dtype)
+        quad = tr.make_shaped("mul", [quad, tr.scalar(0.5 / beta, x)], shape,
+                              x.dtype)
+        lin = tr.make_shaped("sub", [ad, tr.scalar(0.5 * beta, x)], shape,
+                             x.dtype)
+        loss = tr.make_shaped("where", [small, quad, lin], shape, x.dtype)
+    if reduction == 0:
+        return loss
+    return tr.make("reduce", [loss], result,
+                   {"kind": "mean" if reduction == 1 else "sum",
+                    "dims": list(range(x.dim())), "keepdim": False})
+
+
 _RULES = {}
 for _n in ("add", "sub", "mul", "div", "rsub", "mm", "bmm", "matmul",
            "neg", "exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "erf",
@@ -546,6 +626,12 @@ _RULES["aten.argmax"] = _arg_extreme(True)
 _RULES["aten.argmin"] = _arg_extreme(False)
 _RULES["aten.flip"] = _flip
 _RULES["aten.narrow"] = _torch("narrow")
+_RULES["aten.smooth_l1_loss"] = _smooth_l1
+for _p in ("aten", "prims"):
+    _RULES[_p + ".sign"] = _sign
+    _RULES[_p + ".cosh"] = _cosh
+    _RULES[_p + ".log2"] = _base2(True)
+    _RULES[_p + ".exp2"] = _base2(False)
 _RULES["prims.broadcast_in_dim"] = _broadcast_in_dim
 _RULES["prims.sum"] = _prims_sum
 for _n in ("add", "sub", "mul", "div", "where", "neg", "exp", "log", "tanh",
