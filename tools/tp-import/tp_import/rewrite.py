@@ -327,19 +327,21 @@ def _attention(g, out):
                 scale *= c[k]
                 scores = scores.args[1 - k]
                 continue
+        # A constant mask: zeros add nothing (baddbmm's zero input), a
+        # causal one is model.attention's; any other (a sliding window)
+        # leaves the ops as written.
         if scores.op == "add" and any(a.op == "const" for a in scores.args):
             mask = next(a for a in scores.args if a.op == "const")
-            if not _causal(mask.value, scores.shape, True, None):
-                scores.fail("attention mask is not causal (tp's "
-                          "model.attention masks future positions only)")
-            causal = True
+            if not bool((mask.value == 0).all()):
+                if not _causal(mask.value, scores.shape, True, None):
+                    return
+                causal = True
             scores = _other(scores, mask)
             continue
         if scores.op == "torch.masked_fill" and scores.args[1].op == "const":
             if not _causal(scores.args[1].value, scores.shape, False,
                            scores.attrs["value"]):
-                scores.fail("attention mask is not causal (tp's "
-                            "model.attention masks future positions only)")
+                return
             causal = True
             scores = scores.args[0]
             continue
@@ -433,6 +435,116 @@ def _unfuse_repeats(g):
         g.replace_uses(node, _new("reshape", [e], node.shape, x.dtype, node))
 
 
+# Element-wise ops: batch-wise when every tensor operand is merged alike.
+_ELEMENTWISE = ("add", "sub", "mul", "div", "neg", "exp", "log", "tanh",
+                "sigmoid", "sqrt", "rsqrt", "erf", "reciprocal", "abs",
+                "relu", "gelu", "silu", "pow")
+
+
+def _merges(node):
+    """(a, b) when reshape `node` merges its operand's two leading dims
+    [a, b, ...] into one [a * b, ...], else None."""
+    if node.op != "reshape":
+        return None
+    x = node.args[0]
+    if len(x.shape) < 3 or tuple(node.shape) != \
+            (x.shape[0] * x.shape[1],) + tuple(x.shape[2:]):
+        return None
+    return x.shape[0], x.shape[1]
+
+
+def _splits(node, ab):
+    """Whether reshape `node` splits its operand's leading dim into `ab`."""
+    if node.op != "reshape":
+        return False
+    x = node.args[0]
+    return len(x.shape) >= 2 and x.shape[0] == ab[0] * ab[1] and \
+        tuple(node.shape) == tuple(ab) + tuple(x.shape[1:])
+
+
+def _batchwise(node):
+    """Whether `node` treats dim 0 of its operands as a batch dim."""
+    rank = len(node.shape)
+    if node.op == "transpose":
+        return node.attrs["perm"][0] == 0
+    if node.op == "matmul":
+        return rank >= 3 and all(len(a.shape) == rank for a in node.args)
+    if node.op == "softmax":
+        return node.attrs["dim"] % rank != 0
+    if node.op in _ELEMENTWISE:
+        return all(tuple(a.shape) in ((), tuple(node.shape))
+                   for a in node.args)
+    return False
+
+
+def _unmerge_batches(g):
+    """A reshape merging two leading dims [a, b] into one (GPT-NeoX's and
+    Bloom's `query.view(batch * heads, s, d)` before a `baddbmm`), read by
+    batch-wise ops only (batched matmuls, transposes that keep dim 0,
+    element-wise ops with scalars, softmax) whose results are split back
+    into [a, b]: those ops run on the unmerged dims instead. The values are
+    the same; a shard of `b` (the heads under a Colwise projection) then
+    passes through them where the merged dim, whose chunks are no shard of
+    it, would be gathered."""
+    outputs = set(g.outputs)
+    order = {n: i for i, n in enumerate(g.root.walk_nodes())}
+    done = set()
+    for start in list(order):
+        ab = _merges(start)
+        if ab is None or start in done:
+            continue
+        users = g.users()
+        merges, region, splits = {start}, set(), set()
+        work, ok = [start], True
+        while work and ok:
+            n = work.pop()
+            if n in outputs:
+                ok = False
+                break
+            for u in users.get(n, []):
+                if u in region or u in splits:
+                    continue
+                if _splits(u, ab):
+                    splits.add(u)
+                    continue
+                if not _batchwise(u):
+                    ok = False
+                    break
+                # Its other merged operands join (their users are checked).
+                for a in u.args:
+                    if a not in merges and _merges(a) == ab:
+                        merges.add(a)
+                        work.append(a)
+                region.add(u)
+                work.append(u)
+        done |= merges
+        # Every operand of a region op must be a merge, a region op or a
+        # constant (a scalar, or of the merged shape: baddbmm's zeros).
+        if not ok or not splits or any(
+                a not in merges and a not in region and a.op != "const"
+                for u in region for a in u.args):
+            continue
+
+        def unmerged(a, u):
+            if a in merges:
+                return a.args[0]
+            if a.op == "const" and a.shape != ():
+                return _new("const", [], tuple(ab) + tuple(a.shape[1:]),
+                            a.dtype, u, value=a.value.reshape(
+                                tuple(ab) + tuple(a.shape[1:])))
+            return a
+        for u in sorted(region, key=order.get):
+            u.args = [unmerged(a, u) for a in u.args]
+            u.shape = tuple(ab) + tuple(u.shape[1:])
+            if u.op == "transpose":
+                u.attrs["perm"] = [0, 1] + [p + 1 for p in u.attrs["perm"][1:]]
+            elif u.op == "softmax":
+                u.attrs["dim"] = u.attrs["dim"] % (len(u.shape) - 1) + 1
+        for split in splits:
+            src = split.args[0]
+            g.replace_uses(split, src.args[0] if src in merges else src)
+
+
 def _masked_fill(g):
     """A masked_fill no pattern took is where(mask, fill, x)."""
     for node in list(g.root.walk_nodes()):
@@ -455,6 +567,7 @@ def rewrite(g):
         _conv1d(g, node, users)
     for node in list(g.root.walk_nodes()):
         _rotary(g, node)
+    _unmerge_batches(g)
     _simplify(g)
     for node in list(g.root.walk_nodes()):
         _attention(g, node)

@@ -5,7 +5,8 @@ Each plan is the JSON tp reads (docs/guide.md, "Plans"): a 1-D mesh named
 `tp` and FQN patterns (one fnmatch per dot-separated token) mapped to
 styles. Keys are relative to the module each model file's `make()` returns
 (`GPT2LMHeadModel`, `LlamaForCausalLM`, `Qwen2ForCausalLM`, `BertModel`,
-`MixtralForCausalLM`; `mixtral-moe` is for `mixtral.make_moe`'s block).
+`MixtralForCausalLM`, `GPTNeoXForCausalLM`, `GemmaForCausalLM`,
+`PhiForCausalLM`; `mixtral-moe` is for `mixtral.make_moe`'s block).
 
     plans.py NAME [--tp N]     prints the plan as JSON
     plans.py --list            prints the names
@@ -30,6 +31,12 @@ Plans:
   its head replicated).
 - mixtral: Llama's attention plan plus each expert's w1/w3 Colwise and w2
   Rowwise; the router gate stays replicated so every rank routes alike.
+- neox: the fused query_key_value and dense_h_to_4h Colwise, dense and
+  dense_4h_to_h Rowwise (NeoX's [heads, 3 * head_dim] layout keeps each
+  head's q, k and v in one chunk).
+- gemma: HF's base_model_tp_plan for the layers (q/k/v/gate/up Colwise,
+  o/down Rowwise).
+- phi: q/k/v and fc1 Colwise, dense and fc2 Rowwise.
 """
 
 import argparse
@@ -120,6 +127,23 @@ _PLANS = {
     "mixtral": lambda: _decoder("model.", {
         "block_sparse_moe." + key: style for key, style in _EXPERTS.items()}),
     "mixtral-moe": lambda: dict(_EXPERTS),
+    "neox": lambda: {
+        "gpt_neox.layers.*.attention.query_key_value": COLWISE,
+        "gpt_neox.layers.*.attention.dense": ROWWISE,
+        "gpt_neox.layers.*.mlp.dense_h_to_4h": COLWISE,
+        "gpt_neox.layers.*.mlp.dense_4h_to_h": ROWWISE,
+    },
+    "gemma": lambda: {
+        "model.layers.*.self_attn.[qkv]_proj": COLWISE,
+        "model.layers.*.self_attn.o_proj": ROWWISE,
+        **{"model.layers.*." + k: v for k, v in _LLAMA_MLP.items()},
+    },
+    "phi": lambda: {
+        "model.layers.*.self_attn.[qkv]_proj": COLWISE,
+        "model.layers.*.self_attn.dense": ROWWISE,
+        "model.layers.*.mlp.fc1": COLWISE,
+        "model.layers.*.mlp.fc2": ROWWISE,
+    },
 }
 
 
