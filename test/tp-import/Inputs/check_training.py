@@ -16,6 +16,7 @@ last step does; prints the largest differences.
 """
 
 import argparse
+import inspect
 import json
 import os
 import sys
@@ -49,7 +50,10 @@ def main():
     module, example = load(a.spec, a.weights)
     params = dict(module.named_parameters())
     inputs = safetensors.read(a.inputs)
-    names = list(example) if isinstance(example, dict) else None
+    # A tuple example is forward's leading parameters, as tp-import names
+    # the inputs.
+    names = list(example) if isinstance(example, dict) else list(
+        inspect.signature(module.forward).parameters)[:len(example)]
     wd = a.weight_decay
     if a.optimizer == "adamw":
         opt = torch.optim.AdamW(module.parameters(), lr=a.lr,

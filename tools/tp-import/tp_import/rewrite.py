@@ -443,37 +443,45 @@ _ELEMENTWISE = ("add", "sub", "mul", "div", "neg", "exp", "log", "tanh",
 
 def _merges(node):
     """(a, b) when reshape `node` merges its operand's two leading dims
-    [a, b, ...] into one [a * b, ...], else None."""
-    if node.op != "reshape":
+    [a, b, ...] into its first [a * b, ...] (the other dims as they may
+    be: row-major order keeps (i, j) at i * b + j), else None."""
+    if node.op != "reshape" or not node.shape:
         return None
     x = node.args[0]
-    if len(x.shape) < 3 or tuple(node.shape) != \
-            (x.shape[0] * x.shape[1],) + tuple(x.shape[2:]):
+    if len(x.shape) < 2 or x.shape[0] < 2 or x.shape[1] < 2 or \
+            node.shape[0] != x.shape[0] * x.shape[1]:
         return None
     return x.shape[0], x.shape[1]
 
 
 def _splits(node, ab):
-    """Whether reshape `node` splits its operand's leading dim into `ab`."""
-    if node.op != "reshape":
+    """Whether reshape `node` splits its operand's first dim into `ab`."""
+    if node.op != "reshape" or len(node.shape) < 2:
         return False
     x = node.args[0]
-    return len(x.shape) >= 2 and x.shape[0] == ab[0] * ab[1] and \
-        tuple(node.shape) == tuple(ab) + tuple(x.shape[1:])
+    return bool(x.shape) and x.shape[0] == ab[0] * ab[1] and \
+        tuple(node.shape[:2]) == tuple(ab)
 
 
-def _batchwise(node):
-    """Whether `node` treats dim 0 of its operands as a batch dim."""
+def _batchwise(node, ab):
+    """Whether `node` treats dim 0 of its operands as a batch dim of
+    extent a * b."""
     rank = len(node.shape)
+    if not rank or node.shape[0] != ab[0] * ab[1]:
+        return False
     if node.op == "transpose":
         return node.attrs["perm"][0] == 0
     if node.op == "matmul":
-        return rank >= 3 and all(len(a.shape) == rank for a in node.args)
+        return rank >= 3 and all(len(a.shape) == rank and
+                                 a.shape[0] == node.shape[0]
+                                 for a in node.args)
     if node.op == "softmax":
         return node.attrs["dim"] % rank != 0
     if node.op in _ELEMENTWISE:
-        return all(tuple(a.shape) in ((), tuple(node.shape))
-                   for a in node.args)
+        # An operand of fewer dims broadcasts from the back: dim 0 is not
+        # its; one of as many dims is merged alike, or a constant of 1 there.
+        return all(len(a.shape) < rank or a.shape[0] == node.shape[0] or
+                   (a.op == "const" and a.shape[0] == 1) for a in node.args)
     return False
 
 
@@ -481,11 +489,11 @@ def _unmerge_batches(g):
     """A reshape merging two leading dims [a, b] into one (GPT-NeoX's and
     Bloom's `query.view(batch * heads, s, d)` before a `baddbmm`), read by
     batch-wise ops only (batched matmuls, transposes that keep dim 0,
-    element-wise ops with scalars, softmax) whose results are split back
-    into [a, b]: those ops run on the unmerged dims instead. The values are
-    the same; a shard of `b` (the heads under a Colwise projection) then
-    passes through them where the merged dim, whose chunks are no shard of
-    it, would be gathered."""
+    element-wise ops with constants such as Bloom's ALiBi bias, softmax)
+    whose results are split back into [a, b]: those ops run on the
+    unmerged dims instead. The values are the same; a shard of `b` (the
+    heads under a Colwise projection) then passes through them where the
+    merged dim, whose chunks are no shard of it, would be gathered."""
     outputs = set(g.outputs)
     order = {n: i for i, n in enumerate(g.root.walk_nodes())}
     done = set()
@@ -507,7 +515,7 @@ def _unmerge_batches(g):
                 if _splits(u, ab):
                     splits.add(u)
                     continue
-                if not _batchwise(u):
+                if not _batchwise(u, ab):
                     ok = False
                     break
                 # Its other merged operands join (their users are checked).
@@ -518,20 +526,25 @@ def _unmerge_batches(g):
                 region.add(u)
                 work.append(u)
         done |= merges
-        # Every operand of a region op must be a merge, a region op or a
-        # constant (a scalar, or of the merged shape: baddbmm's zeros).
+        # Every operand of a region op must be a merge, a region op, a
+        # constant, or of fewer dims (broadcast from the back).
         if not ok or not splits or any(
-                a not in merges and a not in region and a.op != "const"
+                a not in merges and a not in region and a.op != "const" and
+                len(a.shape) >= len(u.shape)
                 for u in region for a in u.args):
             continue
 
         def unmerged(a, u):
             if a in merges:
-                return a.args[0]
-            if a.op == "const" and a.shape != ():
-                return _new("const", [], tuple(ab) + tuple(a.shape[1:]),
-                            a.dtype, u, value=a.value.reshape(
-                                tuple(ab) + tuple(a.shape[1:])))
+                x = a.args[0]
+                shape = tuple(ab) + tuple(a.shape[1:])
+                return x if tuple(x.shape) == shape else \
+                    _new("reshape", [x], shape, x.dtype, u)
+            if a.op == "const" and len(a.shape) == len(u.shape):
+                lead = tuple(ab) if a.shape[0] != 1 else (1, 1)
+                shape = lead + tuple(a.shape[1:])
+                return _new("const", [], shape, a.dtype, u,
+                            value=a.value.reshape(shape))
             return a
         for u in sorted(region, key=order.get):
             u.args = [unmerged(a, u) for a in u.args]
@@ -540,9 +553,15 @@ def _unmerge_batches(g):
                 u.attrs["perm"] = [0, 1] + [p + 1 for p in u.attrs["perm"][1:]]
             elif u.op == "softmax":
                 u.attrs["dim"] = u.attrs["dim"] % (len(u.shape) - 1) + 1
+        # A split to the region's own shape is the region op; another
+        # (its other dims reshaped) stays a reshape, of the unmerged value.
         for split in splits:
             src = split.args[0]
-            g.replace_uses(split, src.args[0] if src in merges else src)
+            if src in merges:
+                src = unmerged(src, split)
+                split.args = [src]
+            if tuple(src.shape) == tuple(split.shape):
+                g.replace_uses(split, src)
 
 
 def _masked_fill(g):

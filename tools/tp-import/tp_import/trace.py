@@ -795,6 +795,7 @@ def _getitem(tr, name, a, x, result):
     index = a.get(1, "idx")
     if x is not a.get(0, "input"):
         return None
+    index = _list_as_slice(index, x.shape)
     if _keeps_all(index, x.shape):
         return _view(tr, name, a, x, result)
     dims = _basic_index(index, x.dim())
@@ -803,7 +804,8 @@ def _getitem(tr, name, a, x, result):
         node.attrs["message"] = (
             f"unsupported indexing {_index_text(index)} of a tensor of shape "
             f"{list(x.shape)} (tp-import supports ints, slices with a "
-            f"positive step, None and ...; not tensors, lists or bools)")
+            f"positive step, None, ... and one list of evenly increasing "
+            f"ints; not tensors, other lists or bools)")
         return node
     node = tr.node_of(x)
     shape = list(x.shape)
@@ -822,6 +824,37 @@ def _getitem(tr, name, a, x, result):
     if tuple(shape) != tuple(result.shape):
         node = tr.make("reshape", [node], result)
     return node
+
+
+def _list_as_slice(index, shape):
+    """`index` with a list of evenly increasing ints (Falcon's
+    `fused_qkv[:, :, [-2]]`) as the slice that picks the same elements,
+    when it is the only advanced index (no int beside it: NumPy's rules
+    would then move the indexed dim); any other index as it is."""
+    items = index if isinstance(index, tuple) else (index,)
+    lists = [i for i, item in enumerate(items) if isinstance(item, list)]
+    if len(lists) != 1 or any(type(item) is int for item in items):
+        return index
+    values = items[lists[0]]
+    if not values or any(type(v) is not int for v in values):
+        return index
+    used = sum(1 for i in items if i is not None and i is not Ellipsis)
+    dim = 0
+    for item in items[:lists[0]]:
+        if item is Ellipsis:
+            dim += len(shape) - used
+        elif item is not None:
+            dim += 1
+    if dim >= len(shape) or any(not -shape[dim] <= v < shape[dim]
+                                for v in values):
+        return index
+    values = [v % shape[dim] for v in values]
+    step = values[1] - values[0] if len(values) > 1 else 1
+    if step <= 0 or any(b - a != step for a, b in zip(values, values[1:])):
+        return index
+    as_slice = slice(values[0], values[-1] + 1, step)
+    items = items[:lists[0]] + (as_slice,) + items[lists[0] + 1:]
+    return items if isinstance(index, tuple) else items[0]
 
 
 def _basic_index(index, rank):

@@ -6,7 +6,8 @@ Each plan is the JSON tp reads (docs/guide.md, "Plans"): a 1-D mesh named
 styles. Keys are relative to the module each model file's `make()` returns
 (`GPT2LMHeadModel`, `LlamaForCausalLM`, `Qwen2ForCausalLM`, `BertModel`,
 `MixtralForCausalLM`, `GPTNeoXForCausalLM`, `GemmaForCausalLM`,
-`PhiForCausalLM`; `mixtral-moe` is for `mixtral.make_moe`'s block).
+`PhiForCausalLM`, `BloomForCausalLM`, `FalconForCausalLM`,
+`T5ForConditionalGeneration`; `mixtral-moe` is for `mixtral.make_moe`'s block).
 
     plans.py NAME [--tp N]     prints the plan as JSON
     plans.py --list            prints the names
@@ -37,6 +38,11 @@ Plans:
 - gemma: HF's base_model_tp_plan for the layers (q/k/v/gate/up Colwise,
   o/down Rowwise).
 - phi: q/k/v and fc1 Colwise, dense and fc2 Rowwise.
+- bloom, falcon: the fused query_key_value and dense_h_to_4h Colwise,
+  dense and dense_4h_to_h Rowwise (Falcon's multi-query [q heads, k, v]
+  rows do not chunk per head: its k and v are gathered, with a warning).
+- t5: the q/k/v of self- and cross-attention and wi Colwise, o and wo
+  Rowwise, in encoder and decoder.
 """
 
 import argparse
@@ -94,6 +100,13 @@ def _decoder_sp(prefix):
 
 _EXPERTS = {"experts.*.w[13]": COLWISE, "experts.*.w2": ROWWISE}
 
+_FUSED_QKV = {
+    "transformer.h.*.self_attention.query_key_value": COLWISE,
+    "transformer.h.*.self_attention.dense": ROWWISE,
+    "transformer.h.*.mlp.dense_h_to_4h": COLWISE,
+    "transformer.h.*.mlp.dense_4h_to_h": ROWWISE,
+}
+
 _PLANS = {
     "gpt2": lambda: {
         "transformer.h.*.attn.c_attn": COLWISE,
@@ -137,6 +150,16 @@ _PLANS = {
         "model.layers.*.self_attn.[qkv]_proj": COLWISE,
         "model.layers.*.self_attn.o_proj": ROWWISE,
         **{"model.layers.*." + k: v for k, v in _LLAMA_MLP.items()},
+    },
+    "bloom": lambda: dict(_FUSED_QKV),
+    "falcon": lambda: dict(_FUSED_QKV),
+    "t5": lambda: {
+        "*.block.*.layer.0.SelfAttention.[qkv]": COLWISE,
+        "*.block.*.layer.0.SelfAttention.o": ROWWISE,
+        "decoder.block.*.layer.1.EncDecAttention.[qkv]": COLWISE,
+        "decoder.block.*.layer.1.EncDecAttention.o": ROWWISE,
+        "*.block.*.layer.*.DenseReluDense.wi": COLWISE,
+        "*.block.*.layer.*.DenseReluDense.wo": ROWWISE,
     },
     "phi": lambda: {
         "model.layers.*.self_attn.[qkv]_proj": COLWISE,
