@@ -625,4 +625,16 @@ module attributes {tp.plan = #tp.plan<mesh = @mesh, keys = [], styles = []>} {
     %kv = model.slice %h {dim = 2 : i64, start = 8 : i64} : (tensor<2x4x24xf32>) -> tensor<2x4x16xf32>
     return %q, %kv : tensor<2x4x8xf32>, tensor<2x4x16xf32>
   }
+
+  // shard_pieces where the output is not read as pieces of the features
+  // (GPT-NeoX views it per head first): no effect, and a warning says so.
+  // CHECK-LABEL: func.func @not_pieces
+  // CHECK: model.linear "attn.query_key_value"({{.*}}) : {{.*}} -> !tp.dtensor<2x4x24xf32, @mesh, [#tp.shard<2>]>
+  func.func @not_pieces(%x: tensor<2x4x8xf32>) -> tensor<2x4x2x12xf32> {
+    %w = model.param "attn.query_key_value.weight" : tensor<24x8xf32>
+    // expected-warning @below {{"shard_pieces" on 'attn.query_key_value' has no effect: its output is read other than as contiguous slices of the features ('model.reshape'); its weight is chunked whole}}
+    %h = model.linear "attn.query_key_value"(%x, %w) {tp.style = #tp.colwise<shard_pieces = true>} : (tensor<2x4x8xf32>, tensor<24x8xf32>) -> tensor<2x4x24xf32>
+    %r = model.reshape %h : (tensor<2x4x24xf32>) -> tensor<2x4x2x12xf32>
+    return %r : tensor<2x4x2x12xf32>
+  }
 }

@@ -199,8 +199,8 @@ def rotate_half(x):
 
 class Pieces(nn.Module):
     """Slicing and joining as model code writes it: a fused projection
-    split into three (GPT-2's c_attn), rotate_half, chunk, narrow, unbind
-    and a strided slice."""
+    split into three (GPT-2's c_attn), rotate_half, chunk, narrow, unbind,
+    a strided slice and lists of evenly increasing indices."""
 
     def __init__(self):
         super().__init__()
@@ -212,7 +212,8 @@ class Pieces(nn.Module):
         r = rotate_half(k) * torch.cat([b, a], -1)
         n = v.narrow(-1, 2, 4).sum(-1, keepdim=True)
         rows = sum(r.unbind(0))
-        return r + n + rows + x[:, ::3].mean()
+        picked = x[:, [1, 4, 7]].sum(-1, keepdim=True) + x[..., [-1]]
+        return r + n + rows + x[:, ::3].mean() + picked
 
 
 def pieces():

@@ -758,13 +758,22 @@ static void decomposeCrossEntropy(ModuleOp module) {
 /// bias, each with the style: every rank then holds its part of every piece
 /// (its heads of q, k and v) and the split needs no gather, where the fused
 /// weight's contiguous chunk would give a rank q and half of k. Returns
-/// the ops that carry the style instead of \p op.
+/// the ops that carry the style instead of \p op; where the option cannot
+/// apply, a warning says why (the fused weight is then chunked whole).
 static SmallVector<Operation *> splitFusedColwise(Operation *op,
                                                   Attribute style) {
-  auto linear = dyn_cast<m::LinearOp>(op);
   auto colwise = dyn_cast<ColwiseAttr>(style);
-  if (!linear || !colwise || !colwise.getShardPieces())
+  if (!colwise || !colwise.getShardPieces())
     return {op};
+  auto noEffect = [&](const Twine &why) -> SmallVector<Operation *> {
+    op->emitWarning() << "\"shard_pieces\" on '" << m::getModuleFQN(op) << "'"
+                      << " has no effect: " << why
+                      << "; its weight is chunked whole";
+    return {op};
+  };
+  auto linear = dyn_cast<m::LinearOp>(op);
+  if (!linear)
+    return noEffect("it applies to a linear's output features");
   auto outShape = getTensorLikeShape(linear.getResult().getType());
   int64_t last = static_cast<int64_t>(outShape.size()) - 1;
   SmallVector<m::SliceOp> pieces;
@@ -772,7 +781,9 @@ static SmallVector<Operation *> splitFusedColwise(Operation *op,
     auto slice = dyn_cast<m::SliceOp>(user);
     int64_t dim = slice ? static_cast<int64_t>(slice.getDim()) : 0;
     if (!slice || (dim != last && dim != -1) || slice.getStep() != 1)
-      return {op};
+      return noEffect("its output is read other than as contiguous slices "
+                      "of the features ('" +
+                      user->getName().getStringRef() + "')");
     pieces.push_back(slice);
   }
   llvm::sort(pieces, [](m::SliceOp a, m::SliceOp b) {
@@ -782,11 +793,12 @@ static SmallVector<Operation *> splitFusedColwise(Operation *op,
   int64_t next = 0;
   for (m::SliceOp s : pieces) {
     if (static_cast<int64_t>(s.getStart()) != next)
-      return {op};
+      return noEffect("its slices overlap or leave features out");
     next += getTensorLikeShape(s.getResult().getType())[last];
   }
   if (pieces.size() < 2 || next != outShape[last])
-    return {op};
+    return noEffect("its slices are not two or more pieces covering the "
+                    "features");
   OpBuilder b(op);
   Location loc = op->getLoc();
   auto rowsOf = [&](Value v, int64_t start, int64_t count) -> Value {
