@@ -400,3 +400,66 @@ func.func @routing(%x: tensor<6x4xf32>) -> tensor<f32> {
   %l = model.mean %o : (tensor<6x2xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// model.generic: each float operand's gradient is a generic over the same
+// loops (the forward body, its derivative, times the result's gradient),
+// summed over the loops the operand does not index: the broadcast row's
+// gradient sums the rows (i a reduction), its size-1 dim back by reshape.
+// CHECK-LABEL: func.func @generic
+// CHECK: %[[G:.*]] = model.mean_grad
+// CHECK: model.generic %{{.*}}, %{{.*}}, %{{.*}}, %[[G]], %{{.*}} {indexing_maps = {{.*}}, iterator_types = ["parallel", "parallel"], tp.phase = #tp.phase<backward>} : {{.*}} -> tensor<2x4xf32>
+// CHECK: math.tanh
+// CHECK: arith.negf
+// CHECK: model.generic_yield
+// CHECK: model.generic %{{.*}}, %{{.*}}, %{{.*}}, %[[G]], %{{.*}} {indexing_maps = {{.*}}, iterator_types = ["reduction", "parallel"], tp.phase = #tp.phase<backward>} : {{.*}} -> tensor<4xf32>
+// CHECK: model.reshape %{{.*}} : (tensor<4xf32>) -> tensor<1x4xf32>
+func.func @generic(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %w = model.param "fc.weight" : tensor<4x4xf32>
+  %h = model.linear "fc"(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %s = model.param "scale" : tensor<1x4xf32>
+  %e0 = model.full 0.0 : tensor<2x4xf32>
+  %e = model.generic %h, %s, %e0 {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} : (tensor<2x4xf32>, tensor<1x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %t = math.tanh %a : f32
+    %m = arith.mulf %t, %b : f32
+    model.generic_yield %m : f32
+  }
+  %l = model.mean %e : (tensor<2x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A reduction combined other than by a sum (a max) has no gradient rule.
+func.func @generic_max(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %w = model.param "fc.weight" : tensor<4x4xf32>
+  %h = model.linear "fc"(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %i = model.full 0.0 : tensor<2xf32>
+  // expected-error @below {{'model.generic' op has no backward rule: its reduction loops combine the result other than by one arith.addf (a sum)}}
+  %m = model.generic %h, %i {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} : (tensor<2x4xf32>, tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.maximumf %a, %acc : f32
+    model.generic_yield %r : f32
+  }
+  %l = model.mean %m : (tensor<2xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A body op without a derivative is an error naming it.
+func.func @generic_floor_div(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %w = model.param "fc.weight" : tensor<4x4xf32>
+  %h = model.linear "fc"(%x, %w) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %e0 = model.full 0.0 : tensor<2x4xf32>
+  %e = model.generic %h, %e0 {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: f32, %out: f32):
+    // expected-error @below {{'math.sinh' op in a model.generic body has no derivative (tp-differentiate differentiates arith and math float ops)}}
+    %r = math.sinh %a : f32
+    model.generic_yield %r : f32
+  }
+  %l = model.mean %e : (tensor<2x4xf32>) -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -633,7 +633,7 @@ def Model_DetachOp : Model_UnaryOp<"detach",
 //===----------------------------------------------------------------------===//
 
 def Model_GenericOp : Model_Op<"generic", [Pure, SingleBlock,
-    Model_HasShardingRule, Model_Kernel]> {
+    Model_HasShardingRule, Model_Differentiable, Model_Kernel]> {
   let summary = "A loop nest computing each result element from a scalar body (`linalg.generic`)";
   let description = [{
     linalg.generic's semantics on model tensors: the operands are the inputs
@@ -655,7 +655,15 @@ def Model_GenericOp : Model_Op<"generic", [Pure, SingleBlock,
     reduction, and the init counts once); otherwise it is replicated. A body
     that reads the loop indices (`linalg.index`) or has ops outside the
     arith and math dialects is replicated whole. tp-run runs it on the host
-    (arith and math float ops); it has no gradient.
+    (arith and math float ops).
+
+    Gradient: per float operand, a model.generic over the same loops whose
+    body is this body, its derivative with respect to that operand's element
+    (forward mode over the arith and math float ops) times the result's
+    gradient element, summed over the loops the operand does not index.
+    With reduction loops the body must combine the result by one
+    `arith.addf` (the init's gradient is then the result's); any other
+    combiner, or a body op without a derivative, is an error naming it.
 
     ```mlir
     %r = model.generic %x, %init {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<4xf32> {
