@@ -233,6 +233,14 @@ static FailureOr<Value> operandGrad(OpBuilder &b, GenericOp op, unsigned k,
   Value gradElt = body->getArgument(n), acc = body->getArgument(n + 1);
   Value term = arith::MulFOp::create(b, loc, gradElt, t);
   GenericYieldOp::create(b, loc, arith::AddFOp::create(b, loc, acc, term));
+  // The forward's values the derivative does not read (its result, often)
+  // are not computed: the body's ops are pure scalar ops.
+  SmallVector<Operation *> ops;
+  for (Operation &inner : body->without_terminator())
+    ops.push_back(&inner);
+  for (Operation *inner : llvm::reverse(ops))
+    if (inner->use_empty())
+      inner->erase();
   b.setInsertionPointAfter(g);
   if (outType == gradType)
     return g.getResult();
