@@ -51,6 +51,16 @@ mlir::tp::readFileBounded(StringRef path, uint64_t maxBytes) {
       status.getSize() > maxBytes)
     return tooLarge("its size of " + Twine(status.getSize()) + " bytes");
 
+  // A regular file is read at the size it has now (memory-mapped where LLVM
+  // finds that cheaper): no copy, and no more than the limit checked above.
+  if (status.type() == sys::fs::file_type::regular_file) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
+        MemoryBuffer::getOpenFile(file, path, status.getSize());
+    if (!buffer)
+      return errorCodeToError(buffer.getError());
+    return std::move(*buffer);
+  }
+
   // Devices and pipes have no size: read at most one byte past the limit.
   SmallVector<char, 0> data;
   constexpr size_t chunk = size_t(1) << 16;

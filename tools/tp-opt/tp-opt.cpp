@@ -5,6 +5,14 @@
 // filling memory) and a write error on the output is an error message, not
 // LLVM's fatal "IO failure on output stream".
 //
+// Unlike mlir-opt, tp-opt runs single-threaded unless told otherwise
+// (--mlir-disable-threading=false): a tp program is one function, so the
+// function pipeline has nothing to run side by side, while MLIR's verifier
+// hands each isolated op (every `model.module` body, after every pass) to the
+// thread pool one by one, which costs more than it saves on bodies of a few
+// ops (bench/compile_bench.py, 1000-layer MLP: 81.6 ms threaded, 75.5 ms
+// not; docs/benchmarks.md).
+//
 //===----------------------------------------------------------------------===//
 
 #include "mlir/IR/DialectRegistry.h"
@@ -41,6 +49,12 @@ int main(int argc, char **argv) {
   mlir::tp::registerAllDialects(registry);
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "tp: tensor-parallel plan lowering driver\n", registry);
+  // Single-threaded by default (see the header); an explicit
+  // --mlir-disable-threading[=true|false] decides.
+  if (llvm::cl::Option *threads =
+          llvm::cl::getRegisteredOptions().lookup("mlir-disable-threading");
+      threads && threads->getNumOccurrences() == 0)
+    (void)threads->addOccurrence(0, threads->ArgStr, "true");
   mlir::MlirOptMainConfig config =
       mlir::MlirOptMainConfig::createFromCLOptions();
   for (const std::string &plugin : stylePlugins)

@@ -45,6 +45,27 @@ TEST(ReadFileBoundedTest, ReadsUpToTheLimit) {
   llvm::sys::fs::remove(path);
 }
 
+// Regular files are read at their size, memory-mapped when large: the whole
+// content, null-terminated (the MLIR parser relies on it), named by the path;
+// sizes on and off a page boundary (LLVM maps only the latter).
+TEST(ReadFileBoundedTest, ReadsLargeFilesWhole) {
+  for (size_t size : {size_t(3 * 4096), size_t(200 * 1024 + 17)}) {
+    std::string text(size, ' ');
+    for (size_t i = 0; i < size; ++i)
+      text[i] = char('a' + i % 23);
+    std::string path = writeTemp(text);
+    auto buffer = readFileBounded(path, size);
+    ASSERT_TRUE(!!buffer) << llvm::toString(buffer.takeError());
+    EXPECT_EQ((*buffer)->getBuffer(), text) << size;
+    EXPECT_EQ((*buffer)->getBufferEnd()[0], '\0') << size;
+    EXPECT_EQ((*buffer)->getBufferIdentifier(), path);
+    auto over = readFileBounded(path, size - 1);
+    EXPECT_FALSE(!!over);
+    llvm::consumeError(over.takeError());
+    llvm::sys::fs::remove(path);
+  }
+}
+
 TEST(ReadFileBoundedTest, StopsOnEndlessDevices) {
   auto zero = readFileBounded("/dev/zero", uint64_t(1) << 20);
   ASSERT_FALSE(!!zero);

@@ -933,3 +933,21 @@ func.func @expand_shape(%x: tensor<2x3xf32>) {
   %e = model.expand %x : (tensor<2x3xf32>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+// Hand-written formats check the inherent attributes of their attr-dict
+// as ODS's do.
+func.func @param_frozen_attr() -> tensor<2xf32> {
+  // expected-error @below {{'model.param' op attribute 'frozen' failed to satisfy constraint: unit attribute}}
+  %p = model.param "w" {frozen = 1 : i64} : tensor<2xf32>
+  return %p : tensor<2xf32>
+}
+
+// -----
+
+func.func @linear_operand_count(%x: tensor<2x4xf32>) {
+  // expected-error @below {{number of operands and types do not match: got 2 operands and 1 types}}
+  %y = model.linear "l"(%x, %x) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return
+}

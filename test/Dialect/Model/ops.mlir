@@ -20,6 +20,12 @@ func.func @leaf_modules(%x: tensor<2x8x16xf32>, %ids: tensor<2x8xi64>) -> tensor
   %lin = model.linear "net1"(%emb, %w, %b) : (tensor<2x8x16xf32>, tensor<32x16xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
   // CHECK: model.linear "net1_nobias"(%[[X]], %[[W]]) : (tensor<2x8x16xf32>, tensor<32x16xf32>) -> tensor<2x8x32xf32>
   %nobias = model.linear "net1_nobias"(%x, %w) : (tensor<2x8x16xf32>, tensor<32x16xf32>) -> tensor<2x8x32xf32>
+  // model.param and model.linear print their attribute dictionary by hand
+  // (without building it): inherent and discardable attributes, by name.
+  // CHECK: model.param "frozen.weight" {a.b = "x", frozen, tp.zz = 1 : i64} : tensor<32x16xf32>
+  %wf = model.param "frozen.weight" {tp.zz = 1 : i64, frozen, a.b = "x"} : tensor<32x16xf32>
+  // CHECK: model.linear "net1_attrs"(%[[X]], %[[W]]) {a.b, tp.zz = 2 : i64} : (tensor<2x8x16xf32>, tensor<32x16xf32>) -> tensor<2x8x32xf32>
+  %lin_attrs = model.linear "net1_attrs"(%x, %w) {tp.zz = 2 : i64, a.b} : (tensor<2x8x16xf32>, tensor<32x16xf32>) -> tensor<2x8x32xf32>
   // CHECK: %[[LN:.*]] = model.layer_norm "norm"(%[[LIN]], %[[B]], %[[B]]) : (tensor<2x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
   %ln = model.layer_norm "norm"(%lin, %b, %b) : (tensor<2x8x32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<2x8x32xf32>
   // CHECK: model.layer_norm "norm_eps"(%[[LIN]], %[[B]], %[[B]]) {eps = 1.000000e-03 : f64}

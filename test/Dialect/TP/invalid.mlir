@@ -882,3 +882,23 @@ func.func @sharded_dropout_local_shape(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = tp.sharded_dropout "drop"(%x) on @mesh shard_dims = [0] global_shape = [8, 8] {p = 0.1 : f64} : tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// Hand-written formats check the inherent attributes of their attr-dict
+// as ODS's do.
+tp.mesh @mesh(shape = 2)
+func.func @chunk_module_attr(%x: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  // expected-error @below {{'tp.chunk' op attribute 'module' failed to satisfy constraint: string attribute}}
+  %c = tp.chunk %x on @mesh mesh_axes = [0] axis = 0 {module = 3 : i64} : tensor<8x16xf32> -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}
+
+// -----
+
+tp.mesh @mesh(shape = 2)
+func.func @all_reduce_module_attr(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @below {{'tp.all_reduce' op attribute 'module' failed to satisfy constraint: string attribute}}
+  %r = tp.all_reduce %x on @mesh mesh_axes = [0] reduction = sum {module = [1]} : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}

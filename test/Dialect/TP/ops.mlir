@@ -196,6 +196,12 @@ func.func @collectives(%in: tensor<8x4xf32>, %full: tensor<8x16xf32>) {
   %b = tp.broadcast %in on @mesh2d mesh_axes = [1] root = 1 : tensor<8x4xf32>
   // CHECK: tp.chunk %[[FULL]] on @mesh2d mesh_axes = [0, 1] axis = 0 {module = "net1"} : tensor<8x16xf32> -> tensor<2x16xf32>
   %c = tp.chunk %full on @mesh2d mesh_axes = [0, 1] axis = 0 {module = "net1"} : tensor<8x16xf32> -> tensor<2x16xf32>
+  // tp.chunk and tp.all_reduce print their attribute dictionary by hand
+  // (without building it): inherent and discardable attributes, by name.
+  // CHECK: tp.chunk %[[FULL]] on @mesh mesh_axes = [0] axis = 1 {aa = 1 : i64, module = "net1", tp.phase = #tp.phase<backward>} : tensor<8x16xf32> -> tensor<8x4xf32>
+  %cd = tp.chunk %full on @mesh mesh_axes = [0] axis = 1 {tp.phase = #tp.phase<backward>, module = "net1", aa = 1 : i64} : tensor<8x16xf32> -> tensor<8x4xf32>
+  // CHECK: tp.all_reduce %[[FULL]] on @mesh mesh_axes = [0] reduction = {{ *}}sum {module = "net2", zz} : tensor<8x16xf32>
+  %ad = tp.all_reduce %full on @mesh mesh_axes = [0] reduction = sum {zz, module = "net2"} : tensor<8x16xf32>
   // Uneven chunks are dynamic.
   // CHECK: %[[CU:.*]] = tp.chunk %[[IN]] on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>
   %cu = tp.chunk %in on @unnamed mesh_axes = [2] axis = 0 : tensor<8x4xf32> -> tensor<?x4xf32>

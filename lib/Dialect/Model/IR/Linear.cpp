@@ -17,6 +17,44 @@ using namespace mlir::tp::model;
 using namespace mlir::tp::model::detail;
 
 //===----------------------------------------------------------------------===//
+// Format
+//===----------------------------------------------------------------------===//
+
+// A leaf op's format, `$fqn ( operands ) attr-dict : functional-type(operands,
+// results)`, as ODS writes it for the others.
+
+ParseResult LinearOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr fqn;
+  SmallVector<OpAsmParser::UnresolvedOperand, 3> operands;
+  FunctionType type;
+  if (parser.parseCustomAttributeWithFallback(
+          fqn, parser.getBuilder().getType<NoneType>()))
+    return failure();
+  result.getOrAddProperties<Properties>().fqn = fqn;
+  SMLoc operandsLoc;
+  if (parser.parseLParen() ||
+      (operandsLoc = parser.getCurrentLocation(),
+       parser.parseOperandList(operands)) ||
+      parser.parseRParen() || parseAttrDict(parser, result) ||
+      parser.parseColon() || parser.parseType(type) ||
+      parser.resolveOperands(operands, type.getInputs(), operandsLoc,
+                             result.operands))
+    return failure();
+  result.addTypes(type.getResults());
+  return success();
+}
+
+void LinearOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printAttributeWithoutType(getFqnAttr());
+  p << '(' << getOperation()->getOperands() << ')';
+  printAttrDict(p, *this, {"fqn"});
+  p << " : ";
+  p.printFunctionalType(getOperation()->getOperandTypes(),
+                        getOperation()->getResultTypes());
+}
+
+//===----------------------------------------------------------------------===//
 // Verifiers
 //===----------------------------------------------------------------------===//
 

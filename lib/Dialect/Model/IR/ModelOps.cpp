@@ -57,6 +57,27 @@ std::string mlir::tp::model::getModuleTypeName(Operation *op) {
 // Structure
 //===----------------------------------------------------------------------===//
 
+ParseResult ParamOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  RankedTensorType type;
+  if (parser.parseCustomAttributeWithFallback(
+          name, parser.getBuilder().getType<NoneType>()))
+    return failure();
+  result.getOrAddProperties<Properties>().name = name;
+  if (parseAttrDict(parser, result) || parser.parseColon() ||
+      parser.parseCustomTypeWithFallback(type))
+    return failure();
+  result.addTypes(type);
+  return success();
+}
+
+void ParamOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printAttributeWithoutType(getNameAttr());
+  printAttrDict(p, *this, {"name"});
+  p << " : " << getType();
+}
+
 LogicalResult ParamOp::verify() {
   if (getName().empty())
     return emitOpError("parameter name must not be empty");

@@ -340,6 +340,129 @@ static LogicalResult checkShapes(Operation *op, RankedTensorType input,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Hand-written formats
+//===----------------------------------------------------------------------===//
+
+void mlir::tp::printAttrDict(OpAsmPrinter &p, Operation *op,
+                             ArrayRef<StringRef> elided) {
+  // The dictionary's content: the inherent attributes that are set, then the
+  // discardable ones, in the dictionary's order (by name).
+  SmallVector<NamedAttribute, 4> attrs;
+  for (StringAttr name : op->getName().getAttributeNames()) {
+    if (llvm::is_contained(elided, name.getValue()))
+      continue;
+    if (std::optional<Attribute> value = op->getInherentAttr(name.getValue());
+        value && *value)
+      attrs.emplace_back(name, *value);
+  }
+  llvm::append_range(attrs, op->getDiscardableAttrs());
+  llvm::sort(attrs, [](NamedAttribute a, NamedAttribute b) {
+    return a.getName().strref() < b.getName().strref();
+  });
+  p.printOptionalAttrDict(attrs, elided);
+}
+
+ParseResult mlir::tp::parseAttrDict(OpAsmParser &parser,
+                                    OperationState &result) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  return result.name.verifyInherentAttrs(result.attributes, [&]() {
+    return parser.emitError(loc)
+           << "'" << result.name.getStringRef() << "' op ";
+  });
+}
+
+/// `$input on $mesh mesh_axes = $mesh_axes`, the start of a collective's
+/// format, into `Props` (an op's Properties).
+template <typename Props>
+static ParseResult parseCollectiveHead(OpAsmParser &parser,
+                                       OperationState &result,
+                                       OpAsmParser::UnresolvedOperand &input) {
+  FlatSymbolRefAttr mesh;
+  DenseI64ArrayAttr meshAxes;
+  if (parser.parseOperand(input) || parser.parseKeyword("on") ||
+      parser.parseCustomAttributeWithFallback(
+          mesh, parser.getBuilder().getType<NoneType>()) ||
+      parser.parseKeyword("mesh_axes") || parser.parseEqual() ||
+      parser.parseCustomAttributeWithFallback(meshAxes, Type{}))
+    return failure();
+  Props &props = result.getOrAddProperties<Props>();
+  props.mesh = mesh;
+  props.mesh_axes = meshAxes;
+  return success();
+}
+
+static void printCollectiveHead(OpAsmPrinter &p, Value input,
+                                FlatSymbolRefAttr mesh,
+                                DenseI64ArrayAttr meshAxes) {
+  p << ' ' << input << " on ";
+  p.printAttributeWithoutType(mesh);
+  p << " mesh_axes = ";
+  p.printStrippedAttrOrType(meshAxes);
+}
+
+static ParseResult parseRankedTensorType(OpAsmParser &parser, Type &type) {
+  RankedTensorType ranked;
+  if (parser.parseCustomTypeWithFallback(ranked))
+    return failure();
+  type = ranked;
+  return success();
+}
+
+ParseResult ChunkOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand input;
+  IntegerAttr axis;
+  Type inputType, resultType;
+  if (parseCollectiveHead<Properties>(parser, result, input) ||
+      parser.parseKeyword("axis") || parser.parseEqual() ||
+      parser.parseCustomAttributeWithFallback(
+          axis, parser.getBuilder().getIntegerType(64)))
+    return failure();
+  result.getOrAddProperties<Properties>().axis = axis;
+  if (parseAttrDict(parser, result) || parser.parseColon() ||
+      parseRankedTensorType(parser, inputType) || parser.parseArrow() ||
+      parseRankedTensorType(parser, resultType) ||
+      parser.resolveOperand(input, inputType, result.operands))
+    return failure();
+  result.addTypes(resultType);
+  return success();
+}
+
+void ChunkOp::print(OpAsmPrinter &p) {
+  printCollectiveHead(p, getInput(), getMeshAttr(), getMeshAxesAttr());
+  p << " axis = ";
+  p.printAttributeWithoutType(getAxisAttr());
+  printAttrDict(p, *this, {"mesh", "mesh_axes", "axis"});
+  p << " : " << getInput().getType() << " -> " << getType();
+}
+
+ParseResult AllReduceOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand input;
+  ReductionKindAttr reduction;
+  Type type;
+  if (parseCollectiveHead<Properties>(parser, result, input) ||
+      parser.parseKeyword("reduction") || parser.parseEqual() ||
+      parser.parseCustomAttributeWithFallback(reduction, Type{}))
+    return failure();
+  result.getOrAddProperties<Properties>().reduction = reduction;
+  if (parseAttrDict(parser, result) || parser.parseColon() ||
+      parseRankedTensorType(parser, type) ||
+      parser.resolveOperand(input, type, result.operands))
+    return failure();
+  result.addTypes(type);
+  return success();
+}
+
+void AllReduceOp::print(OpAsmPrinter &p) {
+  printCollectiveHead(p, getInput(), getMeshAttr(), getMeshAxesAttr());
+  p << " reduction =";
+  p.printStrippedAttrOrType(getReductionAttr());
+  printAttrDict(p, *this, {"mesh", "mesh_axes", "reduction"});
+  p << " : " << getType();
+}
+
 LogicalResult AllGatherOp::verify() {
   IntegerAttr global = getGlobalSizeAttr();
   std::optional<ArrayRef<int64_t>> outer = getOuterAxes();

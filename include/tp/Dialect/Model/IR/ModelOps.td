@@ -68,7 +68,9 @@ def Model_ParamOp : Model_Op<"param", [Pure, Model_Differentiable]> {
   }];
   let arguments = (ins StrAttr:$name, UnitAttr:$frozen);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$name attr-dict `:` type($result)";
+  // `$name attr-dict : type($result)`, parsed and printed by hand
+  // (ModelOps.cpp, tp::printAttrDict): one per parameter in every program.
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
@@ -152,6 +154,10 @@ def Model_LinearOp : Model_LeafOp<"linear", "Linear"> {
                        Model_TensorLike:$weight,
                        Optional<Model_TensorLike>:$bias);
   let results = (outs Model_TensorLike:$result);
+  // The leaf ops' format, parsed and printed by hand (Linear.cpp,
+  // tp::printAttrDict): a program holds more linears than any other op.
+  let assemblyFormat = ?;
+  let hasCustomAssemblyFormat = 1;
 }
 
 def Model_EmbeddingOp : Model_LeafOp<"embedding", "Embedding"> {

@@ -46,6 +46,20 @@ int64_t chunkSize(int64_t size, int64_t parts, int64_t index);
 /// evenly; a dim that does not divide evenly becomes dynamic.
 RankedTensorType getLocalType(DTensorType type, MeshOp mesh);
 
+/// Prints what a format's `attr-dict` prints for `op` (its attributes other
+/// than `elided`, by name, as `{...}`, nothing when none is left) without
+/// building the op's attribute dictionary. ODS's printers ask for
+/// `getAttrs()`, which for an op with properties uniques a new
+/// DictionaryAttr each time it is printed; the ops that every partitioned
+/// program holds by the thousand (tp.chunk, tp.all_reduce, model.param,
+/// model.linear, the unary model ops) print through this instead.
+void printAttrDict(OpAsmPrinter &p, Operation *op,
+                   ArrayRef<StringRef> elided = {});
+
+/// Parses an optional attr-dict into `result`, checking the op's inherent
+/// attributes in it as an ODS-generated parser does.
+ParseResult parseAttrDict(OpAsmParser &parser, OperationState &result);
+
 } // namespace mlir::tp
 
 #endif // TP_DIALECT_TP_IR_TPOPS_H

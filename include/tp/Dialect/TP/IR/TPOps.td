@@ -172,6 +172,10 @@ def TP_AllReduceOp : TP_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> 
     Element-wise reduction (`sum`, `avg`, `max`, `min`) over the ranks of
     `mesh_axes`. Lowers `Partial -> Replicate`.
 
+    ```mlir
+    %r = tp.all_reduce %x on @mesh mesh_axes = [0] reduction = sum {module = "layers.0.w2"} : tensor<8x16xf32>
+    ```
+
     ```
     reduction = sum, 2 ranks:   rank0: [1 2]   rank1: [3 4]
                         after:  rank0: [4 6]   rank1: [4 6]
@@ -182,10 +186,10 @@ def TP_AllReduceOp : TP_CollectiveOp<"all_reduce", [SameOperandsAndResultType]> 
     over the same axes or more.
   }] # spmdNote;
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, TP_ReductionKindAttr:$reduction));
-  let assemblyFormat = [{
-    $input `on` $mesh `mesh_axes` `=` $mesh_axes `reduction` `=` `` $reduction
-    attr-dict `:` type($input)
-  }];
+  // `$input on $mesh mesh_axes = $mesh_axes reduction = $reduction attr-dict
+  // : type($input)`, parsed and printed by hand (TPOps.cpp): one per Rowwise
+  // layer in every partitioned program.
+  let hasCustomAssemblyFormat = 1;
 }
 
 def TP_ReduceScatterOp : TP_CollectiveOp<"reduce_scatter"> {
@@ -252,6 +256,10 @@ def TP_ChunkOp : TP_CollectiveOp<"chunk"> {
     of `axis` (`torch.chunk` rule). Lowers `Replicate -> Shard(d)` and
     parameter loading.
 
+    ```mlir
+    %c = tp.chunk %w on @mesh mesh_axes = [0] axis = 0 {module = "layers.0.w1"} : tensor<64x16xf32> -> tensor<32x16xf32>
+    ```
+
     ```
     axis = 0, 2 ranks:   rank0: [a; b]   rank1: [a; b]
                 after:   rank0: [a]      rank1: [b]
@@ -260,10 +268,10 @@ def TP_ChunkOp : TP_CollectiveOp<"chunk"> {
     Over a group of one rank it folds to its input.
   }];
   let arguments = !con(commonArgs, (ins AnyRankedTensor:$input, I64Attr:$axis));
-  let assemblyFormat = [{
-    $input `on` $mesh `mesh_axes` `=` $mesh_axes `axis` `=` $axis
-    attr-dict `:` type($input) `->` type($result)
-  }];
+  // `$input on $mesh mesh_axes = $mesh_axes axis = $axis attr-dict :
+  // type($input) -> type($result)`, parsed and printed by hand (TPOps.cpp):
+  // one per parameter in every partitioned program.
+  let hasCustomAssemblyFormat = 1;
 }
 
 def TP_PartialFromReplicateOp : TP_CollectiveOp<"partial_from_replicate", [
