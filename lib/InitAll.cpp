@@ -15,6 +15,7 @@
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/StyleDefinition.h"
+#include "tp/Executor/Passes.h"
 
 void mlir::tp::registerAllDialects(DialectRegistry &registry) {
   registry
@@ -28,5 +29,6 @@ void mlir::tp::registerAllPasses() {
   registerTPPasses();
   registerTPShardConversions();
   registerTPModelToLinalgPasses();
+  registerTPExecutorPasses();
   registerTPPipelines();
 }

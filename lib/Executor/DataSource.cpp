@@ -84,7 +84,7 @@ Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
   if (init.onesCentred)
     for (int64_t i = 0; i < t.numel(); ++i)
       t.data()[i] += 1.0f;
-  return t.to(p.dtype);
+  return std::move(t).to(p.dtype);
 }
 
 /// "1 batch", "3 batches".
@@ -165,7 +165,7 @@ Tensor DataSource::input(const InputInfo &in,
       }
     }
     if (!in.isTokens)
-      return t.to(in.dtype);
+      return std::move(t).to(in.dtype);
     if (!rt::isIntegerDType(t.dtype()) && t.dtype() != rt::DType::F32)
       throw std::runtime_error(where + " holds token ids as " +
                                rt::dtypeName(t.dtype()) +
@@ -191,7 +191,7 @@ Tensor DataSource::input(const InputInfo &in,
                                  range);
     }
     // In range (or -100), so exact in every integer dtype.
-    return t.to(in.dtype);
+    return std::move(t).to(in.dtype);
   }
   if (in.isTokens)
     return rt::initTokens(seed, in.name, in.shape, in.vocab).to(in.dtype);

@@ -165,6 +165,23 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
   }
   case Opcode::Pack: {
     // A bucket's tensors, one after another, for one collective.
+    if constexpr (B::kHostOnlyKernels) {
+      // Copied straight into the bucket (no flattened copies first).
+      int64_t total = 0;
+      for (size_t i = 0; i < in.operands.size(); ++i)
+        total += arg(i).numel();
+      Tensor bucket = Tensor::uninitialized({total}, arg(0).dtype());
+      auto *to = static_cast<char *>(bucket.raw());
+      for (size_t i = 0; i < in.operands.size(); ++i) {
+        if (arg(i).dtype() != bucket.dtype())
+          throw std::runtime_error("a bucket of " + in.origin +
+                                   " mixes dtypes");
+        std::memcpy(to, arg(i).raw(), arg(i).bytes());
+        to += arg(i).bytes();
+      }
+      f.set(in.result, std::move(bucket));
+      return;
+    }
     std::vector<Buffer> flat;
     flat.reserve(in.operands.size());
     for (size_t i = 0; i < in.operands.size(); ++i)
@@ -176,7 +193,10 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
     int64_t n = 1;
     for (int64_t d : in.shape)
       n *= d;
-    f.set(in.result, reshape(sliceDim(arg(0), 0, in.size, n), in.shape));
+    if constexpr (B::kHostOnlyKernels)
+      f.set(in.result, sliceDim(arg(0), 0, in.size, n).reshaped(in.shape));
+    else
+      f.set(in.result, reshape(sliceDim(arg(0), 0, in.size, n), in.shape));
     return;
   }
   case Opcode::AllGather:

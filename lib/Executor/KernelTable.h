@@ -37,12 +37,36 @@ template <class B> struct KernelCall {
 template <class B>
 using KernelFn = typename B::Buffer (*)(const KernelCall<B> &);
 
+struct ProgramData;
+
+/// What a kernel allocates besides its result, for the memory plan
+/// (MemoryPlan.cpp): the bytes of the temporaries it holds at once while it
+/// runs (of \p in's slots in \p program; null: none), and whether it takes
+/// over its operand 0's buffer when that operand dies with it (no result
+/// is allocated then).
+struct KernelMemory {
+  int64_t (*workspace)(const Instruction &in,
+                       const ProgramData &program) = nullptr;
+  bool reusesDyingOperand = false;
+  /// Kernels of one pass that computes several results and keeps the ones
+  /// not taken yet (Frame::sharedGrad): the pass's key for \p in (null: not
+  /// such a kernel), the member \p in takes, and the f32 bytes of each
+  /// member the pass computes when \p in runs it (-1: a member it does not
+  /// compute).
+  std::vector<int> (*sharedKey)(const Instruction &in) = nullptr;
+  size_t sharedMember = 0;
+  std::vector<int64_t> (*sharedBytes)(const Instruction &in,
+                                      const ProgramData &program) = nullptr;
+};
+
 /// A kernel's entry in the table: the name its ops give, the static
-/// arguments (OpcodeTable.h's Arg flags) it reads, and its function.
+/// arguments (OpcodeTable.h's Arg flags) it reads, its function and what
+/// it allocates besides its result.
 template <class B> struct KernelEntry {
   const char *name = nullptr;
   unsigned args = 0;
   KernelFn<B> fn = nullptr;
+  KernelMemory memory;
 };
 
 /// The kernels of backend B, by the host's ids.
@@ -50,11 +74,12 @@ template <class B> class KernelTable {
 public:
   /// Registers kernel \p name; a second kernel of one name is a bug in
   /// the families and fails loudly.
-  void add(const char *name, unsigned args, KernelFn<B> fn) {
+  void add(const char *name, unsigned args, KernelFn<B> fn,
+           KernelMemory memory = {}) {
     if (!byName.try_emplace(name, entries.size()).second)
       throw std::logic_error(std::string("kernel '") + name +
                              "' is registered twice");
-    entries.push_back({name, args, fn});
+    entries.push_back({name, args, fn, std::move(memory)});
   }
   /// The entry of kernel \p name, or null.
   const KernelEntry<B> *find(llvm::StringRef name) const {

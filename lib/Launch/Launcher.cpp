@@ -58,7 +58,7 @@ public:
   RunResult runSteps(const Program &program, const DataSource &data,
                      int steps) override {
     int64_t n = program.numRanks();
-    checkRankThreads(n, program.peakBytes(),
+    checkRankThreads(n, program.memoryPlan(steps).peakBytes,
                      "the program's mesh of " + std::to_string(n) + " ranks");
     auto timeout = options_.timeout;
     std::vector<double> losses;
@@ -255,12 +255,14 @@ RunResult runOnRankThreads(
   std::mutex mutex;
   auto start = std::chrono::steady_clock::now();
   launch(n, [&](rt::Communicator &comm) {
-    int64_t peak = 0;
+    RankPeaks peaks;
     rt::CollectiveStats stats;
     PhaseCounts byPhase;
-    std::vector<Tensor> out = run(comm, &peak, &stats, &byPhase);
+    std::vector<Tensor> out = run(comm, &peaks, &stats, &byPhase);
     std::lock_guard<std::mutex> lock(mutex);
-    result.peakBytes = std::max(result.peakBytes, peak);
+    result.peakBytes = std::max(result.peakBytes, peaks.live);
+    result.allocatedPeakBytes =
+        std::max(result.allocatedPeakBytes, peaks.allocated);
     result.perRank[comm.rank()] = std::move(out);
     if (comm.rank() == 0) {
       result.collectives = stats.counts;
@@ -282,10 +284,10 @@ RunResult runProcessRank(rt::Communicator &comm, const HostAllGather &allGather,
   if (beforeRun)
     beforeRun(me);
   auto start = std::chrono::steady_clock::now();
-  int64_t peak = 0;
+  RankPeaks peaks;
   rt::CollectiveStats stats;
   PhaseCounts byPhase;
-  std::vector<Tensor> out = run(comm, &peak, &stats, &byPhase);
+  std::vector<Tensor> out = run(comm, &peaks, &stats, &byPhase);
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
@@ -293,10 +295,11 @@ RunResult runProcessRank(rt::Communicator &comm, const HostAllGather &allGather,
   result.collectives = stats.counts;
   result.collectivesByPhase = std::move(byPhase);
 
-  // One descriptor per rank: time (in microseconds), peak, then each
-  // result's rank and dims (results have the same rank and dtype
+  // One descriptor per rank: time (in microseconds), the two peaks, then
+  // each result's rank and dims (results have the same rank and dtype
   // everywhere; dims may differ when uneven).
-  std::vector<int64_t> desc{static_cast<int64_t>(ms * 1000), peak};
+  std::vector<int64_t> desc{static_cast<int64_t>(ms * 1000), peaks.live,
+                            peaks.allocated};
   for (const Tensor &t : out) {
     desc.push_back(t.rank());
     desc.insert(desc.end(), t.shape().begin(), t.shape().end());
@@ -310,7 +313,8 @@ RunResult runProcessRank(rt::Communicator &comm, const HostAllGather &allGather,
     const int64_t *d = descs.data() + r * len;
     result.ms = std::max(result.ms, static_cast<double>(d[0]) / 1000);
     result.peakBytes = std::max(result.peakBytes, d[1]);
-    size_t pos = 2;
+    result.allocatedPeakBytes = std::max(result.allocatedPeakBytes, d[2]);
+    size_t pos = 3;
     for (size_t i = 0; i < out.size(); ++i) {
       auto rank = static_cast<size_t>(d[pos++]);
       std::vector<int64_t> shape(d + pos, d + pos + rank);

@@ -9,6 +9,9 @@
 #define TP_LIB_LAUNCH_LAUNCHERS_H
 
 #include "tp/Launch/Launcher.h"
+#include "tp/Runtime/MemoryMeter.h"
+
+#include <algorithm>
 
 namespace mlir::tp::exec::detail {
 
@@ -31,25 +34,38 @@ std::unique_ptr<Launcher> createDeviceLauncher(LaunchOptions options, int *argc,
 using HostAllGather = std::function<void(const void *in, size_t count,
                                          void *out, runtime::DType dtype)>;
 
-/// One rank's run of the program: its local results, and its peak bytes and
+/// What one rank's tensors occupied at their peak over a run's steps:
+/// `live`, the executor's count of live values (RankState's parameters and
+/// optimizer state included; on a GPU, device buffers), and `allocated`,
+/// every host Tensor buffer the rank's thread allocated, as a
+/// runtime::MemoryMeter measured it (kernel temporaries, widened copies,
+/// collective buffers, loaded inputs included).
+struct RankPeaks {
+  int64_t live = 0;
+  int64_t allocated = 0;
+};
+
+/// One rank's run of the program: its local results, and its peaks and
 /// collectives (in all, and by phase) through the pointers.
 using RankRun = std::function<std::vector<Tensor>(
-    runtime::Communicator &comm, int64_t *peak, runtime::CollectiveStats *stats,
-    PhaseCounts *byPhase)>;
+    runtime::Communicator &comm, RankPeaks *peaks,
+    runtime::CollectiveStats *stats, PhaseCounts *byPhase)>;
 
 /// One rank's `steps` runs of \p program (a Program or DeviceProgram) with
 /// one RankState, so parameters and optimizer state stay resident between
 /// them (a single run uses none); run k reads step k's inputs
 /// (DataSource::step: batch k of an inputs file holding one per step).
-/// Returns the last run's results, peak and
-/// collectives (one step's); rank 0 appends each run's loss (its first
-/// result, when it is a scalar) to \p losses.
+/// Returns the last run's results and collectives (one step's) and the
+/// peaks over all runs; rank 0 appends each run's loss (its first result,
+/// when it is a scalar) to \p losses.
 template <class Prog>
 RankRun runSteps(const Prog &program, const DataSource &data, int steps,
                  std::vector<double> *losses) {
   return [&program, &data, steps,
-          losses](runtime::Communicator &comm, int64_t *peak,
+          losses](runtime::Communicator &comm, RankPeaks *peaks,
                   runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
+    runtime::MemoryMeter meter;
+    runtime::MemoryMeter::Scope metered(meter);
     RankState state;
     std::vector<Tensor> out;
     DataSource stepData = data;
@@ -61,11 +77,17 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
         byPhase->clear();
       // Only the last step's updated parameters are read.
       state.setReturnsUpdated(s == steps - 1);
-      out = program.run(comm, stepData, peak, stats,
+      int64_t live = 0;
+      out.clear(); // the last step's results are not read again
+      out = program.run(comm, stepData, &live, stats,
                         steps > 1 ? &state : nullptr, byPhase);
+      if (peaks)
+        peaks->live = std::max(peaks->live, live);
       if (losses && comm.rank() == 0 && !out.empty() && out[0].numel() == 1)
         losses->push_back(out[0].at(0));
     }
+    if (peaks)
+      peaks->allocated = meter.peak();
     return out;
   };
 }

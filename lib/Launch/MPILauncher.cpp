@@ -71,6 +71,12 @@ public:
       throw LaunchError("the program's mesh has " + std::to_string(n) +
                         " ranks but " + std::to_string(world->size()) +
                         " MPI processes run it");
+    int64_t peak = program.memoryPlan(steps).peakBytes,
+            memory = rt::hostMemoryBytes();
+    if (peak > memory)
+      throw LaunchError("each rank needs " + std::to_string(peak) +
+                        " bytes at its peak, more than this host's " +
+                        std::to_string(memory) + " bytes of memory");
     std::vector<double> losses;
     RunResult result = detail::runProcessRank(
         *world,

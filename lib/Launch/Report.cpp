@@ -2,6 +2,7 @@
 
 #include "tp/Launch/Report.h"
 
+#include "tp/Executor/MemoryReport.h"
 #include "tp/Runtime/Compare.h"
 #include "tp/Runtime/Safetensors.h"
 #include "tp/Support/JSON.h"
@@ -123,6 +124,12 @@ void RunReport::print(llvm::raw_ostream &os) const {
                           : it->second);
       os << "\n";
     }
+  if (memory)
+    os << "memory per rank: predicted peak " << formatBytes(memory->peakBytes)
+       << ", measured " << formatBytes(run->allocatedPeakBytes) << " ("
+       << llvm::format("%+.1f", memoryErrorPercent(memory->peakBytes,
+                                                   run->allocatedPeakBytes))
+       << "%)\n";
   if (const Verification *v = verification)
     os << "verify against 1 rank"
        << (dtype != rt::DType::F32 && referenceInF32 ? " in F32" : "")
@@ -165,6 +172,14 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   v ? w.value(v->maxAbsError) : w.value(nullptr);
   w.key("max_rel_error");
   v ? w.value(v->maxRelError) : w.value(nullptr);
+  if (memory) {
+    // The measured peak is the host tensors' (a GPU run's device buffers
+    // are in peak_bytes_per_rank).
+    w.key("memory");
+    w.value(json::parse(memoryJSON(*program, *memory, memoryRuns,
+                                   run->allocatedPeakBytes))
+                .value);
+  }
   w.member("mesh", meshString(*program));
   if (v && v->nonFinite.count) {
     w.key("non_finite");

@@ -55,7 +55,7 @@ Tensor reduceTo(Tensor full, const Shape &shape) {
   int64_t n = out.numel();
   if (n == 0)
     return out;
-  std::vector<double> acc(n, 0.0);
+  ScratchVector<double> acc(n, 0.0);
   const float *src = full.data();
   // The common case, a bias: shape (less leading 1s) is a suffix of full's,
   // so full is [rows, n] and the rows are summed.
@@ -471,7 +471,7 @@ Tensor mlir::tp::runtime::crossEntropyBackward(const Tensor &logits,
   if (counted == 0)
     return out;
   double scale = static_cast<double>(gv) / counted;
-  std::vector<double> exps(c);
+  ScratchVector<double> exps(c);
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] == ignoreIndex)
       continue;

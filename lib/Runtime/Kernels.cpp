@@ -11,27 +11,62 @@
 #include "tp/Runtime/FloatOps.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
-
-// Declared by OpenBLAS's cblas.h, but not by other vendors' headers that may
-// be installed as <cblas.h>; the library is always OpenBLAS.
-extern "C" void openblas_set_num_threads(int numThreads);
-extern "C" int openblas_get_num_threads(void);
+#include <type_traits>
 
 using namespace mlir::tp::runtime;
 
 using detail::shapeError;
 
+namespace {
+
+/// OpenBLAS, loaded when a kernel first needs it: a program that never
+/// multiplies (tp-opt, tp-run --no-run) neither loads it nor starts its
+/// threads. TP_OPENBLAS_SONAME is the library the build found.
+struct OpenBLAS {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  void (*setThreads)(int) = nullptr;
+  int (*getThreads)() = nullptr;
+
+  static const OpenBLAS &get() {
+    static const OpenBLAS lib = load();
+    return lib;
+  }
+
+private:
+  static OpenBLAS load() {
+    void *handle = dlopen(TP_OPENBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      throw std::runtime_error(std::string("cannot load OpenBLAS (") +
+                               TP_OPENBLAS_SONAME + "): " + dlerror());
+    OpenBLAS lib;
+    auto find = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(handle, name));
+      if (!fn)
+        throw std::runtime_error(std::string(TP_OPENBLAS_SONAME) + " has no " +
+                                 name);
+    };
+    find(lib.sgemm, "cblas_sgemm");
+    find(lib.setThreads, "openblas_set_num_threads");
+    find(lib.getThreads, "openblas_get_num_threads");
+    return lib;
+  }
+};
+
+} // namespace
+
 void mlir::tp::runtime::setBlasThreads(int n) {
-  openblas_set_num_threads(std::max(1, n));
+  OpenBLAS::get().setThreads(std::max(1, n));
 }
 
-int mlir::tp::runtime::getBlasThreads() { return openblas_get_num_threads(); }
+int mlir::tp::runtime::getBlasThreads() { return OpenBLAS::get().getThreads(); }
 
 static int blasInt(int64_t v) {
   if (v > std::numeric_limits<int>::max())
@@ -53,10 +88,10 @@ void mlir::tp::runtime::detail::gemmT(bool transA, bool transB, int64_t m,
         c[i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[i * ldc + j];
     return;
   }
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
-              transB ? CblasTrans : CblasNoTrans, blasInt(m), blasInt(n),
-              blasInt(k), alpha, a, blasInt(lda), b, blasInt(ldb), beta, c,
-              blasInt(ldc));
+  OpenBLAS::get().sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+                        transB ? CblasTrans : CblasNoTrans, blasInt(m),
+                        blasInt(n), blasInt(k), alpha, a, blasInt(lda), b,
+                        blasInt(ldb), beta, c, blasInt(ldc));
 }
 
 int64_t mlir::tp::runtime::detail::integralId(float value, const char *what) {

@@ -408,7 +408,7 @@ Tensor Tensor::to(DType dtype) const & {
   } else if (dtype == DType::F32) {
     toFloat(raw(), dtype_, out.storage_.data(), numel_);
   } else {
-    std::vector<float> wide(numel_);
+    ScratchVector<float> wide(numel_);
     toFloat(raw(), dtype_, wide.data(), numel_);
     fromFloat(wide.data(), dtype, out.raw(), numel_);
   }

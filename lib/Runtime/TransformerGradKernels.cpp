@@ -124,7 +124,7 @@ AttentionGrads mlir::tp::runtime::attentionBackward(const Tensor &g,
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
   // probs: P = softmax(scale Q K^T) [s, t]; dScores: first dP = dO V^T, then
   // dS = P * (dP - rowsum(P * dP)), the softmax backward row by row.
-  std::vector<float> probs(s * t), dScores(s * t);
+  ScratchVector<float> probs(s * t), dScores(s * t);
   for (int64_t bi = 0; bi < b; ++bi) {
     for (int64_t h = 0; h < hq; ++h) {
       int64_t kh = h / group;

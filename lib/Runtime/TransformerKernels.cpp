@@ -69,7 +69,7 @@ Tensor mlir::tp::runtime::attention(const Tensor &q, const Tensor &k,
   Tensor out = Tensor::uninitialized({b, s, hq, dv});
   int64_t group = hq / hkv;
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  std::vector<float> scores(s * t);
+  ScratchVector<float> scores(s * t);
   for (int64_t bi = 0; bi < b; ++bi) {
     for (int64_t h = 0; h < hq; ++h) {
       int64_t kh = h / group;

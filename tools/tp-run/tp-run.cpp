@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
+#include "tp/Executor/MemoryReport.h"
 #include "tp/InitAll.h"
 #include "tp/Launch/Prepare.h"
 #include "tp/Launch/Report.h"
@@ -93,6 +94,19 @@ static cl::opt<bool> dumpProgram(
     cl::desc("Print the compiled program (its instructions, slots and "
              "frees; one program serves every rank) and exit without "
              "running it"),
+    cl::cat(category));
+static cl::opt<bool> memoryReport(
+    "memory-report",
+    cl::desc("Print each rank's predicted tensor memory (parameters, "
+             "gradients, optimizer state, inputs, and the peak by kind and "
+             "instruction) before running; the run's report then adds the "
+             "measured peak (with --json: a \"memory\" object)"),
+    cl::cat(category));
+static cl::opt<bool> noRun(
+    "no-run",
+    cl::desc("Lower and compile the program, print what --memory-report or "
+             "--dump-program asks for, and exit without running it (no "
+             "tensor of the model's sizes is allocated)"),
     cl::cat(category));
 static cl::opt<bool>
     verify("verify",
@@ -407,18 +421,27 @@ int main(int argc, char **argv) {
     exec::Program program =
         exec::Program::compile(exec::entryFunction(*model.module, modelFile));
     exec::checkProgramRanks(program, *launcher, model.partitioned);
+    int runSteps = train ? steps : 1;
+    exec::MemoryPlan memory = program.memoryPlan(runSteps);
+    // As a table now; with --json, in the run's report (or alone, with
+    // --no-run).
+    if (memoryReport && isRoot && !jsonOutput)
+      exec::printMemoryPlan(llvm::outs(), program, memory, runSteps);
+    if (memoryReport && isRoot && jsonOutput && noRun)
+      llvm::outs() << exec::memoryJSON(program, memory, runSteps) << "\n";
     if (dumpProgram) {
       // SPMD: every rank runs this list, so the root prints it once.
       if (isRoot)
         program.print(llvm::outs());
       return finish(0);
     }
+    if (noRun)
+      return finish(0);
     exec::DataSource data;
     data.seed = seed;
     data.weightsFile = weights;
     data.weightsPrefix = weightsPrefix;
     data.inputsFile = inputs;
-    int runSteps = train ? steps : 1;
     // A file with a batch per step has one for every step (before any rank
     // starts).
     data.checkInputs(program.inputs(), runSteps);
@@ -455,6 +478,10 @@ int main(int argc, char **argv) {
     report.run = &run;
     report.verification = verification ? &*verification : nullptr;
     report.referenceInF32 = prepare.referenceInF32;
+    if (memoryReport) {
+      report.memory = &memory;
+      report.memoryRuns = runSteps;
+    }
     if (jsonOutput)
       report.printJSON(llvm::outs());
     else

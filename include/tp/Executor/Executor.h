@@ -88,6 +88,43 @@ private:
   std::unique_ptr<detail::RankStateImpl> impl;
 };
 
+/// One rank's tensor memory, predicted from a compiled program without
+/// running it or allocating its tensors (Program::memoryPlan). Sizes are of
+/// one rank's local pieces; values with uneven (rank-dependent) dims are
+/// not counted (unevenValues says how many).
+struct MemoryPlan {
+  /// What the rank holds, in all: its parameter shards, the gradients a
+  /// training step returns (results marked tp.grad_of), the optimizer state
+  /// (AdamW: exp_avg and exp_avg_sq, SGD with momentum: momentum_buffer,
+  /// each of its parameter shard's shape and dtype) and its pieces of the
+  /// inputs.
+  int64_t parameterBytes = 0;
+  int64_t gradientBytes = 0;
+  int64_t optimizerBytes = 0;
+  int64_t inputBytes = 0;
+  /// The predicted peak over the runs (see Program::memoryPlan), and what
+  /// is live at that moment by kind: parameters (resident between steps,
+  /// or loaded and not yet freed), optimizer state, communication (the
+  /// results of collectives and of the packs of buckets, before their
+  /// readers free them), workspace (the running instruction's temporaries:
+  /// f32 copies of 16-bit operands and results, and its kernel's own), and
+  /// activations (everything else: inputs, activations, gradients).
+  int64_t peakBytes = 0;
+  int64_t peakParameterBytes = 0;
+  int64_t peakOptimizerBytes = 0;
+  int64_t peakCommunicationBytes = 0;
+  int64_t peakWorkspaceBytes = 0;
+  int64_t peakActivationBytes = 0;
+  /// The instruction running at the peak (-1: before the first, as the
+  /// inputs are read; the number of instructions: after the last, as the
+  /// results are handed out), and the run it falls in (0: the first; 1: a
+  /// later one).
+  int64_t peakInstruction = -1;
+  int peakRun = 0;
+  /// Values whose size depends on the rank (uneven shards), not counted.
+  int64_t unevenValues = 0;
+};
+
 /// A compiled program: the instruction list, the types of its slots, the
 /// liveness plan and what it needs from a DataSource. Thread-safe to run on
 /// several ranks at once.
@@ -126,6 +163,14 @@ public:
   /// liveness plan, before running (parameters included while they are
   /// live). Uneven (dynamic) dims count as zero here; `run` measures them.
   int64_t peakBytes() const;
+  /// The predicted tensor memory of one rank running the program `runs`
+  /// times with one RankState, as tp-run and the Launcher run it (the
+  /// parameters and optimizer state stay resident between runs; one run
+  /// keeps neither): every buffer the interpreter allocates, kernel
+  /// temporaries included, what runtime::MemoryMeter measures of a run.
+  /// Costs one pass over the instructions; allocates nothing of the
+  /// program's sizes.
+  MemoryPlan memoryPlan(int runs = 1) const;
   /// Number of instructions.
   size_t size() const;
   const std::vector<Instruction> &instructions() const;

@@ -85,8 +85,15 @@ struct RunResult {
   /// collective name, and the same by phase of a training step.
   std::map<std::string, int64_t> collectives;
   PhaseCounts collectivesByPhase;
-  /// The largest peak of live tensor bytes over the ranks.
+  /// The largest peak of live tensor bytes over the ranks (the executor's
+  /// count of live values; on GPUs, of device buffers).
   int64_t peakBytes = 0;
+  /// The largest peak over the ranks of the host tensor memory a rank
+  /// allocated, as runtime::MemoryMeter measured it: every Tensor buffer
+  /// (kernel temporaries, widened copies, collective buffers and loaded
+  /// inputs too). Host buffers only: a GPU rank's device memory is in
+  /// peakBytes.
+  int64_t allocatedPeakBytes = 0;
   /// Wall time of the slowest rank, in milliseconds (all steps).
   double ms = 0;
   /// The loss of every step (the first result, when it is a scalar), as

@@ -30,6 +30,13 @@ struct RunReport {
   const Verification *verification = nullptr;
   /// Whether the reference computed a 16-bit model in f32.
   bool referenceInF32 = false;
+  /// The program's memory plan for the run's steps (null: not reported):
+  /// the text report then adds the predicted and measured peaks, the JSON
+  /// one a "memory" object (memoryJSON's members plus
+  /// "measured_peak_bytes").
+  const MemoryPlan *memory = nullptr;
+  /// The runs (steps) `memory` was planned for.
+  int memoryRuns = 1;
 
   /// A few lines: the run, the collectives per rank (and per phase, for a
   /// training step), the verification and how each distributed result is

@@ -9,9 +9,12 @@
 #ifndef TP_RUNTIME_TENSOR_H
 #define TP_RUNTIME_TENSOR_H
 
+#include "tp/Runtime/MemoryMeter.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -72,11 +75,12 @@ void toFloat(const void *src, DType dtype, float *dst, size_t n);
 void fromFloat(const float *src, DType dtype, void *dst, size_t n);
 
 namespace detail {
-/// std::allocator whose value-initialization of an element leaves it
+/// MeteredAllocator whose value-initialization of an element leaves it
 /// uninitialized (default-initialization), so that Tensor::uninitialized
-/// does not zero-fill what its kernel overwrites.
-template <typename T> struct DefaultInitAllocator : std::allocator<T> {
-  using std::allocator<T>::allocator;
+/// does not zero-fill what its kernel overwrites. Tensor storage is thus
+/// counted by the calling thread's MemoryMeter (MemoryMeter.h).
+template <typename T> struct DefaultInitAllocator : MeteredAllocator<T> {
+  using MeteredAllocator<T>::MeteredAllocator;
   template <typename U> struct rebind {
     using other = DefaultInitAllocator<U>;
   };

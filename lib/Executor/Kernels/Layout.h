@@ -46,13 +46,15 @@ template <class B> void addLayoutKernels(KernelTable<B> &t) {
   t.add("copy", 0, [](K k) { return B::clone(k.arg(0)); });
   // shape (-1: the uneven dim, whatever is left). On the host, a view of
   // the operand's buffer when this is its last reader.
-  t.add("reshape", kShape | kOneUneven, [](K k) {
-    std::vector<int64_t> to = reshapeTarget(k.in, k.arg(0).numel());
-    if constexpr (B::kHostOnlyKernels)
-      if (k.in.widen.empty() && k.f.dyingOperand(k.in, 0))
-        return std::move(k.f.takeOperand(k.in, 0)).reshaped(to);
-    return reshape(k.arg(0), to);
-  });
+  t.add("reshape", kShape | kOneUneven,
+        [](K k) {
+          std::vector<int64_t> to = reshapeTarget(k.in, k.arg(0).numel());
+          if constexpr (B::kHostOnlyKernels)
+            if (k.in.widen.empty() && k.f.dyingOperand(k.in, 0))
+              return std::move(k.f.takeOperand(k.in, 0)).reshaped(to);
+          return reshape(k.arg(0), to);
+        },
+        {nullptr, /*reusesDyingOperand=*/B::kHostOnlyKernels});
   if constexpr (B::kHostOnlyKernels) {
     // value: every element of the result slot's shape.
     t.add("full", kValue | kShape | kStaticShape,

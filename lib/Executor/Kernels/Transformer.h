@@ -18,6 +18,64 @@ namespace mlir::tp::exec::detail {
 /// Keys of Frame::sharedGrads: which kernel computed the gradients.
 enum SharedKernel : int { kAttentionGrads, kLayerNormGrads, kRMSNormGrads };
 
+/// The key of a norm's shared pass (Frame::sharedGrad): operands grad and
+/// input.
+inline std::vector<int> normKey(SharedKernel kind, const Instruction &in) {
+  return {kind, in.operands[0], in.operands[1]};
+}
+/// The key of attention's backward pass: causal and every operand.
+inline std::vector<int> attentionKey(const Instruction &in) {
+  std::vector<int> key{kAttentionGrads, in.causal};
+  key.insert(key.end(), in.operands.begin(), in.operands.end());
+  return key;
+}
+
+/// f32 bytes of slot \p s of \p program.
+inline int64_t f32BytesOf(const ProgramData &program, int s) {
+  const SlotType &t = program.slots[s];
+  return t.staticBytes / static_cast<int64_t>(rt::dtypeSize(t.dtype)) * 4;
+}
+
+/// What a norm's gradient kernels allocate: the input instruction's pass
+/// computes both gradients (the input's and the weight's), the weight
+/// instruction's, when it comes first, only its own.
+template <SharedKernel Kind> KernelMemory normGradMemory(bool input) {
+  KernelMemory m;
+  m.sharedKey = [](const Instruction &in) { return normKey(Kind, in); };
+  m.sharedMember = input ? 0 : 1;
+  m.sharedBytes = input ? +[](const Instruction &in, const ProgramData &p) {
+    int64_t d = p.slots[in.operands[1]].shape.empty()
+                    ? 1
+                    : p.slots[in.operands[1]].shape.back();
+    return std::vector<int64_t>{f32BytesOf(p, in.operands[1]), d * 4};
+  }
+                        : +[](const Instruction &in, const ProgramData &p) {
+                            return std::vector<int64_t>{
+                                -1, f32BytesOf(p, in.result)};
+                          };
+  return m;
+}
+
+/// What attention's gradient kernels allocate: the first computes q's, k's
+/// and v's gradients (of their operands' shapes), holding two [s, t]
+/// scratch matrices of one head while it runs.
+inline KernelMemory attentionGradMemory(size_t which) {
+  KernelMemory m;
+  m.sharedKey = attentionKey;
+  m.sharedMember = which;
+  m.sharedBytes = [](const Instruction &in, const ProgramData &p) {
+    return std::vector<int64_t>{f32BytesOf(p, in.operands[1]),
+                                f32BytesOf(p, in.operands[2]),
+                                f32BytesOf(p, in.operands[3])};
+  };
+  m.workspace = [](const Instruction &in, const ProgramData &p) -> int64_t {
+    const std::vector<int64_t> &q = p.slots[in.operands[1]].shape,
+                               &k = p.slots[in.operands[2]].shape;
+    return q.size() == 4 && k.size() == 4 ? 2 * q[1] * k[1] * 4 : 0;
+  };
+  return m;
+}
+
 /// The gradient of a norm's input (\p input) or weight from one pass over
 /// the rows (operands grad, input[, weight]); the weight's gradient does
 /// not depend on the weight, so the weight instruction, when it comes
@@ -27,7 +85,7 @@ template <class B, class Backward>
 Tensor normGrad(const KernelCall<B> &k, SharedKernel kind, bool input,
                 Backward backward) {
   return k.f.sharedGrad(
-      {kind, k.in.operands[0], k.in.operands[1]}, input ? 0 : 1,
+      normKey(kind, k.in), input ? 0 : 1,
       [&]() -> std::vector<std::optional<Tensor>> {
         if (!input) {
           Tensor ones = Tensor::full({k.arg(1).shape().back()}, 1.0f);
@@ -41,10 +99,8 @@ Tensor normGrad(const KernelCall<B> &k, SharedKernel kind, bool input,
 /// Attention's gradient \p which (0: q, 1: k, 2: v) of operands grad, q,
 /// k, v: the first of the three computes all (the probabilities once).
 template <class B> Tensor attentionGrad(const KernelCall<B> &k, size_t which) {
-  std::vector<int> key{kAttentionGrads, k.in.causal};
-  key.insert(key.end(), k.in.operands.begin(), k.in.operands.end());
   return k.f.sharedGrad(
-      std::move(key), which, [&]() -> std::vector<std::optional<Tensor>> {
+      attentionKey(k.in), which, [&]() -> std::vector<std::optional<Tensor>> {
         auto g = attentionBackward(k.arg(0), k.arg(1), k.arg(2), k.arg(3),
                                    k.in.causal);
         return {std::move(g.gq), std::move(g.gk), std::move(g.gv)};
@@ -68,9 +124,15 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
   t.add("softmax", kDim, [](K k) { return softmax(k.arg(0), k.in.dim); });
   // value (theta).
   t.add("rotary", kTheta, [](K k) { return rotary(k.arg(0), 0, k.in.value); });
-  t.add("attention", kCausal, [](K k) {
-    return attention(k.arg(0), k.arg(1), k.arg(2), k.in.causal);
-  });
+  // One head's [s, t] scores at a time.
+  t.add(
+      "attention", kCausal,
+      [](K k) { return attention(k.arg(0), k.arg(1), k.arg(2), k.in.causal); },
+      {[](const Instruction &in, const ProgramData &p) -> int64_t {
+        const std::vector<int64_t> &q = p.slots[in.operands[0]].shape,
+                                   &k = p.slots[in.operands[1]].shape;
+        return q.size() == 4 && k.size() == 4 ? q[1] * k[1] * 4 : 0;
+      }});
   if constexpr (B::kHostOnlyKernels) {
     // operands grad, weight / grad, input.
     t.add("linear_grad_input", 0,
@@ -78,35 +140,53 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
     t.add("linear_grad_weight", 0,
           [](K k) { return linearBackwardWeight(k.arg(0), k.arg(1)); });
     // value (eps): operands grad, input[, weight].
-    t.add("layer_norm_grad_input", kEps, [](K k) {
-      return normGrad(k, kLayerNormGrads, true, [&](const auto &...a) {
-        return layerNormBackward(a..., nullptr, k.in.value);
-      });
-    });
-    t.add("layer_norm_grad_weight", kEps, [](K k) {
-      return normGrad(k, kLayerNormGrads, false, [&](const auto &...a) {
-        return layerNormBackward(a..., nullptr, k.in.value);
-      });
-    });
-    t.add("rms_norm_grad_input", kEps, [](K k) {
-      return normGrad(k, kRMSNormGrads, true, [&](const auto &...a) {
-        return rmsNormBackward(a..., k.in.value);
-      });
-    });
-    t.add("rms_norm_grad_weight", kEps, [](K k) {
-      return normGrad(k, kRMSNormGrads, false, [&](const auto &...a) {
-        return rmsNormBackward(a..., k.in.value);
-      });
-    });
+    t.add(
+        "layer_norm_grad_input", kEps,
+        [](K k) {
+          return normGrad(k, kLayerNormGrads, true, [&](const auto &...a) {
+            return layerNormBackward(a..., nullptr, k.in.value);
+          });
+        },
+        normGradMemory<kLayerNormGrads>(true));
+    t.add(
+        "layer_norm_grad_weight", kEps,
+        [](K k) {
+          return normGrad(k, kLayerNormGrads, false, [&](const auto &...a) {
+            return layerNormBackward(a..., nullptr, k.in.value);
+          });
+        },
+        normGradMemory<kLayerNormGrads>(false));
+    t.add(
+        "rms_norm_grad_input", kEps,
+        [](K k) {
+          return normGrad(k, kRMSNormGrads, true, [&](const auto &...a) {
+            return rmsNormBackward(a..., k.in.value);
+          });
+        },
+        normGradMemory<kRMSNormGrads>(true));
+    t.add(
+        "rms_norm_grad_weight", kEps,
+        [](K k) {
+          return normGrad(k, kRMSNormGrads, false, [&](const auto &...a) {
+            return rmsNormBackward(a..., k.in.value);
+          });
+        },
+        normGradMemory<kRMSNormGrads>(false));
     // dim: operands grad, output.
     t.add("softmax_grad", kDim,
           [](K k) { return softmaxBackward(k.arg(0), k.arg(1), k.in.dim); });
     t.add("rotary_grad", kTheta,
           [](K k) { return rotaryBackward(k.arg(0), 0, k.in.value); });
     // causal: operands grad, q, k, v.
-    t.add("attention_grad_q", kCausal, [](K k) { return attentionGrad(k, 0); });
-    t.add("attention_grad_k", kCausal, [](K k) { return attentionGrad(k, 1); });
-    t.add("attention_grad_v", kCausal, [](K k) { return attentionGrad(k, 2); });
+    t.add(
+        "attention_grad_q", kCausal, [](K k) { return attentionGrad(k, 0); },
+        attentionGradMemory(0));
+    t.add(
+        "attention_grad_k", kCausal, [](K k) { return attentionGrad(k, 1); },
+        attentionGradMemory(1));
+    t.add(
+        "attention_grad_v", kCausal, [](K k) { return attentionGrad(k, 2); },
+        attentionGradMemory(2));
   }
 }
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Pass/PassRegistry.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -148,5 +149,12 @@ std::string mlir::tp::checkTPPipelineOptions(const TPPipelineOptions &p) {
   if (p.bucketBytes < 0)
     return "bucket-bytes must be at least 0 (0: no limit), got " +
            std::to_string(p.bucketBytes);
+  if (!p.memoryReport.empty()) {
+    if (p.memoryReport.find('"') != std::string::npos)
+      return "memory-report: a file name with '\"' is not supported";
+    if (!PassInfo::lookup("tp-memory-report"))
+      return "memory-report needs the tp-memory-report pass, which is not "
+             "registered (mlir::tp::registerAllPasses registers it)";
+  }
   return "";
 }

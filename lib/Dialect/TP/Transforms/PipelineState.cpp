@@ -117,6 +117,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-regather";
   case TPPass::CommReport:
     return "tp-comm-report";
+  case TPPass::MemoryReport:
+    return "tp-memory-report";
   case TPPass::ConvertModelToLinalg:
     return "convert-model-to-linalg";
   case TPPass::ConvertTPToShard:
@@ -157,6 +159,8 @@ static unsigned refusedStates(TPPass pass) {
     return Styled | Distributed | Unpropagated | Redistributions;
   case TPPass::CommReport:
     return Styled | Unpropagated | Redistributions;
+  case TPPass::MemoryReport:
+    return Distributed | Redistributions | UnloweredPlan;
   case TPPass::ConvertModelToLinalg:
   case TPPass::ConvertTPToShard:
     return UnloweredPlan;

@@ -63,6 +63,18 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   if (!options.reportJson.empty() || options.reportTable)
     pm.addPass(createTPCommReportPass(
         TPCommReportPassOptions{options.reportJson, options.reportTable}));
+  // Predict what each rank's tensors occupy: the executor's pass, found by
+  // name (its library depends on this one; checkTPPipelineOptions has
+  // checked that it is registered).
+  if (!options.memoryReport.empty())
+    if (const PassInfo *report = PassInfo::lookup("tp-memory-report")) {
+      bool training = options.grad && !options.optimizer.empty();
+      std::string args = "json=\"" + options.memoryReport +
+                         "\" runs=" + (training ? "2" : "1");
+      (void)report->addToPipeline(pm, args, [](const Twine &) {
+        return failure(); // the options are ours and valid
+      });
+    }
 }
 
 void mlir::tp::registerTPPipelines() {

@@ -82,6 +82,12 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
       llvm::cl::desc("Largest all_reduce bucket in bytes per rank "
                      "(tp-merge-collectives; 0: no limit)"),
       llvm::cl::init(25 * 1024 * 1024)};
+  Option<std::string> memoryReport{
+      *this, "memory-report",
+      llvm::cl::desc("Write each rank's predicted tensor memory as JSON here "
+                     "('-' for stdout; tp-memory-report, for 2 runs of a "
+                     "training step with an optimizer, else 1)"),
+      llvm::cl::init("")};
 };
 
 /// Appends the plan-to-SPMD lowering to `pm` (its options checked first by

@@ -65,6 +65,9 @@ enum class TPPass {
   MergeCollectives,
   Regather,
   CommReport,
+  // tp-memory-report (lib/Executor), after tp-pipeline or on a model without
+  // a plan.
+  MemoryReport,
   // The exports, after tp-pipeline or instead of it.
   ConvertModelToLinalg,
   ConvertTPToShard,
