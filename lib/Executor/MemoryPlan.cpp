@@ -222,10 +222,17 @@ private:
           (isResident[p] &&
            std::count(in.operands.begin(), in.operands.end(), p) == 1 &&
            std::find(in.frees.begin(), in.frees.end(), p) != in.frees.end());
+      bool momentum = in.hyper.size() > 1 && in.hyper[1] != 0;
+      // A 16-bit parameter is stepped in f32 copies of it, its gradient and
+      // its state (runtime/Optimizers.cpp).
+      if (is16Bit(P.slots[p].dtype))
+        workspace = f32Bytes(p) * (in.op == Opcode::AdamWUpdate ? 4
+                                   : momentum                   ? 3
+                                                                : 2);
       if (currentRun == 0 || !resident) {
-        int64_t state = in.op == Opcode::AdamWUpdate              ? 2 * bytes(p)
-                        : in.hyper.size() > 1 && in.hyper[1] != 0 ? bytes(p)
-                                                                  : 0;
+        int64_t state = in.op == Opcode::AdamWUpdate ? 2 * bytes(p)
+                        : momentum                   ? bytes(p)
+                                                     : 0;
         optimizer += state;
         if (currentRun == 0)
           plan.optimizerBytes += state;

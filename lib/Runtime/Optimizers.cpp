@@ -10,6 +10,7 @@
 #include "tp/Runtime/Optimizers.h"
 
 #include "KernelUtils.h"
+#include "tp/Runtime/MemoryMeter.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -22,18 +23,62 @@ static std::invalid_argument optimizerError(const char *op,
   return std::invalid_argument(std::string(op) + ": " + message);
 }
 
-/// Throws unless \p t is F32 with \p param's shape.
+/// Throws unless \p t has \p param's dtype (F32, BF16 or F16) and shape.
 static void checkLike(const char *op, const char *what, const Tensor &t,
                       const Tensor &param) {
-  if (t.dtype() != DType::F32)
-    throw optimizerError(op, std::string(what) + " is a " +
-                                 dtypeName(t.dtype()) +
-                                 " tensor; it takes F32");
+  DType d = t.dtype();
+  if (d != DType::F32 && d != DType::BF16 && d != DType::F16)
+    throw optimizerError(op, std::string(what) + " is a " + dtypeName(d) +
+                                 " tensor; it takes F32, BF16 or F16");
+  if (d != param.dtype())
+    throw optimizerError(op, std::string(what) + " is a " + dtypeName(d) +
+                                 " tensor but param is " +
+                                 dtypeName(param.dtype()));
   if (t.shape() != param.shape())
     throw optimizerError(op, std::string(what) + " " + t.shapeString() +
                                  " does not match param " +
                                  param.shapeString());
 }
+
+namespace {
+/// Rounds an f32 value to a 16-bit dtype and back, as a PyTorch op on a
+/// tensor of that dtype stores its f32 result.
+struct Rounding {
+  DType dtype;
+  explicit Rounding(DType dtype) : dtype(dtype) {}
+  float operator()(float x) const {
+    return dtype == DType::BF16 ? bf16ToFloat(floatToBF16(x))
+                                : f16ToFloat(floatToF16(x));
+  }
+  /// A Python float as a bf16 tensor op takes it: PyTorch's CPU kernels
+  /// (torch 1.13) convert a scalar operand of mul, div, add and add's alpha
+  /// to the tensor's dtype first (addcmul's and addcdiv's `value` stays
+  /// f32). For f16, which those CPU kernels lack, scalars stay f32 as on
+  /// the GPU (rounding eps = 1e-8 to f16 would make it 0).
+  float scalar(double x) const {
+    float f = static_cast<float>(x);
+    return dtype == DType::BF16 ? (*this)(f) : f;
+  }
+};
+
+/// A 16-bit tensor's values in f32 (exact), written back by storeInto
+/// (exact too: every value stored was rounded to the dtype).
+class Widened {
+public:
+  explicit Widened(const Tensor &t, bool read = true)
+      : values(read ? static_cast<size_t>(t.numel()) : 0) {
+    if (read)
+      toFloat(t.raw(), t.dtype(), values.data(), values.size());
+  }
+  float &operator[](int64_t i) { return values[static_cast<size_t>(i)]; }
+  void storeInto(Tensor &t) const {
+    fromFloat(values.data(), t.dtype(), t.raw(), values.size());
+  }
+
+private:
+  ScratchVector<float> values;
+};
+} // namespace
 
 static void checkStep(const char *op, int64_t step) {
   if (step < 1)
@@ -87,12 +132,39 @@ void mlir::tp::runtime::sgdStep(Tensor &param, const Tensor &grad,
                                    " needs a momentum buffer");
     checkLike(op, "momentumBuffer", *momentumBuffer, param);
   }
-  float *p = param.data();
-  const float *gr = grad.data();
-  float *buf = useMomentum ? momentumBuffer->data() : nullptr;
   float wd = options.weightDecay, momentum = options.momentum;
   float keep = static_cast<float>(1.0 - static_cast<double>(options.dampening));
   float negLr = -options.lr;
+  if (param.dtype() != DType::F32) {
+    // PyTorch's ops on 16-bit tensors, each computed in f32 and rounded to
+    // the tensor's dtype: d_p.add(param, alpha=wd), buf.mul_(momentum)
+    // .add_(d_p, alpha=1 - dampening), d_p.add(buf, alpha=momentum) and
+    // param.add_(d_p, alpha=-lr).
+    Rounding r(param.dtype());
+    wd = r.scalar(options.weightDecay);
+    momentum = r.scalar(options.momentum);
+    keep = r.scalar(1.0 - static_cast<double>(options.dampening));
+    negLr = r.scalar(-static_cast<double>(options.lr));
+    Widened p(param), g(grad),
+        buf(useMomentum ? *momentumBuffer : param, useMomentum);
+    for (int64_t i = 0, n = param.numel(); i < n; ++i) {
+      float gi = g[i];
+      if (wd != 0)
+        gi = r(gi + wd * p[i]);
+      if (useMomentum) {
+        buf[i] = step == 1 ? gi : r(r(buf[i] * momentum) + keep * gi);
+        gi = options.nesterov ? r(gi + momentum * buf[i]) : buf[i];
+      }
+      p[i] = r(p[i] + negLr * gi);
+    }
+    p.storeInto(param);
+    if (useMomentum)
+      buf.storeInto(*momentumBuffer);
+    return;
+  }
+  float *p = param.data();
+  const float *gr = grad.data();
+  float *buf = useMomentum ? momentumBuffer->data() : nullptr;
   if (!useMomentum) {
     sgdPlain(p, gr, param.numel(), wd, negLr);
     return;
@@ -187,6 +259,35 @@ void mlir::tp::runtime::adamwStep(Tensor &param, const Tensor &grad,
 
   AdamWScalars k{decay, avgWeight,  beta2F, sqWeight, biasCorrection2Sqrt,
                  eps,   negStepSize};
+  if (param.dtype() != DType::F32) {
+    // torch 1.13's single-tensor AdamW on 16-bit tensors, each op computed
+    // in f32 and rounded to the tensor's dtype: param.mul_(decay),
+    // exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1),
+    // exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2), sqrt,
+    // the division by the bias correction's root, add_(eps), and
+    // param.addcdiv_(exp_avg, denom, value=-step_size).
+    Rounding r(param.dtype());
+    const float decayS = r.scalar(1.0 - lr * options.weightDecay),
+                beta1S = r.scalar(beta1), avgWeightS = r.scalar(1.0 - beta1),
+                beta2S = r.scalar(beta2),
+                bc2S = r.scalar(std::sqrt(biasCorrection2)),
+                epsS = r.scalar(options.eps);
+    Widened p(param), g(grad), m(expAvg), v(expAvgSq);
+    for (int64_t i = 0, n = param.numel(); i < n; ++i) {
+      float gi = g[i];
+      float pi = r(p[i] * decayS);
+      float mi = r(r(m[i] * beta1S) + avgWeightS * gi);
+      float vi = r(r(v[i] * beta2S) + sqWeight * gi * gi);
+      float denom = r(r(r(std::sqrt(vi)) / bc2S) + epsS);
+      m[i] = mi;
+      v[i] = vi;
+      p[i] = r(pi + negStepSize * mi / denom);
+    }
+    p.storeInto(param);
+    m.storeInto(expAvg);
+    v.storeInto(expAvgSq);
+    return;
+  }
   adamwLoop(param.data(), grad.data(), expAvg.data(), expAvgSq.data(),
             param.numel(), k);
 }

@@ -236,6 +236,95 @@ TEST(Optimizers, AdamWChecksArguments) {
 }
 
 //===----------------------------------------------------------------------===//
+// 16-bit parameters
+//===----------------------------------------------------------------------===//
+
+namespace {
+const std::vector<float> kHalfParam{0.5f,        -1.25f, 3.0f,    1e-3f,
+                                    -0.0078125f, 100.0f, 2.5e-2f, -7.0f};
+const std::vector<std::vector<float>> kHalfGrads{
+    {0.1f, -0.2f, 0.3f, 1e-4f, 5.0f, -3.0f, 0.0f, 0.75f},
+    {-0.05f, 0.4f, 0.3f, -1e-4f, 2.0f, 1.0f, 0.5f, -0.25f}};
+
+/// Expects \p t (a BF16 tensor) to hold \p want within two bf16 ulps
+/// (2^-7 relative) of each element: PyTorch's bf16 CPU kernels round a
+/// product once in their vectorized body and twice in their scalar tail,
+/// so which of the two an element gets depends on its index and the SIMD
+/// width; tp rounds once per op.
+void expectBF16Near(const Tensor &t, const std::vector<double> &want,
+                    const char *what) {
+  ASSERT_EQ(t.dtype(), DType::BF16) << what;
+  std::vector<float> got = t.to(DType::F32).values();
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], std::fabs(want[i]) * 0x1p-7 + 1e-30)
+        << what << "[" << i << "]";
+}
+} // namespace
+
+// torch 1.13 on the CPU steps a bfloat16 parameter with tensor ops on
+// bfloat16 tensors, each rounded; these are its values for two steps
+// (torch.optim.AdamW(lr=0.01, weight_decay=0.01); SGD(lr=0.1,
+// momentum=0.9, weight_decay=0.01, nesterov=True)) from the tensors above.
+TEST(Optimizers, AdamWStepsBF16AsPyTorch) {
+  Tensor p = Tensor::fromData({8}, kHalfParam).to(DType::BF16);
+  Tensor m({8}, DType::BF16), v({8}, DType::BF16);
+  for (int step = 1; step <= 2; ++step) {
+    Tensor g = Tensor::fromData({8}, kHalfGrads[step - 1]).to(DType::BF16);
+    adamwStep(p, g, m, v, step, {0.01f});
+  }
+  expectBF16Near(p,
+                 {0.48828125, -1.2421875, 2.96875, -0.00848388671875,
+                  -0.0267333984375, 100.0, 0.017578125, -7.0},
+                 "param");
+  expectBF16Near(m,
+                 {0.00396728515625, 0.0220947265625, 0.05712890625,
+                  -1.0132789611816406e-06, 0.6484375, -0.169921875,
+                  0.050048828125, 0.04248046875},
+                 "exp_avg");
+  expectBF16Near(v,
+                 {1.2516975402832031e-05, 0.0002002716064453125,
+                  0.0001811981201171875, 2.000888343900442e-11, 0.029052734375,
+                  0.00994873046875, 0.0002498626708984375,
+                  0.000621795654296875},
+                 "exp_avg_sq");
+}
+
+TEST(Optimizers, SgdStepsBF16AsPyTorch) {
+  Tensor p = Tensor::fromData({8}, kHalfParam).to(DType::BF16);
+  Tensor buf({8}, DType::BF16);
+  SGDOptions o{0.1f, 0.9f, 0.0f, 0.01f, true};
+  for (int step = 1; step <= 2; ++step) {
+    Tensor g = Tensor::fromData({8}, kHalfGrads[step - 1]).to(DType::BF16);
+    sgdStep(p, g, &buf, step, o);
+  }
+  expectBF16Near(p,
+                 {0.48046875, -1.265625, 2.84375, 0.00098419189453125,
+                  -1.7421875, 100.5, -0.0703125, -7.125},
+                 "param");
+}
+
+TEST(Optimizers, HalfPrecisionStepsTakeOneDType) {
+  Tensor p = Tensor({4}).to(DType::F16), g({4}, DType::BF16);
+  Tensor m({4}, DType::F16), v({4}, DType::F16);
+  // The gradient in another dtype than the parameter.
+  EXPECT_THROW(adamwStep(p, g, m, v, 1, {0.1f}), std::invalid_argument);
+  Tensor gf16({4}, DType::F16);
+  Tensor v32({4});
+  EXPECT_THROW(adamwStep(p, gf16, m, v32, 1, {0.1f}), std::invalid_argument);
+  // Integers are not parameters.
+  Tensor ids({4}, DType::I64);
+  EXPECT_THROW(sgdStep(ids, ids, nullptr, 1, {0.1f}), std::invalid_argument);
+  // f16 follows the same rule as bf16: every value it stores is an f16.
+  Tensor one = Tensor::full({4}, 1.0f).to(DType::F16);
+  adamwStep(one, Tensor::full({4}, 0.5f).to(DType::F16), m, v, 1, {0.1f});
+  for (float x : one.to(DType::F32).values())
+    EXPECT_EQ(x, f16ToFloat(floatToF16(x)));
+  // One step of lr 0.1 moves each element by about lr (Adam's first step).
+  EXPECT_NEAR(one.to(DType::F32).values()[0], 1.0f - 0.1f * 0.01f - 0.1f, 1e-3);
+}
+
+//===----------------------------------------------------------------------===//
 // Clipping
 //===----------------------------------------------------------------------===//
 

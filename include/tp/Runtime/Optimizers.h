@@ -12,8 +12,11 @@
 // shard of the gradient, with no communication. Gradient clipping needs one
 // all-reduce of the squared norm (see clipCoefficient).
 //
-// All tensors are F32; the functions throw std::invalid_argument naming the
-// function and the shapes when they do not fit.
+// The parameter, its gradient and its state share one dtype: F32, or BF16
+// or F16 as PyTorch steps a 16-bit parameter (each of the algorithm's
+// tensor ops computed in f32 and rounded to the dtype, the state kept in
+// it). The functions throw std::invalid_argument naming the function and
+// the shapes or dtypes when they do not fit.
 //
 //===----------------------------------------------------------------------===//
 

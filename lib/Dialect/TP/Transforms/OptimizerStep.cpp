@@ -193,6 +193,22 @@ static LogicalResult addUpdates(func::FuncOp func,
     list.append(updatedHelper.getName(), fqn);
     attrs.push_back(list.getDictionary(func.getContext()));
   }
+  // f16 keeps no value below 2^-24 (6e-8): AdamW's eps, added to a root
+  // stored in f16, vanishes, and a zero second moment divides by zero, as
+  // it does in PyTorch. Said once per function, naming a parameter.
+  if (options.kind == "adamw" && options.eps < 0x1p-24)
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (auto fqn = func.getResultAttrOfType<StringAttr>(i, gradOf);
+          fqn && getTensorLikeElementType(paramOf[i].getType()).isF16()) {
+        func.emitWarning()
+            << "tp-optimizer-step: AdamW's eps " << options.eps
+            << " is below the smallest f16 (2^-24, about 6e-8), so it adds "
+               "nothing to the f16 denominator of '"
+            << fqn.getValue()
+            << "' and a zero second moment gives inf or NaN, as in PyTorch; "
+               "use eps >= 1e-4 or f32 parameters";
+        break;
+      }
   if (!first)
     return func.emitError() << "tp-optimizer-step: @" << func.getSymName()
                             << " returns no gradient (" << gradOf
