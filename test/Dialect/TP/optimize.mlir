@@ -188,6 +188,21 @@ func.func @shard_linear_grad_weight_columns(%g: !tp.dtensor<8x32xf32, @mesh, [#t
   return %s : !tp.dtensor<32x16xf32, @mesh, [#tp.shard<1>]>
 }
 
+// In a training step the chunk is the optimizer's, after the whole
+// backward: the gradient is computed on the chunk where the whole one was,
+// in the backward phase, so that its operands die there.
+// CHECK-LABEL: func.func @shard_linear_grad_weight_phase
+// CHECK-NEXT: %[[W:.*]] = model.linear_grad_weight "out"(%{{.*}}, %{{.*}}) {tp.phase = #tp.phase<backward>} : {{.*}} -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
+// CHECK-NEXT: model.relu %{{.*}} {tp.phase = #tp.phase<backward>}
+// CHECK-NEXT: return %[[W]]
+func.func @shard_linear_grad_weight_phase(%g: !tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]>, %x: !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> (!tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) {
+  %g2 = tp.redistribute %g {tp.phase = #tp.phase<backward>} : !tp.dtensor<8x32xf32, @mesh, [#tp.shard<1>]> -> !tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>
+  %w = model.linear_grad_weight "out"(%g2, %x) {tp.phase = #tp.phase<backward>} : (!tp.dtensor<8x32xf32, @mesh, [#tp.replicate]>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>
+  %r = model.relu %x {tp.phase = #tp.phase<backward>} : (!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
+  %s = tp.redistribute %w {tp.phase = #tp.phase<optimizer>} : !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
+  return %s, %r : !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
+}
+
 // Another reader of the whole gradient: it stays.
 // CHECK-LABEL: func.func @linear_grad_weight_read_whole
 // CHECK: model.linear_grad_weight "w"(%{{.*}}, %{{.*}}) : {{.*}} -> !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]>

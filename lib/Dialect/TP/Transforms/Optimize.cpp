@@ -176,12 +176,23 @@ struct ShardLinearGradWeight : public OpRewritePattern<RedistributeOp> {
       return failure();
     StringRef module =
         op.getModuleAttr() ? op.getModuleAttr().getValue() : gw.getFqn();
+    // Where the whole gradient was computed, not where it was chunked (for
+    // an update, after the whole backward): its operands then die there.
+    rewriter.setInsertionPoint(gw);
     Value grad = ensurePlacements(rewriter, op.getLoc(), gw.getGrad(),
                                   to.getMesh(), g, module);
     Value input = ensurePlacements(rewriter, op.getLoc(), gw.getInput(),
                                    to.getMesh(), x, module);
-    Value sharded = rewriter.replaceOpWithNewOp<model::LinearGradWeightOp>(
-        op, to, gw.getFqnAttr(), grad, input);
+    Value sharded = model::LinearGradWeightOp::create(
+        rewriter, gw.getLoc(), to, gw.getFqnAttr(), grad, input);
+    rewriter.replaceOp(op, sharded);
+    // Backward computation, as the gradient it replaces (the redistribution
+    // it replaces may be the optimizer's).
+    Phase phase = getPhase(gw);
+    for (Value v : {grad, input, sharded})
+      if (Operation *made = v.getDefiningOp();
+          made && v != gw.getGrad() && v != gw.getInput())
+        rewriter.modifyOpInPlace(made, [&] { setPhase(made, phase); });
     if (!returned.empty()) {
       auto func = gw->getParentOfType<func::FuncOp>();
       SmallVector<Type> results(func.getResultTypes());
