@@ -82,6 +82,8 @@ ninja -C "$dir" -j"$JOBS" "${targets[@]}"
 built=$SECONDS
 
 status=0
+# A hung test fails after 600 s (ctest --timeout; lit.cfg.py sets lit's own)
+# instead of holding the run until CI's time limit ends it.
 # tp-docs-current compares files, the same in every build: the normal suite
 # runs it.
 if [ "$mode" = thread ]; then
@@ -97,7 +99,7 @@ if [ "$mode" = thread ]; then
   # installed package: examples/embed built with the same -fsanitize flags,
   # run on rank threads); of lit, test/tp-run runs tp-run on the threads
   # backend.
-  ctest --test-dir "$dir" --output-on-failure -j"$JOBS" \
+  ctest --test-dir "$dir" --output-on-failure -j"$JOBS" --timeout 600 \
     -E '^(tp-lit|tp-docs-current)$' || status=1
   "$lit" -sv -j"$JOBS" "$dir/test/tp-run" || status=1
 else
@@ -107,11 +109,11 @@ else
   # component it dlclose'd by exit, and lsan.supp could not tell them from
   # tp's. Elsewhere the fast unwinder keeps the suite about 3x faster.
   mpi_lit='tp-run/mpi-'
-  ctest --test-dir "$dir" --output-on-failure -j"$JOBS" \
+  ctest --test-dir "$dir" --output-on-failure -j"$JOBS" --timeout 600 \
     -E '^(tp-lit|tp-docs-current|TPRuntimeMPITests\..*)$' || status=1
   "$lit" -sv -j"$JOBS" --filter-out "$mpi_lit" "$dir/test" || status=1
   export LSAN_OPTIONS="$LSAN_OPTIONS fast_unwind_on_malloc=0"
-  ctest --test-dir "$dir" --output-on-failure -j"$JOBS" \
+  ctest --test-dir "$dir" --output-on-failure -j"$JOBS" --timeout 600 \
     -R '^TPRuntimeMPITests\.' || status=1
   "$lit" -sv -j"$JOBS" --filter "$mpi_lit" "$dir/test" || status=1
 fi
