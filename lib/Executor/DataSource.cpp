@@ -10,6 +10,7 @@
 
 #include "ProgramData.h"
 
+#include "tp/Executor/Checkpoint.h"
 #include "tp/Runtime/Init.h"
 #include "tp/Runtime/Kernels.h"
 #include "tp/Runtime/Safetensors.h"
@@ -63,6 +64,23 @@ static void checkShape(const Tensor &t, const std::string &what,
 
 Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
                          const Slice *slice) const {
+  if (checkpoint) {
+    if (!checkpoint->contains(p.name))
+      throw std::runtime_error("checkpoint " + checkpoint->dir() +
+                               " has no parameter '" + p.name + "'");
+    if (checkpoint->shape(p.name) != p.globalShape)
+      throw std::runtime_error("checkpoint " + checkpoint->dir() +
+                               ": parameter '" + p.name + "' has shape [" +
+                               Tensor(checkpoint->shape(p.name)).shapeString() +
+                               "] but the model expects [" +
+                               Tensor(p.globalShape).shapeString() + "]");
+    Box box = Box::whole(p.globalShape);
+    if (slice) {
+      box.offsets[slice->dim] = slice->offset;
+      box.sizes[slice->dim] = slice->size;
+    }
+    return checkpoint->read(p.name, box).to(p.dtype);
+  }
   if (auto it = weightTensors.find(p.name); it != weightTensors.end()) {
     const Tensor &t = *it->second;
     checkShape(t, "parameter '" + p.name + "'", p.globalShape);

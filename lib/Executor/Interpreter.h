@@ -34,6 +34,8 @@
 #include "HostBackend.h"
 #include "KernelTable.h"
 
+#include "tp/Executor/Checkpoint.h"
+
 #include <cstring>
 #include <stdexcept>
 
@@ -358,9 +360,26 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
           B::fromHost(DataSource::localInput(in, data.input(in, f.inputs.get()),
                                              program.meshShape, f.coords)));
   }
+  // Resuming from a checkpoint: the run (a RankState's first) starts at
+  // the step after the checkpoint's, with its optimizer state (parameters
+  // are read through DataSource::param).
+  int64_t resumedBytes = 0;
+  if (data.checkpoint && (!state || state->runs == 0)) {
+    resumedBytes = resumeOptimizerState(program, *data.checkpoint, f.coords,
+                                        state ? state->optimizerState
+                                              : f.ownOptimizerState);
+    if (state) {
+      state->runs = data.checkpoint->info().step;
+      state->optimizerBytes += resumedBytes;
+      resumedBytes = 0;
+    } else {
+      f.step = data.checkpoint->info().step + 1;
+    }
+  }
   // Live bytes: resident parameters and optimizer state count from the
   // start, other values from their definition to their last use.
-  int64_t live = state ? state->paramBytes + state->optimizerBytes : 0,
+  int64_t live =
+              state ? state->paramBytes + state->optimizerBytes : resumedBytes,
           peak = 0;
   for (int s : program.inputSlots)
     live += f.at(s).bytes();

@@ -103,6 +103,15 @@ struct RankStateImpl {
   int64_t runs = 0;
 };
 
+/// Resuming from \p ckpt: the optimizer state of the rank at \p coords,
+/// its boxes read from the checkpoint into \p optimizerState (by the names
+/// the updates use). Returns its bytes. Throws std::runtime_error naming the
+/// checkpoint and the tensor when one is missing or of another shape.
+int64_t resumeOptimizerState(
+    const ProgramData &program, const Checkpoint &ckpt,
+    const std::vector<int64_t> &coords,
+    std::map<std::string, std::shared_ptr<void>> &optimizerState);
+
 } // namespace mlir::tp::exec::detail
 
 #endif // TP_LIB_EXECUTOR_PROGRAMDATA_H

@@ -30,8 +30,8 @@ public:
   explicit DeviceThreadLauncher(LaunchOptions options)
       : Launcher(std::move(options)) {}
 
-  RunResult runSteps(const Program &program, const DataSource &data,
-                     int steps) override {
+  RunResult runSteps(const Program &program, const DataSource &data, int steps,
+                     const CheckpointSaving &) override {
     DeviceProgram onDevice(program);
     int64_t n = program.numRanks();
     checkRankThreads(n, program.peakBytes(),
@@ -88,8 +88,8 @@ public:
       bootstrap->checkMeshRanks(meshRanks);
   }
 
-  RunResult runSteps(const Program &program, const DataSource &data,
-                     int steps) override {
+  RunResult runSteps(const Program &program, const DataSource &data, int steps,
+                     const CheckpointSaving &) override {
     DeviceProgram onDevice(program);
     int64_t n = program.numRanks();
     if (n != nranks)

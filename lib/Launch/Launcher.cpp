@@ -55,21 +55,23 @@ public:
   explicit ThreadLauncher(LaunchOptions options)
       : Launcher(std::move(options)) {}
 
-  RunResult runSteps(const Program &program, const DataSource &data,
-                     int steps) override {
+  RunResult runSteps(const Program &program, const DataSource &data, int steps,
+                     const CheckpointSaving &save) override {
     int64_t n = program.numRanks();
     checkRankThreads(n, program.memoryPlan(steps).peakBytes,
                      "the program's mesh of " + std::to_string(n) + " ranks");
     auto timeout = options_.timeout;
     std::vector<double> losses;
+    std::vector<std::string> saved;
     RunResult result = detail::runOnRankThreads(
         static_cast<int>(n),
         [timeout](int ranks,
                   const std::function<void(rt::Communicator &)> &fn) {
           rt::runRanks(ranks, fn, timeout);
         },
-        detail::runSteps(program, data, steps, &losses));
+        detail::runSteps(program, data, steps, &losses, &save, &saved));
     result.losses = std::move(losses);
+    result.checkpoints = std::move(saved);
     return result;
   }
 };
@@ -194,15 +196,25 @@ std::unique_ptr<Launcher> Launcher::create(LaunchOptions options, int *argc,
 }
 
 RunResult Launcher::run(const Program &program, const DataSource &data,
-                        int steps) {
+                        int steps, const CheckpointSaving &save) {
   if (steps < 1)
     throw LaunchError("the number of steps must be at least 1, not " +
                       std::to_string(steps));
   // Before any rank starts: an inputs file names every input, with one
   // batch for all steps or one per step (a missing tensor or a short file
   // would otherwise fail inside the ranks, mid-run).
-  data.checkInputs(program.inputs(), steps);
-  return runSteps(program, data, steps);
+  if ((!save.dir.empty() || data.checkpoint) &&
+      options_.resolvedDevice() != "cpu")
+    throw LaunchError("checkpoints are saved and resumed by CPU ranks only, "
+                      "not on " +
+                      options_.resolvedDevice());
+  if (save.every < 0)
+    throw LaunchError("checkpoints every " + std::to_string(save.every) +
+                      " steps: the interval must be 0 (the last step) or more");
+  // A resumed run reads the batches after the checkpoint's step.
+  int64_t start = data.checkpoint ? data.checkpoint->info().step : 0;
+  data.checkInputs(program.inputs(), start + steps);
+  return runSteps(program, data, steps, save);
 }
 
 std::string Launcher::ranksText() const {

@@ -8,10 +8,12 @@
 #ifndef TP_LIB_LAUNCH_LAUNCHERS_H
 #define TP_LIB_LAUNCH_LAUNCHERS_H
 
+#include "tp/Executor/Checkpoint.h"
 #include "tp/Launch/Launcher.h"
 #include "tp/Runtime/MemoryMeter.h"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace mlir::tp::exec::detail {
 
@@ -51,26 +53,44 @@ using RankRun = std::function<std::vector<Tensor>(
     runtime::Communicator &comm, RankPeaks *peaks,
     runtime::CollectiveStats *stats, PhaseCounts *byPhase)>;
 
+/// Saves the training state \p state of this rank (comm.rank()) after
+/// optimizer step \p step as a checkpoint under save.dir, together with the
+/// other ranks of \p comm: rank 0 prepares the directory, every rank
+/// writes its shards, rank 0 writes the metadata and renames it into place.
+/// Every rank throws if any failed (naming it). Returns the checkpoint's
+/// directory.
+std::string saveCheckpoint(const Program &program, const RankState &state,
+                           runtime::Communicator &comm, int64_t step,
+                           const CheckpointSaving &save);
+
 /// One rank's `steps` runs of \p program (a Program or DeviceProgram) with
 /// one RankState, so parameters and optimizer state stay resident between
-/// them (a single run uses none); run k reads step k's inputs
-/// (DataSource::step: batch k of an inputs file holding one per step).
+/// them (a single run uses none, unless it resumes or saves); run k reads
+/// step k's inputs (DataSource::step: batch k of an inputs file holding one
+/// per step; resumed, batch k of the steps after the checkpoint's).
 /// Returns the last run's results and collectives (one step's) and the
 /// peaks over all runs; rank 0 appends each run's loss (its first result,
-/// when it is a scalar) to \p losses.
+/// when it is a scalar) to \p losses and each checkpoint it saved (as
+/// \p save says, when given) to \p saved.
 template <class Prog>
 RankRun runSteps(const Prog &program, const DataSource &data, int steps,
-                 std::vector<double> *losses) {
-  return [&program, &data, steps,
-          losses](runtime::Communicator &comm, RankPeaks *peaks,
-                  runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
+                 std::vector<double> *losses,
+                 const CheckpointSaving *save = nullptr,
+                 std::vector<std::string> *saved = nullptr) {
+  return [&program, &data, steps, losses, save,
+          saved](runtime::Communicator &comm, RankPeaks *peaks,
+                 runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
     runtime::MemoryMeter meter;
     runtime::MemoryMeter::Scope metered(meter);
     RankState state;
     std::vector<Tensor> out;
     DataSource stepData = data;
+    bool saving = save && !save->dir.empty();
+    // Optimizer steps taken before this run's first.
+    int64_t start = data.checkpoint ? data.checkpoint->info().step : 0;
+    bool keepState = steps > 1 || saving || data.checkpoint;
     for (int s = 0; s < steps; ++s) {
-      stepData.step = s;
+      stepData.step = start + s;
       if (stats)
         *stats = runtime::CollectiveStats();
       if (byPhase)
@@ -80,11 +100,22 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
       int64_t live = 0;
       out.clear(); // the last step's results are not read again
       out = program.run(comm, stepData, &live, stats,
-                        steps > 1 ? &state : nullptr, byPhase);
+                        keepState ? &state : nullptr, byPhase);
       if (peaks)
         peaks->live = std::max(peaks->live, live);
       if (losses && comm.rank() == 0 && !out.empty() && out[0].numel() == 1)
         losses->push_back(out[0].at(0));
+      int64_t done = start + s + 1;
+      if (saving &&
+          (s == steps - 1 || (save->every > 0 && done % save->every == 0))) {
+        if constexpr (std::is_same_v<Prog, Program>) {
+          std::string dir = saveCheckpoint(program, state, comm, done, *save);
+          if (saved && comm.rank() == 0)
+            saved->push_back(dir);
+        } else {
+          throw LaunchError("checkpoints are saved by CPU ranks only");
+        }
+      }
     }
     if (peaks)
       peaks->allocated = meter.peak();

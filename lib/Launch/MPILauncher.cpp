@@ -64,8 +64,8 @@ public:
           "`, or give --np 1 to run it on one rank");
   }
 
-  RunResult runSteps(const Program &program, const DataSource &data,
-                     int steps) override {
+  RunResult runSteps(const Program &program, const DataSource &data, int steps,
+                     const CheckpointSaving &save) override {
     int64_t n = program.numRanks();
     if (n != world->size())
       throw LaunchError("the program's mesh has " + std::to_string(n) +
@@ -78,13 +78,16 @@ public:
                         " bytes at its peak, more than this host's " +
                         std::to_string(memory) + " bytes of memory");
     std::vector<double> losses;
+    std::vector<std::string> saved;
     RunResult result = detail::runProcessRank(
         *world,
         [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
           world->allGather(in, count, gathered, dtype);
         },
-        options_.beforeRun, detail::runSteps(program, data, steps, &losses));
+        options_.beforeRun,
+        detail::runSteps(program, data, steps, &losses, &save, &saved));
     result.losses = std::move(losses);
+    result.checkpoints = std::move(saved);
     return result;
   }
 

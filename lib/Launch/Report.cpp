@@ -2,6 +2,7 @@
 
 #include "tp/Launch/Report.h"
 
+#include "tp/Executor/Checkpoint.h"
 #include "tp/Executor/MemoryReport.h"
 #include "tp/Runtime/Compare.h"
 #include "tp/Runtime/Safetensors.h"
@@ -106,12 +107,17 @@ void RunReport::print(llvm::raw_ostream &os) const {
      << llvm::format("%.2f", run->ms) << " ms\n";
   // A training step's loss, every step's (a forward program that returns a
   // scalar has it in the JSON report only).
+  if (resumedFrom)
+    os << "resumed from " << resumedFrom->dir() << " after step "
+       << resumedFrom->info().step << "\n";
   if (!run->losses.empty() && isTrainingStep(*program)) {
     os << (run->losses.size() > 1 ? "losses:" : "loss:");
     for (double l : run->losses)
       os << " " << lossString(l);
     os << "\n";
   }
+  for (const std::string &dir : run->checkpoints)
+    os << "checkpoint saved: " << dir << "\n";
   os << "collectives per rank:";
   printCounts(os, run->collectives);
   os << "\n";
@@ -145,6 +151,13 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   json::Writer w(text, /*indent=*/2);
   w.objectBegin();
   w.member("backend", backend);
+  if (!run->checkpoints.empty()) {
+    w.key("checkpoints");
+    w.arrayBegin();
+    for (const std::string &dir : run->checkpoints)
+      w.value(dir);
+    w.arrayEnd();
+  }
   w.key("collectives");
   writeCollectives(w, run->collectives);
   // Measured like "collectives" (one step, this rank), by phase.
@@ -172,6 +185,13 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   v ? w.value(v->maxAbsError) : w.value(nullptr);
   w.key("max_rel_error");
   v ? w.value(v->maxRelError) : w.value(nullptr);
+  if (resumedFrom) {
+    w.key("resumed_from");
+    w.objectBegin();
+    w.member("checkpoint", resumedFrom->dir());
+    w.member("step", resumedFrom->info().step);
+    w.objectEnd();
+  }
   if (memory) {
     // The measured peak is the host tensors' (a GPU run's device buffers
     // are in peak_bytes_per_rank).

@@ -355,6 +355,64 @@ Tensor SafetensorsFile::read(const std::string &name) const {
   return t;
 }
 
+void SafetensorsFile::copyBox(const std::string &name,
+                              const std::vector<int64_t> &from,
+                              const std::vector<int64_t> &sizes, Tensor &dst,
+                              const std::vector<int64_t> &at) const {
+  DType dtype;
+  const Entry &e = readableEntry(name, dtype);
+  size_t rank = e.shape.size();
+  auto boxText = [&] {
+    std::string text = "box at [";
+    for (size_t d = 0; d < from.size(); ++d)
+      text += (d ? ", " : "") + std::to_string(from[d]);
+    return text + "] of size [" + shapeToString(sizes) + "]";
+  };
+  if (from.size() != rank || sizes.size() != rank || at.size() != rank ||
+      static_cast<size_t>(dst.rank()) != rank)
+    throw tensorError(path_, name,
+                      boxText() + " does not match the rank of shape [" +
+                          shapeToString(e.shape) + "]");
+  if (dtype != dst.dtype())
+    throw tensorError(path_, name,
+                      std::string("holds ") + dtypeName(dtype) +
+                          ", copied into a " + dtypeName(dst.dtype()) +
+                          " tensor");
+  for (size_t d = 0; d < rank; ++d)
+    if (from[d] < 0 || sizes[d] < 0 || from[d] > e.shape[d] ||
+        sizes[d] > e.shape[d] - from[d] || at[d] < 0 ||
+        at[d] > dst.shape()[d] || sizes[d] > dst.shape()[d] - at[d])
+      throw tensorError(path_, name,
+                        boxText() + " is outside shape [" +
+                            shapeToString(e.shape) + "] or its destination [" +
+                            shapeToString(dst.shape()) + "]");
+  if (shapeNumel(sizes) == 0)
+    return;
+  size_t es = dtypeSize(dtype);
+  // Contiguous runs along the last dim (one element for a scalar).
+  int64_t run = rank ? sizes.back() : 1;
+  std::vector<int64_t> index(rank, 0); // within the box, last dim fixed at 0
+  const unsigned char *src = data_ + e.begin;
+  auto *out = static_cast<unsigned char *>(dst.raw());
+  while (true) {
+    int64_t s = 0, t = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      s = s * e.shape[d] + from[d] + index[d];
+      t = t * dst.shape()[d] + at[d] + index[d];
+    }
+    std::memcpy(out + t * es, src + s * es, static_cast<size_t>(run) * es);
+    // The next run: an odometer over every dim but the last.
+    int64_t d = static_cast<int64_t>(rank) - 2;
+    for (; d >= 0; --d) {
+      if (++index[d] < sizes[d])
+        break;
+      index[d] = 0;
+    }
+    if (d < 0)
+      return;
+  }
+}
+
 Tensor SafetensorsFile::readSlice(const std::string &name, int64_t dim,
                                   int64_t offset, int64_t size) const {
   DType dtype;

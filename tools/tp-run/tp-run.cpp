@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
+#include "tp/Executor/Checkpoint.h"
 #include "tp/Executor/MemoryReport.h"
 #include "tp/InitAll.h"
 #include "tp/Launch/Prepare.h"
@@ -89,6 +90,27 @@ static cl::opt<std::string> dumpWeights(
     cl::desc("Write the global parameters after the last step under their "
              "FQNs (safetensors; with --train)"),
     cl::cat(category));
+static cl::opt<std::string> saveCheckpoint(
+    "save-checkpoint",
+    cl::desc("With --train: save checkpoints under DIR, one DIR/step-N per "
+             "save (after the last step, and every --checkpoint-every steps): "
+             "each rank writes only its own shards of the parameters and "
+             "optimizer state, rank 0 the metadata; --resume reads them under "
+             "any plan, mesh and number of ranks"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<int64_t> checkpointEvery(
+    "checkpoint-every",
+    cl::desc("With --save-checkpoint: also save after every K optimizer "
+             "steps (counted from the training's first step)"),
+    cl::value_desc("K"), cl::init(0), cl::cat(category));
+static cl::opt<std::string> resume(
+    "resume",
+    cl::desc("With --train: continue from a checkpoint (a DIR/step-N "
+             "directory, or DIR for its latest complete one), under this "
+             "run's plan, mesh and number of ranks: parameters, optimizer "
+             "state, step count and seed (--seed overrides it); --steps more "
+             "steps are run"),
+    cl::value_desc("PATH"), cl::cat(category));
 static cl::opt<bool> dumpProgram(
     "dump-program",
     cl::desc("Print the compiled program (its instructions, slots and "
@@ -301,6 +323,31 @@ void checkRunOptions() {
     fail("--plan needs a file name");
   if (weightsPrefix.getNumOccurrences() && weights.empty())
     fail("--weights-prefix names the keys of --weights; give --weights too");
+  if (checkpointEvery.getNumOccurrences() && saveCheckpoint.empty())
+    fail("--checkpoint-every belongs to --save-checkpoint");
+  if (checkpointEvery < 0)
+    fail("--checkpoint-every must be at least 0, got " +
+         std::to_string(checkpointEvery));
+  if (saveCheckpoint.getNumOccurrences() && saveCheckpoint.empty())
+    fail("--save-checkpoint needs a directory");
+  if (resume.getNumOccurrences() && resume.empty())
+    fail("--resume needs a checkpoint directory");
+  if (!resume.empty() && !weights.empty())
+    fail("--resume takes the parameters from the checkpoint; --weights "
+         "cannot be given with it");
+}
+
+/// The text of the plan file (for a checkpoint's metadata), or "".
+std::string planText() {
+  if (!planFile.getNumOccurrences())
+    return "";
+  auto buffer =
+      mlir::tp::readFileBounded(planFile, mlir::tp::kMaxJSONFileBytes);
+  if (!buffer) {
+    llvm::consumeError(buffer.takeError());
+    return ""; // the pipeline has read it already and reported any problem
+  }
+  return (*buffer)->getBuffer().str();
 }
 
 /// The optimizer of --train, its options checked as PyTorch's constructors
@@ -308,7 +355,7 @@ void checkRunOptions() {
 mlir::tp::OptimizerOptions optimizerOptions() {
   for (const cl::Option *o : std::initializer_list<const cl::Option *>{
            &steps, &optimizer, &lr, &momentum, &weightDecay, &betas, &eps,
-           &maxGradNorm})
+           &maxGradNorm, &saveCheckpoint, &resume})
     if (o->getNumOccurrences() && !train)
       fail("--" + o->ArgStr.str() + " belongs to --train");
   mlir::tp::OptimizerOptions o;
@@ -439,18 +486,33 @@ int main(int argc, char **argv) {
       return finish(0);
     exec::DataSource data;
     data.seed = seed;
+    if (!resume.empty()) {
+      data.checkpoint = exec::Checkpoint::open(resume);
+      // The run continues with the checkpoint's seed (its dropout masks and
+      // generated inputs) unless --seed chooses another.
+      if (!seed.getNumOccurrences())
+        data.seed = data.checkpoint->info().seed;
+    }
     data.weightsFile = weights;
     data.weightsPrefix = weightsPrefix;
     data.inputsFile = inputs;
     // A file with a batch per step has one for every step (before any rank
     // starts).
-    data.checkInputs(program.inputs(), runSteps);
+    data.checkInputs(program.inputs(),
+                     runSteps +
+                         (data.checkpoint ? data.checkpoint->info().step : 0));
     if (isRoot && !saveWeights.empty())
       exec::writeParams(program, data, saveWeights);
     if (isRoot && !saveInputs.empty())
       exec::writeInputs(program, data, saveInputs, runSteps);
 
-    exec::RunResult run = launcher->run(program, data, runSteps);
+    exec::CheckpointSaving saving;
+    saving.dir = saveCheckpoint;
+    saving.every = checkpointEvery;
+    saving.seed = data.seed;
+    if (!saving.dir.empty())
+      saving.plan = planText();
+    exec::RunResult run = launcher->run(program, data, runSteps, saving);
     if (!isRoot)
       return finish(0);
     std::vector<exec::Tensor> outputs = run.assemble(program);
@@ -478,6 +540,7 @@ int main(int argc, char **argv) {
     report.run = &run;
     report.verification = verification ? &*verification : nullptr;
     report.referenceInF32 = prepare.referenceInF32;
+    report.resumedFrom = data.checkpoint.get();
     if (memoryReport) {
       report.memory = &memory;
       report.memoryRuns = runSteps;

@@ -26,6 +26,7 @@ class SafetensorsFile;
 namespace mlir::tp::exec {
 
 using runtime::Tensor;
+class Checkpoint;
 
 /// How the runtime holds integer token ids: as int64, exactly (PyTorch's
 /// LongTensor). i64 tensors of a program map to it (i32 ones to I32), the
@@ -107,6 +108,11 @@ struct DataSource {
   /// of a DataSource do not copy the tensors.
   std::map<std::string, std::shared_ptr<const Tensor>> weightTensors,
       inputTensors;
+  /// A checkpoint to resume from (tp/Executor/Checkpoint.h): parameters
+  /// are read from it before anything else, and a run's first step is the
+  /// one after the checkpoint's (its optimizer state and step count are
+  /// restored too, see Program::run).
+  std::shared_ptr<const Checkpoint> checkpoint;
   /// The training step whose inputs a run reads (0: the first, and a
   /// single run's).
   int64_t step = 0;
@@ -118,7 +124,8 @@ struct DataSource {
   static ParamInit paramInit(const std::string &name,
                              const std::vector<int64_t> &globalShape);
 
-  /// Parameter \p p (or its \p slice) from weightTensors, \p weights (this
+  /// Parameter \p p (or its \p slice) from the checkpoint, weightTensors,
+  /// \p weights (this
   /// source's weights file, opened) or the generator, in p.dtype. Throws naming
   /// the file and tensor when it is missing or has another shape.
   Tensor param(const ParamInfo &p, runtime::SafetensorsFile *weights,

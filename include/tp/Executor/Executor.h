@@ -58,6 +58,8 @@ struct ProgramData;
 struct RankStateImpl;
 } // namespace detail
 
+struct StateShard;
+
 /// What one rank keeps between runs of one program, for serving-style use:
 /// the communicators of its mesh axis groups (split once) and its parameter
 /// shards (loaded by the first run, reused by later ones, so later runs
@@ -192,6 +194,16 @@ public:
   /// program's dtype for it.
   static Tensor globalParam(const ParamInfo &p, const DataSource &data);
   static Tensor globalInput(const InputInfo &in, const DataSource &data);
+
+  /// The training state rank \p rank holds, as checkpoints save it
+  /// (tp/Executor/Checkpoint.h): its piece of every parameter the program
+  /// loads and of each optimizer update's state, where each lies in the
+  /// global tensor and whether this rank writes it. With \p state (a host
+  /// rank's, after a training step), their current values too; without,
+  /// only where they lie (any rank's, for the checkpoint's metadata).
+  /// Throws std::runtime_error when the state does not hold them.
+  std::vector<StateShard> stateShards(int64_t rank,
+                                      const RankState *state = nullptr) const;
 
   /// Reassembles the global value of result `i` from every rank's local
   /// result (indexed by rank), in the results' dtype (partial sums of 16-bit

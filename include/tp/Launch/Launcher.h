@@ -76,6 +76,21 @@ struct LaunchOptions {
 /// then "mpi" and "nccl" where built).
 std::vector<std::string> availableBackends();
 
+/// The checkpoints a training run saves (tp-run --save-checkpoint;
+/// tp/Executor/Checkpoint.h says what one holds).
+struct CheckpointSaving {
+  /// The directory they go under, one "<dir>/step-<N>" per save; empty:
+  /// none.
+  std::string dir;
+  /// Save after every `every` optimizer steps (counted from the first step
+  /// of the whole training, resumed runs included), and after the last
+  /// step; 0: after the last step only.
+  int64_t every = 0;
+  /// What the metadata records of the run: its seed and plan (JSON text).
+  uint64_t seed = 0;
+  std::string plan;
+};
+
 /// A finished run as rank 0 of the job sees it.
 struct RunResult {
   /// Every rank's local results, indexed by rank (empty on other ranks of
@@ -99,6 +114,8 @@ struct RunResult {
   /// The loss of every step (the first result, when it is a scalar), as
   /// rank 0 computed it.
   std::vector<double> losses;
+  /// The checkpoint directories the run saved, in order.
+  std::vector<std::string> checkpoints;
 
   /// The global value of each result, assembled from every rank's pieces
   /// (rank 0 only).
@@ -139,7 +156,14 @@ public:
   /// \p steps (at least 1) and that the data's inputs file gives every
   /// input a batch for each step (DataSource::checkInputs), so a bad file
   /// is one error here instead of a failure inside the ranks.
-  RunResult run(const Program &program, const DataSource &data, int steps = 1);
+  ///
+  /// With data.checkpoint the run resumes from it: its first step is the
+  /// one after the checkpoint's (it reads that step's batch of a per-step
+  /// inputs file). With \p save.dir it saves checkpoints as \p save says;
+  /// a rank that cannot write its part fails every rank, and the save's
+  /// directory is not left loadable. Checkpoints are of CPU ranks only.
+  RunResult run(const Program &program, const DataSource &data, int steps = 1,
+                const CheckpointSaving &save = {});
   /// Reports \p message as a failure of options().toolName and ends the
   /// process; in an mpi job it names the rank and aborts every process of
   /// the job, which may be waiting for this one in a collective.
@@ -152,7 +176,7 @@ protected:
   /// What run() does once its checks pass: runs \p program \p steps times
   /// on this backend's ranks.
   virtual RunResult runSteps(const Program &program, const DataSource &data,
-                             int steps) = 0;
+                             int steps, const CheckpointSaving &save) = 0;
   LaunchOptions options_;
   int requestedRanks_ = 0;
 };

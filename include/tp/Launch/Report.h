@@ -37,6 +37,10 @@ struct RunReport {
   const MemoryPlan *memory = nullptr;
   /// The runs (steps) `memory` was planned for.
   int memoryRuns = 1;
+  /// The checkpoint the run resumed from (null: none): the report says so,
+  /// and the JSON one has "resumed_from" {"checkpoint", "step"}; the saved
+  /// checkpoints (RunResult::checkpoints) are listed either way.
+  const Checkpoint *resumedFrom = nullptr;
 
   /// A few lines: the run, the collectives per rank (and per phase, for a
   /// training step), the verification and how each distributed result is

@@ -72,6 +72,15 @@ public:
   Tensor readSlice(const std::string &name, int64_t dim, int64_t offset,
                    int64_t size) const;
 
+  /// Copies the box of tensor \p name that starts at \p from (one index
+  /// per dim) and spans \p sizes into \p dst, of the tensor's dtype, at
+  /// \p at, touching only the bytes of that box. Throws naming the file and
+  /// tensor when the box is outside the tensor or \p dst, or the dtypes
+  /// differ.
+  void copyBox(const std::string &name, const std::vector<int64_t> &from,
+               const std::vector<int64_t> &sizes, Tensor &dst,
+               const std::vector<int64_t> &at) const;
+
 private:
   struct Entry {
     std::string dtype;
