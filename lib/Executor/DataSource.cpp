@@ -62,7 +62,7 @@ static void checkShape(const Tensor &t, const std::string &what,
                              Tensor(expected).shapeString() + "]");
 }
 
-Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
+Tensor DataSource::param(const ParamInfo &p, const rt::WeightFiles *weights,
                          const Slice *slice) const {
   if (checkpoint) {
     if (!checkpoint->contains(p.name))
@@ -89,10 +89,13 @@ Tensor DataSource::param(const ParamInfo &p, rt::SafetensorsFile *weights,
   }
   if (weights) {
     std::string key = weightsPrefix + p.name;
-    checkShape(*weights, key, p.globalShape);
-    return (slice ? weights->readSlice(key, slice->dim, slice->offset,
-                                       slice->size)
-                  : weights->read(key))
+    const rt::SafetensorsFile *file = weights->fileOf(key);
+    if (!file)
+      throw std::runtime_error("weights index '" + weights->path() +
+                               "': its weight_map has no tensor '" + key + "'");
+    checkShape(*file, key, p.globalShape);
+    return (slice ? file->readSlice(key, slice->dim, slice->offset, slice->size)
+                  : file->read(key))
         .to(p.dtype);
   }
   ParamInit init = paramInit(p.name, p.globalShape);

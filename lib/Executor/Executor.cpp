@@ -79,11 +79,11 @@ void RankState::setReturnsUpdated(bool returns) {
 }
 
 Tensor Program::globalParam(const ParamInfo &p, const DataSource &data) {
-  std::unique_ptr<rt::SafetensorsFile> file;
+  std::unique_ptr<rt::WeightFiles> files;
   if (!data.weightsFile.empty())
-    file = std::make_unique<rt::SafetensorsFile>(
-        rt::SafetensorsFile::open(data.weightsFile));
-  return data.param(p, file.get());
+    files = std::make_unique<rt::WeightFiles>(
+        rt::WeightFiles::open(data.weightsFile));
+  return data.param(p, files.get());
 }
 
 Tensor Program::globalInput(const InputInfo &in, const DataSource &data) {

@@ -41,7 +41,8 @@ template <class B> struct Frame {
   const Groups *groups = nullptr;
   std::vector<int64_t> coords;
   const DataSource *data = nullptr;
-  std::unique_ptr<rt::SafetensorsFile> weights, inputs;
+  std::unique_ptr<rt::WeightFiles> weights;
+  std::unique_ptr<rt::SafetensorsFile> inputs;
   RankStateImpl *state = nullptr;
   /// The optimizer step of this run (1 without a RankState) and the
   /// optimizers' state: the RankState's, or this run's own.

@@ -349,8 +349,8 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
     statsBefore[axes] = group->stats();
   if (!data.weightsFile.empty() &&
       !(state && state->params.size() == program.params.size()))
-    f.weights = std::make_unique<rt::SafetensorsFile>(
-        rt::SafetensorsFile::open(data.weightsFile));
+    f.weights = std::make_unique<rt::WeightFiles>(
+        rt::WeightFiles::open(data.weightsFile));
   if (!data.inputsFile.empty())
     f.inputs = std::make_unique<rt::SafetensorsFile>(
         rt::SafetensorsFile::open(data.inputsFile));

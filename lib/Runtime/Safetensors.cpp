@@ -13,6 +13,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -449,4 +452,72 @@ Tensor SafetensorsFile::readSlice(const std::string &name, int64_t dim,
     std::memcpy(static_cast<unsigned char *>(t.raw()) + o * run,
                 src + ((o * extent + offset) * inner) * es, run);
   return t;
+}
+
+//===----------------------------------------------------------------------===//
+// WeightFiles
+//===----------------------------------------------------------------------===//
+
+/// The largest index file read (a model's index is far smaller).
+static constexpr uintmax_t kMaxIndexBytes = uintmax_t(64) << 20;
+
+WeightFiles WeightFiles::open(const std::string &path) {
+  WeightFiles w;
+  w.path_ = path;
+  bool index =
+      path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  if (!index) {
+    w.files_.push_back(
+        std::make_unique<SafetensorsFile>(SafetensorsFile::open(path)));
+    return w;
+  }
+  w.indexed_ = true;
+  auto fail = [&](const std::string &what) -> std::runtime_error {
+    return std::runtime_error("weights index '" + path + "': " + what);
+  };
+  std::error_code ec;
+  uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec)
+    throw fail("cannot open: " + ec.message());
+  if (size > kMaxIndexBytes)
+    throw fail("larger than " + std::to_string(kMaxIndexBytes) + " bytes");
+  std::ifstream is(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(is)),
+                   std::istreambuf_iterator<char>());
+  if (!is && !is.eof())
+    throw fail("cannot read it");
+  json::ParseResult parsed = json::parse(text);
+  if (!parsed)
+    throw fail("not JSON: " + parsed.error->message);
+  const json::Object *root = parsed.value.getAsObject();
+  const json::Object *map = root ? root->getObject("weight_map") : nullptr;
+  if (!map)
+    throw fail("no \"weight_map\" object (the index of a sharded "
+               "checkpoint maps each tensor to its file)");
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::map<std::string, size_t> fileIndex;
+  for (const auto &[name, value] : *map) {
+    const std::string *file = value.getAsString();
+    if (!file || file->empty())
+      throw fail("tensor '" + name + "' maps to no file name");
+    std::filesystem::path rel(*file);
+    if (rel.is_absolute() ||
+        std::any_of(rel.begin(), rel.end(),
+                    [](const std::filesystem::path &c) { return c == ".."; }))
+      throw fail("tensor '" + name + "' maps to '" + *file +
+                 "', outside the index's directory");
+    auto [it, added] = fileIndex.emplace(*file, w.files_.size());
+    if (added)
+      w.files_.push_back(std::make_unique<SafetensorsFile>(
+          SafetensorsFile::open((dir / rel).string())));
+    w.weightMap_[name] = it->second;
+  }
+  return w;
+}
+
+const SafetensorsFile *WeightFiles::fileOf(const std::string &name) const {
+  if (!indexed_)
+    return files_.front().get();
+  auto it = weightMap_.find(name);
+  return it == weightMap_.end() ? nullptr : files_[it->second].get();
 }

@@ -54,7 +54,10 @@ static cl::opt<uint64_t>
                   "masks"),
          cl::init(0), cl::cat(category));
 static cl::opt<std::string>
-    weights("weights", cl::desc("Parameters (safetensors)"), cl::cat(category));
+    weights("weights",
+            cl::desc("Parameters (safetensors), or a Hugging Face sharded "
+                     "checkpoint by its index (model.safetensors.index.json)"),
+            cl::cat(category));
 static cl::opt<std::string> weightsPrefix(
     "weights-prefix",
     cl::desc("--weights holds parameter FQN under the key PREFIX + FQN (a "

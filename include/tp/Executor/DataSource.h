@@ -21,6 +21,7 @@
 
 namespace mlir::tp::runtime {
 class SafetensorsFile;
+class WeightFiles;
 } // namespace mlir::tp::runtime
 
 namespace mlir::tp::exec {
@@ -95,7 +96,9 @@ struct DataSource {
   /// masks (runtime::DropoutKey), so a run is reproducible from it alone.
   uint64_t seed = 0;
   /// Optional safetensors files with global tensors under their FQNs
-  /// (parameters) and function argument names (inputs).
+  /// (parameters) and function argument names (inputs). The weights may
+  /// also be a Hugging Face sharded checkpoint: its index
+  /// ("model.safetensors.index.json", runtime::WeightFiles).
   std::string weightsFile;
   std::string inputsFile;
   /// The weights file's key of parameter FQN is weightsPrefix + FQN
@@ -128,7 +131,7 @@ struct DataSource {
   /// \p weights (this
   /// source's weights file, opened) or the generator, in p.dtype. Throws naming
   /// the file and tensor when it is missing or has another shape.
-  Tensor param(const ParamInfo &p, runtime::SafetensorsFile *weights,
+  Tensor param(const ParamInfo &p, const runtime::WeightFiles *weights,
                const Slice *slice = nullptr) const;
   /// Input \p in of this source's step from inputTensors, \p inputs (this
   /// source's inputs file, opened) or the generator, in in.dtype. A file may

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,6 +103,31 @@ private:
   std::vector<std::string> names_;
   std::map<std::string, Entry> entries_;
   std::map<std::string, std::string> metadata_;
+};
+
+/// A model's weights: one safetensors file, or a sharded checkpoint as
+/// Hugging Face writes it, an index ("model.safetensors.index.json") whose
+/// "weight_map" names the file (relative to the index) of each tensor.
+/// Every file is mapped and validated when it opens.
+class WeightFiles {
+public:
+  /// Opens \p path: an index when its name ends in ".json", else one
+  /// safetensors file. Throws std::runtime_error naming the index or the
+  /// file and what is wrong.
+  static WeightFiles open(const std::string &path);
+
+  /// The path open() was given.
+  const std::string &path() const { return path_; }
+  /// The file that holds tensor \p name: the single file, or the one the
+  /// index maps it to (null when the index names none).
+  const SafetensorsFile *fileOf(const std::string &name) const;
+
+private:
+  std::string path_;
+  std::vector<std::unique_ptr<SafetensorsFile>> files_;
+  /// An index's tensors, by name: their file in files_.
+  std::map<std::string, size_t> weightMap_;
+  bool indexed_ = false;
 };
 
 } // namespace runtime

@@ -23,6 +23,9 @@
                                              # on a new leading dim: a batch
                                              # per step
   edit_safetensors.py merge OUT IN...       # the tensors of every IN
+  edit_safetensors.py shard IN N DIR        # IN as a Hugging Face sharded
+                                             # checkpoint of N files and
+                                             # model.safetensors.index.json
 """
 import json
 import struct
@@ -145,6 +148,29 @@ def main(argv):
                     add(name, h[name]["dtype"], h[name]["shape"],
                         p[slice(*h[name]["data_offsets"])])
         write(argv[2], header, payload)
+    elif op == "shard":
+        # A Hugging Face sharded checkpoint: the tensors dealt round-robin
+        # into N files DIR/model-0000K-of-0000N.safetensors, and
+        # DIR/model.safetensors.index.json mapping each to its file.
+        header, payload = read(argv[2])
+        n, out = int(argv[3]), argv[4]
+        names = [k for k in header if k != "__metadata__"]
+        files = ["model-%05d-of-%05d.safetensors" % (k + 1, n) for k in range(n)]
+        parts = [({}, b"") for _ in range(n)]
+        weight_map = {}
+        for i, name in enumerate(names):
+            h, p = parts[i % n]
+            entry = dict(header[name])
+            data = payload[slice(*entry["data_offsets"])]
+            entry["data_offsets"] = [len(p), len(p) + len(data)]
+            h[name] = entry
+            parts[i % n] = (h, p + data)
+            weight_map[name] = files[i % n]
+        for f, (h, p) in zip(files, parts):
+            write(out + "/" + f, h, p)
+        with open(out + "/model.safetensors.index.json", "w") as f:
+            json.dump({"metadata": {"total_size": len(payload)},
+                       "weight_map": weight_map}, f)
     else:
         sys.exit(__doc__)
 
