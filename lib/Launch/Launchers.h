@@ -71,15 +71,17 @@ std::string saveCheckpoint(const Program &program, const RankState &state,
 /// Returns the last run's results and collectives (one step's) and the
 /// peaks over all runs; rank 0 appends each run's loss (its first result,
 /// when it is a scalar) to \p losses and each checkpoint it saved (as
-/// \p save says, when given) to \p saved.
+/// \p save says, when given) to \p saved. \p beforeStep (when given) is
+/// called before each step with the rank and the step's number.
 template <class Prog>
-RankRun runSteps(const Prog &program, const DataSource &data, int steps,
-                 std::vector<double> *losses,
-                 const CheckpointSaving *save = nullptr,
-                 std::vector<std::string> *saved = nullptr) {
-  return [&program, &data, steps, losses, save,
-          saved](runtime::Communicator &comm, RankPeaks *peaks,
-                 runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
+RankRun
+runSteps(const Prog &program, const DataSource &data, int steps,
+         std::vector<double> *losses, const CheckpointSaving *save = nullptr,
+         std::vector<std::string> *saved = nullptr,
+         const std::function<void(int, int64_t)> *beforeStep = nullptr) {
+  return [&program, &data, steps, losses, save, saved,
+          beforeStep](runtime::Communicator &comm, RankPeaks *peaks,
+                      runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
     runtime::MemoryMeter meter;
     runtime::MemoryMeter::Scope metered(meter);
     RankState state;
@@ -91,6 +93,8 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
     bool keepState = steps > 1 || saving || data.checkpoint;
     for (int s = 0; s < steps; ++s) {
       stepData.step = start + s;
+      if (beforeStep && *beforeStep)
+        (*beforeStep)(comm.rank(), start + s + 1);
       if (stats)
         *stats = runtime::CollectiveStats();
       if (byPhase)

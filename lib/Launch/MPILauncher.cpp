@@ -85,7 +85,8 @@ public:
           world->allGather(in, count, gathered, dtype);
         },
         options_.beforeRun,
-        detail::runSteps(program, data, steps, &losses, &save, &saved));
+        detail::runSteps(program, data, steps, &losses, &save, &saved,
+                         &options_.beforeStep));
     result.losses = std::move(losses);
     result.checkpoints = std::move(saved);
     return result;

@@ -265,15 +265,19 @@ exec::Launcher *launcher = nullptr;
 
 /// Test hook, honoured only with --backend mpi: TP_TEST_FAIL_RANK=R makes
 /// rank R fail right after the ranks synchronized before the run (the
-/// others are then inside the program's first collectives), in the way
+/// others are then inside the program's first collectives), or with
+/// TP_TEST_FAIL_STEP=K right before training step K, in the way
 /// TP_TEST_FAIL_MODE says: "throw" (default; an exception like any runtime
 /// error), "kill" (SIGKILL: a crashed process), "stop" (SIGSTOP: a process
 /// that stops answering, its own watchdog stopped with it) or "hang"
 /// (sleeps, so that the peers' --timeout fires). Used by
 /// test/tp-run/mpi-faults.test.
-void testFailureHook(int rank) {
+void testFailureHook(int rank, int64_t step) {
   const char *failRank = std::getenv("TP_TEST_FAIL_RANK");
   if (!failRank || std::atoi(failRank) != rank)
+    return;
+  const char *failStep = std::getenv("TP_TEST_FAIL_STEP");
+  if (failStep ? std::atoll(failStep) != step : step != 0)
     return;
   const char *mode = std::getenv("TP_TEST_FAIL_MODE");
   if (mode && !std::strcmp(mode, "kill"))
@@ -304,8 +308,10 @@ exec::LaunchOptions launchOptions() {
     o.processRank = processRank;
   if (processCount.getNumOccurrences())
     o.processCount = processCount;
-  if (backend == "mpi")
-    o.beforeRun = testFailureHook;
+  if (backend == "mpi") {
+    o.beforeRun = [](int rank) { testFailureHook(rank, 0); };
+    o.beforeStep = testFailureHook;
+  }
   return o;
 }
 

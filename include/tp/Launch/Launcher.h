@@ -63,6 +63,9 @@ struct LaunchOptions {
   /// with its rank (after the ranks synchronized): a place for tests to
   /// inject a failure.
   std::function<void(int rank)> beforeRun;
+  /// Likewise before each training step of an mpi job, with its number
+  /// (from 1, counted from the first step of the whole training).
+  std::function<void(int rank, int64_t step)> beforeStep;
 
   /// Checks the options against each other and this build (and, for a GPU
   /// device, this machine); throws LaunchError naming the first problem.
