@@ -556,7 +556,9 @@ TEST(RunRanksTest, RejectsMoreRanksThanTheThreadLimit) {
 // unavailable"; the started ranks end, nothing hangs. In a child process,
 // whose address-space limit the test lowers; sanitizers reserve their own
 // shadow memory and do not run under such a limit.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// (TP_SANITIZED: a sanitizer build, see unittests/Runtime/CMakeLists.txt.)
+#if defined(TP_SANITIZED) || defined(__SANITIZE_ADDRESS__) ||                  \
+    defined(__SANITIZE_THREAD__)
 #define TP_UNDER_SANITIZER 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
