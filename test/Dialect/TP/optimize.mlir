@@ -7,6 +7,7 @@
 // another op still uses.
 
 tp.mesh @mesh(shape = 4) {axis_names = ["tp"]}
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
 
 // Shard(1) -> Replicate -> Shard(1) is the identity.
 // CHECK-LABEL: func.func @inverse_pair
@@ -201,6 +202,23 @@ func.func @shard_linear_grad_weight_phase(%g: !tp.dtensor<8x32xf32, @mesh, [#tp.
   %r = model.relu %x {tp.phase = #tp.phase<backward>} : (!tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
   %s = tp.redistribute %w {tp.phase = #tp.phase<optimizer>} : !tp.dtensor<32x16xf32, @mesh, [#tp.replicate]> -> !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>
   return %s, %r : !tp.dtensor<32x16xf32, @mesh, [#tp.shard<0>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.replicate]>
+}
+
+// On a dp x tp mesh the gradient is also Partial over dp (each dp rank's
+// batch): it is computed on the tp chunk, still Partial over dp, and
+// reduced over dp after, where the redistribution was: each rank runs 1/tp
+// of the GEMM and the dp reduction moves the chunk only. The step returns
+// it Partial over dp, as before, and laid out as its parameter over tp.
+// CHECK-LABEL: func.func @shard_linear_grad_weight_dp
+// CHECK-SAME: -> (!tp.dtensor<32x16xf32, @mesh2d, [#tp.partial<sum>, #tp.shard<0>]>, !tp.dtensor<32x16xf32, @mesh2d, [#tp.replicate, #tp.shard<0>]>)
+// CHECK-NEXT: %[[G:.*]] = tp.redistribute %{{.*}} {module = "out", tp.phase = #tp.phase<backward>} : !tp.dtensor<8x32xf32, @mesh2d, [#tp.shard<0>, #tp.replicate]> -> !tp.dtensor<8x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<1>]>
+// CHECK-NEXT: %[[W:.*]] = model.linear_grad_weight "out"(%[[G]], %{{.*}}) {tp.phase = #tp.phase<backward>} : {{.*}} -> !tp.dtensor<32x16xf32, @mesh2d, [#tp.partial<sum>, #tp.shard<0>]>
+// CHECK-NEXT: %[[R:.*]] = tp.redistribute %[[W]] {module = "out", tp.phase = #tp.phase<optimizer>} : !tp.dtensor<32x16xf32, @mesh2d, [#tp.partial<sum>, #tp.shard<0>]> -> !tp.dtensor<32x16xf32, @mesh2d, [#tp.replicate, #tp.shard<0>]>
+// CHECK-NEXT: return %[[W]], %[[R]]
+func.func @shard_linear_grad_weight_dp(%g: !tp.dtensor<8x32xf32, @mesh2d, [#tp.shard<0>, #tp.replicate]>, %x: !tp.dtensor<8x16xf32, @mesh2d, [#tp.shard<0>, #tp.replicate]>) -> (!tp.dtensor<32x16xf32, @mesh2d, [#tp.partial<sum>, #tp.replicate]>, !tp.dtensor<32x16xf32, @mesh2d, [#tp.replicate, #tp.shard<0>]>) {
+  %w = model.linear_grad_weight "out"(%g, %x) {tp.phase = #tp.phase<backward>} : (!tp.dtensor<8x32xf32, @mesh2d, [#tp.shard<0>, #tp.replicate]>, !tp.dtensor<8x16xf32, @mesh2d, [#tp.shard<0>, #tp.replicate]>) -> !tp.dtensor<32x16xf32, @mesh2d, [#tp.partial<sum>, #tp.replicate]>
+  %s = tp.redistribute %w {tp.phase = #tp.phase<optimizer>} : !tp.dtensor<32x16xf32, @mesh2d, [#tp.partial<sum>, #tp.replicate]> -> !tp.dtensor<32x16xf32, @mesh2d, [#tp.replicate, #tp.shard<0>]>
+  return %w, %s : !tp.dtensor<32x16xf32, @mesh2d, [#tp.partial<sum>, #tp.replicate]>, !tp.dtensor<32x16xf32, @mesh2d, [#tp.replicate, #tp.shard<0>]>
 }
 
 // Another reader of the whole gradient: it stays.

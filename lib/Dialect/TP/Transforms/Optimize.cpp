@@ -121,7 +121,9 @@ struct MergeSiblingRedistributes : public OpRewritePattern<RedistributeOp> {
 /// output features (Shard(0)) or the input's features (Shard(1)) are
 /// chunked first, which needs no communication either, and each rank runs
 /// 1/n of the GEMM. A training step that returns the whole gradient then
-/// returns it laid out as its parameter (the same global value).
+/// returns it laid out as its parameter (the same global value). An axis
+/// the redistribution also reduces (the Partial gradient of data
+/// parallelism) is reduced after, on the chunk.
 struct ShardLinearGradWeight : public OpRewritePattern<RedistributeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RedistributeOp op,
@@ -155,11 +157,19 @@ struct ShardLinearGradWeight : public OpRewritePattern<RedistributeOp> {
     int64_t gLast = getTensorLikeShape(gw.getGrad().getType()).size() - 1;
     int64_t xLast = getTensorLikeShape(gw.getInput().getType()).size() - 1;
     bool changed = false;
+    // The chunked gradient's placements: `to`'s, except that an axis the
+    // redistribution reduces (Partial -> Replicate, a data-parallel
+    // gradient) stays Partial and is reduced after, on the chunk.
+    SmallVector<Attribute> mid(to.getPlacements());
     for (auto [a, pair] :
          llvm::enumerate(llvm::zip(from.getPlacements(), to.getPlacements()))) {
       auto [p, q] = pair;
       if (p == q)
         continue;
+      if (isa<PartialAttr>(p) && isa<ReplicateAttr>(q)) {
+        mid[a] = p;
+        continue;
+      }
       auto shard = dyn_cast<ShardAttr>(q);
       if (!isa<ReplicateAttr>(p) || !shard || shard.getDim() > 1 ||
           !isa<ReplicateAttr>(g[a]) || !isa<ReplicateAttr>(x[a]))
@@ -183,9 +193,11 @@ struct ShardLinearGradWeight : public OpRewritePattern<RedistributeOp> {
                                   to.getMesh(), g, module);
     Value input = ensurePlacements(rewriter, op.getLoc(), gw.getInput(),
                                    to.getMesh(), x, module);
+    auto midType =
+        DTensorType::get(op.getContext(), to.getShape(), to.getElementType(),
+                         to.getMesh(), mid);
     Value sharded = model::LinearGradWeightOp::create(
-        rewriter, gw.getLoc(), to, gw.getFqnAttr(), grad, input);
-    rewriter.replaceOp(op, sharded);
+        rewriter, gw.getLoc(), midType, gw.getFqnAttr(), grad, input);
     // Backward computation, as the gradient it replaces (the redistribution
     // it replaces may be the optimizer's).
     Phase phase = getPhase(gw);
@@ -193,12 +205,24 @@ struct ShardLinearGradWeight : public OpRewritePattern<RedistributeOp> {
       if (Operation *made = v.getDefiningOp();
           made && v != gw.getGrad() && v != gw.getInput())
         rewriter.modifyOpInPlace(made, [&] { setPhase(made, phase); });
+    // The reduction of the chunk, where the redistribution was and in its
+    // phase.
+    Value result = sharded;
+    if (midType != to) {
+      rewriter.setInsertionPoint(op);
+      result = ensurePlacements(rewriter, op.getLoc(), sharded, to.getMesh(),
+                                to.getPlacements(), module);
+      if (Operation *reduce = result.getDefiningOp())
+        rewriter.modifyOpInPlace(reduce,
+                                 [&] { setPhase(reduce, getPhase(op)); });
+    }
+    rewriter.replaceOp(op, result);
     if (!returned.empty()) {
       auto func = gw->getParentOfType<func::FuncOp>();
       SmallVector<Type> results(func.getResultTypes());
       for (OpOperand *use : returned) {
         rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(sharded); });
-        results[use->getOperandNumber()] = to;
+        results[use->getOperandNumber()] = midType;
       }
       rewriter.modifyOpInPlace(func, [&] {
         func.setType(
