@@ -110,6 +110,26 @@ TEST_F(PlanBuilderTest, SameAsTheParsedPlan) {
   EXPECT_EQ(lower(*built), lower(*parsed));
 }
 
+TEST_F(PlanBuilderTest, RecomputeIsTheParsedList) {
+  OwningOpRef<ModuleOp> built = parseModel();
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2})
+      .recompute("layers.*")
+      .recompute("norm")
+      .add("net1", plan.colwise());
+  FailureOr<PlanAttr> fromBuilder = plan.build(*built);
+  ASSERT_TRUE(succeeded(fromBuilder));
+  OwningOpRef<ModuleOp> parsed = parseModel();
+  FailureOr<PlanAttr> fromJSON = parsePlan(*parsed, R"json({
+      "mesh": {"shape": [2]}, "recompute": ["layers.*", "norm"],
+      "plan": {"net1": {"style": "ColwiseParallel"}}})json",
+                                           "plan.json");
+  ASSERT_TRUE(succeeded(fromJSON));
+  EXPECT_EQ(*fromBuilder, *fromJSON);
+  ASSERT_TRUE(fromJSON->getRecompute());
+  EXPECT_EQ(fromJSON->getRecompute().size(), 2u);
+}
+
 TEST_F(PlanBuilderTest, LowersToTheMegatronPair) {
   OwningOpRef<ModuleOp> module = parseModel();
   PlanBuilder plan(&ctx);

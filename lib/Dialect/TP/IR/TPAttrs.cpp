@@ -384,7 +384,8 @@ std::string mlir::tp::checkPlanAxes(ArrayRef<int64_t> meshShape,
 LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                FlatSymbolRefAttr, StringAttr tpAxis,
                                ArrayAttr keys, ArrayAttr styles,
-                               StringAttr dpAxis, bool, ArrayAttr frozen) {
+                               StringAttr dpAxis, bool, ArrayAttr frozen,
+                               ArrayAttr recompute) {
   if (dpAxis && tpAxis && dpAxis == tpAxis)
     return emitError() << "plan dp_axis and tp_axis are both '"
                        << dpAxis.getValue() << "'";
@@ -403,6 +404,11 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (Attribute pattern : frozen)
       if (!isa<StringAttr>(pattern))
         return emitError() << "plan frozen patterns must be strings, got "
+                           << pattern;
+  if (recompute)
+    for (Attribute pattern : recompute)
+      if (!isa<StringAttr>(pattern))
+        return emitError() << "plan recompute patterns must be strings, got "
                            << pattern;
   return success();
 }

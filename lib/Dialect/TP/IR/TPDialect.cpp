@@ -113,6 +113,14 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
              << "'" << text << "' must be a #tp.phase, got " << value;
     return success();
   }
+  if (name == getRecomputedAttrHelper().getName()) {
+    if (isa<ModuleOp, FunctionOpInterface>(op))
+      return op->emitOpError()
+             << "'" << text << "' belongs on an op of a function";
+    if (!isa<UnitAttr>(value))
+      return op->emitOpError() << "'" << text << "' must be a unit attribute";
+    return success();
+  }
   if (name == getResultTypesAttrHelper().getName())
     return verifyFunctionTypes(op, text, value, /*results=*/true);
   if (name == getArgTypesAttrHelper().getName())

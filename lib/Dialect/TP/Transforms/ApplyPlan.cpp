@@ -11,6 +11,7 @@
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "tp/Dialect/TP/Transforms/StyleDefinition.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/GlobPattern.h"
@@ -212,10 +213,61 @@ LogicalResult mlir::tp::markFrozenParameters(ModuleOp module, PlanAttr plan) {
   return success();
 }
 
+FailureOr<SmallVector<Operation *>>
+mlir::tp::getRecomputedModules(Operation *root, PlanAttr plan) {
+  SmallVector<Operation *> units;
+  if (!plan || !plan.getRecompute())
+    return units;
+  SmallVector<model::SubmoduleOp> subs;
+  root->walk<WalkOrder::PreOrder>(
+      [&](model::SubmoduleOp s) { subs.push_back(s); });
+  llvm::SmallPtrSet<Operation *, 16> chosen;
+  for (Attribute attr : plan.getRecompute()) {
+    StringRef pattern = cast<StringAttr>(attr).getValue();
+    SmallVector<llvm::GlobPattern> tokens;
+    for (StringRef token : splitFQN(pattern)) {
+      llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(token);
+      if (!glob)
+        return root->emitError()
+               << "recompute pattern '" << pattern << "': token '" << token
+               << "' is not a valid pattern: "
+               << llvm::toString(glob.takeError());
+      tokens.push_back(std::move(*glob));
+    }
+    bool matched = false;
+    for (model::SubmoduleOp s : subs) {
+      SmallVector<StringRef> fqn = splitFQN(model::getModuleFQN(s));
+      if (fqn.size() == tokens.size() &&
+          matchesPrefix(tokens, fqn, tokens.size())) {
+        chosen.insert(s);
+        matched = true;
+      }
+    }
+    if (!matched)
+      return root->emitError()
+             << "recompute pattern '" << pattern
+             << "' matches no composite module (a model.module such as "
+                "'layers.0'; single layers are not recomputed alone)";
+  }
+  for (model::SubmoduleOp s : subs) {
+    if (!chosen.contains(s))
+      continue;
+    bool inner = false;
+    for (Operation *p = s->getParentOp(); p && !inner; p = p->getParentOp())
+      inner = chosen.contains(p);
+    if (!inner)
+      units.push_back(s);
+  }
+  return units;
+}
+
 LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
   if (failed(checkPassPrecondition(module, TPPass::ApplyPlan)))
     return failure();
   if (failed(markFrozenParameters(module, plan)))
+    return failure();
+  // Checked here, used by tp-differentiate.
+  if (failed(getRecomputedModules(module, plan)))
     return failure();
   ensureParallelStyleModels(module.getContext());
   // Every module op with an FQN, in program order. The root key "" names

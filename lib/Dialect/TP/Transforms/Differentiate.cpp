@@ -5,7 +5,10 @@
 // Composite modules are inlined; each forward op's backward rule (its
 // DifferentiableOpInterface) emits backward ops (ModelGradOps.td) in
 // reverse order, typed with the global shapes of what they are gradients
-// of; then placements are propagated through them by the
+// of. A module the plan recomputes (activation checkpointing) has its
+// forward cloned into the backward, where its backward starts, and its
+// backward rules read the clones: its own activations then die in the
+// forward. Then placements are propagated through them by the
 // same sharding rules as the forward program. Nothing here decides
 // communication: a gradient that several ops produce is summed where it
 // meets (still Partial, when the contributions are), and the redistribution
@@ -19,6 +22,8 @@
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir::tp {
@@ -53,6 +58,19 @@ public:
       llvm::interleaveComma(ret.getOperandTypes(), diag);
       return diag << ")";
     }
+    // The plan's recompute units: each op inside one, by unit.
+    auto module = func->getParentOfType<ModuleOp>();
+    FailureOr<SmallVector<Operation *>> units = getRecomputedModules(
+        func, module
+                  ? TPDialect::PlanAttrHelper(func.getContext()).getAttr(module)
+                  : PlanAttr());
+    if (failed(units))
+      return failure();
+    for (auto [i, unit] : llvm::enumerate(*units))
+      cast<m::SubmoduleOp>(unit).getBody().walk([&, i = i](Operation *op) {
+        if (!isa<m::SubmoduleOp, m::YieldOp>(op))
+          unitOf[op] = static_cast<unsigned>(i);
+      });
     inlineSubmodules(func);
     Block &body = func.getBody().front();
     SmallVector<Operation *> forward;
@@ -85,7 +103,15 @@ public:
                                    builder.getF64FloatAttr(1.0));
     Operation *first = seed.getDefiningOp();
     grads.accumulate(loss, seed);
+    llvm::DenseSet<unsigned> recomputed;
     for (Operation *op : llvm::reverse(forward)) {
+      if (auto unit = unitOf.find(op); unit != unitOf.end()) {
+        // The unit's last op: its forward again, then its backward on that.
+        if (recomputed.insert(unit->second).second &&
+            failed(recompute(forward, unit->second)))
+          return failure();
+        continue;
+      }
       if (op->getNumResults() != 1)
         continue;
       Value g = grads.lookup(op->getResult(0));
@@ -169,6 +195,51 @@ private:
     }
   }
 
+  /// The backward of recompute unit \p unit (its ops among \p forward):
+  /// its forward ops cloned here, in the backward (parameters are resident
+  /// and read as they are), the gradients of its results moved to the
+  /// clones, and each clone's backward rule run in reverse order, so that
+  /// the backward reads only the unit's inputs from the forward. The clones
+  /// compute what the forward did (a dropout draws the same mask: it
+  /// depends on the seed, the step and its FQN), so the gradients are
+  /// those of the run that keeps the activations, bit for bit.
+  LogicalResult recompute(ArrayRef<Operation *> forward, unsigned unit) {
+    IRMapping map;
+    SmallVector<Operation *> ops, clones;
+    for (Operation *op : forward)
+      if (auto it = unitOf.find(op); it != unitOf.end() && it->second == unit)
+        ops.push_back(op);
+    TPDialect::RecomputedAttrHelper recomputedAttr(func.getContext());
+    for (Operation *op : ops)
+      if (!isa<m::ParamOp>(op)) {
+        clones.push_back(builder.clone(*op, map));
+        recomputedAttr.setAttr(clones.back(), UnitAttr::get(func.getContext()));
+      }
+    for (Operation *op : ops)
+      for (Value r : op->getResults())
+        if (Value c = map.lookupOrNull(r)) {
+          if (grads.isActive(r))
+            grads.markActive(c);
+          if (Value g = grads.lookup(r))
+            grads.accumulate(c, g);
+        }
+    for (Operation *c : llvm::reverse(clones)) {
+      if (c->getNumResults() != 1)
+        continue;
+      if (Value g = grads.lookup(c->getResult(0)))
+        if (failed(backward(c, g)))
+          return failure();
+    }
+    // The unit's parameters, read by the clones as they are: their
+    // gradients reach the step's results through their own rule.
+    for (Operation *op : llvm::reverse(ops))
+      if (isa<m::ParamOp>(op))
+        if (Value g = grads.lookup(op->getResult(0)))
+          if (failed(backward(op, g)))
+            return failure();
+    return success();
+  }
+
   /// The op's own backward rule (DifferentiableOpInterface), given the
   /// gradient of its result.
   LogicalResult backward(Operation *op, Value g) {
@@ -185,6 +256,8 @@ private:
   }
 
   func::FuncOp func;
+  /// The recompute unit of each forward op inside one.
+  llvm::DenseMap<Operation *, unsigned> unitOf;
   /// The sweep's state: active values, gradients, parameter gradients.
   m::GradientBuilder grads;
   OpBuilder &builder;

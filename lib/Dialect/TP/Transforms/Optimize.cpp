@@ -193,9 +193,8 @@ struct ShardLinearGradWeight : public OpRewritePattern<RedistributeOp> {
                                   to.getMesh(), g, module);
     Value input = ensurePlacements(rewriter, op.getLoc(), gw.getInput(),
                                    to.getMesh(), x, module);
-    auto midType =
-        DTensorType::get(op.getContext(), to.getShape(), to.getElementType(),
-                         to.getMesh(), mid);
+    auto midType = DTensorType::get(op.getContext(), to.getShape(),
+                                    to.getElementType(), to.getMesh(), mid);
     Value sharded = model::LinearGradWeightOp::create(
         rewriter, gw.getLoc(), midType, gw.getFqnAttr(), grad, input);
     // Backward computation, as the gradient it replaces (the redistribution

@@ -44,6 +44,11 @@ PlanBuilder &PlanBuilder::freeze(StringRef pattern) {
   return *this;
 }
 
+PlanBuilder &PlanBuilder::recompute(StringRef pattern) {
+  recomputed.push_back(pattern.str());
+  return *this;
+}
+
 PlanBuilder &PlanBuilder::add(StringRef pattern, Attribute style) {
   entries.emplace_back(pattern.str(), style);
   return *this;
@@ -125,7 +130,10 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
       FlatSymbolRefAttr::get(mesh->getSymNameAttr()), optionalName(tpAxis),
       builder.getArrayAttr(keys), builder.getArrayAttr(styles),
       optionalName(dpAxis), lossParallel,
-      frozen.empty() ? ArrayAttr() : builder.getArrayAttr(frozenPatterns));
+      frozen.empty() ? ArrayAttr() : builder.getArrayAttr(frozenPatterns),
+      recomputed.empty() ? ArrayAttr()
+                         : builder.getStrArrayAttr(SmallVector<StringRef>(
+                               recomputed.begin(), recomputed.end())));
   if (!plan)
     return failure();
   TPDialect::PlanAttrHelper(context).setAttr(module, plan);

@@ -550,10 +550,10 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   for (auto &kv : *root)
     if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis" &&
         kv.first != "dp_axis" && kv.first != "loss_parallel" &&
-        kv.first != "frozen") {
+        kv.first != "frozen" && kv.first != "recompute") {
       fail() << "unknown top-level key '" << StringRef(kv.first)
              << "' (expected mesh, plan, tp_axis, dp_axis, loss_parallel, "
-                "frozen)";
+                "frozen, recompute)";
       return failure();
     }
 
@@ -633,9 +633,12 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     lossParallel = *b;
   }
 
-  // Parameters not to train: FQN patterns (of parameters or modules).
-  ArrayAttr frozen;
-  if (const json::Value *v = root->get("frozen")) {
+  // A list of FQN patterns under `key`, or null when the key is absent.
+  auto patternList = [&](const char *key, const char *what,
+                         ArrayAttr &out) -> LogicalResult {
+    const json::Value *v = root->get(key);
+    if (!v)
+      return success();
     const json::Array *list = v->getAsArray();
     SmallVector<Attribute> patterns;
     for (size_t i = 0; list && i < list->size(); ++i) {
@@ -647,12 +650,24 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
       patterns.push_back(StringAttr::get(ctx, *s));
     }
     if (!list) {
-      fail() << "frozen must be a list of parameter or module FQN patterns, "
-                "like [\"tok_embeddings\", \"layers.0.*\"]";
+      fail() << key << " must be a list of " << what;
       return failure();
     }
-    frozen = ArrayAttr::get(ctx, patterns);
-  }
+    out = ArrayAttr::get(ctx, patterns);
+    return success();
+  };
+  // Parameters not to train: FQN patterns (of parameters or modules).
+  ArrayAttr frozen;
+  if (failed(patternList("frozen",
+                         "parameter or module FQN patterns, like "
+                         "[\"tok_embeddings\", \"layers.0.*\"]",
+                         frozen)))
+    return failure();
+  // Modules whose forward the backward recomputes.
+  ArrayAttr recompute;
+  if (failed(patternList(
+          "recompute", "module FQN patterns, like [\"layers.*\"]", recompute)))
+    return failure();
 
   // Create (or check) the mesh op.
   FailureOr<MeshOp> mesh = getOrCreatePlanMesh(module, shape, names, fail);
@@ -683,7 +698,7 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   return PlanAttr::get(ctx, FlatSymbolRefAttr::get(mesh->getSymNameAttr()),
                        tpAxis, ArrayAttr::get(ctx, keys),
                        ArrayAttr::get(ctx, styles), dpAxis, lossParallel,
-                       frozen);
+                       frozen, recompute);
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {

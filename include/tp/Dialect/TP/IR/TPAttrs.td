@@ -312,7 +312,11 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     lists patterns of parameters a training step does not train (PyTorch's
     `requires_grad_(False)`): a pattern matches a parameter FQN, or a
     module FQN and so every parameter under it; tp-apply-plan marks those
-    `model.param` ops `frozen`.
+    `model.param` ops `frozen`. `recompute` lists patterns of composite
+    modules (`model.module` FQNs, e.g. `layers.*`) whose forward a training
+    step computes again in the backward instead of keeping its activations
+    (activation checkpointing, torch.utils.checkpoint): tp-differentiate
+    reads it.
 
     ```mlir
     module attributes {tp.plan = #tp.plan<mesh = @mesh,
@@ -327,7 +331,8 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     "::mlir::ArrayAttr":$styles,
     OptionalParameter<"::mlir::StringAttr">:$dp_axis,
     DefaultValuedParameter<"bool", "false">:$loss_parallel,
-    OptionalParameter<"::mlir::ArrayAttr">:$frozen);
+    OptionalParameter<"::mlir::ArrayAttr">:$frozen,
+    OptionalParameter<"::mlir::ArrayAttr">:$recompute);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let builders = [
@@ -335,7 +340,7 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
                      "::mlir::StringAttr":$tp_axis, "::mlir::ArrayAttr":$keys,
                      "::mlir::ArrayAttr":$styles), [{
       return $_get($_ctxt, mesh, tp_axis, keys, styles, ::mlir::StringAttr(),
-                   false, ::mlir::ArrayAttr());
+                   false, ::mlir::ArrayAttr(), ::mlir::ArrayAttr());
     }]>
   ];
 }

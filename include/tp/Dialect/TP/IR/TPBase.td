@@ -59,6 +59,10 @@ def TP_Dialect : Dialect {
     // the collectives lowered from them, inherit its phase. Read by
     // tp-comm-report and the executor's statistics.
     "::mlir::tp::PhaseAttr":$phase,
+    // tp-differentiate: on the clone of a forward op that the backward of
+    // a recompute unit computes again (activation checkpointing), so that
+    // tp-cse does not merge it back into the forward op it repeats.
+    "::mlir::UnitAttr":$recomputed,
     // tp-partition: on a function, now per-rank SPMD code.
     "::mlir::UnitAttr":$spmd,
     // tp-partition: on a partitioned function, one tensor or dtensor type

@@ -184,6 +184,14 @@ LogicalResult applyPlan(ModuleOp module, PlanAttr plan);
 /// one-rank reference of a parallel run).
 LogicalResult markFrozenParameters(ModuleOp module, PlanAttr plan);
 
+/// The composite modules (`model.module`) under `root` whose FQN matches one
+/// of `plan`'s recompute patterns (every token matched, as for the plan's
+/// keys), outermost only (a unit inside another is recomputed with it), in
+/// program order; none without a plan or patterns. A pattern that is not
+/// valid or matches no composite module is an error at `root`.
+FailureOr<SmallVector<Operation *>> getRecomputedModules(Operation *root,
+                                                         PlanAttr plan);
+
 /// Lowers every `tp.style` in `module` to DTensor ops.
 LogicalResult lowerStyles(ModuleOp module);
 

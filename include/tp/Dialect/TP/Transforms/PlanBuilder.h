@@ -45,6 +45,9 @@ public:
   PlanBuilder &setLossParallel(bool lossParallel = true);
   /// A parameter or module FQN pattern a training step does not train.
   PlanBuilder &freeze(StringRef pattern);
+  /// A composite module FQN pattern whose forward a training step's
+  /// backward recomputes (activation checkpointing).
+  PlanBuilder &recompute(StringRef pattern);
   /// Appends an entry: modules whose FQN matches `pattern` (fnmatch per
   /// dotted token) get `style`, entries applied in the order added.
   PlanBuilder &add(StringRef pattern, Attribute style);
@@ -75,7 +78,7 @@ private:
   std::vector<std::string> axisNames;
   std::string tpAxis, dpAxis;
   bool lossParallel = false;
-  std::vector<std::string> frozen;
+  std::vector<std::string> frozen, recomputed;
   std::vector<std::pair<std::string, Attribute>> entries;
 };
 
