@@ -182,6 +182,23 @@ static std::string describeDifference(Attribute a, Attribute b) {
   return result;
 }
 
+/// The tokens of a plan's `what` pattern (frozen, recompute) as glob
+/// patterns; an invalid token is an error from \p emit.
+static FailureOr<SmallVector<llvm::GlobPattern>>
+globTokens(StringRef pattern, StringRef what,
+           function_ref<InFlightDiagnostic()> emit) {
+  SmallVector<llvm::GlobPattern> tokens;
+  for (StringRef token : splitFQN(pattern)) {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(token);
+    if (!glob)
+      return emit() << what << " pattern '" << pattern << "': token '" << token
+                    << "' is not a valid pattern: "
+                    << llvm::toString(glob.takeError());
+    tokens.push_back(std::move(*glob));
+  }
+  return tokens;
+}
+
 LogicalResult mlir::tp::markFrozenParameters(ModuleOp module, PlanAttr plan) {
   if (!plan.getFrozen())
     return success();
@@ -189,19 +206,13 @@ LogicalResult mlir::tp::markFrozenParameters(ModuleOp module, PlanAttr plan) {
   module.walk([&](model::ParamOp p) { params.push_back(p); });
   for (Attribute attr : plan.getFrozen()) {
     StringRef pattern = cast<StringAttr>(attr).getValue();
-    SmallVector<llvm::GlobPattern> tokens;
-    for (StringRef token : splitFQN(pattern)) {
-      llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(token);
-      if (!glob)
-        return emitError(module.getLoc())
-               << "frozen pattern '" << pattern << "': token '" << token
-               << "' is not a valid pattern: "
-               << llvm::toString(glob.takeError());
-      tokens.push_back(std::move(*glob));
-    }
+    FailureOr<SmallVector<llvm::GlobPattern>> tokens = globTokens(
+        pattern, "frozen", [&] { return emitError(module.getLoc()); });
+    if (failed(tokens))
+      return failure();
     bool matched = false;
     for (model::ParamOp p : params)
-      if (matchesPrefix(tokens, splitFQN(p.getName()), tokens.size())) {
+      if (matchesPrefix(*tokens, splitFQN(p.getName()), tokens->size())) {
         p.setFrozen(true);
         matched = true;
       }
@@ -224,21 +235,15 @@ mlir::tp::getRecomputedModules(Operation *root, PlanAttr plan) {
   llvm::SmallPtrSet<Operation *, 16> chosen;
   for (Attribute attr : plan.getRecompute()) {
     StringRef pattern = cast<StringAttr>(attr).getValue();
-    SmallVector<llvm::GlobPattern> tokens;
-    for (StringRef token : splitFQN(pattern)) {
-      llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(token);
-      if (!glob)
-        return root->emitError()
-               << "recompute pattern '" << pattern << "': token '" << token
-               << "' is not a valid pattern: "
-               << llvm::toString(glob.takeError());
-      tokens.push_back(std::move(*glob));
-    }
+    FailureOr<SmallVector<llvm::GlobPattern>> tokens =
+        globTokens(pattern, "recompute", [&] { return root->emitError(); });
+    if (failed(tokens))
+      return failure();
     bool matched = false;
     for (model::SubmoduleOp s : subs) {
       SmallVector<StringRef> fqn = splitFQN(model::getModuleFQN(s));
-      if (fqn.size() == tokens.size() &&
-          matchesPrefix(tokens, fqn, tokens.size())) {
+      if (fqn.size() == tokens->size() &&
+          matchesPrefix(*tokens, fqn, tokens->size())) {
         chosen.insert(s);
         matched = true;
       }
