@@ -20,11 +20,15 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -264,6 +268,21 @@ template <class Fn> static void onDisk(const std::string &what, Fn fn) {
   }
 }
 
+/// Flushes \p path (a file or a directory) to the disk, so that what a
+/// rename then publishes survives a crash of the machine, not only of the
+/// process.
+static void syncToDisk(const fs::path &path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    int error = errno;
+    if (fd >= 0)
+      ::close(fd);
+    throw std::runtime_error("cannot flush '" + path.string() +
+                             "' to disk: " + std::strerror(error));
+  }
+  ::close(fd);
+}
+
 std::string checkpoint_save::begin(const std::string &root, int64_t step) {
   std::string partial = checkpointStepDir(root, step) + ".partial";
   onDisk("create checkpoint directory '" + partial + "'", [&] {
@@ -284,9 +303,9 @@ void checkpoint_save::writeRank(const std::string &partialDir, int64_t rank,
     }
   if (tensors.empty())
     return;
-  rt::writeSafetensors(
-      (fs::path(partialDir) / checkpointRankFile(rank)).string(), tensors,
-      {{"format", "pt"}});
+  fs::path file = fs::path(partialDir) / checkpointRankFile(rank);
+  rt::writeSafetensors(file.string(), tensors, {{"format", "pt"}});
+  syncToDisk(file);
 }
 
 std::string
@@ -386,9 +405,13 @@ checkpoint_save::finish(const std::string &partialDir,
     if (!os)
       throw std::runtime_error("cannot write '" + tmp.string() + "'");
   }
+  syncToDisk(tmp);
   std::string final = partialDir.substr(0, partialDir.size() - 8);
   onDisk("finish checkpoint '" + final + "'", [&] {
     fs::rename(tmp, fs::path(partialDir) / kMetadataFile);
+    // The rank files and the metadata are on the disk before the
+    // directory that makes them a checkpoint is.
+    syncToDisk(partialDir);
     // A checkpoint of the same step is replaced: moved aside first (a
     // directory cannot be renamed over a non-empty one), removed after.
     std::string replaced = final + ".replaced";
@@ -397,6 +420,9 @@ checkpoint_save::finish(const std::string &partialDir,
     if (had)
       fs::rename(final, replaced);
     fs::rename(partialDir, final);
+    syncToDisk(fs::path(final).parent_path().empty()
+                   ? fs::path(".")
+                   : fs::path(final).parent_path());
     if (had)
       fs::remove_all(replaced);
   });

@@ -13,9 +13,11 @@
 // momentum_buffer, as torch.optim names them), so the file of a one-rank
 // checkpoint is an ordinary safetensors file of the model's state by FQN.
 //
-// Saving writes into "<dir>/step-<N>.partial", writes checkpoint.json last
-// and then renames the directory to "<dir>/step-<N>": a save that did not
-// finish leaves nothing that loads. No MLIR in this header.
+// Saving writes into "<dir>/step-<N>.partial", writes checkpoint.json last,
+// flushes the files and the directory to the disk and then renames the
+// directory to "<dir>/step-<N>": a save that did not finish (a crash of the
+// process or of the machine) leaves nothing that loads. No MLIR in this
+// header.
 //
 //===----------------------------------------------------------------------===//
 
