@@ -147,10 +147,10 @@ std::vector<StateSlot> stateLayout(const ProgramData &P,
     // cut it are all 0 (the lowest-numbered rank holding that box).
     std::vector<int64_t> cutAxes;
     if (in.op == Opcode::ParamChunk) {
-      rt::Chunk c = rt::chunkOf(info.globalShape[in.dim], P.groupSize(in.axes),
-                                P.groupIndex(coords, in.axes));
-      s.box.offsets[in.dim] = c.offset;
-      s.box.sizes[in.dim] = c.size;
+      for (const Slice &c : paramChunkSlices(P, in, coords)) {
+        s.box.offsets[c.dim] = c.offset;
+        s.box.sizes[c.dim] = c.size;
+      }
       cutAxes = in.axes;
     }
     s.owner = s.box.numel() > 0;

@@ -189,19 +189,26 @@ void Compiler::compileParam(m::ParamOp p) {
   instr.param = static_cast<int>(program.params.size());
   instr.name = info.name;
   program.params.push_back(std::move(info));
-  // A parameter used only by one single-axis chunk is loaded as that
-  // chunk: the rank never holds the whole tensor.
-  if (p->hasOneUse())
-    if (auto chunk = dyn_cast<mlir::tp::ChunkOp>(*p->getUsers().begin()))
-      if (chunk.getMeshAxes().size() == 1) {
-        fusedChunks.insert(chunk);
-        instr.op = Opcode::ParamChunk;
-        instr.axes.assign(chunk.getMeshAxes().begin(),
-                          chunk.getMeshAxes().end());
-        instr.dim = chunk.getAxis();
-        emit(chunk, std::move(instr));
-        return;
-      }
+  // A parameter used only by a chain of single-axis chunks (each the only
+  // reader of the one before: a tensor-parallel shard, and FSDP's shard of
+  // it) is loaded as the last one's piece: the rank never holds more.
+  mlir::tp::ChunkOp last;
+  for (Value v = p.getResult(); v.hasOneUse();) {
+    auto chunk = dyn_cast<mlir::tp::ChunkOp>(*v.getUsers().begin());
+    if (!chunk || chunk.getMeshAxes().size() != 1)
+      break;
+    fusedChunks.insert(chunk);
+    instr.axes.push_back(chunk.getMeshAxes()[0]);
+    instr.shardDims.push_back(chunk.getAxis());
+    last = chunk;
+    v = chunk.getResult();
+  }
+  if (last) {
+    instr.op = Opcode::ParamChunk;
+    instr.dim = instr.shardDims.front();
+    emit(last, std::move(instr));
+    return;
+  }
   instr.op = Opcode::Param;
   emit(p, std::move(instr));
 }

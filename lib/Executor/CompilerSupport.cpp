@@ -139,6 +139,8 @@ void describeLayout(Type global, size_t meshRank, const std::string &what,
   for (Attribute p : d.getPlacements()) {
     if (auto s = dyn_cast<mlir::tp::ShardAttr>(p))
       placements.push_back("S" + std::to_string(s.getDim()));
+    else if (auto s = dyn_cast<mlir::tp::InnerShardAttr>(p))
+      placements.push_back("I" + std::to_string(s.getDim()));
     else if (auto pa = dyn_cast<mlir::tp::PartialAttr>(p))
       placements.push_back(
           "P" + mlir::tp::stringifyReductionKind(pa.getKind()).str());

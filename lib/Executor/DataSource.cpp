@@ -63,7 +63,15 @@ static void checkShape(const Tensor &t, const std::string &what,
 }
 
 Tensor DataSource::param(const ParamInfo &p, const rt::WeightFiles *weights,
-                         const Slice *slice) const {
+                         const std::vector<Slice> &slices) const {
+  // The first slice is cut where the tensor is read or generated, the
+  // others from that piece.
+  const Slice *first = slices.empty() ? nullptr : &slices.front();
+  auto cutRest = [&](Tensor t) {
+    for (size_t i = 1; i < slices.size(); ++i)
+      t = rt::sliceDim(t, slices[i].dim, slices[i].offset, slices[i].size);
+    return t;
+  };
   if (checkpoint) {
     if (!checkpoint->contains(p.name))
       throw std::runtime_error("checkpoint " + checkpoint->dir() +
@@ -75,16 +83,18 @@ Tensor DataSource::param(const ParamInfo &p, const rt::WeightFiles *weights,
                                "] but the model expects [" +
                                Tensor(p.globalShape).shapeString() + "]");
     Box box = Box::whole(p.globalShape);
-    if (slice) {
-      box.offsets[slice->dim] = slice->offset;
-      box.sizes[slice->dim] = slice->size;
+    for (const Slice &s : slices) {
+      box.offsets[s.dim] = s.offset;
+      box.sizes[s.dim] = s.size;
     }
     return checkpoint->read(p.name, box).to(p.dtype);
   }
   if (auto it = weightTensors.find(p.name); it != weightTensors.end()) {
     const Tensor &t = *it->second;
     checkShape(t, "parameter '" + p.name + "'", p.globalShape);
-    return (slice ? rt::sliceDim(t, slice->dim, slice->offset, slice->size) : t)
+    return cutRest(first
+                       ? rt::sliceDim(t, first->dim, first->offset, first->size)
+                       : t)
         .to(p.dtype);
   }
   if (weights) {
@@ -94,18 +104,19 @@ Tensor DataSource::param(const ParamInfo &p, const rt::WeightFiles *weights,
       throw std::runtime_error("weights index '" + weights->path() +
                                "': its weight_map has no tensor '" + key + "'");
     checkShape(*file, key, p.globalShape);
-    return (slice ? file->readSlice(key, slice->dim, slice->offset, slice->size)
-                  : file->read(key))
+    return cutRest(first ? file->readSlice(key, first->dim, first->offset,
+                                           first->size)
+                         : file->read(key))
         .to(p.dtype);
   }
   ParamInit init = paramInit(p.name, p.globalShape);
-  Tensor t = slice ? rt::initShard(seed, p.name, p.globalShape, slice->dim,
-                                   slice->offset, slice->size, init.scale)
+  Tensor t = first ? rt::initShard(seed, p.name, p.globalShape, first->dim,
+                                   first->offset, first->size, init.scale)
                    : rt::initTensor(seed, p.name, p.globalShape, init.scale);
   if (init.onesCentred)
     for (int64_t i = 0; i < t.numel(); ++i)
       t.data()[i] += 1.0f;
-  return std::move(t).to(p.dtype);
+  return cutRest(std::move(t)).to(p.dtype);
 }
 
 /// "1 batch", "3 batches".
@@ -228,15 +239,16 @@ Tensor DataSource::input(const InputInfo &in,
 Tensor DataSource::localInput(const InputInfo &in, Tensor global,
                               const std::vector<int64_t> &meshShape,
                               const std::vector<int64_t> &coords) {
-  for (size_t a = 0; a < in.placements.size() && a < meshShape.size(); ++a) {
-    const std::string &p = in.placements[a];
-    if (p[0] == 'S') {
-      // Nested in mesh order, as the partitioner chunks.
-      global = rt::chunkDim(global, std::stoll(p.substr(1)), meshShape[a],
-                            coords[a]);
-    } else if (p == "Psum" && coords[a] != 0) {
+  // Nested in split order, as the partitioner chunks.
+  std::vector<int64_t> offsets, sizes;
+  rt::placementBox(global.shape(), in.placements, meshShape, coords, offsets,
+                   sizes);
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != global.shape()[d])
+      global =
+          rt::sliceDim(global, static_cast<int64_t>(d), offsets[d], sizes[d]);
+  for (size_t a = 0; a < in.placements.size() && a < meshShape.size(); ++a)
+    if (in.placements[a] == "Psum" && coords[a] != 0)
       global = Tensor(global.shape(), global.dtype());
-    }
-  }
   return global;
 }

@@ -136,20 +136,16 @@ Tensor assemble(const ResultLayout &layout, const std::vector<int64_t> &mesh,
     }
     // Replicated axes: take coordinate 0 only. Shard axes: offsets.
     bool skip = false;
-    std::vector<int64_t> offset(rank, 0), size(layout.globalShape);
+    std::vector<int64_t> offset, size;
+    rt::placementBox(layout.globalShape, layout.placements, mesh, coords,
+                     offset, size);
     std::string reduce;
     for (size_t a = 0; a < mesh.size(); ++a) {
       const std::string &p = layout.placements[a];
-      if (p == "R") {
+      if (p == "R")
         skip |= coords[a] != 0;
-      } else if (p[0] == 'S') {
-        int64_t d = std::stoll(p.substr(1));
-        rt::Chunk c = rt::chunkOf(size[d], mesh[a], coords[a]);
-        offset[d] += c.offset;
-        size[d] = c.size;
-      } else {
+      else if (p[0] == 'P')
         reduce = p.substr(1);
-      }
     }
     if (skip)
       continue;

@@ -146,10 +146,9 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
     return;
   case Opcode::ParamChunk: {
     const ParamInfo &info = P.params[in.param];
-    rt::Chunk c = f.chunkOf(info.globalShape[in.dim], in.axes);
-    Slice s{in.dim, c.offset, c.size};
+    std::vector<Slice> slices = paramChunkSlices(P, in, f.coords);
     f.loadParam(in.result, in.param,
-                [&] { return f.data->param(info, f.weights.get(), &s); });
+                [&] { return f.data->param(info, f.weights.get(), slices); });
     return;
   }
   case Opcode::Chunk:

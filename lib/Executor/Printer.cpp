@@ -147,6 +147,10 @@ void printArgs(llvm::raw_ostream &os, const Instruction &in,
     key("causal") << (in.causal ? "true" : "false");
   if ((args & kOuterAxes) && !in.outerAxes.empty())
     printList(key("outer_axes"), in.outerAxes);
+  // A chain of cuts (FSDP's shard of a tensor-parallel shard): the dim each
+  // axis cuts, in order.
+  if (in.op == Opcode::ParamChunk && in.shardDims.size() > 1)
+    printList(key("dims"), in.shardDims);
   if (args & kAxes)
     printList(key("axes"), in.axes);
   os << '}';

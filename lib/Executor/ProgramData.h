@@ -75,6 +75,31 @@ struct ProgramData {
   }
 };
 
+/// The box of its parameter that a ParamChunk instruction loads on the rank
+/// at \p coords, as at most one slice per dim: the instruction's cuts in
+/// order, `axes[i]` cutting dim `shardDims[i]` (`dim` for every axis where
+/// shardDims is empty) of what the cuts before left, by torch.chunk rules.
+inline std::vector<Slice> paramChunkSlices(const ProgramData &P,
+                                           const Instruction &in,
+                                           const std::vector<int64_t> &coords) {
+  const std::vector<int64_t> &shape = P.params[in.param].globalShape;
+  std::vector<int64_t> offsets(shape.size(), 0), sizes(shape);
+  std::vector<int64_t> order; // the dims cut, first cut first
+  for (size_t i = 0; i < in.axes.size(); ++i) {
+    int64_t d = in.shardDims.empty() ? in.dim : in.shardDims[i];
+    int64_t a = in.axes[i];
+    rt::Chunk c = rt::chunkOf(sizes[d], P.meshShape[a], coords[a]);
+    offsets[d] += c.offset;
+    sizes[d] = c.size;
+    if (std::find(order.begin(), order.end(), d) == order.end())
+      order.push_back(d);
+  }
+  std::vector<Slice> slices;
+  for (int64_t d : order)
+    slices.push_back(Slice{d, offsets[d], sizes[d]});
+  return slices;
+}
+
 /// What one rank keeps between runs when it is given a RankState: the
 /// communicators of its mesh axis groups and its loaded parameters.
 struct RankStateImpl {

@@ -43,6 +43,8 @@ void printDistributedResults(llvm::raw_ostream &os, const Program &program) {
     llvm::interleaveComma(r.placements, os, [&](const std::string &p) {
       if (p[0] == 'S')
         os << "Shard(" << p.substr(1) << ")";
+      else if (p[0] == 'I')
+        os << "InnerShard(" << p.substr(1) << ")";
       else if (p[0] == 'P')
         os << "Partial(" << p.substr(1) << ")";
       else

@@ -549,3 +549,26 @@ Chunk mlir::tp::runtime::chunkOf(int64_t n, int64_t k, int64_t i) {
   int64_t end = std::min(n, begin + chunk);
   return Chunk{begin, end - begin};
 }
+
+void mlir::tp::runtime::placementBox(const std::vector<int64_t> &globalShape,
+                                     const std::vector<std::string> &placements,
+                                     const std::vector<int64_t> &meshShape,
+                                     const std::vector<int64_t> &coords,
+                                     std::vector<int64_t> &offsets,
+                                     std::vector<int64_t> &sizes) {
+  offsets.assign(globalShape.size(), 0);
+  sizes = globalShape;
+  for (char kind : {'S', 'I'})
+    for (size_t a = 0; a < placements.size() && a < meshShape.size(); ++a) {
+      if (placements[a].empty() || placements[a][0] != kind)
+        continue;
+      size_t d = std::stoull(placements[a].substr(1));
+      if (d >= sizes.size())
+        throw std::runtime_error("placement " + placements[a] + " splits dim " +
+                                 std::to_string(d) + " of a tensor of rank " +
+                                 std::to_string(sizes.size()));
+      Chunk c = chunkOf(sizes[d], meshShape[a], coords[a]);
+      offsets[d] += c.offset;
+      sizes[d] = c.size;
+    }
+}

@@ -249,8 +249,17 @@ TEST_F(ProgramTest, DataSourceChoosesTheInitByNameAndShape) {
   }
   // A slice of the generator is the same slice of the whole tensor.
   ::mlir::tp::exec::Slice slice{0, 10, 5};
-  rt::Tensor piece = DataSource().param(p, nullptr, &slice);
+  rt::Tensor piece = DataSource().param(p, nullptr, {slice});
   EXPECT_EQ(piece, rt::sliceDim(t, 0, 10, 5));
+  // A box of several slices (FSDP's piece of a tensor-parallel shard) is
+  // the same box of the whole matrix.
+  ::mlir::tp::exec::ParamInfo m;
+  m.name = "fc.weight";
+  m.globalShape = {12, 6};
+  rt::Tensor whole = DataSource().param(m, nullptr);
+  std::vector<::mlir::tp::exec::Slice> box{{1, 1, 3}, {0, 6, 3}};
+  EXPECT_EQ(DataSource().param(m, nullptr, box),
+            rt::sliceDim(rt::sliceDim(whole, 0, 6, 3), 1, 1, 3));
 }
 
 TEST_F(ProgramTest, TokenInputsRangeOverTheSmallestTableTheyIndex) {
@@ -512,7 +521,7 @@ TEST_F(ProgramTest, TensorsHeldInMemoryComeBeforeFilesAndTheGenerator) {
   data.inputTensors["tokens"] = std::make_shared<rt::Tensor>(tokens);
   EXPECT_EQ(data.param(p, nullptr), weight);
   ::mlir::tp::exec::Slice slice{0, 1, 2};
-  EXPECT_EQ(data.param(p, nullptr, &slice), rt::sliceDim(weight, 0, 1, 2));
+  EXPECT_EQ(data.param(p, nullptr, {slice}), rt::sliceDim(weight, 0, 1, 2));
   EXPECT_EQ(Program::globalInput(in, data), tokens);
   EXPECT_EQ(data.checkInputs(program.inputs(), 1), 0);
   // Without it, the file's.

@@ -141,6 +141,33 @@ TEST(TensorTest, ChunkOfFollowsTorch) {
   EXPECT_THROW(chunkOf(5, 2, 2), std::invalid_argument);
 }
 
+TEST(TensorTest, PlacementBoxNestsInnerShardsInsideShards) {
+  std::vector<int64_t> offsets, sizes;
+  // [S0, S0] on 2x2: mesh order, rank (i, j) holds rows 2i+j of 8 by 2.
+  placementBox({8, 4}, {"S0", "S0"}, {2, 2}, {1, 0}, offsets, sizes);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{4, 0}));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{2, 4}));
+  // [I0, S0]: tp (axis 1) splits first, dp splits tp's piece: rank
+  // (dp 1, tp 0) holds rows 2..3 of tp piece 0..3.
+  placementBox({8, 4}, {"I0", "S0"}, {2, 2}, {1, 0}, offsets, sizes);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{2, 4}));
+  placementBox({8, 4}, {"I0", "S0"}, {2, 2}, {0, 1}, offsets, sizes);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{4, 0}));
+  // Uneven: 11 rows over tp are 6 and 5, tp piece 1 (rows 6..10) over dp
+  // is 3 and 2.
+  placementBox({11}, {"I0", "S0"}, {2, 2}, {1, 1}, offsets, sizes);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{9}));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{2}));
+  // Replicate and Partial cut nothing; another dim is cut on its own.
+  placementBox({8, 6}, {"S0", "Psum", "S1"}, {2, 2, 3}, {1, 1, 2}, offsets,
+               sizes);
+  EXPECT_EQ(offsets, (std::vector<int64_t>{4, 4}));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{4, 2}));
+  EXPECT_THROW(placementBox({8}, {"S1"}, {2}, {0}, offsets, sizes),
+               std::runtime_error);
+}
+
 TEST(TensorTest, BoolMasksConvert) {
   Tensor m =
       Tensor::fromData({4}, {0.0f, 2.5f, -1.0f, std::nanf("")}).to(DType::Bool);

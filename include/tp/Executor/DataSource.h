@@ -127,12 +127,12 @@ struct DataSource {
   static ParamInit paramInit(const std::string &name,
                              const std::vector<int64_t> &globalShape);
 
-  /// Parameter \p p (or its \p slice) from the checkpoint, weightTensors,
-  /// \p weights (this
-  /// source's weights file, opened) or the generator, in p.dtype. Throws naming
-  /// the file and tensor when it is missing or has another shape.
+  /// Parameter \p p (or the box that \p slices cut, at most one slice per
+  /// dim) from the checkpoint, weightTensors, \p weights (this source's
+  /// weights file, opened) or the generator, in p.dtype. Throws naming the
+  /// file and tensor when it is missing or has another shape.
   Tensor param(const ParamInfo &p, const runtime::WeightFiles *weights,
-               const Slice *slice = nullptr) const;
+               const std::vector<Slice> &slices = {}) const;
   /// Input \p in of this source's step from inputTensors, \p inputs (this
   /// source's inputs file, opened) or the generator, in in.dtype. A file may
   /// hold token ids as I64, I32 (what PyTorch writes for either) or F32 holding

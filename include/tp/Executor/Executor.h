@@ -37,7 +37,9 @@ namespace mlir::tp::exec {
 /// How a function result is laid out across the mesh.
 struct ResultLayout {
   std::vector<int64_t> globalShape;
-  /// One entry per mesh axis: "R", "S<d>" or "P<sum|avg|max|min>".
+  /// One entry per mesh axis: "R", "S<d>", "I<d>" (an inner shard, split
+  /// inside the "S<d>" pieces: runtime::placementBox) or
+  /// "P<sum|avg|max|min>".
   std::vector<std::string> placements;
   /// PyTorch would return this result as each rank's local tensor
   /// (use_local_output), not as a DTensor; assembleResult still gives the

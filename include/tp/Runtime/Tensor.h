@@ -345,6 +345,18 @@ struct Chunk {
 /// offset min(n, i*ceil(n/k)). Requires n >= 0, k > 0 and 0 <= i < k.
 Chunk chunkOf(int64_t n, int64_t k, int64_t i);
 
+/// The box of a tensor of \p globalShape that the rank at \p coords of a
+/// mesh of \p meshShape holds under \p placements (one per mesh axis:
+/// "R", "S<d>", "I<d>" or "P<kind>"): a dim split over several axes is cut
+/// by torch.chunk rules by the "S" axes in mesh order, then inside those
+/// pieces by the "I" (inner shard) axes in mesh order. Sets \p offsets and
+/// \p sizes (one per dim).
+void placementBox(const std::vector<int64_t> &globalShape,
+                  const std::vector<std::string> &placements,
+                  const std::vector<int64_t> &meshShape,
+                  const std::vector<int64_t> &coords,
+                  std::vector<int64_t> &offsets, std::vector<int64_t> &sizes);
+
 } // namespace runtime
 } // namespace mlir::tp
 

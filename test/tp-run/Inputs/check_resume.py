@@ -6,6 +6,9 @@ usage:
       the losses of a run resumed after step START equal the steps after
       START of the uninterrupted run FULL (within TOL, default 1e-6,
       relative to max(1, |loss|))
+  check_resume.py same A.json B.json [TOL]
+      two whole runs of the same steps (other plans or meshes) have the
+      same losses, within TOL as above
   check_resume.py weights CHECKPOINT.safetensors WEIGHTS.safetensors
       the checkpoint file holds every tensor of WEIGHTS (tp-run
       --dump-weights of the same step) under the same name, shape, dtype
@@ -50,6 +53,17 @@ def losses(args):
     print(f"resumed after step {start}: {len(got)} losses equal (within {tol:g})")
 
 
+def same(args):
+    a, b = report(args[0])["losses"], report(args[1])["losses"]
+    tol = float(args[2]) if len(args) > 2 else 1e-6
+    if len(a) != len(b) or not a:
+        sys.exit(f"{len(a)} losses against {len(b)}")
+    diff = max(abs(x - y) / max(1.0, abs(y)) for x, y in zip(a, b))
+    if diff > tol:
+        sys.exit(f"losses {a} differ from {b} by {diff:.3g}")
+    print(f"{len(a)} losses equal (within {tol:g})")
+
+
 def weights(args):
     ckpt, dumped = safetensors(args[0]), safetensors(args[1])
     for name, value in dumped.items():
@@ -66,4 +80,4 @@ def weights(args):
           f"{len(extra)} optimizer state tensors")
 
 
-{"losses": losses, "weights": weights}[sys.argv[1]](sys.argv[2:])
+{"losses": losses, "same": same, "weights": weights}[sys.argv[1]](sys.argv[2:])

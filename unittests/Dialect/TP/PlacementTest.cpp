@@ -228,6 +228,30 @@ TEST_F(TPDialectTest, PlacementsToString) {
   EXPECT_EQ(placementsToString({}), "[]");
 }
 
+TEST_F(TPDialectTest, InnerShardSplitOrderAndCanonicalForm) {
+  Attribute inner0 = InnerShardAttr::get(&context, 0);
+  // Shards in mesh order first, then inner shards.
+  EXPECT_EQ(getSplitOrder({inner0, shard(0)}, 0), (SmallVector<int64_t>{1, 0}));
+  EXPECT_EQ(getSplitOrder({shard(0), shard(0)}, 0),
+            (SmallVector<int64_t>{0, 1}));
+  EXPECT_EQ(getSplitOrder({inner0, shard(1)}, 0), (SmallVector<int64_t>{0}));
+  EXPECT_EQ(getSplitDim(inner0), 0);
+  EXPECT_EQ(getSplitDim(replicate()), std::nullopt);
+  // An inner shard no later axis splits before is a Shard; one that is
+  // nested inside a later axis' Shard stays inner.
+  EXPECT_EQ(canonicalizePlacements({inner0, replicate()}),
+            (SmallVector<Attribute>{shard(0), replicate()}));
+  EXPECT_EQ(canonicalizePlacements({inner0, shard(0)}),
+            (SmallVector<Attribute>{inner0, shard(0)}));
+  EXPECT_EQ(canonicalizePlacements({shard(0), inner0}),
+            (SmallVector<Attribute>{shard(0), shard(0)}));
+  EXPECT_EQ(placementsToString({inner0, shard(0)}),
+            "[InnerShard(0), Shard(0)]");
+  EXPECT_EQ(normalizePlacement(InnerShardAttr::get(&context, -1), 2),
+            InnerShardAttr::get(&context, 1));
+  EXPECT_TRUE(isPlacement(inner0));
+}
+
 TEST_F(TPDialectTest, IsPlacement) {
   EXPECT_TRUE(isPlacement(shard(0)));
   EXPECT_TRUE(isPlacement(replicate()));

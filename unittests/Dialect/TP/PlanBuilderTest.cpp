@@ -77,6 +77,30 @@ protected:
   MLIRContext ctx;
 };
 
+TEST_F(PlanBuilderTest, FSDPKeysAreTheParsedOnes) {
+  OwningOpRef<ModuleOp> built = parseModel();
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2, 2, 2}, {"rep", "dp", "tp"})
+      .setTPAxis("tp")
+      .setDPAxis("rep")
+      .setFSDPAxis("dp")
+      .setReshardAfterForward(false)
+      .add("net1", plan.colwise());
+  FailureOr<PlanAttr> fromBuilder = plan.build(*built);
+  ASSERT_TRUE(succeeded(fromBuilder));
+  EXPECT_EQ(fromBuilder->getFsdpAxis().getValue(), "dp");
+  EXPECT_FALSE(fromBuilder->getReshardAfterForward());
+  OwningOpRef<ModuleOp> parsed = parseModel();
+  FailureOr<PlanAttr> fromJSON = parsePlan(*parsed, R"json({
+      "mesh": {"shape": [2, 2, 2], "axis_names": ["rep", "dp", "tp"]},
+      "tp_axis": "tp", "dp_axis": "rep", "fsdp_axis": "dp",
+      "reshard_after_forward": false,
+      "plan": {"net1": {"style": "ColwiseParallel"}}})json",
+                                           "plan.json");
+  ASSERT_TRUE(succeeded(fromJSON));
+  EXPECT_EQ(*fromBuilder, *fromJSON);
+}
+
 TEST_F(PlanBuilderTest, SameAsTheParsedPlan) {
   OwningOpRef<ModuleOp> built = parseModel();
   PlanBuilder plan(&ctx);
@@ -195,6 +219,22 @@ TEST_F(PlanBuilderTest, RefusesWhatTheParserRefuses) {
   PlanBuilder sameAxes(&ctx);
   sameAxes.setMesh({2, 2}, {"dp", "tp"}).setTPAxis("tp").setDPAxis("tp");
   EXPECT_EQ(buildError(sameAxes), "plan: dp_axis and tp_axis are both 'tp'");
+
+  PlanBuilder fsdpOnDP(&ctx);
+  fsdpOnDP.setMesh({2, 2, 2}, {"rep", "dp", "tp"})
+      .setTPAxis("tp")
+      .setDPAxis("dp")
+      .setFSDPAxis("dp");
+  EXPECT_EQ(buildError(fsdpOnDP),
+            "plan: fsdp_axis and dp_axis are both 'dp' (for HSDP, dp_axis "
+            "names the axis the shards are replicated over and fsdp_axis the "
+            "one they are sharded over)");
+
+  PlanBuilder keepWithoutFSDP(&ctx);
+  keepWithoutFSDP.setMesh({2}).setReshardAfterForward(false);
+  EXPECT_EQ(buildError(keepWithoutFSDP),
+            "plan reshard_after_forward = false needs an fsdp_axis (only "
+            "FSDP's parameters are gathered and freed)");
 
   PlanBuilder notAStyle(&ctx);
   notAStyle.setMesh({2}).add("net1", notAStyle.replicate());

@@ -53,6 +53,10 @@ std::string ShardAttr::toTorchString() const {
   return "Shard(" + std::to_string(getDim()) + ")";
 }
 
+std::string InnerShardAttr::toTorchString() const {
+  return "InnerShard(" + std::to_string(getDim()) + ")";
+}
+
 std::string ReplicateAttr::toTorchString() const { return "Replicate()"; }
 
 std::string PartialAttr::toTorchString() const {
@@ -66,14 +70,60 @@ bool mlir::tp::isParallelStyle(Attribute attr) {
 }
 
 bool mlir::tp::isPlacement(Attribute attr) {
-  return isa_and_nonnull<ShardAttr, ReplicateAttr, PartialAttr>(attr);
+  return isa_and_nonnull<ShardAttr, InnerShardAttr, ReplicateAttr, PartialAttr>(
+      attr);
 }
 
 Attribute mlir::tp::normalizePlacement(Attribute placement, int64_t rank) {
+  if (auto inner = dyn_cast<InnerShardAttr>(placement))
+    return inner.getDim() >= 0 ? placement
+                               : InnerShardAttr::get(placement.getContext(),
+                                                     inner.getDim() + rank);
   auto shard = dyn_cast<ShardAttr>(placement);
   if (!shard || shard.getDim() >= 0)
     return placement;
   return ShardAttr::get(placement.getContext(), shard.getDim() + rank);
+}
+
+std::optional<int64_t> mlir::tp::getSplitDim(Attribute placement) {
+  if (auto s = dyn_cast<ShardAttr>(placement))
+    return s.getDim();
+  if (auto s = dyn_cast<InnerShardAttr>(placement))
+    return s.getDim();
+  return std::nullopt;
+}
+
+SmallVector<int64_t> mlir::tp::getSplitOrder(ArrayRef<Attribute> placements,
+                                             int64_t dim) {
+  SmallVector<int64_t> order;
+  for (bool inner : {false, true})
+    for (auto [axis, p] : llvm::enumerate(placements))
+      if (getSplitDim(p) == dim && isa<InnerShardAttr>(p) == inner)
+        order.push_back(static_cast<int64_t>(axis));
+  return order;
+}
+
+SmallVector<Attribute>
+mlir::tp::canonicalizePlacements(ArrayRef<Attribute> placements) {
+  SmallVector<Attribute> out(placements);
+  for (Attribute p : placements) {
+    auto inner = dyn_cast<InnerShardAttr>(p);
+    if (!inner)
+      continue;
+    // The split order of the dim; its longest prefix in mesh order is
+    // written with #tp.shard, the rest (also in mesh order) is inner.
+    int64_t dim = inner.getDim();
+    SmallVector<int64_t> order = getSplitOrder(placements, dim);
+    for (size_t i = 0; i < order.size(); ++i) {
+      bool plain = i == 0 || order[i] > order[i - 1];
+      for (size_t j = 1; plain && j < i; ++j)
+        plain = order[j] > order[j - 1];
+      out[order[i]] = plain
+                          ? Attribute(ShardAttr::get(p.getContext(), dim))
+                          : Attribute(InnerShardAttr::get(p.getContext(), dim));
+    }
+  }
+  return out;
 }
 
 std::string mlir::tp::placementsToString(ArrayRef<Attribute> placements) {
@@ -93,6 +143,12 @@ std::string mlir::tp::placementsToString(ArrayRef<Attribute> placements) {
 // Style verifiers
 //===----------------------------------------------------------------------===//
 
+/// A placement a style may ask for: an inner shard is a layout of FSDP's
+/// parameters across two axes, not one a style gives on its axis.
+static bool isStyleLayout(Attribute attr) {
+  return isPlacement(attr) && !isa<InnerShardAttr>(attr);
+}
+
 /// A single layout: absent, or one placement. PyTorch's Colwise/Rowwise raise
 /// NotImplementedError for tuples; we reject them the same way.
 static LogicalResult
@@ -103,7 +159,7 @@ verifySingleLayout(function_ref<InFlightDiagnostic()> emitError,
   if (isa<ArrayAttr>(layout))
     return emitError() << style << " only supports a single " << arg
                        << ", not a tuple of layouts";
-  if (!isPlacement(layout))
+  if (!isStyleLayout(layout))
     return emitError() << style << " " << arg
                        << " must be a placement (#tp.shard, #tp.replicate or "
                           "#tp.partial), got "
@@ -118,7 +174,7 @@ verifyLayoutList(function_ref<InFlightDiagnostic()> emitError, StringRef style,
   if (!layouts)
     return success();
   auto check = [&](Attribute a) -> LogicalResult {
-    if (isa<UnitAttr>(a) || isPlacement(a))
+    if (isa<UnitAttr>(a) || isStyleLayout(a))
       return success();
     return emitError() << style << " " << arg
                        << " entries must be placements or unit (None), got "
@@ -179,7 +235,7 @@ verifyKwargPair(function_ref<InFlightDiagnostic()> emitError, StringRef style,
                        << " requires both input_kwarg_layouts and "
                           "desired_input_kwarg_layouts when either is given";
   for (NamedAttribute entry : from) {
-    if (!isPlacement(entry.getValue()))
+    if (!isStyleLayout(entry.getValue()))
       return emitError() << style << " input_kwarg_layouts['"
                          << entry.getName().getValue()
                          << "'] must be a placement";
@@ -188,7 +244,7 @@ verifyKwargPair(function_ref<InFlightDiagnostic()> emitError, StringRef style,
       return emitError() << style << " desired_input_kwarg_layouts has no "
                          << "entry for keyword input '"
                          << entry.getName().getValue() << "'";
-    if (!isPlacement(desired))
+    if (!isStyleLayout(desired))
       return emitError() << style << " desired_input_kwarg_layouts['"
                          << entry.getName().getValue()
                          << "'] must be a placement";
@@ -334,7 +390,7 @@ CustomStyleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   StringRef style = name.getValue();
   if (params)
     for (NamedAttribute p : params)
-      if (!isPlacement(p.getValue()))
+      if (!isStyleLayout(p.getValue()))
         return emitError() << style << " params['" << p.getName().getValue()
                            << "'] must be a placement";
   // Without desired layouts, inputs keep their declared layouts.
@@ -358,7 +414,8 @@ CustomStyleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 std::string mlir::tp::checkPlanAxes(ArrayRef<int64_t> meshShape,
                                     ArrayRef<StringRef> axisNames,
-                                    StringRef tpAxis, StringRef dpAxis) {
+                                    StringRef tpAxis, StringRef dpAxis,
+                                    StringRef fsdpAxis) {
   std::string problem;
   llvm::raw_string_ostream os(problem);
   auto checkAxis = [&](StringRef option, StringRef axis) {
@@ -371,13 +428,20 @@ std::string mlir::tp::checkPlanAxes(ArrayRef<int64_t> meshShape,
       os << " (its axes: " << llvm::join(axisNames, ", ") << ")";
     return false;
   };
-  if (!checkAxis("tp_axis", tpAxis) || !checkAxis("dp_axis", dpAxis))
+  if (!checkAxis("tp_axis", tpAxis) || !checkAxis("dp_axis", dpAxis) ||
+      !checkAxis("fsdp_axis", fsdpAxis))
     return problem;
   if (tpAxis.empty() && meshShape.size() > 1)
     os << "the mesh has " << meshShape.size()
        << " axes: name the tensor-parallel one with tp_axis";
   else if (!dpAxis.empty() && dpAxis == tpAxis)
     os << "dp_axis and tp_axis are both '" << dpAxis << "'";
+  else if (!fsdpAxis.empty() && fsdpAxis == tpAxis)
+    os << "fsdp_axis and tp_axis are both '" << fsdpAxis << "'";
+  else if (!fsdpAxis.empty() && fsdpAxis == dpAxis)
+    os << "fsdp_axis and dp_axis are both '" << fsdpAxis
+       << "' (for HSDP, dp_axis names the axis the shards are replicated "
+          "over and fsdp_axis the one they are sharded over)";
   return problem;
 }
 
@@ -385,10 +449,20 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                FlatSymbolRefAttr, StringAttr tpAxis,
                                ArrayAttr keys, ArrayAttr styles,
                                StringAttr dpAxis, bool, ArrayAttr frozen,
-                               ArrayAttr recompute) {
+                               ArrayAttr recompute, StringAttr fsdpAxis,
+                               bool reshardAfterForward) {
+  if (!reshardAfterForward && !fsdpAxis)
+    return emitError() << "plan reshard_after_forward = false needs an "
+                          "fsdp_axis (only FSDP's parameters are gathered "
+                          "and freed)";
   if (dpAxis && tpAxis && dpAxis == tpAxis)
     return emitError() << "plan dp_axis and tp_axis are both '"
                        << dpAxis.getValue() << "'";
+  for (StringAttr other : {tpAxis, dpAxis})
+    if (fsdpAxis && other && fsdpAxis == other)
+      return emitError() << "plan fsdp_axis and "
+                         << (other == tpAxis ? "tp_axis" : "dp_axis")
+                         << " are both '" << fsdpAxis.getValue() << "'";
   if (keys.size() != styles.size())
     return emitError() << "plan has " << keys.size() << " keys but "
                        << styles.size() << " styles";

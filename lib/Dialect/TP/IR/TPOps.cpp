@@ -70,12 +70,13 @@ int64_t mlir::tp::chunkSize(int64_t size, int64_t parts, int64_t index) {
 
 RankedTensorType mlir::tp::getLocalType(DTensorType type, MeshOp mesh) {
   SmallVector<int64_t> shape(type.getShape());
-  // Mesh order: a dim sharded over several axes is split by each in turn.
+  // A dim sharded over several axes is split by each in turn (the order
+  // does not change whether the split is even, nor its static size).
   for (auto [axis, p] : llvm::enumerate(type.getPlacements())) {
-    auto shard = dyn_cast<ShardAttr>(p);
-    if (!shard)
+    std::optional<int64_t> dim = getSplitDim(p);
+    if (!dim)
       continue;
-    int64_t &d = shape[shard.getDim()];
+    int64_t &d = shape[*dim];
     if (ShapedType::isDynamic(d))
       continue;
     int64_t parts = mesh.getShape()[axis];

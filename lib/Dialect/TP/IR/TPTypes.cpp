@@ -77,11 +77,19 @@ LogicalResult DTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!isPlacement(p))
       return emitError() << "dtensor placement " << axis
                          << " is not a placement: " << p;
-    if (auto shard = dyn_cast<ShardAttr>(p))
-      if (shard.getDim() < 0 || shard.getDim() >= rank)
-        return emitError() << "shard dim " << shard.getDim()
+    if (std::optional<int64_t> dim = getSplitDim(p))
+      if (*dim < 0 || *dim >= rank)
+        return emitError() << "shard dim " << *dim
                            << " is out of range for a tensor of rank " << rank;
   }
+  SmallVector<Attribute> canonical = canonicalizePlacements(placements);
+  for (auto [axis, p] : llvm::enumerate(placements))
+    if (p != canonical[axis])
+      return emitError() << "dtensor placement " << axis << " is " << p
+                         << ", but no later mesh axis splits dim "
+                         << *getSplitDim(p)
+                         << " first: the split is in mesh order, write "
+                         << canonical[axis];
   return success();
 }
 

@@ -34,7 +34,7 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   placements[axis] = to;
   auto newType =
       DTensorType::get(b.getContext(), type.getShape(), type.getElementType(),
-                       type.getMesh(), placements);
+                       type.getMesh(), canonicalizePlacements(placements));
   if (mesh.getShape()[axis] == 1)
     return Value(FromLocalOp::create(
         b, loc, newType,
@@ -50,19 +50,21 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
   Value local = ToLocalOp::create(b, loc, inLocal, current);
   FlatSymbolRefAttr meshSym = type.getMesh();
   auto axes = b.getDenseI64ArrayAttr({axis});
-  auto fromShard = dyn_cast<ShardAttr>(from);
+  // A shard or an inner shard: on the local tensor, this axis splits its
+  // dim last (the planner only removes or adds it there), so the
+  // collectives are the same.
+  std::optional<int64_t> fromShard = getSplitDim(from);
   auto fromPartial = dyn_cast<PartialAttr>(from);
-  auto toShard = dyn_cast<ShardAttr>(to);
+  std::optional<int64_t> toShard = getSplitDim(to);
   Value result;
   auto gather = [&](RankedTensorType resultType, Value input, int64_t dim,
                     ArrayRef<Attribute> placements) -> Value {
     IntegerAttr globalSize;
     DenseI64ArrayAttr outerAxes;
     if (resultType.isDynamicDim(dim)) {
-      SmallVector<int64_t> outer;
-      for (int64_t a = 0; a < axis; ++a)
-        if (auto s = dyn_cast<ShardAttr>(placements[a]); s && s.getDim() == dim)
-          outer.push_back(a);
+      // The axes that split the dim before this one, in split order.
+      SmallVector<int64_t> outer = getSplitOrder(placements, dim);
+      outer.erase(llvm::find(outer, axis), outer.end());
       globalSize = b.getI64IntegerAttr(type.getShape()[dim]);
       outerAxes = b.getDenseI64ArrayAttr(outer);
     }
@@ -70,7 +72,7 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
                                b.getI64IntegerAttr(dim), globalSize, outerAxes);
   };
   if (fromShard && isa<ReplicateAttr>(to)) {
-    result = gather(outLocal, local, fromShard.getDim(), type.getPlacements());
+    result = gather(outLocal, local, *fromShard, type.getPlacements());
   } else if (fromPartial && isa<ReplicateAttr>(to)) {
     result = AllReduceOp::create(
         b, loc, outLocal, meshSym, axes, module, local,
@@ -79,24 +81,25 @@ static FailureOr<Value> lowerStep(OpBuilder &b, Location loc, MeshOp mesh,
     result = ReduceScatterOp::create(
         b, loc, outLocal, meshSym, axes, module, local,
         ReductionKindAttr::get(b.getContext(), fromPartial.getKind()),
-        b.getI64IntegerAttr(toShard.getDim()));
+        b.getI64IntegerAttr(*toShard));
   } else if (fromShard && toShard && uneven) {
     // Uneven Shard(i) -> Shard(j): gather dim i, keep this rank's chunk of j.
     SmallVector<Attribute> mid(type.getPlacements());
     mid[axis] = ReplicateAttr::get(b.getContext());
-    auto midType = DTensorType::get(b.getContext(), type.getShape(),
-                                    type.getElementType(), type.getMesh(), mid);
-    Value gathered = gather(getLocalType(midType, mesh), local,
-                            fromShard.getDim(), type.getPlacements());
+    auto midType =
+        DTensorType::get(b.getContext(), type.getShape(), type.getElementType(),
+                         type.getMesh(), canonicalizePlacements(mid));
+    Value gathered = gather(getLocalType(midType, mesh), local, *fromShard,
+                            type.getPlacements());
     result = ChunkOp::create(b, loc, outLocal, meshSym, axes, module, gathered,
-                             b.getI64IntegerAttr(toShard.getDim()));
+                             b.getI64IntegerAttr(*toShard));
   } else if (fromShard && toShard) {
     result = AllToAllOp::create(b, loc, outLocal, meshSym, axes, module, local,
-                                b.getI64IntegerAttr(toShard.getDim()),
-                                b.getI64IntegerAttr(fromShard.getDim()));
+                                b.getI64IntegerAttr(*toShard),
+                                b.getI64IntegerAttr(*fromShard));
   } else if (isa<ReplicateAttr>(from) && toShard) {
     result = ChunkOp::create(b, loc, outLocal, meshSym, axes, module, local,
-                             b.getI64IntegerAttr(toShard.getDim()));
+                             b.getI64IntegerAttr(*toShard));
   } else if (auto toPartial = dyn_cast<PartialAttr>(to);
              toPartial && isa<ReplicateAttr>(from)) {
     result = PartialFromReplicateOp::create(
@@ -122,8 +125,7 @@ static LogicalResult checkSupported(Location loc, MeshOp mesh,
                                     ArrayRef<Attribute> to, StringAttr module) {
   for (auto [axis, pair] : llvm::enumerate(llvm::zip(from, to))) {
     auto [f, t] = pair;
-    if (!isa<ShardAttr>(f) || !isa<PartialAttr>(t) ||
-        mesh.getShape()[axis] == 1)
+    if (!getSplitDim(f) || !isa<PartialAttr>(t) || mesh.getShape()[axis] == 1)
       continue;
     InFlightDiagnostic diag = emitError(loc)
                               << "cannot redistribute "
@@ -165,42 +167,39 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc, MeshOp mesh,
     return SmallVector<Attribute>(
         cast<DTensorType>(current.getType()).getPlacements());
   };
-  auto splits = [](Attribute p, int64_t dim) {
-    auto s = dyn_cast<ShardAttr>(p);
-    return s && s.getDim() == dim;
+  // Each dim's split order (getSplitOrder): outermost first.
+  auto orderOf = [](ArrayRef<Attribute> placements, int64_t dim) {
+    return getSplitOrder(placements, dim);
   };
-  // Can axis `a` stop splitting `dim`? No later axis may split it.
+  auto isPrefix = [](ArrayRef<int64_t> prefix, ArrayRef<int64_t> of) {
+    return prefix.size() <= of.size() && prefix == of.take_front(prefix.size());
+  };
+  // Can axis `a` stop splitting `dim`? It must split it last.
   auto canRemove = [&](ArrayRef<Attribute> now, int64_t a, int64_t dim) {
-    for (int64_t b = a + 1; b < rank; ++b)
-      if (splits(now[b], dim))
-        return false;
-    return true;
+    SmallVector<int64_t> order = orderOf(now, dim);
+    return !order.empty() && order.back() == a;
   };
-  // Can axis `a` start splitting `dim`? No later axis splits it, and the
-  // earlier axes splitting it are exactly the target's.
-  auto canAdd = [&](ArrayRef<Attribute> now, int64_t a, int64_t dim) {
-    for (int64_t b = 0; b < rank; ++b) {
-      if (b == a)
-        continue;
-      if (b > a && splits(now[b], dim))
-        return false;
-      if (b < a && splits(now[b], dim) != splits(to[b], dim))
-        return false;
-    }
-    return true;
+  // Can axis `a` start splitting `dim` as `target` (a shard or an inner
+  // shard of it)? It must split it last, after axes that split it as the
+  // target's first axes do.
+  auto canAdd = [&](ArrayRef<Attribute> now, int64_t a, Attribute target) {
+    int64_t dim = *getSplitDim(target);
+    SmallVector<Attribute> next(now);
+    next[a] = target;
+    SmallVector<int64_t> order = orderOf(canonicalizePlacements(next), dim);
+    return order.back() == a && isPrefix(order, orderOf(to, dim));
   };
-  // A split that must go: the dim's current axis list is not a prefix of
-  // the target's at this axis.
+  // A split that must go: the axis splits another dim or kind than the
+  // target's, or the axes up to it are not the target's first ones.
   auto mustRemove = [&](ArrayRef<Attribute> now, int64_t a) {
-    auto s = dyn_cast<ShardAttr>(now[a]);
-    if (!s)
+    std::optional<int64_t> dim = getSplitDim(now[a]);
+    if (!dim)
       return false;
     if (now[a] != to[a])
       return true;
-    for (int64_t b = 0; b < a; ++b)
-      if (splits(now[b], s.getDim()) != splits(to[b], s.getDim()))
-        return true;
-    return false;
+    SmallVector<int64_t> order = orderOf(now, *dim);
+    order.erase(std::next(llvm::find(order, a)), order.end());
+    return !isPrefix(order, orderOf(to, *dim));
   };
   auto step = [&](int64_t axis, Attribute target) -> LogicalResult {
     auto next = lowerStep(b, loc, mesh, current, axis, target, module);
@@ -227,8 +226,8 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc, MeshOp mesh,
     // 1. Partial -> Shard: one reduce_scatter.
     consider(
         [&](ArrayRef<Attribute> n, int64_t a) -> Choice {
-          auto t = dyn_cast<ShardAttr>(to[a]);
-          if (isa<PartialAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
+          if (isa<PartialAttr>(n[a]) && getSplitDim(to[a]) &&
+              canAdd(n, a, to[a]))
             return to[a];
           return std::nullopt;
         },
@@ -236,18 +235,17 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc, MeshOp mesh,
     // 2. Replicate -> Shard: a local chunk.
     consider(
         [&](ArrayRef<Attribute> n, int64_t a) -> Choice {
-          auto t = dyn_cast<ShardAttr>(to[a]);
-          if (isa<ReplicateAttr>(n[a]) && t && canAdd(n, a, t.getDim()))
+          if (isa<ReplicateAttr>(n[a]) && getSplitDim(to[a]) &&
+              canAdd(n, a, to[a]))
             return to[a];
           return std::nullopt;
         },
         /*firstAxisFirst=*/true);
     // 3. Shard(i) -> Shard(j): one all_to_all.
     consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
-      auto s = dyn_cast<ShardAttr>(n[a]);
-      auto t = dyn_cast<ShardAttr>(to[a]);
-      if (s && t && s != t && canRemove(n, a, s.getDim()) &&
-          canAdd(n, a, t.getDim()))
+      std::optional<int64_t> s = getSplitDim(n[a]);
+      std::optional<int64_t> t = getSplitDim(to[a]);
+      if (s && t && *s != *t && canRemove(n, a, *s) && canAdd(n, a, to[a]))
         return to[a];
       return std::nullopt;
     });
@@ -259,8 +257,8 @@ static FailureOr<Value> lowerTransition(OpBuilder &b, Location loc, MeshOp mesh,
     });
     // 5. Shard -> Replicate for a split that must go: all_gather.
     consider([&](ArrayRef<Attribute> n, int64_t a) -> Choice {
-      auto s = dyn_cast<ShardAttr>(n[a]);
-      if (s && mustRemove(n, a) && canRemove(n, a, s.getDim()))
+      std::optional<int64_t> s = getSplitDim(n[a]);
+      if (s && mustRemove(n, a) && canRemove(n, a, *s))
         return rep;
       return std::nullopt;
     });

@@ -714,6 +714,73 @@ static void shardInputsOnBatch(ModuleOp module, MeshOp mesh, int64_t dpAxis) {
   }
 }
 
+/// FSDP: each trainable parameter with a dim 0 is held sharded on dim 0
+/// over `fsdpAxis`, inside the shard its style gives it on the other axes
+/// (`#tp.inner_shard<0>` where a later axis splits dim 0 too), and is
+/// redistributed to that style's placement where it is read: one all_gather
+/// over the axis once lowered. Its gradient, reduced to the parameter's
+/// placement by the optimizer's update, is then reduce-scattered, and the
+/// update and its state are of the shard. Frozen parameters keep their
+/// placement (they have no gradient or optimizer state to shard).
+static void shardParametersFully(ModuleOp module, MeshOp mesh,
+                                 int64_t fsdpAxis) {
+  MLIRContext *ctx = module.getContext();
+  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+  SmallVector<m::ParamOp> params;
+  module.walk([&](m::ParamOp p) {
+    if (!p.getFrozen() && !getTensorLikeShape(p.getType()).empty() &&
+        mesh.getShape()[fsdpAxis] > 1)
+      params.push_back(p);
+  });
+  for (m::ParamOp p : params) {
+    // The placements it is read in: each style's tp.distribute, and
+    // replicated where an op reads the parameter itself.
+    SmallVector<DistributeOp> reads;
+    bool plainRead = false;
+    for (Operation *user : p->getUsers()) {
+      if (auto d = dyn_cast<DistributeOp>(user))
+        reads.push_back(d);
+      else
+        plainRead = true;
+    }
+    auto tensor = cast<RankedTensorType>(p.getType());
+    auto fullyShard = [&](ArrayRef<Attribute> placements) {
+      SmallVector<Attribute> sharded(placements);
+      sharded[fsdpAxis] = InnerShardAttr::get(ctx, 0);
+      return DTensorType::get(ctx, tensor.getShape(), tensor.getElementType(),
+                              meshRef, canonicalizePlacements(sharded));
+    };
+    OpBuilder b(ctx);
+    b.setInsertionPointAfter(p);
+    auto shardAndGather = [&](DTensorType read, StringAttr fqn) -> Value {
+      Value shard = DistributeOp::create(
+          b, p.getLoc(), fullyShard(read.getPlacements()), p, fqn);
+      return RedistributeOp::create(b, p.getLoc(), read, shard, fqn);
+    };
+    for (DistributeOp d : reads) {
+      b.setInsertionPoint(d);
+      if (d.getResult().getType().getPlacements()[fsdpAxis] !=
+          ReplicateAttr::get(ctx))
+        continue; // a style that placed it on this axis itself
+      d.getResult().replaceAllUsesWith(
+          shardAndGather(d.getResult().getType(), d.getModuleAttr()));
+      d.erase();
+    }
+    if (plainRead) {
+      b.setInsertionPointAfter(p);
+      SmallVector<Attribute> replicated(mesh.getRank(),
+                                        ReplicateAttr::get(ctx));
+      auto read = DTensorType::get(
+          ctx, tensor.getShape(), tensor.getElementType(), meshRef, replicated);
+      Value gathered = shardAndGather(read, StringAttr());
+      p.getResult().replaceUsesWithIf(gathered, [&](OpOperand &use) {
+        return use.getOwner() !=
+               gathered.getDefiningOp()->getOperand(0).getDefiningOp();
+      });
+    }
+  }
+}
+
 /// loss_parallel: rewrites each cross entropy into the steps that work on
 /// class-sharded logits, `mean(log(sum(exp(l - m))) - (l - m)[t])` with `m`
 /// the detached row maximum `max(l)`.
@@ -860,17 +927,21 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
     for (Attribute n : *meshNames)
       names.push_back(cast<StringAttr>(n).getValue());
   StringRef tpName = plan.getTpAxis() ? plan.getTpAxis().getValue() : "";
-  if (std::string problem =
-          checkPlanAxes(mesh.getShape(), names, tpName,
-                        plan.getDpAxis() ? plan.getDpAxis().getValue() : "");
+  if (std::string problem = checkPlanAxes(
+          mesh.getShape(), names, tpName,
+          plan.getDpAxis() ? plan.getDpAxis().getValue() : "",
+          plan.getFsdpAxis() ? plan.getFsdpAxis().getValue() : "");
       !problem.empty())
     return module.emitError()
            << "plan on mesh @" << mesh.getSymName() << ": " << problem;
   int64_t tpAxis = tpName.empty() ? 0 : mesh.getAxisIndex(tpName);
   if (plan.getLossParallel())
     decomposeCrossEntropy(module);
-  if (StringAttr dp = plan.getDpAxis())
-    shardInputsOnBatch(module, mesh, mesh.getAxisIndex(dp.getValue()));
+  // The batch is split over both data-parallel axes (with HSDP, over the
+  // replicating one first: mesh order).
+  for (StringAttr dp : {plan.getDpAxis(), plan.getFsdpAxis()})
+    if (dp)
+      shardInputsOnBatch(module, mesh, mesh.getAxisIndex(dp.getValue()));
   if (llvm::any_of(
           styled,
           [](auto &entry) {
@@ -900,6 +971,8 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
       return failure();
   }
   warnTiedParameters(module, mesh);
+  if (StringAttr fsdp = plan.getFsdpAxis())
+    shardParametersFully(module, mesh, mesh.getAxisIndex(fsdp.getValue()));
   // The styles are all lowered: nothing for propagation's check to find.
   if (failed(propagatePlacements(module, /*checkPrecondition=*/false)))
     return failure();

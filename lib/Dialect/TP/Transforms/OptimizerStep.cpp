@@ -118,6 +118,30 @@ static LogicalResult addUpdates(func::FuncOp func,
              << " does not read";
     paramOf[i] = param;
   }
+  // A gradient that its parameter's placement shards where the gradient is
+  // Partial (FSDP: the batch and the parameter are both split over the
+  // axis) is reduce-scattered to the parameter's placement as soon as the
+  // backward has computed it, as FSDP does after each unit's backward: the
+  // whole gradient dies there, and only the shard lives on to the update
+  // and is returned, as FSDP's sharded .grad.
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
+    if (!paramOf.count(i))
+      continue;
+    auto p = dyn_cast<DTensorType>(paramOf[i].getType());
+    auto g = dyn_cast<DTensorType>(results[i].getType());
+    if (!p || !g)
+      continue;
+    bool scattered = false;
+    for (auto [pp, gp] : llvm::zip(p.getPlacements(), g.getPlacements()))
+      scattered |= getSplitDim(pp) && isa<PartialAttr>(gp);
+    if (!scattered)
+      continue;
+    OpBuilder after(func.getContext());
+    after.setInsertionPointAfterValue(results[i]);
+    results[i] = ensurePlacements(after, ret.getLoc(), results[i], p.getMesh(),
+                                  p.getPlacements(), /*module=*/"");
+    setPhase(results[i].getDefiningOp(), Phase::Backward);
+  }
   // The first new op: placements are propagated from there.
   Operation *first = nullptr;
   // Clipping by the global norm (clip_grad_norm_): every gradient scaled by

@@ -343,7 +343,13 @@ static LogicalResult partitionFunc(func::FuncOp func,
       OpBuilder b(op, &marker);
       Value current = dist.getInput();
       auto shape = llvm::to_vector(type.getShape());
-      for (auto [axis, p] : llvm::enumerate(type.getPlacements())) {
+      // Cut in split order: the inner shards after every other placement.
+      SmallVector<std::pair<int64_t, Attribute>> cuts;
+      for (bool inner : {false, true})
+        for (auto [axis, p] : llvm::enumerate(type.getPlacements()))
+          if (isa<InnerShardAttr>(p) == inner)
+            cuts.emplace_back(static_cast<int64_t>(axis), p);
+      for (auto [axis, p] : cuts) {
         if (mesh.getShape()[axis] == 1)
           continue;
         auto axes = b.getDenseI64ArrayAttr({(int64_t)axis});
@@ -356,10 +362,10 @@ static LogicalResult partitionFunc(func::FuncOp func,
               ReductionKindAttr::get(b.getContext(), partial.getKind()));
           continue;
         }
-        auto shard = dyn_cast<ShardAttr>(p);
-        if (!shard)
+        std::optional<int64_t> dim = getSplitDim(p);
+        if (!dim)
           continue;
-        int64_t &d = shape[shard.getDim()];
+        int64_t &d = shape[*dim];
         // An uneven chunk has a rank-dependent (dynamic) size.
         if (!ShapedType::isDynamic(d))
           d = d % mesh.getShape()[axis] == 0 ? d / mesh.getShape()[axis]
@@ -367,7 +373,7 @@ static LogicalResult partitionFunc(func::FuncOp func,
         auto localType = RankedTensorType::get(shape, type.getElementType());
         current = ChunkOp::create(b, op->getLoc(), localType, type.getMesh(),
                                   axes, dist.getModuleAttr(), current,
-                                  b.getI64IntegerAttr(shard.getDim()));
+                                  b.getI64IntegerAttr(*dim));
       }
       dist.getResult().replaceAllUsesWith(current);
       op->erase();

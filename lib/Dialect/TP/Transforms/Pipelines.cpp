@@ -52,8 +52,11 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   funcPM.addPass(createTPCSEPass());
   // Memory for communication: what the backward reads of the forward's
   // gathers is gathered again there, from the shards.
-  if (options.grad && options.regather)
-    funcPM.addPass(createTPRegatherPass());
+  // FSDP's parameters are freed after the forward and gathered again for
+  // the backward, unless the plan says reshard_after_forward = false.
+  if (options.grad)
+    funcPM.addPass(createTPRegatherPass(
+        TPRegatherPassOptions{/*parametersOnly=*/!options.regather}));
   // Fewer, larger all_reduces: a Partial on two mesh axes reduced at once,
   // and the all_reduces nobody reads until later (a training step's
   // gradients and loss) in buckets.

@@ -34,6 +34,16 @@ PlanBuilder &PlanBuilder::setDPAxis(StringRef axis) {
   return *this;
 }
 
+PlanBuilder &PlanBuilder::setFSDPAxis(StringRef axis) {
+  fsdpAxis = axis.str();
+  return *this;
+}
+
+PlanBuilder &PlanBuilder::setReshardAfterForward(bool on) {
+  reshardAfterForward = on;
+  return *this;
+}
+
 PlanBuilder &PlanBuilder::setLossParallel(bool on) {
   lossParallel = on;
   return *this;
@@ -95,7 +105,8 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
     return failure();
   }
   SmallVector<StringRef> names(axisNames.begin(), axisNames.end());
-  if (std::string problem = checkPlanAxes(meshShape, names, tpAxis, dpAxis);
+  if (std::string problem =
+          checkPlanAxes(meshShape, names, tpAxis, dpAxis, fsdpAxis);
       !problem.empty()) {
     fail() << problem;
     return failure();
@@ -133,7 +144,8 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
       frozen.empty() ? ArrayAttr() : builder.getArrayAttr(frozenPatterns),
       recomputed.empty() ? ArrayAttr()
                          : builder.getStrArrayAttr(SmallVector<StringRef>(
-                               recomputed.begin(), recomputed.end())));
+                               recomputed.begin(), recomputed.end())),
+      optionalName(fsdpAxis), reshardAfterForward);
   if (!plan)
     return failure();
   TPDialect::PlanAttrHelper(context).setAttr(module, plan);

@@ -550,10 +550,11 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   for (auto &kv : *root)
     if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis" &&
         kv.first != "dp_axis" && kv.first != "loss_parallel" &&
-        kv.first != "frozen" && kv.first != "recompute") {
+        kv.first != "frozen" && kv.first != "recompute" &&
+        kv.first != "fsdp_axis" && kv.first != "reshard_after_forward") {
       fail() << "unknown top-level key '" << StringRef(kv.first)
-             << "' (expected mesh, plan, tp_axis, dp_axis, loss_parallel, "
-                "frozen, recompute)";
+             << "' (expected mesh, plan, tp_axis, dp_axis, fsdp_axis, "
+                "reshard_after_forward, loss_parallel, frozen, recompute)";
       return failure();
     }
 
@@ -600,11 +601,13 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
       return failure();
     }
 
-  // The tensor-parallel axis, and the data-parallel one: model inputs are
-  // sharded on their batch dim over it.
-  StringAttr tpAxis, dpAxis;
+  // The tensor-parallel axis, and the data-parallel ones: model inputs are
+  // sharded on their batch dim over them, and the parameters over the
+  // fully sharded one.
+  StringAttr tpAxis, dpAxis, fsdpAxis;
   for (auto [key, axis] :
-       {std::pair{"tp_axis", &tpAxis}, std::pair{"dp_axis", &dpAxis}}) {
+       {std::pair{"tp_axis", &tpAxis}, std::pair{"dp_axis", &dpAxis},
+        std::pair{"fsdp_axis", &fsdpAxis}}) {
     const json::Value *value = root->get(key);
     if (!value)
       continue;
@@ -615,22 +618,32 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     }
     *axis = StringAttr::get(ctx, *s);
   }
-  if (std::string problem =
-          checkPlanAxes(shape, names, tpAxis ? tpAxis.getValue() : "",
-                        dpAxis ? dpAxis.getValue() : "");
+  if (std::string problem = checkPlanAxes(
+          shape, names, tpAxis ? tpAxis.getValue() : "",
+          dpAxis ? dpAxis.getValue() : "", fsdpAxis ? fsdpAxis.getValue() : "");
       !problem.empty()) {
     fail() << problem;
     return failure();
   }
 
-  bool lossParallel = false;
-  if (const json::Value *v = root->get("loss_parallel")) {
+  bool lossParallel = false, reshardAfterForward = true;
+  for (auto [key, flag] :
+       {std::pair{"loss_parallel", &lossParallel},
+        std::pair{"reshard_after_forward", &reshardAfterForward}}) {
+    const json::Value *v = root->get(key);
+    if (!v)
+      continue;
     auto b = v->getAsBoolean();
     if (!b) {
-      fail() << "loss_parallel must be true or false";
+      fail() << key << " must be true or false";
       return failure();
     }
-    lossParallel = *b;
+    *flag = *b;
+  }
+  if (!reshardAfterForward && !fsdpAxis) {
+    fail() << "reshard_after_forward is false but there is no fsdp_axis "
+              "(only FSDP's parameters are gathered and freed)";
+    return failure();
   }
 
   // A list of FQN patterns under `key`, or null when the key is absent.
@@ -698,7 +711,7 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   return PlanAttr::get(ctx, FlatSymbolRefAttr::get(mesh->getSymNameAttr()),
                        tpAxis, ArrayAttr::get(ctx, keys),
                        ArrayAttr::get(ctx, styles), dpAxis, lossParallel,
-                       frozen, recompute);
+                       frozen, recompute, fsdpAxis, reshardAfterForward);
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {

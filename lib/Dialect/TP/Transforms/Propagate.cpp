@@ -318,6 +318,14 @@ private:
                            << in.size() << " operands";
   }
 
+  /// The ops whose result element depends only on the operand elements at
+  /// the same (broadcast) position, or on all of them alike: they compute on
+  /// an inner shard as on any other index set of the dim.
+  static bool readsInnerShards(Operation *op) {
+    return isa<m::AddOp, m::SubOp, m::MulOp, m::DivOp, m::NegOp, m::CastOp,
+               m::SGDUpdateOp, m::AdamWUpdateOp, m::SumSquaresOp>(op);
+  }
+
   LogicalResult applyRule(ShardingRuleOpInterface op) {
     int64_t meshRank = mesh.getRank();
     size_t numOperands = op->getNumOperands();
@@ -326,10 +334,26 @@ private:
     SmallVector<SmallVector<Attribute>> current;
     for (Value v : op->getOperands())
       current.push_back(getPlacements(v, meshRank));
+    bool readsInner = readsInnerShards(op);
     for (int64_t axis = 0; axis < meshRank; ++axis) {
+      // An inner shard is another index set of the dim than the rule's
+      // Shard: an op that does not depend on positions computes on it as
+      // on a Shard (and keeps it inner); any other sees it replicated
+      // (gathered first).
       SmallVector<Attribute> in;
-      for (auto &c : current)
-        in.push_back(c[axis]);
+      SmallVector<int64_t> innerDims;
+      for (auto &c : current) {
+        auto inner = dyn_cast<InnerShardAttr>(c[axis]);
+        if (!inner) {
+          in.push_back(c[axis]);
+          continue;
+        }
+        innerDims.push_back(inner.getDim());
+        in.push_back(
+            readsInner
+                ? Attribute(ShardAttr::get(op->getContext(), inner.getDim()))
+                : Attribute(ReplicateAttr::get(op->getContext())));
+      }
       // A size-1 axis never needs communication: keep everything
       // replicated there.
       FailureOr<AxisRule> dec =
@@ -340,10 +364,23 @@ private:
               : decide(op, in, mesh.getShape()[axis], axis);
       if (failed(dec))
         return failure();
+      auto keepInner = [&](Attribute p) -> Attribute {
+        std::optional<int64_t> dim = getSplitDim(p);
+        if (readsInner && dim && llvm::is_contained(innerDims, *dim))
+          return InnerShardAttr::get(op->getContext(), *dim);
+        return p;
+      };
+      for (Attribute &p : dec->operands)
+        p = keepInner(p);
+      dec->result = keepInner(dec->result);
       for (size_t i = 0; i < numOperands; ++i)
         operandPlacements[i].push_back(dec->operands[i]);
       resultPlacements.push_back(dec->result);
     }
+    // An inner shard whose split came out in mesh order is a Shard.
+    for (SmallVector<Attribute> &placements : operandPlacements)
+      placements = canonicalizePlacements(placements);
+    resultPlacements = canonicalizePlacements(resultPlacements);
     PhaseListener marker(op);
     OpBuilder b(op, &marker);
     StringRef fqn = servingModule(op);

@@ -9,12 +9,14 @@
 // activations kept for the backward fall as 1/np, as Megatron-LM's
 // sequence parallelism does; the price is one more all_gather each, in the
 // backward. Opt-in (tp-pipeline regather=true, tp-run --regather): the
-// default keeps the gathered value and communicates less.
+// default keeps the gathered value and communicates less. FSDP's parameter
+// gathers are regathered by default (the plan's reshard_after_forward).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
@@ -27,13 +29,40 @@ namespace mlir::tp {
 using namespace mlir;
 using namespace mlir::tp;
 
-LogicalResult mlir::tp::regatherForBackward(func::FuncOp func) {
+/// Whether \p v is a piece of a parameter: a model.param cut by tp.chunk
+/// ops.
+static bool isParameterShard(Value v) {
+  while (auto chunk = v.getDefiningOp<ChunkOp>())
+    v = chunk.getInput();
+  return v.getDefiningOp<model::ParamOp>() != nullptr;
+}
+
+LogicalResult mlir::tp::regatherForBackward(func::FuncOp func,
+                                            bool parametersOnly) {
   if (failed(checkPassPrecondition(func, TPPass::Regather)))
     return failure();
+  // FSDP: the mesh axis its parameters are gathered over.
+  std::optional<int64_t> fsdpAxis;
+  if (parametersOnly) {
+    auto module = func->getParentOfType<ModuleOp>();
+    PlanAttr plan =
+        module ? TPDialect::PlanAttrHelper(func.getContext()).getAttr(module)
+               : PlanAttr();
+    if (!plan || !plan.getFsdpAxis() || !plan.getReshardAfterForward())
+      return success();
+    MeshOp mesh = lookupMesh(module, plan.getMesh());
+    if (!mesh)
+      return failure();
+    fsdpAxis = mesh.getAxisIndex(plan.getFsdpAxis().getValue());
+  }
   SmallVector<AllGatherOp> gathers;
   func.walk([&](AllGatherOp g) {
-    if (getPhase(g) == Phase::Forward)
-      gathers.push_back(g);
+    if (getPhase(g) != Phase::Forward)
+      return;
+    if (fsdpAxis && !(llvm::is_contained(g.getMeshAxes(), *fsdpAxis) &&
+                      isParameterShard(g.getInput())))
+      return;
+    gathers.push_back(g);
   });
   for (AllGatherOp gather : gathers) {
     Block *block = gather->getBlock();
@@ -62,8 +91,9 @@ LogicalResult mlir::tp::regatherForBackward(func::FuncOp func) {
 
 namespace {
 struct RegatherPass : public tp::impl::TPRegatherPassBase<RegatherPass> {
+  using TPRegatherPassBase::TPRegatherPassBase;
   void runOnOperation() override {
-    if (failed(regatherForBackward(getOperation())))
+    if (failed(regatherForBackward(getOperation(), parametersOnly)))
       signalPassFailure();
   }
 };

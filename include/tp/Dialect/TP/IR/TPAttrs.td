@@ -30,6 +30,28 @@ def TP_ShardAttr : TP_Attr<"Shard", "shard",
   let assemblyFormat = "`<` $dim `>`";
 }
 
+def TP_InnerShardAttr : TP_Attr<"InnerShard", "inner_shard",
+    [DeclareAttrInterfaceMethods<TP_PlacementAttrInterface>]> {
+  let summary = "Tensor dim split across a mesh axis inside the other axes' "
+                "shards (torch _StridedShard)";
+  let description = [{
+    `#tp.inner_shard<d>` splits tensor dim `d` across the ranks of one mesh
+    axis, like `#tp.shard<d>`, but inside the pieces that later mesh axes
+    cut with `#tp.shard<d>`: those axes split the dim first, and this one
+    splits each of their pieces (by `torch.chunk`). Placements otherwise nest
+    in mesh order, the first axis outermost. On a `[dp, tp]` mesh,
+    `[#tp.inner_shard<0>, #tp.shard<0>]` is FSDP's Shard(0) over dp of the
+    tensor-parallel shard on tp (PyTorch's `_StridedShard`): one all_gather
+    over dp rebuilds each rank's TP shard. It is only written where a later
+    axis splits the same dim with `#tp.shard<d>` (elsewhere it is
+    `#tp.shard<d>`), and of the ops that compute, only position-independent
+    ones (elementwise arithmetic, the optimizer updates, sums of squares)
+    read it; the others see such an operand gathered first.
+  }];
+  let parameters = (ins "int64_t":$dim);
+  let assemblyFormat = "`<` $dim `>`";
+}
+
 def TP_ReplicateAttr : TP_Attr<"Replicate", "replicate",
     [DeclareAttrInterfaceMethods<TP_PlacementAttrInterface>]> {
   let summary = "Full copy on every rank of a mesh axis (torch Replicate())";
@@ -316,7 +338,18 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     modules (`model.module` FQNs, e.g. `layers.*`) whose forward a training
     step computes again in the backward instead of keeping its activations
     (activation checkpointing, torch.utils.checkpoint): tp-differentiate
-    reads it.
+    reads it. `fsdp_axis`, if set, names a mesh axis over which the batch
+    is sharded like `dp_axis`'s and every trainable parameter is sharded
+    on dim 0 (FSDP, ZeRO-3): tp-lower-styles places each such parameter
+    `#tp.shard<0>` on it (`#tp.inner_shard<0>` inside a tensor-parallel
+    shard of dim 0), gathered where it is read; its gradient and optimizer
+    state follow that placement. With `dp_axis` too, the parameters are
+    replicated over `dp_axis` and sharded over `fsdp_axis` (HSDP).
+    `reshard_after_forward` (FSDP2's argument, default true) frees each
+    gathered parameter after its forward readers and gathers it again for
+    the backward (tp-regather on the parameters' gathers); false keeps it
+    gathered from the forward to the backward (less communication, more
+    memory).
 
     ```mlir
     module attributes {tp.plan = #tp.plan<mesh = @mesh,
@@ -332,7 +365,9 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     OptionalParameter<"::mlir::StringAttr">:$dp_axis,
     DefaultValuedParameter<"bool", "false">:$loss_parallel,
     OptionalParameter<"::mlir::ArrayAttr">:$frozen,
-    OptionalParameter<"::mlir::ArrayAttr">:$recompute);
+    OptionalParameter<"::mlir::ArrayAttr">:$recompute,
+    OptionalParameter<"::mlir::StringAttr">:$fsdp_axis,
+    DefaultValuedParameter<"bool", "true">:$reshard_after_forward);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let builders = [
@@ -340,7 +375,8 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
                      "::mlir::StringAttr":$tp_axis, "::mlir::ArrayAttr":$keys,
                      "::mlir::ArrayAttr":$styles), [{
       return $_get($_ctxt, mesh, tp_axis, keys, styles, ::mlir::StringAttr(),
-                   false, ::mlir::ArrayAttr(), ::mlir::ArrayAttr());
+                   false, ::mlir::ArrayAttr(), ::mlir::ArrayAttr(),
+                   ::mlir::StringAttr(), true);
     }]>
   ];
 }

@@ -227,7 +227,10 @@ LogicalResult partition(func::FuncOp func);
 
 /// Gathers again, right before the first backward reader, every forward
 /// all_gather of `func` the backward reads (tp-regather).
-LogicalResult regatherForBackward(func::FuncOp func);
+/// With \p parametersOnly, only the all_gathers of parameter shards over
+/// the plan's fsdp_axis, and only when its reshard_after_forward is set.
+LogicalResult regatherForBackward(func::FuncOp func,
+                                  bool parametersOnly = false);
 
 /// The communication report of a partitioned `module` as JSON, what
 /// tp-comm-report writes (without the final newline): collectives and bytes

@@ -247,7 +247,18 @@ def TPRegatherPass : Pass<"tp-regather", "::mlir::func::FuncOp"> {
     activations kept for the backward fall as 1/np (Megatron-LM's choice),
     for one more all_gather each in the backward. The pipeline runs it with
     `regather=true`.
+
+    With `parameters-only`, only the gathers of parameter shards over the
+    plan's `fsdp_axis` are cloned, and only when the plan's
+    `reshard_after_forward` is true (its default): FSDP's parameters are
+    freed after the forward and gathered again for the backward. The
+    pipeline runs it so on every training step.
   }];
+  let options = [
+    Option<"parametersOnly", "parameters-only", "bool", /*default=*/"false",
+           "Only FSDP's parameter gathers, as the plan's "
+           "reshard_after_forward says">
+  ];
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 

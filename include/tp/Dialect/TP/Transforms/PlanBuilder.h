@@ -41,6 +41,14 @@ public:
   /// A data-parallel mesh axis: every model input is sharded on its first
   /// (batch) dim over it.
   PlanBuilder &setDPAxis(StringRef axis);
+  /// A fully sharded data-parallel mesh axis (FSDP): the batch is sharded
+  /// over it as over the dp axis, and every trainable parameter, its
+  /// gradient and optimizer state are sharded over it on dim 0. With a dp
+  /// axis too, the shards are replicated over that one (HSDP).
+  PlanBuilder &setFSDPAxis(StringRef axis);
+  /// FSDP2's reshard_after_forward (default true): each gathered parameter
+  /// is freed after the forward and gathered again for the backward.
+  PlanBuilder &setReshardAfterForward(bool on = true);
   /// PyTorch's loss_parallel(): cross entropies on class-sharded logits.
   PlanBuilder &setLossParallel(bool lossParallel = true);
   /// A parameter or module FQN pattern a training step does not train.
@@ -65,8 +73,8 @@ public:
   ShardAttr shard(int64_t dim) const;
 
   /// Checks the plan (a mesh of positive sizes with one name per axis if
-  /// named; tp_axis and dp_axis different axes of it; tp_axis given on a
-  /// mesh of several axes; every style a parallel style), creates the mesh
+  /// named; tp_axis, dp_axis and fsdp_axis different axes of it; tp_axis given
+  /// on a mesh of several axes; every style a parallel style), creates the mesh
   /// `@mesh` in `module` (or checks that the one there has this shape),
   /// sets the plan as the module's `tp.plan` attribute and returns it.
   /// Errors are emitted at the module's location, naming the problem.
@@ -76,8 +84,8 @@ private:
   MLIRContext *context;
   std::vector<int64_t> meshShape;
   std::vector<std::string> axisNames;
-  std::string tpAxis, dpAxis;
-  bool lossParallel = false;
+  std::string tpAxis, dpAxis, fsdpAxis;
+  bool lossParallel = false, reshardAfterForward = true;
   std::vector<std::string> frozen, recomputed;
   std::vector<std::pair<std::string, Attribute>> entries;
 };
