@@ -41,7 +41,7 @@
 // AXIS-NAMES: error: plan {{.*}}plan-axis-names-count.json: mesh.axis_names has 1 names for a mesh of rank 2
 
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-unknown-top-level-key.json 2>&1 | FileCheck %s --check-prefix=TOP-KEY
-// TOP-KEY: error: plan {{.*}}plan-unknown-top-level-key.json: unknown top-level key 'plans' (expected mesh, plan, tp_axis, dp_axis, fsdp_axis, reshard_after_forward, loss_parallel, frozen, recompute)
+// TOP-KEY: error: plan {{.*}}plan-unknown-top-level-key.json: unknown top-level key 'plans' (expected mesh, plan, tp_axis, dp_axis, fsdp_axis, reshard_after_forward, fsdp_units, loss_parallel, frozen, recompute)
 
 // The module below already has a 2-rank @mesh.
 // RUN: not tp-opt %s -tp-apply-plan=plan=%S/Inputs/plan-mesh-4.json 2>&1 | FileCheck %s --check-prefix=MESH-CLASH

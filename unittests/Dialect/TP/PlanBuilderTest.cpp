@@ -85,6 +85,7 @@ TEST_F(PlanBuilderTest, FSDPKeysAreTheParsedOnes) {
       .setDPAxis("rep")
       .setFSDPAxis("dp")
       .setReshardAfterForward(false)
+      .fsdpUnit("net*")
       .add("net1", plan.colwise());
   FailureOr<PlanAttr> fromBuilder = plan.build(*built);
   ASSERT_TRUE(succeeded(fromBuilder));
@@ -94,11 +95,39 @@ TEST_F(PlanBuilderTest, FSDPKeysAreTheParsedOnes) {
   FailureOr<PlanAttr> fromJSON = parsePlan(*parsed, R"json({
       "mesh": {"shape": [2, 2, 2], "axis_names": ["rep", "dp", "tp"]},
       "tp_axis": "tp", "dp_axis": "rep", "fsdp_axis": "dp",
-      "reshard_after_forward": false,
+      "reshard_after_forward": false, "fsdp_units": ["net*"],
       "plan": {"net1": {"style": "ColwiseParallel"}}})json",
                                            "plan.json");
   ASSERT_TRUE(succeeded(fromJSON));
   EXPECT_EQ(*fromBuilder, *fromJSON);
+}
+
+TEST_F(PlanBuilderTest, FSDPUnitsAreTheModulesTheirPatternsMatch) {
+  OwningOpRef<ModuleOp> module = parseModel();
+  auto emit = [&] { return emitError(module->getLoc()); };
+  // Without fsdp_units: each child of layers, the rest the root's.
+  FailureOr<FSDPUnitMatcher> byDefault = getFSDPUnitMatcher(PlanAttr(), emit);
+  ASSERT_TRUE(succeeded(byDefault));
+  EXPECT_EQ(byDefault->unitOf("layers.3.attention.wq"), "layers.3");
+  EXPECT_EQ(byDefault->unitOf("layers.3"), "layers.3");
+  EXPECT_EQ(byDefault->unitOf("output"), "");
+  EXPECT_EQ(byDefault->unitOf(""), "");
+  EXPECT_EQ(getParameterOwner("layers.3.attention.wq.weight"),
+            "layers.3.attention.wq");
+  EXPECT_EQ(getParameterOwner("scale"), "");
+  // The first pattern that matches decides.
+  PlanBuilder plan(&ctx);
+  plan.setMesh({2, 2}, {"dp", "tp"})
+      .setTPAxis("tp")
+      .setFSDPAxis("dp")
+      .fsdpUnit("net1")
+      .fsdpUnit("*");
+  FailureOr<PlanAttr> built = plan.build(*module);
+  ASSERT_TRUE(succeeded(built));
+  FailureOr<FSDPUnitMatcher> units = getFSDPUnitMatcher(*built, emit);
+  ASSERT_TRUE(succeeded(units));
+  EXPECT_EQ(units->unitOf("net1"), "net1");
+  EXPECT_EQ(units->unitOf("net2.inner"), "net2");
 }
 
 TEST_F(PlanBuilderTest, SameAsTheParsedPlan) {

@@ -450,7 +450,14 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayAttr keys, ArrayAttr styles,
                                StringAttr dpAxis, bool, ArrayAttr frozen,
                                ArrayAttr recompute, StringAttr fsdpAxis,
-                               bool reshardAfterForward) {
+                               bool reshardAfterForward, ArrayAttr fsdpUnits) {
+  if (fsdpUnits && !fsdpAxis)
+    return emitError() << "plan fsdp_units needs an fsdp_axis";
+  if (fsdpUnits)
+    for (Attribute pattern : fsdpUnits)
+      if (!isa<StringAttr>(pattern))
+        return emitError() << "plan fsdp_units patterns must be strings, got "
+                           << pattern;
   if (!reshardAfterForward && !fsdpAxis)
     return emitError() << "plan reshard_after_forward = false needs an "
                           "fsdp_axis (only FSDP's parameters are gathered "

@@ -199,6 +199,35 @@ globTokens(StringRef pattern, StringRef what,
   return tokens;
 }
 
+std::string FSDPUnitMatcher::unitOf(StringRef fqn) const {
+  SmallVector<StringRef> tokens = splitFQN(fqn);
+  for (const SmallVector<llvm::GlobPattern> &pattern : patterns)
+    if (matchesPrefix(pattern, tokens, pattern.size()))
+      return llvm::join(ArrayRef<StringRef>(tokens).take_front(pattern.size()),
+                        ".");
+  return "";
+}
+
+FailureOr<FSDPUnitMatcher>
+mlir::tp::getFSDPUnitMatcher(PlanAttr plan,
+                             function_ref<InFlightDiagnostic()> emit) {
+  SmallVector<StringRef> patterns;
+  if (plan && plan.getFsdpUnits())
+    for (Attribute a : plan.getFsdpUnits())
+      patterns.push_back(cast<StringAttr>(a).getValue());
+  else
+    patterns.push_back("layers.*");
+  FSDPUnitMatcher matcher;
+  for (StringRef pattern : patterns) {
+    FailureOr<SmallVector<llvm::GlobPattern>> tokens =
+        globTokens(pattern, "fsdp_units", emit);
+    if (failed(tokens))
+      return failure();
+    matcher.patterns.push_back(std::move(*tokens));
+  }
+  return matcher;
+}
+
 LogicalResult mlir::tp::markFrozenParameters(ModuleOp module, PlanAttr plan) {
   if (!plan.getFrozen())
     return success();
@@ -274,6 +303,25 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
   // Checked here, used by tp-differentiate.
   if (failed(getRecomputedModules(module, plan)))
     return failure();
+  // Checked here, used by tp-fsdp-units: each pattern given must hold
+  // parameters.
+  FailureOr<FSDPUnitMatcher> units =
+      getFSDPUnitMatcher(plan, [&] { return emitError(module.getLoc()); });
+  if (failed(units))
+    return failure();
+  if (plan && plan.getFsdpUnits())
+    for (auto [pattern, tokens] :
+         llvm::zip(plan.getFsdpUnits(), units->patterns)) {
+      bool matched = false;
+      module.walk([&](model::ParamOp p) {
+        matched |= matchesPrefix(
+            tokens, splitFQN(getParameterOwner(p.getName())), tokens.size());
+      });
+      if (!matched)
+        return emitError(module.getLoc())
+               << "fsdp_units pattern '" << cast<StringAttr>(pattern).getValue()
+               << "' matches no module with parameters";
+    }
   ensureParallelStyleModels(module.getContext());
   // Every module op with an FQN, in program order. The root key "" names
   // the model function itself.

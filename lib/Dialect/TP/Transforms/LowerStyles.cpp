@@ -772,7 +772,10 @@ static void shardParametersFully(ModuleOp module, MeshOp mesh,
                                         ReplicateAttr::get(ctx));
       auto read = DTensorType::get(
           ctx, tensor.getShape(), tensor.getElementType(), meshRef, replicated);
-      Value gathered = shardAndGather(read, StringAttr());
+      // Read whole by the module that owns it (a norm weight by its norm).
+      StringRef owner = getParameterOwner(p.getName());
+      Value gathered = shardAndGather(
+          read, owner.empty() ? StringAttr() : b.getStringAttr(owner));
       p.getResult().replaceUsesWithIf(gathered, [&](OpOperand &use) {
         return use.getOwner() !=
                gathered.getDefiningOp()->getOperand(0).getDefiningOp();

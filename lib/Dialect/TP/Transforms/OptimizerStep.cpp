@@ -138,8 +138,10 @@ static LogicalResult addUpdates(func::FuncOp func,
       continue;
     OpBuilder after(func.getContext());
     after.setInsertionPointAfterValue(results[i]);
+    // Counted for the module that owns the parameter.
+    StringRef fqn = func.getResultAttrOfType<StringAttr>(i, gradOf).getValue();
     results[i] = ensurePlacements(after, ret.getLoc(), results[i], p.getMesh(),
-                                  p.getPlacements(), /*module=*/"");
+                                  p.getPlacements(), getParameterOwner(fqn));
     setPhase(results[i].getDefiningOp(), Phase::Backward);
   }
   // The first new op: placements are propagated from there.

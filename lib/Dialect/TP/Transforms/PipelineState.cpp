@@ -115,6 +115,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-merge-collectives";
   case TPPass::Regather:
     return "tp-regather";
+  case TPPass::FSDPUnits:
+    return "tp-fsdp-units";
   case TPPass::CommReport:
     return "tp-comm-report";
   case TPPass::MemoryReport:
@@ -156,6 +158,7 @@ static unsigned refusedStates(TPPass pass) {
     return Partitioned | Styled | Unpropagated | Redistributions;
   case TPPass::MergeCollectives:
   case TPPass::Regather:
+  case TPPass::FSDPUnits:
     return Styled | Distributed | Unpropagated | Redistributions;
   case TPPass::CommReport:
     return Styled | Unpropagated | Redistributions;

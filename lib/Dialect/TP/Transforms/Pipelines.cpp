@@ -57,6 +57,8 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   if (options.grad)
     funcPM.addPass(createTPRegatherPass(
         TPRegatherPassOptions{/*parametersOnly=*/!options.regather}));
+  // FSDP: one gather per unit and phase, one reduce_scatter per unit.
+  funcPM.addPass(createTPFSDPUnitsPass());
   // Fewer, larger all_reduces: a Partial on two mesh axes reduced at once,
   // and the all_reduces nobody reads until later (a training step's
   // gradients and loss) in buckets.

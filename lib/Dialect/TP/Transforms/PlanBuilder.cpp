@@ -44,6 +44,11 @@ PlanBuilder &PlanBuilder::setReshardAfterForward(bool on) {
   return *this;
 }
 
+PlanBuilder &PlanBuilder::fsdpUnit(StringRef pattern) {
+  fsdpUnits.push_back(pattern.str());
+  return *this;
+}
+
 PlanBuilder &PlanBuilder::setLossParallel(bool on) {
   lossParallel = on;
   return *this;
@@ -145,7 +150,10 @@ FailureOr<PlanAttr> PlanBuilder::build(ModuleOp module) const {
       recomputed.empty() ? ArrayAttr()
                          : builder.getStrArrayAttr(SmallVector<StringRef>(
                                recomputed.begin(), recomputed.end())),
-      optionalName(fsdpAxis), reshardAfterForward);
+      optionalName(fsdpAxis), reshardAfterForward,
+      fsdpUnits.empty() ? ArrayAttr()
+                        : builder.getStrArrayAttr(SmallVector<StringRef>(
+                              fsdpUnits.begin(), fsdpUnits.end())));
   if (!plan)
     return failure();
   TPDialect::PlanAttrHelper(context).setAttr(module, plan);

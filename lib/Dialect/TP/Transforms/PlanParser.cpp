@@ -551,10 +551,12 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
     if (kv.first != "mesh" && kv.first != "plan" && kv.first != "tp_axis" &&
         kv.first != "dp_axis" && kv.first != "loss_parallel" &&
         kv.first != "frozen" && kv.first != "recompute" &&
-        kv.first != "fsdp_axis" && kv.first != "reshard_after_forward") {
+        kv.first != "fsdp_axis" && kv.first != "reshard_after_forward" &&
+        kv.first != "fsdp_units") {
       fail() << "unknown top-level key '" << StringRef(kv.first)
              << "' (expected mesh, plan, tp_axis, dp_axis, fsdp_axis, "
-                "reshard_after_forward, loss_parallel, frozen, recompute)";
+                "reshard_after_forward, fsdp_units, loss_parallel, frozen, "
+                "recompute)";
       return failure();
     }
 
@@ -682,6 +684,16 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
           "recompute", "module FQN patterns, like [\"layers.*\"]", recompute)))
     return failure();
 
+  // FSDP's units: module patterns whose parameters communicate together.
+  ArrayAttr fsdpUnits;
+  if (failed(patternList(
+          "fsdp_units", "module FQN patterns, like [\"layers.*\"]", fsdpUnits)))
+    return failure();
+  if (fsdpUnits && !fsdpAxis) {
+    fail() << "fsdp_units needs an fsdp_axis";
+    return failure();
+  }
+
   // Create (or check) the mesh op.
   FailureOr<MeshOp> mesh = getOrCreatePlanMesh(module, shape, names, fail);
   if (failed(mesh))
@@ -711,7 +723,8 @@ FailureOr<PlanAttr> mlir::tp::parsePlan(ModuleOp module, StringRef text,
   return PlanAttr::get(ctx, FlatSymbolRefAttr::get(mesh->getSymNameAttr()),
                        tpAxis, ArrayAttr::get(ctx, keys),
                        ArrayAttr::get(ctx, styles), dpAxis, lossParallel,
-                       frozen, recompute, fsdpAxis, reshardAfterForward);
+                       frozen, recompute, fsdpAxis, reshardAfterForward,
+                       fsdpUnits);
 }
 
 FailureOr<PlanAttr> mlir::tp::loadPlanFile(ModuleOp module, StringRef path) {

@@ -349,7 +349,11 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     gathered parameter after its forward readers and gathers it again for
     the backward (tp-regather on the parameters' gathers); false keeps it
     gathered from the forward to the backward (less communication, more
-    memory).
+    memory). `fsdp_units` lists module FQN patterns (default `layers.*`, as
+    torchtitan wraps each block): the parameters of each matching module,
+    and the root's (every parameter in none), are gathered by one
+    all_gather per phase and their gradients reduce-scattered by one
+    reduce_scatter (tp-fsdp-units).
 
     ```mlir
     module attributes {tp.plan = #tp.plan<mesh = @mesh,
@@ -367,7 +371,8 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     OptionalParameter<"::mlir::ArrayAttr">:$frozen,
     OptionalParameter<"::mlir::ArrayAttr">:$recompute,
     OptionalParameter<"::mlir::StringAttr">:$fsdp_axis,
-    DefaultValuedParameter<"bool", "true">:$reshard_after_forward);
+    DefaultValuedParameter<"bool", "true">:$reshard_after_forward,
+    OptionalParameter<"::mlir::ArrayAttr">:$fsdp_units);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let builders = [
@@ -376,7 +381,7 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
                      "::mlir::ArrayAttr":$styles), [{
       return $_get($_ctxt, mesh, tp_axis, keys, styles, ::mlir::StringAttr(),
                    false, ::mlir::ArrayAttr(), ::mlir::ArrayAttr(),
-                   ::mlir::StringAttr(), true);
+                   ::mlir::StringAttr(), true, ::mlir::ArrayAttr());
     }]>
   ];
 }

@@ -12,6 +12,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
+#include "llvm/Support/GlobPattern.h"
 
 #include <string>
 #include <vector>
@@ -192,6 +193,29 @@ LogicalResult markFrozenParameters(ModuleOp module, PlanAttr plan);
 FailureOr<SmallVector<Operation *>> getRecomputedModules(Operation *root,
                                                          PlanAttr plan);
 
+/// The module that owns parameter \p fqn: `layers.0.attention.wq` of
+/// `layers.0.attention.wq.weight`, "" for a parameter of the root.
+inline StringRef getParameterOwner(StringRef fqn) {
+  auto [owner, name] = fqn.rsplit('.');
+  return name.empty() ? StringRef() : owner;
+}
+
+/// FSDP's units of a plan: its `fsdp_units` patterns (default
+/// `layers.*`), split into tokens.
+struct FSDPUnitMatcher {
+  SmallVector<SmallVector<llvm::GlobPattern>> patterns;
+  /// The unit of module \p fqn (the module that owns a parameter): its
+  /// prefix that the first pattern matching one matches (`layers.0` of
+  /// `layers.0.attention.wq`, and of `layers.0` itself), or "" (the
+  /// root's unit).
+  std::string unitOf(StringRef fqn) const;
+};
+
+/// The unit matcher of \p plan; an invalid pattern is an error from
+/// \p emit.
+FailureOr<FSDPUnitMatcher>
+getFSDPUnitMatcher(PlanAttr plan, function_ref<InFlightDiagnostic()> emit);
+
 /// Lowers every `tp.style` in `module` to DTensor ops.
 LogicalResult lowerStyles(ModuleOp module);
 
@@ -227,6 +251,10 @@ LogicalResult partition(func::FuncOp func);
 
 /// Gathers again, right before the first backward reader, every forward
 /// all_gather of `func` the backward reads (tp-regather).
+/// tp-fsdp-units on one function: FSDP's parameter gathers and gradient
+/// reduce-scatters grouped per unit (see the pass).
+LogicalResult groupFSDPUnits(func::FuncOp func);
+
 /// With \p parametersOnly, only the all_gathers of parameter shards over
 /// the plan's fsdp_axis, and only when its reshard_after_forward is set.
 LogicalResult regatherForBackward(func::FuncOp func,

@@ -236,6 +236,27 @@ def TPCSEPass : Pass<"tp-cse", "::mlir::func::FuncOp"> {
   }];
 }
 
+def TPFSDPUnitsPass : Pass<"tp-fsdp-units", "::mlir::func::FuncOp"> {
+  let summary = "One all_gather and one reduce_scatter per FSDP unit";
+  let description = [{
+    On a partitioned program whose plan has an `fsdp_axis`: the parameters
+    of one FSDP unit (a module matching the plan's `fsdp_units`, default
+    `layers.*`; parameters in no unit belong to the root's) are gathered
+    over the axis by one all_gather per phase instead of one each, as
+    FSDP2 gathers a unit's flat parameter: their shards are packed
+    (`tp.pack`), gathered at the unit's first gather, and each parameter is
+    cut out of the gathered buffer (`model.reshape`, `model.slice`). Their
+    gradients are reduce-scattered by one reduce_scatter once the last of
+    them is computed: each gradient's rows are laid out rank by rank
+    (`model.reshape`, `model.concat`) so that the scatter gives every rank
+    the pieces of its shards, read out by `tp.unpack`. The collectives
+    carry the unit's FQN as their module. Parameters whose shards differ in
+    size between ranks (uneven), or that a unit holds alone, keep their
+    own collectives.
+  }];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
+}
+
 def TPRegatherPass : Pass<"tp-regather", "::mlir::func::FuncOp"> {
   let summary = "Gather again in the backward what the forward gathered";
   let description = [{

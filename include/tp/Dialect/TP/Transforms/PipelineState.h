@@ -64,6 +64,7 @@ enum class TPPass {
   Partition,
   MergeCollectives,
   Regather,
+  FSDPUnits,
   CommReport,
   // tp-memory-report (lib/Executor), after tp-pipeline or on a model without
   // a plan.

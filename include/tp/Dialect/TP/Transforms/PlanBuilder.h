@@ -49,6 +49,9 @@ public:
   /// FSDP2's reshard_after_forward (default true): each gathered parameter
   /// is freed after the forward and gathered again for the backward.
   PlanBuilder &setReshardAfterForward(bool on = true);
+  /// A module FQN pattern whose parameters FSDP gathers together, and
+  /// whose gradients it reduce-scatters together (default: `layers.*`).
+  PlanBuilder &fsdpUnit(StringRef pattern);
   /// PyTorch's loss_parallel(): cross entropies on class-sharded logits.
   PlanBuilder &setLossParallel(bool lossParallel = true);
   /// A parameter or module FQN pattern a training step does not train.
@@ -86,7 +89,7 @@ private:
   std::vector<std::string> axisNames;
   std::string tpAxis, dpAxis, fsdpAxis;
   bool lossParallel = false, reshardAfterForward = true;
-  std::vector<std::string> frozen, recomputed;
+  std::vector<std::string> frozen, recomputed, fsdpUnits;
   std::vector<std::pair<std::string, Attribute>> entries;
 };
 
