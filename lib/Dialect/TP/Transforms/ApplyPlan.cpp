@@ -310,8 +310,8 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
   if (failed(units))
     return failure();
   if (plan && plan.getFsdpUnits())
-    for (auto [pattern, tokens] :
-         llvm::zip(plan.getFsdpUnits(), units->patterns)) {
+    for (size_t i = 0; i < units->patterns.size(); ++i) {
+      ArrayRef<llvm::GlobPattern> tokens = units->patterns[i];
       bool matched = false;
       module.walk([&](model::ParamOp p) {
         matched |= matchesPrefix(
@@ -319,7 +319,8 @@ LogicalResult mlir::tp::applyPlan(ModuleOp module, PlanAttr plan) {
       });
       if (!matched)
         return emitError(module.getLoc())
-               << "fsdp_units pattern '" << cast<StringAttr>(pattern).getValue()
+               << "fsdp_units pattern '"
+               << cast<StringAttr>(plan.getFsdpUnits()[i]).getValue()
                << "' matches no module with parameters";
     }
   ensureParallelStyleModels(module.getContext());
