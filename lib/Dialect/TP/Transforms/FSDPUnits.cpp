@@ -33,18 +33,25 @@ using namespace mlir;
 using namespace mlir::tp;
 namespace m = mlir::tp::model;
 
-/// The parameter \p v is a piece of (a model.param cut by tp.chunk ops),
-/// with the ops that cut it, parameter first; null otherwise.
-static m::ParamOp parameterOf(Value v, SmallVectorImpl<Operation *> &chain) {
+Operation *mlir::tp::getShardedParameter(Value v,
+                                         SmallVectorImpl<Operation *> *chain) {
+  SmallVector<Operation *> cuts;
   while (auto chunk = v.getDefiningOp<ChunkOp>()) {
-    chain.push_back(chunk);
+    cuts.push_back(chunk);
     v = chunk.getInput();
   }
   auto param = v.getDefiningOp<m::ParamOp>();
-  if (param)
-    chain.push_back(param);
-  std::reverse(chain.begin(), chain.end());
+  if (param && chain) {
+    chain->push_back(param);
+    chain->append(cuts.rbegin(), cuts.rend());
+  }
   return param;
+}
+
+/// The parameter \p v is a piece of, with the ops that cut it (see
+/// getShardedParameter).
+static m::ParamOp parameterOf(Value v, SmallVectorImpl<Operation *> &chain) {
+  return cast_or_null<m::ParamOp>(getShardedParameter(v, &chain));
 }
 
 namespace {

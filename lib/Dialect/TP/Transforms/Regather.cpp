@@ -16,7 +16,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "tp/Dialect/Model/IR/ModelOps.h"
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
@@ -28,14 +27,6 @@ namespace mlir::tp {
 
 using namespace mlir;
 using namespace mlir::tp;
-
-/// Whether \p v is a piece of a parameter: a model.param cut by tp.chunk
-/// ops.
-static bool isParameterShard(Value v) {
-  while (auto chunk = v.getDefiningOp<ChunkOp>())
-    v = chunk.getInput();
-  return v.getDefiningOp<model::ParamOp>() != nullptr;
-}
 
 LogicalResult mlir::tp::regatherForBackward(func::FuncOp func,
                                             bool parametersOnly) {
@@ -60,7 +51,7 @@ LogicalResult mlir::tp::regatherForBackward(func::FuncOp func,
     if (getPhase(g) != Phase::Forward)
       return;
     if (fsdpAxis && !(llvm::is_contained(g.getMeshAxes(), *fsdpAxis) &&
-                      isParameterShard(g.getInput())))
+                      getShardedParameter(g.getInput())))
       return;
     gathers.push_back(g);
   });

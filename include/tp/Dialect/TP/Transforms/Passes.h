@@ -200,6 +200,11 @@ inline StringRef getParameterOwner(StringRef fqn) {
   return name.empty() ? StringRef() : owner;
 }
 
+/// The parameter \p v is a piece of (a model.param cut by tp.chunk ops),
+/// or null; with \p chain, also the ops that cut it, parameter first.
+Operation *getShardedParameter(Value v,
+                               SmallVectorImpl<Operation *> *chain = nullptr);
+
 /// FSDP's units of a plan: its `fsdp_units` patterns (default
 /// `layers.*`), split into tokens.
 struct FSDPUnitMatcher {
