@@ -520,17 +520,42 @@ Tensor mlir::tp::runtime::sliceDim(const Tensor &x, int64_t dim, int64_t start,
 
 Tensor mlir::tp::runtime::concatDim(const std::vector<Tensor> &parts,
                                     int64_t dim) {
-  std::vector<int64_t> shape = concatShape(parts, dim);
-  const Tensor &first = parts.front();
-  Tensor out(shape, first.dtype());
+  std::vector<const Tensor *> pointers;
+  pointers.reserve(parts.size());
+  for (const Tensor &p : parts)
+    pointers.push_back(&p);
+  return concatDimOf(pointers, dim);
+}
+
+namespace {
+/// The tensor a pointer of concatDim's parts points to, with what
+/// concatShape reads of it.
+struct PartRef {
+  const Tensor *t;
+  const std::vector<int64_t> &shape() const { return t->shape(); }
+  int64_t rank() const { return t->rank(); }
+  DType dtype() const { return t->dtype(); }
+  std::string shapeString() const { return t->shapeString(); }
+};
+} // namespace
+
+Tensor mlir::tp::runtime::concatDimOf(const std::vector<const Tensor *> &parts,
+                                      int64_t dim) {
+  std::vector<PartRef> refs;
+  refs.reserve(parts.size());
+  for (const Tensor *p : parts)
+    refs.push_back({p});
+  std::vector<int64_t> shape = concatShape(refs, dim);
+  const Tensor &first = *parts.front();
+  Tensor out = Tensor::uninitialized(shape, first.dtype());
   DimSplit s = splitAround(shape, dim);
   size_t elt = dtypeSize(first.dtype());
   int64_t rowOut = s.extent * s.inner * elt;
   int64_t col = 0;
   auto *dst = static_cast<char *>(out.raw());
-  for (const Tensor &p : parts) {
-    int64_t run = p.shape()[dim] * s.inner * elt;
-    const auto *src = static_cast<const char *>(p.raw());
+  for (const Tensor *p : parts) {
+    int64_t run = p->shape()[dim] * s.inner * elt;
+    const auto *src = static_cast<const char *>(p->raw());
     if (run != 0)
       for (int64_t o = 0; o < s.outer; ++o)
         std::memcpy(dst + o * rowOut + col, src + o * run, run);

@@ -7,6 +7,7 @@
 #include "tp/Runtime/Tensor.h"
 
 #include "tp/Runtime/Kernels.h"
+#include "tp/Runtime/MemoryMeter.h"
 
 #include <gtest/gtest.h>
 
@@ -118,6 +119,24 @@ TEST(TensorTest, ConcatInvertsSlices) {
                std::invalid_argument);
   EXPECT_THROW(concatDim({Tensor({2, 3}), Tensor({2, 3, 1})}, 0),
                std::invalid_argument);
+}
+
+// concatDimOf reads the parts where they are: the result of concatDim, in
+// any dtype, with its errors, and no part copied.
+TEST(TensorTest, ConcatOfPointersReadsInPlace) {
+  Tensor t = iota({4, 6}).to(DType::BF16);
+  Tensor a = sliceDim(t, 1, 0, 2), b = sliceDim(t, 1, 2, 4);
+  EXPECT_EQ(concatDimOf({&a, &b}, 1), t);
+  EXPECT_EQ(concatDimOf({&a, &b}, -1), concatDim({a, b}, 1));
+  MemoryMeter meter;
+  {
+    MemoryMeter::Scope metered(meter);
+    Tensor joined = concatDimOf({&a, &b}, 1);
+    EXPECT_EQ(meter.peak(), static_cast<int64_t>(joined.bytes()));
+  }
+  Tensor c({4, 6});
+  EXPECT_THROW(concatDimOf({&a, &c}, 1), std::invalid_argument);
+  EXPECT_THROW(concatDimOf({}, 0), std::invalid_argument);
 }
 
 TEST(TensorTest, ChunkOfFollowsTorch) {

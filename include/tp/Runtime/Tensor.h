@@ -332,6 +332,9 @@ Tensor sliceDim(const Tensor &x, int64_t dim, int64_t start, int64_t size);
 /// Concatenates \p parts along \p dim. All parts need the same rank and equal
 /// extents on every other dimension; \p parts must not be empty.
 Tensor concatDim(const std::vector<Tensor> &parts, int64_t dim);
+/// The same, reading the parts where they are (a kernel's operands: no
+/// copies of them while the result is built).
+Tensor concatDimOf(const std::vector<const Tensor *> &parts, int64_t dim);
 
 /// A contiguous range [offset, offset + size) of a dimension.
 struct Chunk {

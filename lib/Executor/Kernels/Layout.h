@@ -70,12 +70,13 @@ template <class B> void addLayoutKernels(KernelTable<B> &t) {
     t.add("slice_grad", kDim | kStart | kStep | kExtent, [](K k) {
       return sliceGrad(k.arg(0), k.in.dim, k.in.start, k.in.step, k.in.size);
     });
-    // dim: the operands in order.
+    // dim: the operands in order, read in place (the memory plan counts
+    // no copies of them).
     t.add("concat", kDim, [](K k) {
-      std::vector<Tensor> parts;
+      std::vector<const Tensor *> parts;
       for (size_t i = 0; i < k.numOperands(); ++i)
-        parts.push_back(k.arg(i));
-      return concatDim(parts, k.in.dim);
+        parts.push_back(&k.arg(i));
+      return concatDimOf(parts, k.in.dim);
     });
     // shape: the result's.
     t.add("expand", kShape, [](K k) { return expand(k.arg(0), k.in.shape); });
