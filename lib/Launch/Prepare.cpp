@@ -53,6 +53,20 @@ void widenFloatTypes(ModuleOp module) {
 
 namespace {
 
+/// Applies the mixed-precision policy of \p options to every function of
+/// \p module (nothing for f32).
+LogicalResult mixPrecision(ModuleOp module, const PrepareOptions &options) {
+  FailureOr<FloatType> type =
+      mlir::tp::parseComputeDtype(module.getContext(), options.paramDtype);
+  if (failed(type))
+    throw LaunchError("--param-dtype must be bf16, f16 or f32, not '" +
+                      options.paramDtype + "'");
+  for (auto f : module.getOps<func::FuncOp>())
+    if (failed(mlir::tp::applyMixedPrecision(f, *type)))
+      return failure();
+  return success();
+}
+
 /// Makes \p module's model a training step as \p options ask (nothing
 /// without differentiate).
 LogicalResult train(ModuleOp module, const PrepareOptions &options) {
@@ -79,7 +93,9 @@ OwningOpRef<ModuleOp> prepareReference(ModuleOp module, bool inF32,
       throw LaunchError("cannot prepare the reference model");
   reference->walk([](mlir::tp::MeshOp m) { m.erase(); });
   (*reference)->removeAttr(mlir::tp::TPDialect::PlanAttrHelper::getNameStr());
-  if (failed(train(*reference, options)) ||
+  // The same policy as the run, unless the reference is the model in f32.
+  if ((!inF32 && failed(mixPrecision(*reference, options))) ||
+      failed(train(*reference, options)) ||
       failed(mlir::tp::partition(*reference)))
     throw LaunchError("cannot prepare the reference model");
   return reference;
@@ -143,6 +159,11 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (options.reference && model.partitioned)
     throw LaunchError("--verify needs the model before lowering, not a "
                       "partitioned program");
+  if (model.partitioned && options.paramDtype != "f32")
+    throw LaunchError("--param-dtype applies while lowering the model, not "
+                      "to a partitioned program (lower it with "
+                      "tp-pipeline=\"... param-dtype=" +
+                      options.paramDtype + "\")");
   if (model.partitioned)
     return model;
 
@@ -163,6 +184,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     mlir::tp::TPPipelineOptions pipeline;
     pipeline.grad = options.differentiate;
     pipeline.regather = options.regather;
+    pipeline.paramDtype = options.paramDtype;
     if (const auto &o = options.optimizer) {
       pipeline.optimizer = o->kind;
       pipeline.lr = o->lr;
@@ -174,6 +196,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       pipeline.beta2 = o->beta2;
       pipeline.eps = o->eps;
       pipeline.maxGradNorm = o->maxGradNorm;
+      pipeline.reduceDtype = o->reduceDtype;
     }
     mlir::tp::buildTPPipeline(pm, pipeline);
     if (failed(pm.run(module)))
@@ -182,7 +205,8 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     throw LaunchError("no plan: give --plan PLAN.json (or a tp.plan "
                       "attribute in the model) to run on " +
                       std::to_string(launcher.requestedRanks()) + " ranks");
-  } else if (failed(train(module, options)) ||
+  } else if (failed(mixPrecision(module, options)) ||
+             failed(train(module, options)) ||
              failed(mlir::tp::partition(module))) {
     // No plan: the unparallelized model on one rank.
     throw LaunchError("cannot prepare " + file + " for execution");

@@ -101,12 +101,15 @@ void writeCollectives(json::Writer &w,
 } // namespace
 
 void RunReport::print(llvm::raw_ostream &os) const {
-  rt::DType dtype = programDType(*program);
+  rt::DType dtype = computeDType.value_or(programDType(*program));
   os << toolName << ": " << program->numRanks() << " rank(s), mesh "
      << meshString(*program) << ", backend " << backend << ", "
-     << rt::dtypeName(dtype) << ", " << program->size()
-     << " instructions, peak " << run->peakBytes << " bytes/rank, "
-     << llvm::format("%.2f", run->ms) << " ms\n";
+     << rt::dtypeName(dtype);
+  if (computeDType)
+    os << " compute on " << rt::dtypeName(programDType(*program))
+       << " parameters";
+  os << ", " << program->size() << " instructions, peak " << run->peakBytes
+     << " bytes/rank, " << llvm::format("%.2f", run->ms) << " ms\n";
   // A training step's loss, every step's (a forward program that returns a
   // scalar has it in the JSON report only).
   if (resumedFrom)
@@ -173,6 +176,9 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
                             : it->second);
   }
   w.objectEnd();
+  // The parameters' dtype, and the one the model computes in.
+  w.member("compute_dtype",
+           rt::dtypeName(computeDType.value_or(programDType(*program))));
   w.member("dtype", rt::dtypeName(programDType(*program)));
   if (!run->losses.empty()) {
     w.key("losses");

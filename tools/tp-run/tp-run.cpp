@@ -175,6 +175,18 @@ static cl::opt<std::string> betas("betas",
                                   cl::init("0.9,0.999"), cl::cat(category));
 static cl::opt<double> eps("eps", cl::desc("AdamW eps (default 1e-8)"),
                            cl::init(1e-8), cl::cat(category));
+static cl::opt<std::string> paramDtype(
+    "param-dtype",
+    cl::desc("Mixed precision (FSDP2's param_dtype): compute in bf16 or f16 "
+             "on f32 master parameters, optimizer state and checkpoints "
+             "(default f32: as the model is written)"),
+    cl::init("f32"), cl::cat(category));
+static cl::opt<std::string> reduceDtype(
+    "reduce-dtype",
+    cl::desc("With --train: reduce the gradients over ranks in f32 or in "
+             "the --param-dtype (FSDP2's reduce_dtype; default: the "
+             "--param-dtype)"),
+    cl::cat(category));
 static cl::opt<bool> regather(
     "regather",
     cl::desc("With --grad/--train: gather again in the backward what the "
@@ -195,7 +207,9 @@ static cl::opt<std::string> referenceDtype(
     "reference-dtype",
     cl::desc("What --verify compares a bf16/f16 model with: f32 (default: "
              "the model computed in f32 on one rank) or model (the model in "
-             "its own dtype on one rank)"),
+             "its own dtype on one rank); with --param-dtype: model "
+             "(default: one rank under the same policy) or f32 (the model "
+             "as written)"),
     cl::init("f32"), cl::cat(category));
 static cl::opt<bool> jsonOutput("json",
                                 cl::desc("Print one JSON object as summary"),
@@ -364,7 +378,7 @@ std::string planText() {
 mlir::tp::OptimizerOptions optimizerOptions() {
   for (const cl::Option *o : std::initializer_list<const cl::Option *>{
            &steps, &optimizer, &lr, &momentum, &weightDecay, &betas, &eps,
-           &maxGradNorm, &saveCheckpoint, &resume})
+           &maxGradNorm, &saveCheckpoint, &resume, &reduceDtype})
     if (o->getNumOccurrences() && !train)
       fail("--" + o->ArgStr.str() + " belongs to --train");
   mlir::tp::OptimizerOptions o;
@@ -376,6 +390,24 @@ mlir::tp::OptimizerOptions optimizerOptions() {
   o.weightDecay = weightDecay;
   o.eps = eps;
   o.maxGradNorm = maxGradNorm;
+  // FSDP2's default: the gradients are reduced in the param dtype.
+  llvm::StringRef param = mlir::tp::canonicalComputeDtype(paramDtype);
+  if (param.empty())
+    fail("--param-dtype must be bf16, f16 or f32, not '" + paramDtype + "'");
+  if (reduceDtype.getNumOccurrences()) {
+    llvm::StringRef reduce = mlir::tp::canonicalComputeDtype(reduceDtype);
+    if (reduce.empty())
+      fail("--reduce-dtype must be f32, bf16 or f16, not '" + reduceDtype +
+           "'");
+    if (param != "f32" && reduce != "f32" && reduce != param)
+      fail("--reduce-dtype " + reduce.str() + " with --param-dtype " +
+           param.str() +
+           ": the gradients are computed in the --param-dtype and reduced in "
+           "it or in f32");
+    o.reduceDtype = reduce.str();
+  } else if (param != "f32") {
+    o.reduceDtype = param.str();
+  }
   llvm::StringRef b1, b2;
   std::tie(b1, b2) = llvm::StringRef(betas).split(',');
   if (b1.trim().getAsDouble(o.beta1) || b2.trim().getAsDouble(o.beta2) ||
@@ -465,13 +497,27 @@ int main(int argc, char **argv) {
     if (planFile.getNumOccurrences())
       prepare.planFile = planFile;
     prepare.reference = verify;
-    prepare.referenceInF32 = referenceDtype == "f32";
+    // A mixed-precision run is verified against one rank under the same
+    // policy, unless --reference-dtype f32 asks for the model as written.
+    prepare.paramDtype = mlir::tp::canonicalComputeDtype(paramDtype).str();
+    prepare.referenceInF32 =
+        referenceDtype.getNumOccurrences() || prepare.paramDtype == "f32"
+            ? referenceDtype == "f32"
+            : false;
     prepare.differentiate = grad || train;
     if (regather && !prepare.differentiate)
       fail("--regather belongs to --grad or --train");
     prepare.regather = regather;
     if (train)
       prepare.optimizer = optimizerArgs;
+    // Mixed precision: the report and the tolerance follow the dtype the
+    // model computes in.
+    std::optional<mlir::tp::runtime::DType> computeDType;
+    if (prepare.paramDtype != "f32") {
+      mlir::tp::runtime::DType t;
+      if (mlir::tp::runtime::parseDType(prepare.paramDtype, t))
+        computeDType = t;
+    }
     exec::PreparedModel model =
         exec::prepareModel(context, sourceMgr, prepare, *launcher);
     exec::Program program =
@@ -540,6 +586,8 @@ int main(int argc, char **argv) {
       std::optional<double> tolerance;
       if (rtol.getNumOccurrences())
         tolerance = rtol;
+      else if (computeDType)
+        tolerance = exec::defaultTolerance(*computeDType);
       verification = exec::verifyOutputs(program, outputs, reference, data,
                                          tolerance, runSteps, &run.losses);
     }
@@ -549,6 +597,7 @@ int main(int argc, char **argv) {
     report.run = &run;
     report.verification = verification ? &*verification : nullptr;
     report.referenceInF32 = prepare.referenceInF32;
+    report.computeDType = computeDType;
     report.resumedFrom = data.checkpoint.get();
     if (memoryReport) {
       report.memory = &memory;

@@ -34,8 +34,13 @@ struct PrepareOptions {
   std::optional<std::string> planFile;
   /// Also prepare the reference: the model before any plan, on one rank.
   bool reference = false;
-  /// The reference computes 16-bit models in f32.
+  /// The reference computes 16-bit models in f32 (and, with paramDtype,
+  /// without the mixed-precision policy: the model as written).
   bool referenceInF32 = true;
+  /// Mixed precision (tp-mixed-precision): compute in this dtype ("bf16",
+  /// "f16") on the f32 master parameters; "f32": as the model is written.
+  /// The reduce dtype is the optimizer's (OptimizerOptions::reduceDtype).
+  std::string paramDtype = "f32";
   /// Differentiate the model (tp-differentiate), and the reference alike:
   /// the program returns the loss and every parameter's gradient.
   bool differentiate = false;

@@ -13,6 +13,8 @@
 #include "tp/Launch/Launcher.h"
 #include "tp/Launch/Verify.h"
 
+#include <optional>
+
 namespace llvm {
 class raw_ostream;
 } // namespace llvm
@@ -28,8 +30,13 @@ struct RunReport {
   const RunResult *run = nullptr;
   /// The comparison with one rank (null without one).
   const Verification *verification = nullptr;
-  /// Whether the reference computed a 16-bit model in f32.
+  /// Whether the reference computed a 16-bit model in f32 (a mixed-
+  /// precision one without its policy).
   bool referenceInF32 = false;
+  /// The dtype the model computes in, where it is not its parameters'
+  /// (mixed precision, --param-dtype); unset: the parameters' dtype. The
+  /// report names both.
+  std::optional<runtime::DType> computeDType;
   /// The program's memory plan for the run's steps (null: not reported):
   /// the text report then adds the predicted and measured peaks, the JSON
   /// one a "memory" object (memoryJSON's members plus

@@ -557,3 +557,25 @@ func.func @expand(%x: tensor<4x1x8xf32>) {
   %f = model.expand %p : (!tp.dtensor<4x1x8xf32, @mesh, [#tp.partial<sum>]>) -> tensor<2x4x6x8xf32>
   return
 }
+
+// -----
+
+// cast: a Partial(sum) passes a widening cast (bf16 to f32: each rank's
+// part converts exactly, the sum is formed in f32, as a mixed-precision
+// gradient is reduced); before a narrowing cast it is reduced first
+// (rounding the parts is not rounding the sum). A shard passes both.
+// CHECK-LABEL: func.func @cast
+// CHECK: %[[W:.*]] = model.cast %{{.*}} : (!tp.dtensor<4x8xbf16, @mesh, [#tp.partial<sum>]>) -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+// CHECK: %[[R:.*]] = tp.redistribute %{{.*}} : !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]> -> !tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>
+// CHECK-NEXT: model.cast %[[R]] : (!tp.dtensor<4x8xf32, @mesh, [#tp.replicate]>) -> !tp.dtensor<4x8xbf16, @mesh, [#tp.replicate]>
+// CHECK: model.cast %{{.*}} : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>) -> !tp.dtensor<4x8xbf16, @mesh, [#tp.shard<1>]>
+tp.mesh @mesh(shape = 2) {axis_names = ["tp"]}
+func.func @cast(%x: tensor<4x8xbf16>, %y: tensor<4x8xf32>) {
+  %p = tp.distribute %x : tensor<4x8xbf16> -> !tp.dtensor<4x8xbf16, @mesh, [#tp.partial<sum>]>
+  %w = model.cast %p : (!tp.dtensor<4x8xbf16, @mesh, [#tp.partial<sum>]>) -> tensor<4x8xf32>
+  %q = tp.distribute %y : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>
+  %n = model.cast %q : (!tp.dtensor<4x8xf32, @mesh, [#tp.partial<sum>]>) -> tensor<4x8xbf16>
+  %s = tp.distribute %y : tensor<4x8xf32> -> !tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>
+  %m = model.cast %s : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xbf16>
+  return
+}

@@ -36,6 +36,11 @@ namespace m = mlir::tp::model;
 Operation *mlir::tp::getShardedParameter(Value v,
                                          SmallVectorImpl<Operation *> *chain) {
   SmallVector<Operation *> cuts;
+  // tp-mixed-precision reads a parameter through a cast of its shard.
+  if (auto c = v.getDefiningOp<m::CastOp>()) {
+    cuts.push_back(c);
+    v = c.getInput();
+  }
   while (auto chunk = v.getDefiningOp<ChunkOp>()) {
     cuts.push_back(chunk);
     v = chunk.getInput();

@@ -92,6 +92,9 @@ std::string mlir::tp::checkOptimizerOptions(const OptimizerOptions &o,
     if (o.isGiven(option))
       return spell.name(option) + " belongs to " +
              spell.setting("optimizer", sgd ? "adamw" : "sgd");
+  if (!o.reduceDtype.empty() && canonicalComputeDtype(o.reduceDtype).empty())
+    return spell.name("reduce-dtype") + " must be f32, bf16 or f16, not '" +
+           o.reduceDtype + "'";
   if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
     return spell.name("nesterov") + " needs a positive " +
            spell.name("momentum") + " and a " + spell.name("dampening") +
@@ -111,6 +114,11 @@ OptimizerOptions mlir::tp::getOptimizerOptions(const TPPipelineOptions &p) {
   o.beta2 = p.beta2;
   o.eps = p.eps;
   o.maxGradNorm = p.maxGradNorm;
+  // FSDP2's default: the gradients are reduced in the param dtype.
+  StringRef param = canonicalComputeDtype(p.paramDtype);
+  o.reduceDtype = !p.reduceDtype.empty() ? p.reduceDtype.getValue()
+                  : param != "f32"       ? param.str()
+                                         : std::string();
   auto mark = [&](const auto &option) {
     if (option.hasValue())
       o.given.push_back(option.getArgStr().str());
@@ -143,6 +151,23 @@ std::string mlir::tp::checkTPPipelineOptions(const TPPipelineOptions &p) {
             checkOptimizerOptions(o, OptionSyntax::PassOptions);
         !problem.empty())
       return problem;
+  }
+  StringRef param = canonicalComputeDtype(p.paramDtype);
+  if (param.empty())
+    return "param-dtype must be bf16, f16 or f32, not '" + p.paramDtype + "'";
+  if (!p.reduceDtype.empty()) {
+    StringRef reduce = canonicalComputeDtype(p.reduceDtype);
+    if (reduce.empty())
+      return "reduce-dtype must be f32, bf16 or f16, not '" + p.reduceDtype +
+             "'";
+    if (p.optimizer.empty())
+      return "reduce-dtype says how an optimizer's gradients are reduced: "
+             "give optimizer=sgd or optimizer=adamw (with grad=true) too";
+    if (param != "f32" && reduce != "f32" && reduce != param)
+      return "reduce-dtype=" + reduce.str() +
+             " with param-dtype=" + param.str() +
+             ": the gradients are computed in the param-dtype and reduced in "
+             "it or in f32";
   }
   if (p.regather && !p.grad)
     return "regather belongs to grad=true";

@@ -118,31 +118,106 @@ static LogicalResult addUpdates(func::FuncOp func,
              << " does not read";
     paramOf[i] = param;
   }
-  // A gradient that its parameter's placement shards where the gradient is
-  // Partial (FSDP: the batch and the parameter are both split over the
-  // axis) is reduce-scattered to the parameter's placement as soon as the
-  // backward has computed it, as FSDP does after each unit's backward: the
-  // whole gradient dies there, and only the shard lives on to the update
-  // and is returned, as FSDP's sharded .grad.
+  // Each gradient reduced over ranks (a Partial where its parameter is not)
+  // is reduced explicitly where the default would not do it right:
+  // - A gradient that its parameter's placement shards where the gradient
+  //   is Partial (FSDP: the batch and the parameter are both split over the
+  //   axis) is reduce-scattered to the parameter's placement as soon as the
+  //   backward has computed it, as FSDP does after each unit's backward:
+  //   the whole gradient dies there, and only the shard lives on to the
+  //   update and is returned, as FSDP's sharded .grad.
+  // - With a reduce dtype other than the gradient's, the gradient is
+  //   reduced in it (FSDP2's reduce_dtype): a mixed-precision parameter's
+  //   16-bit gradient before tp-mixed-precision's cast widens it, any other
+  //   gradient cast to a wider type and back.
+  // Other gradients are reduced by the update's sharding rule, in the
+  // optimizer's phase, as they always were.
+  Type reduceType;
+  if (!options.reduceDtype.empty()) {
+    FailureOr<FloatType> t =
+        parseComputeDtype(func.getContext(), options.reduceDtype);
+    if (failed(t))
+      return func.emitError() << "tp-optimizer-step: reduce-dtype must be "
+                                 "f32, bf16 or f16, not '"
+                              << options.reduceDtype << "'";
+    reduceType = *t;
+  }
+  // The widening casts whose gradients are now reduced first (dead once
+  // the step returns what replaces them).
+  SmallVector<m::CastOp> widened;
   for (unsigned i = 0; i < func.getNumResults(); ++i) {
     if (!paramOf.count(i))
       continue;
-    auto p = dyn_cast<DTensorType>(paramOf[i].getType());
     auto g = dyn_cast<DTensorType>(results[i].getType());
-    if (!p || !g)
+    if (!g)
       continue;
-    bool scattered = false;
-    for (auto [pp, gp] : llvm::zip(p.getPlacements(), g.getPlacements()))
+    // A parameter read whole (a plain tensor) is replicated.
+    auto p = dyn_cast<DTensorType>(paramOf[i].getType());
+    SmallVector<Attribute> target =
+        p ? SmallVector<Attribute>(p.getPlacements())
+          : SmallVector<Attribute>(g.getPlacements().size(),
+                                   ReplicateAttr::get(func.getContext()));
+    bool reduced = false, scattered = false;
+    for (auto [pp, gp] : llvm::zip(target, g.getPlacements())) {
+      reduced |= isa<PartialAttr>(gp) && !isa<PartialAttr>(pp);
       scattered |= getSplitDim(pp) && isa<PartialAttr>(gp);
-    if (!scattered)
+    }
+    if (!reduced)
       continue;
-    OpBuilder after(func.getContext());
-    after.setInsertionPointAfterValue(results[i]);
-    // Counted for the module that owns the parameter.
     StringRef fqn = func.getResultAttrOfType<StringAttr>(i, gradOf).getValue();
-    results[i] = ensurePlacements(after, ret.getLoc(), results[i], p.getMesh(),
-                                  p.getPlacements(), getParameterOwner(fqn));
-    setPhase(results[i].getDefiningOp(), Phase::Backward);
+    Type own = g.getElementType();
+    // What is reduced: the gradient, or the 16-bit gradient it widens.
+    Value source = results[i];
+    bool widen = false;
+    if (reduceType && reduceType != own) {
+      auto c = source.getDefiningOp<m::CastOp>();
+      if (c && getTensorLikeElementType(c.getInput().getType()) == reduceType) {
+        source = c.getInput();
+        widened.push_back(c);
+      } else if (reduceType.getIntOrFloatBitWidth() >
+                 own.getIntOrFloatBitWidth())
+        widen = true;
+      else
+        return func.emitError()
+               << "tp-optimizer-step: reduce-dtype " << reduceType
+               << " for the gradient of '" << fqn << "', which is computed in "
+               << own
+               << ": a gradient is reduced in its own dtype or a wider one "
+                  "(compute in "
+               << reduceType << " with tp-mixed-precision to reduce in it)";
+    }
+    if (source == results[i] && !widen && !scattered)
+      continue;
+    // FSDP's reduce-scatter follows the backward and counts for the module
+    // that owns the parameter; the others stay in the optimizer's phase,
+    // counted for the parameter, as the update's rule would place them.
+    OpBuilder at(func.getContext());
+    if (scattered)
+      at.setInsertionPointAfterValue(source);
+    else
+      at.setInsertionPoint(ret);
+    Location loc = ret.getLoc();
+    SmallVector<Operation *> made;
+    auto castTo = [&](Value v, Type element) -> Value {
+      auto d = cast<DTensorType>(v.getType());
+      auto c = m::CastOp::create(
+          at, loc,
+          DTensorType::get(func.getContext(), d.getShape(), element,
+                           d.getMesh(), d.getPlacements()),
+          v);
+      made.push_back(c);
+      return c.getResult();
+    };
+    Value v = widen ? castTo(source, reduceType) : source;
+    v = ensurePlacements(at, loc, v, g.getMesh(), target,
+                         scattered ? getParameterOwner(fqn) : fqn);
+    made.push_back(v.getDefiningOp());
+    if (getTensorLikeElementType(v.getType()) != own)
+      v = castTo(v, own);
+    if (scattered)
+      for (Operation *op : made)
+        setPhase(op, Phase::Backward);
+    results[i] = v;
   }
   // The first new op: placements are propagated from there.
   Operation *first = nullptr;
@@ -246,6 +321,9 @@ static LogicalResult addUpdates(func::FuncOp func,
     setPhase(&op, Phase::Optimizer);
   func::ReturnOp::create(b, ret.getLoc(), results);
   ret.erase();
+  for (m::CastOp c : widened)
+    if (c->use_empty())
+      c->erase();
   func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
                                  ValueRange(results).getTypes()));
   func.setAllResultAttrs(attrs);
@@ -282,6 +360,7 @@ struct OptimizerStepPass
     options.beta2 = beta2;
     options.eps = eps;
     options.maxGradNorm = maxGradNorm;
+    options.reduceDtype = reduceDtype;
     // The options set to other than their defaults count as given (a pass
     // built from its options struct, as tp-pipeline builds it, has every
     // option set): an option of the other optimizer at its default value

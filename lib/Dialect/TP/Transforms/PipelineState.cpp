@@ -101,6 +101,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-lower-styles";
   case TPPass::Propagate:
     return "tp-propagate";
+  case TPPass::MixedPrecision:
+    return "tp-mixed-precision";
   case TPPass::Differentiate:
     return "tp-differentiate";
   case TPPass::OptimizerStep:
@@ -149,6 +151,7 @@ static unsigned refusedStates(TPPass pass) {
     return Partitioned;
   case TPPass::Propagate:
     return Partitioned | Styled;
+  case TPPass::MixedPrecision:
   case TPPass::Differentiate:
   case TPPass::OptimizerStep:
   case TPPass::Optimize:

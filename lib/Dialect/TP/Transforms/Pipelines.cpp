@@ -22,6 +22,13 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // (the pass ends with tp-propagate's propagatePlacements, so the pipeline
   // does not run tp-propagate again).
   pm.addPass(createTPLowerStylesPass());
+  // Mixed precision: the model computes in the param dtype on its f32
+  // parameters, each read through a cast after it is placed (so FSDP
+  // gathers the 16-bit shard); before the backward is derived, so the
+  // backward computes in it too.
+  if (canonicalComputeDtype(options.paramDtype) != "f32")
+    pm.addNestedPass<func::FuncOp>(createTPMixedPrecisionPass(
+        TPMixedPrecisionPassOptions{options.paramDtype}));
   // A training step: the backward program follows the placed forward one,
   // placed by the same rules, so the passes below lower its communication
   // too.
@@ -32,7 +39,8 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
     pm.addPass(createTPOptimizerStepPass(TPOptimizerStepPassOptions{
         options.optimizer, options.lr, options.momentum, options.dampening,
         options.weightDecay, options.nesterov, options.beta1, options.beta2,
-        options.eps, options.maxGradNorm}));
+        options.eps, options.maxGradNorm,
+        getOptimizerOptions(options).reduceDtype}));
   // From here on every step rewrites one function at a time (func.func
   // passes; meshes are only looked up), so they share one nested pipeline
   // and a compiler can run them on its functions in parallel.

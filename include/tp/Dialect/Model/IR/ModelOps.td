@@ -274,9 +274,12 @@ def Model_CastOp : Model_UnaryOp<"cast",
     activation upcast to f32 for a norm. Narrowing rounds to nearest even;
     integers convert exactly up to 2^24 in f32, i1 to 0 and 1. To i1
     (`.bool()`): every nonzero element (NaN too) is true. Sharding: a shard
-    passes; a Partial is reduced first (rounding each rank's part is not
-    rounding the sum). The gradient is the result's gradient cast back to
-    the input's float type (none for an integer or i1 input or result).
+    passes; a Partial(sum) passes a widening cast (bf16 or f16 to f32: each
+    rank's part converts exactly and the sum is formed in f32, so a
+    mixed-precision gradient is reduced in f32); before any other cast a
+    Partial is reduced first (rounding each rank's part is not rounding the
+    sum). The gradient is the result's gradient cast back to the input's
+    float type (none for an integer or i1 input or result).
 
     ```mlir
     %m = model.cast %mask : (tensor<2x8xi64>) -> tensor<2x8xf32>

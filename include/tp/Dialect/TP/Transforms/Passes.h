@@ -72,6 +72,18 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
       llvm::cl::desc("Clip the gradients to this global 2-norm before the "
                      "update (0: no clipping)"),
       llvm::cl::init(0)};
+  Option<std::string> paramDtype{
+      *this, "param-dtype",
+      llvm::cl::desc("Compute in this dtype (bf16, f16) on f32 master "
+                     "parameters (tp-mixed-precision; default f32: as "
+                     "the model is written)"),
+      llvm::cl::init("f32")};
+  Option<std::string> reduceDtype{
+      *this, "reduce-dtype",
+      llvm::cl::desc("With an optimizer: reduce the gradients in this dtype "
+                     "(f32 or the param-dtype; default: the param-dtype, as "
+                     "FSDP2)"),
+      llvm::cl::init("")};
   Option<bool> regather{
       *this, "regather",
       llvm::cl::desc("With grad: gather again in the backward what the "
@@ -200,8 +212,9 @@ inline StringRef getParameterOwner(StringRef fqn) {
   return name.empty() ? StringRef() : owner;
 }
 
-/// The parameter \p v is a piece of (a model.param cut by tp.chunk ops),
-/// or null; with \p chain, also the ops that cut it, parameter first.
+/// The parameter \p v is a piece of (a model.param cut by tp.chunk ops, and
+/// cast after them by tp-mixed-precision), or null; with \p chain, also the
+/// ops that cut and cast it, parameter first.
 Operation *getShardedParameter(Value v,
                                SmallVectorImpl<Operation *> *chain = nullptr);
 
@@ -296,6 +309,19 @@ LogicalResult propagatePlacementsFrom(Operation *first);
 /// or on a model without a mesh.
 LogicalResult differentiate(ModuleOp module);
 
+/// The canonical name ("f32", "bf16", "f16") of a compute dtype given as
+/// "bf16"/"bfloat16", "f16"/"float16"/"half"/"fp16" or
+/// "f32"/"float32"/"float"/"fp32" (any case); "" for anything else.
+StringRef canonicalComputeDtype(StringRef name);
+
+/// The float type a compute dtype name means (canonicalComputeDtype);
+/// failure for anything else.
+FailureOr<FloatType> parseComputeDtype(MLIRContext *ctx, StringRef name);
+
+/// tp-mixed-precision on one function: it computes in \p paramType on its
+/// f32 master parameters (see the pass). f32 changes nothing.
+LogicalResult applyMixedPrecision(func::FuncOp func, FloatType paramType);
+
 /// The optimizer of a training step (PyTorch's SGD or AdamW arguments).
 struct OptimizerOptions {
   /// "sgd" or "adamw".
@@ -309,6 +335,9 @@ struct OptimizerOptions {
   /// Positive: clip the gradients to this global 2-norm first
   /// (clip_grad_norm_); 0: no clipping.
   double maxGradNorm = 0;
+  /// The dtype the gradients are reduced in ("f32", "bf16", "f16"; "": each
+  /// gradient's own): FSDP2's reduce_dtype.
+  std::string reduceDtype;
   /// The options the user set, by their pass-option names ("momentum",
   /// "beta1", "max-grad-norm", ...); the others hold defaults. One that
   /// belongs to the other optimizer is an error, never ignored.

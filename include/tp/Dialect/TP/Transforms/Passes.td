@@ -98,6 +98,40 @@ def TPDifferentiatePass : Pass<"tp-differentiate", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
+def TPMixedPrecisionPass : Pass<"tp-mixed-precision", "::mlir::func::FuncOp"> {
+  let summary = "Compute in bf16 or f16 on f32 master parameters";
+  let description = [{
+    FSDP2's `MixedPrecisionPolicy(param_dtype=...)`: the f32 parameters stay
+    f32 (the masters the optimizer steps, its state and checkpoints) and
+    the model computes in `param-dtype`. Each parameter is read through a
+    `model.cast` to it right after it is placed, so FSDP gathers the 16-bit
+    shard; every f32 value computed from the parameters and the inputs is
+    retyped, a float input cast where it is read; the cross entropy (also
+    loss_parallel's steps) reads its logits cast to f32 and computes the
+    loss in f32, as torchtitan does; a `model.generic` or an op of another
+    dialect computes in f32 on operands cast back; each result is cast back
+    to the type the function returns, so the signature does not change.
+
+    On a placed model (after tp-lower-styles) or one without a mesh, before
+    tp-differentiate: the backward of a parameter's cast is its gradient
+    widened to f32, and a Partial gradient passes that cast, so it is
+    reduced in f32 (tp-optimizer-step's `reduce-dtype` can reduce it in
+    16 bits instead). A model without f32 parameters (built in bf16) is an
+    error; `param-dtype=f32` changes nothing.
+
+    ```mlir
+    %w = model.param "w1.weight" : tensor<64x32xf32>
+    %s = tp.distribute %w : tensor<64x32xf32> -> !tp.dtensor<64x32xf32, @mesh, [#tp.shard<0>]>
+    %c = model.cast %s : (!tp.dtensor<64x32xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<64x32xbf16, @mesh, [#tp.shard<0>]>
+    ```
+  }];
+  let options = [
+    Option<"paramDtype", "param-dtype", "std::string", /*default=*/"\"bf16\"",
+           "The compute dtype: bf16, f16 or f32 (no change)">
+  ];
+  let dependentDialects = ["::mlir::tp::TPDialect"];
+}
+
 def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
   let summary = "Update every parameter from its gradient (SGD or AdamW)";
   let description = [{
@@ -110,6 +144,14 @@ def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
     of a replicated parameter is reduced there, in the optimizer's phase
     (the updates are marked `tp.phase = #tp.phase<optimizer>`). A parameter
     read in two placements is an error.
+
+    With `reduce-dtype` (FSDP2's `reduce_dtype`), each gradient that is
+    reduced over ranks (a Partial where its parameter is not) is reduced in
+    that dtype: a mixed-precision parameter's gradient (tp-mixed-precision:
+    its 16-bit gradient widened to f32) is reduced before it is widened
+    when `reduce-dtype` is its 16-bit type, after it otherwise; a 16-bit
+    gradient with `reduce-dtype=f32` is widened, reduced and narrowed back.
+    A gradient computed in f32 is not reduced in fewer bits.
 
     With `max-grad-norm`, the gradients are first scaled as
     torch.nn.utils.clip_grad_norm_ does: `model.sum_squares` of all of them
@@ -135,7 +177,10 @@ def TPOptimizerStepPass : Pass<"tp-optimizer-step", "::mlir::ModuleOp"> {
     Option<"beta2", "beta2", "double", /*default=*/"0.999", "AdamW beta2">,
     Option<"eps", "eps", "double", /*default=*/"1e-8", "AdamW eps">,
     Option<"maxGradNorm", "max-grad-norm", "double", /*default=*/"0.0",
-           "Clip the gradients to this global 2-norm first (0: no clipping)">
+           "Clip the gradients to this global 2-norm first (0: no clipping)">,
+    Option<"reduceDtype", "reduce-dtype", "std::string", /*default=*/"\"\"",
+           "Reduce the gradients over ranks in this dtype: f32, bf16 or f16 "
+           "(default: each gradient's own)">
   ];
 }
 

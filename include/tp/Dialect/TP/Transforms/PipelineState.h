@@ -57,6 +57,7 @@ enum class TPPass {
   ApplyPlan,
   LowerStyles,
   Propagate,
+  MixedPrecision,
   Differentiate,
   OptimizerStep,
   Optimize,
@@ -87,6 +88,7 @@ StringRef getPassFlag(TPPass pass);
 /// | tp-apply-plan         | partitioned, styled, distributed              |
 /// | tp-lower-styles       | partitioned                                   |
 /// | tp-propagate          | partitioned, styled                           |
+/// | tp-mixed-precision    | partitioned, styled, unpropagated             |
 /// | tp-differentiate      | partitioned, styled, unpropagated             |
 /// | tp-optimizer-step     | partitioned, styled, unpropagated             |
 /// | tp-optimize           | partitioned, styled, unpropagated             |
