@@ -75,7 +75,16 @@ void Compiler::compile(func::FuncOp func) {
                                  "' feeds no embedding, so its id range "
                                  "is unknown");
     }
-    program.inputSlots.push_back(slotOf(arg));
+    int slot = slotOf(arg);
+    if (program.slots[slot].staticBytes == 0 && !in.placements.empty()) {
+      // An uneven piece of an input: rank 0 holds the largest.
+      std::vector<int64_t> offsets, sizes;
+      runtime::placementBox(in.shape, in.placements, program.meshShape,
+                            std::vector<int64_t>(program.meshShape.size(), 0),
+                            offsets, sizes);
+      setBound(slot, sizes);
+    }
+    program.inputSlots.push_back(slot);
     program.inputs.push_back(in);
   }
   for (Operation &op : block.without_terminator())
@@ -103,6 +112,7 @@ void Compiler::compile(func::FuncOp func) {
   }
   // Whether the ranks fit this host is the launcher's check: a program
   // compiled for its memory report may be meant for larger machines.
+  planAsync(program);
   planLiveness(program);
 }
 
@@ -125,7 +135,76 @@ int Compiler::slotOf(Value v) {
           t.getNumElements() * static_cast<int64_t>(rt::dtypeSize(type.dtype));
   }
   program.slots.push_back(std::move(type));
+  if (program.slots[s].staticBytes == 0)
+    if (SmallVector<int64_t> bound = boundOf(v); !bound.empty())
+      setBound(s, bound);
   return s;
+}
+
+SmallVector<int64_t> Compiler::boundOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!t || t.hasStaticShape() || !def)
+    return {};
+  if (auto bound =
+          TPDialect::LocalBoundAttrHelper(def->getContext()).getAttr(def))
+    return SmallVector<int64_t>(bound.asArrayRef());
+  // A piece of the operand along one dim, over the group of `axes`: the
+  // largest is rank 0's (torch.chunk), of the operand's largest.
+  auto piece = [&](Value operand, int64_t dim, ArrayRef<int64_t> axes,
+                   bool gather) -> SmallVector<int64_t> {
+    // The operand's largest shape: its static one, or its slot's bound, or
+    // (a value folded into its reader, a parameter's chunk) its own.
+    SmallVector<int64_t> shape;
+    auto o = dyn_cast<RankedTensorType>(operand.getType());
+    if (o && o.hasStaticShape())
+      shape.assign(o.getShape().begin(), o.getShape().end());
+    else if (auto it = slots.find(operand); it != slots.end())
+      shape = bounds.lookup(it->second);
+    else
+      shape = boundOf(operand);
+    if (shape.empty())
+      return {};
+    if (dim < 0)
+      dim += static_cast<int64_t>(shape.size());
+    if (dim < 0 || dim >= static_cast<int64_t>(shape.size()))
+      return {};
+    int64_t n =
+        program.groupSize(std::vector<int64_t>(axes.begin(), axes.end()));
+    shape[dim] = gather ? shape[dim] * n : (shape[dim] + n - 1) / n;
+    // The static dims of the result are what they say.
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (!t.isDynamicDim(i) && i < static_cast<int64_t>(shape.size()))
+        shape[i] = t.getDimSize(i);
+    return shape;
+  };
+  if (auto c = dyn_cast<mlir::tp::ChunkOp>(def))
+    return piece(c.getInput(), c.getAxis(), c.getMeshAxes(), false);
+  if (auto r = dyn_cast<mlir::tp::ReduceScatterOp>(def))
+    return piece(r.getInput(), r.getScatterAxis(), r.getMeshAxes(), false);
+  if (auto g = dyn_cast<mlir::tp::AllGatherOp>(def))
+    return piece(g.getInput(), g.getGatherAxis(), g.getMeshAxes(), true);
+  // A value of its operand's shape: an all_reduce's, an elementwise op's.
+  if (isa<mlir::tp::AllReduceOp>(def) ||
+      def->hasTrait<OpTrait::Elementwise>() ||
+      def->hasTrait<OpTrait::SameOperandsAndResultShape>())
+    for (Value operand : def->getOperands())
+      if (operand.getType() == t)
+        if (auto it = slots.find(operand); it != slots.end())
+          if (SmallVector<int64_t> b = bounds.lookup(it->second); !b.empty())
+            return b;
+  return {};
+}
+
+void Compiler::setBound(int s, ArrayRef<int64_t> bound) {
+  SlotType &type = program.slots[s];
+  if (bound.size() != type.shape.size())
+    return;
+  int64_t numel = 1;
+  for (int64_t d : bound)
+    numel *= d;
+  type.staticBytes = numel * static_cast<int64_t>(rt::dtypeSize(type.dtype));
+  bounds[s] = SmallVector<int64_t>(bound);
 }
 
 Instruction &Compiler::emit(Operation *op, Instruction instr) {

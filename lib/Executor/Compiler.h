@@ -76,6 +76,10 @@ std::optional<KernelRef> kernelRef(llvm::StringRef name);
 /// The attributes of an op that kernel \p k reads: `fqn` (the
 /// instruction's name) and those of its argument kinds (CompileOps.cpp).
 llvm::SmallVector<llvm::StringRef> kernelAttributes(const KernelRef &k);
+/// Marks the collectives whose result is first read after other
+/// instructions `async`, and the first reader's `awaits` (the interpreter
+/// overlaps them with those instructions where its communicator allows).
+void planAsync(ProgramData &program);
 /// Fills every instruction's `frees` (each slot after its last reader,
 /// results kept) and the static peak bytes of \p program.
 void planLiveness(ProgramData &program);
@@ -105,6 +109,13 @@ public:
 private:
   /// The slot of \p v, numbered (with its type) on first sight.
   int slotOf(mlir::Value v);
+  /// The largest shape over the ranks of \p v, whose type has dynamic
+  /// (uneven) dims: tp-partition's tp.local_bound, or a chunk's or
+  /// reduce_scatter's piece of its operand's bound; empty where unknown.
+  llvm::SmallVector<int64_t> boundOf(mlir::Value v);
+  /// Counts slot \p s at \p bound (its largest shape over the ranks) in
+  /// the memory plan.
+  void setBound(int s, llvm::ArrayRef<int64_t> bound);
   /// One instruction per op (CompileOps.cpp).
   void compileOp(mlir::Operation *op);
   void compileParam(mlir::tp::model::ParamOp op);
@@ -135,6 +146,8 @@ private:
 
   ProgramData &program;
   llvm::DenseMap<mlir::Value, int> slots;
+  /// The bounds of the slots with dynamic dims (setBound).
+  llvm::DenseMap<int, llvm::SmallVector<int64_t>> bounds;
   /// Chunks folded into the parameter they read (ParamChunk).
   llvm::DenseSet<mlir::Operation *> fusedChunks;
   /// The first param op of each FQN.

@@ -149,12 +149,66 @@ void describeLayout(Type global, size_t meshRank, const std::string &what,
   }
 }
 
+/// Whether instruction \p in may run on a communication thread: a
+/// collective of one call on the rank's buffers (a gather or scatter along
+/// dim 0 fills its result in place; an all_reduce works in place).
+static bool canRunAsync(const Instruction &in) {
+  switch (in.op) {
+  case Opcode::AllGather:
+  case Opcode::ReduceScatter:
+    return in.dim == 0;
+  case Opcode::AllReduce:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void planAsync(ProgramData &program) {
+  std::vector<Instruction> &instrs = program.instrs;
+  program.asyncAxisGroups.clear();
+  for (Instruction &in : instrs) {
+    in.async = false;
+    in.awaits.clear();
+  }
+  // The first reader of each slot.
+  std::vector<int> firstUse(program.slots.size(), -1);
+  for (size_t i = 0; i < instrs.size(); ++i)
+    for (int s : instrs[i].operands)
+      if (firstUse[s] < 0)
+        firstUse[s] = static_cast<int>(i);
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    Instruction &in = instrs[i];
+    int first = firstUse[in.result];
+    // Nothing to overlap when the next instruction reads it.
+    if (!canRunAsync(in) || first == static_cast<int>(i) + 1 ||
+        (first < 0 && i + 1 == instrs.size()))
+      continue;
+    in.async = true;
+    program.asyncAxisGroups.insert(in.axes);
+    if (first >= 0)
+      instrs[first].awaits.push_back(in.result);
+  }
+}
+
 void planLiveness(ProgramData &program) {
   int numSlots = static_cast<int>(program.slots.size());
   std::vector<int> lastUse(numSlots, -1);
   for (size_t i = 0; i < program.instrs.size(); ++i)
     for (int s : program.instrs[i].operands)
       lastUse[s] = static_cast<int>(i);
+  // An async gather or scatter reads its operand until the instruction
+  // that waits for it (an all_reduce takes its operand's buffer, or copies
+  // it, as it starts). Results nobody reads are waited for at the end.
+  std::vector<int> waitAt(numSlots,
+                          static_cast<int>(program.instrs.size()) - 1);
+  for (size_t i = 0; i < program.instrs.size(); ++i)
+    for (int s : program.instrs[i].awaits)
+      waitAt[s] = static_cast<int>(i);
+  for (const Instruction &in : program.instrs)
+    if (in.async && in.op != Opcode::AllReduce)
+      for (int o : in.operands)
+        lastUse[o] = std::max(lastUse[o], waitAt[in.result]);
   std::vector<bool> keep(numSlots, false);
   for (int s : program.resultSlots)
     keep[s] = true;

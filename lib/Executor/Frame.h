@@ -11,6 +11,7 @@
 #ifndef TP_LIB_EXECUTOR_FRAME_H
 #define TP_LIB_EXECUTOR_FRAME_H
 
+#include "CommWorker.h"
 #include "ProgramData.h"
 
 #include "tp/Runtime/GradKernels.h"
@@ -31,7 +32,9 @@ template <class B> struct Frame {
   using Buffer = typename B::Buffer;
 
   /// Value slots; a slot may share its buffer with the RankState (a
-  /// resident parameter). Buffers are never written after they are set.
+  /// resident parameter). Buffers are never written after they are set,
+  /// except an async collective's result, which nothing reads before
+  /// awaitSlot.
   std::vector<std::shared_ptr<Buffer>> slots;
   /// Whether the slot's buffer is a resident parameter (kept after the run).
   std::vector<bool> resident;
@@ -174,6 +177,39 @@ template <class B> struct Frame {
       resident[out] = true;
     }
   }
+
+  /// The communicators of the async collectives (one per group, besides
+  /// those of `groups`), when this rank overlaps them (runProgram).
+  Groups ownAsyncGroups;
+  const Groups *asyncGroups = nullptr;
+  /// Where the calls of async collectives count, by phase (null: nowhere).
+  PhaseCounts *byPhase = nullptr;
+  /// The async collectives started and not yet awaited, by result slot,
+  /// with their phase.
+  std::map<int, std::pair<std::future<CommWorker::Counts>, Phase>> pending;
+  /// Waits for the async collective whose result is slot \p s, if one is
+  /// pending: rethrows what it threw, counts its calls in its phase.
+  void awaitSlot(int s) {
+    auto it = pending.find(s);
+    if (it == pending.end())
+      return;
+    std::future<CommWorker::Counts> done = std::move(it->second.first);
+    Phase phase = it->second.second;
+    pending.erase(it);
+    CommWorker::Counts counts = done.get();
+    if (byPhase)
+      for (auto &[name, n] : counts)
+        (*byPhase)[phaseName(phase)][name] += n;
+  }
+  /// Waits for every pending async collective.
+  void awaitAll() {
+    while (!pending.empty())
+      awaitSlot(pending.begin()->first);
+  }
+  /// The rank's communication thread. Last, so that it finishes (and
+  /// stops touching buffers and communicators) before the members above
+  /// go.
+  std::unique_ptr<CommWorker> worker;
 };
 
 } // namespace mlir::tp::exec::detail

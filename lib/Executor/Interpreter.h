@@ -116,6 +116,75 @@ template <class B> void executeOnHost(const Instruction &in, Frame<B> &f) {
   }
 }
 
+/// Starts \p in, an async collective (Instruction::async), on the rank's
+/// communication thread when the frame has one (host buffers only): its
+/// result buffer is allocated here and set into its slot, filled by the
+/// thread; the instructions that read it wait for it (Frame::awaitSlot).
+/// Returns false when \p in is to run here instead.
+template <class B> bool startAsync(const Instruction &in, Frame<B> &f) {
+  if constexpr (!B::kHostOnlyKernels) {
+    return false;
+  } else {
+    if (!in.async || !f.worker)
+      return false;
+    rt::Communicator &comm = *f.asyncGroups->at(in.axes);
+    std::shared_ptr<Tensor> x = f.slots[in.operands[0]], out;
+    int64_t n = comm.size();
+    if (in.op == Opcode::AllReduce) {
+      // In place, on the operand's buffer when this is its last reader.
+      out = f.dyingOperand(in, 0)
+                ? std::make_shared<Tensor>(f.takeOperand(in, 0))
+                : std::make_shared<Tensor>(B::clone(*x));
+      x.reset();
+    } else {
+      if (x->rank() == 0)
+        return false;
+      std::vector<int64_t> shape = x->shape();
+      if (in.op == Opcode::AllGather) {
+        shape[0] *= n;
+      } else {
+        if (shape[0] % n != 0)
+          throw std::invalid_argument(
+              in.origin + ": reduce_scatter of dim 0 of size " +
+              std::to_string(shape[0]) + " over " + std::to_string(n) +
+              " ranks, which does not divide it");
+        shape[0] /= n;
+      }
+      out = std::make_shared<Tensor>(
+          Tensor::uninitialized(std::move(shape), x->dtype()));
+    }
+    f.slots[in.result] = out;
+    const void *src = x ? x->raw() : out->raw();
+    void *dst = out->raw();
+    size_t count = static_cast<size_t>(x ? x->numel() : out->numel());
+    if (in.op == Opcode::ReduceScatter)
+      count = static_cast<size_t>(out->numel());
+    rt::DType dtype = out->dtype();
+    Opcode op = in.op;
+    rt::ReduceOp reduce = in.reduce;
+    auto task = [&comm, x, out, src, dst, count, dtype, op,
+                 reduce]() mutable -> CommWorker::Counts {
+      CommWorker::Counts before = comm.stats().counts, calls;
+      if (op == Opcode::AllGather)
+        comm.allGather(src, count, dst, dtype);
+      else if (op == Opcode::ReduceScatter)
+        comm.reduceScatter(src, dst, count, dtype, reduce);
+      else
+        comm.allReduce(dst, dst, count, dtype, reduce);
+      for (auto &[name, k] : comm.stats().counts)
+        if (int64_t d = k - before[name])
+          calls[name] = d;
+      // Let go of the buffers before the waiting thread sees the end, so
+      // that it may take them over.
+      x.reset();
+      out.reset();
+      return calls;
+    };
+    f.pending[in.result] = {f.worker->start(std::move(task)), in.phase};
+    return true;
+  }
+}
+
 /// Executes \p in: sets its result slot.
 template <class B> void execute(const Instruction &in, Frame<B> &f) {
   using Buffer = typename B::Buffer;
@@ -138,6 +207,8 @@ template <class B> void execute(const Instruction &in, Frame<B> &f) {
   }
   const ProgramData &P = *f.program;
   auto arg = [&](size_t i) -> const Buffer & { return f.at(in.operands[i]); };
+  if (in.async && startAsync(in, f))
+    return;
   switch (in.op) {
   case Opcode::Param:
     f.loadParam(in.result, in.param, [&] {
@@ -323,6 +394,7 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   // Sub-communicators, created in the same order on every rank (once per
   // RankState).
   Groups &groups = state ? state->groups : f.ownGroups;
+  Groups &asyncGroups = state ? state->asyncGroups : f.ownAsyncGroups;
   if (!state || !state->program) {
     for (const std::vector<int64_t> &axes : program.axisGroups) {
       if (axes.size() == program.meshShape.size())
@@ -335,6 +407,19 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
       int key = static_cast<int>(program.groupIndex(f.coords, axes));
       groups[axes] = comm.split(color, key);
     }
+    // A second communicator per group of the async collectives, for the
+    // communication thread (the whole mesh's too).
+    if constexpr (B::kHostOnlyKernels)
+      if (comm.allowsConcurrentThreads())
+        for (const std::vector<int64_t> &axes : program.asyncAxisGroups) {
+          std::vector<int64_t> others;
+          for (int64_t a = 0; a < (int64_t)program.meshShape.size(); ++a)
+            if (std::find(axes.begin(), axes.end(), a) == axes.end())
+              others.push_back(a);
+          asyncGroups[axes] =
+              comm.split(static_cast<int>(program.groupIndex(f.coords, others)),
+                         static_cast<int>(program.groupIndex(f.coords, axes)));
+        }
     if (state) {
       state->program = &program;
       state->backend = B::kName;
@@ -342,10 +427,18 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
     }
   }
   f.groups = &groups;
+  f.byPhase = byPhase;
+  if (!asyncGroups.empty()) {
+    f.asyncGroups = &asyncGroups;
+    f.worker = std::make_unique<CommWorker>();
+  }
   rt::CollectiveStats worldBefore = comm.stats();
-  std::map<std::vector<int64_t>, rt::CollectiveStats> statsBefore;
+  std::map<std::vector<int64_t>, rt::CollectiveStats> statsBefore,
+      asyncStatsBefore;
   for (auto &[axes, group] : groups)
     statsBefore[axes] = group->stats();
+  for (auto &[axes, group] : asyncGroups)
+    asyncStatsBefore[axes] = group->stats();
   if (!data.weightsFile.empty() &&
       !(state && state->params.size() == program.params.size()))
     f.weights = std::make_unique<rt::WeightFiles>(
@@ -393,6 +486,8 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
     // What this instruction frees, measured before it runs (it may take a
     // dying operand's buffer).
     int64_t freed = 0;
+    for (int s : instr.awaits)
+      f.awaitSlot(s);
     for (int s : instr.frees)
       if (!f.resident[s])
         freed += f.at(s).bytes();
@@ -423,6 +518,9 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
     for (int s : instr.frees)
       f.slots[s].reset();
   }
+  // The async results nobody read (a gradient the program returns).
+  f.awaitAll();
+  f.worker.reset();
   if (state)
     state->optimizerBytes += f.optimizerBytes;
   if (measuredPeakBytes)
@@ -444,6 +542,8 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
     add(comm.stats(), worldBefore);
     for (auto &[axes, group] : groups)
       add(group->stats(), statsBefore[axes]);
+    for (auto &[axes, group] : asyncGroups)
+      add(group->stats(), asyncStatsBefore[axes]);
   }
   std::vector<typename B::Buffer> results;
   for (size_t i = 0; i < program.resultSlots.size(); ++i)

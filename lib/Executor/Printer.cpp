@@ -8,6 +8,9 @@
 //     %1 = param_chunk 'fc1.weight' {dim = 0, axes = [0]} : f32[16x16]
 //     %3 = linear 'fc1' %0, %1, %2 : f32[4x16]  // frees %0, %1, %2
 //     %6 = all_reduce %5 {reduce = sum, axes = [0]} : f32[4x16]  // frees %5
+//     %9 = all_gather %7 {dim = 0, axes = [0]} : f32[32]  // async
+//     %10 = relu %6 : f32[4x16]  // frees %6
+//     %11 = reshape %9 {shape = [4x8]} : f32[4x8]  // awaits %9; frees %7, %9
 //     return %8
 //
 //===----------------------------------------------------------------------===//
@@ -210,8 +213,20 @@ void Program::print(llvm::raw_ostream &os) const {
     printArgs(os, in, p);
     os << " : ";
     printType(os, p.slots[in.result]);
+    // Notes: an async collective (run while the instructions up to its
+    // first reader run), what an instruction waits for, what it frees.
+    const char *sep = "  // ";
+    if (in.async) {
+      os << sep << "async";
+      sep = "; ";
+    }
+    if (!in.awaits.empty()) {
+      os << sep << "awaits ";
+      printSlots(os, in.awaits);
+      sep = "; ";
+    }
     if (!in.frees.empty()) {
-      os << "  // frees ";
+      os << sep << "frees ";
       printSlots(os, in.frees);
     }
     os << '\n';

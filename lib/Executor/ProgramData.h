@@ -41,6 +41,9 @@ struct ProgramData {
   /// The mesh axes of every group a collective runs on; each rank splits one
   /// sub-communicator per entry (except the whole mesh) before running.
   std::set<std::vector<int64_t>> axisGroups;
+  /// The groups of the async collectives (Instruction::async): a rank that
+  /// overlaps them opens a second communicator for each.
+  std::set<std::vector<int64_t>> asyncAxisGroups;
   /// Static peak bytes per rank (see Program::peakBytes).
   int64_t peak = 0;
 
@@ -109,6 +112,8 @@ struct RankStateImpl {
   const char *backend = nullptr;
   rt::Communicator *world = nullptr;
   std::map<std::vector<int64_t>, std::unique_ptr<rt::Communicator>> groups;
+  /// The communicators of the async collectives' groups (Frame).
+  std::map<std::vector<int64_t>, std::unique_ptr<rt::Communicator>> asyncGroups;
   /// One entry per parameter (a Buffer of the backend), indexed like
   /// ProgramData::params.
   std::vector<std::shared_ptr<void>> params;

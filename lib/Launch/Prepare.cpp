@@ -184,6 +184,7 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     mlir::tp::TPPipelineOptions pipeline;
     pipeline.grad = options.differentiate;
     pipeline.regather = options.regather;
+    pipeline.fsdpPrefetch = options.fsdpPrefetch;
     pipeline.paramDtype = options.paramDtype;
     if (const auto &o = options.optimizer) {
       pipeline.optimizer = o->kind;

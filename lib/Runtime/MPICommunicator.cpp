@@ -15,7 +15,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 using namespace mlir::tp::runtime;
@@ -73,11 +75,13 @@ int mpiCount(size_t count, const char *what) {
 // Watchdog
 //===----------------------------------------------------------------------===//
 
-/// One armed deadline per process (MPI is used by one thread only). On
-/// expiry it prints what was pending and aborts the MPI job, which makes
-/// mpirun stop every process. Arming only wakes the thread when the new
-/// deadline is earlier than the one it sleeps towards, so back-to-back
-/// collectives cost a lock, not a context switch.
+/// The deadlines of the collectives running in this process, one per
+/// calling thread (the main one, and the executor's communication thread
+/// where MPI allows several). On the first expiry it prints what was
+/// pending and aborts the MPI job, which makes mpirun stop every process.
+/// Arming only wakes the thread when the new deadline is earlier than the
+/// one it sleeps towards, so back-to-back collectives cost a lock, not a
+/// context switch.
 class Watchdog {
 public:
   static Watchdog &get() {
@@ -86,62 +90,78 @@ public:
     return *w;
   }
 
-  /// Arms the deadline for \p call.
-  void arm(std::chrono::milliseconds timeout, int worldRank,
-           const CollectiveCall &call) {
+  /// Arms a deadline for \p call; disarm(the result) ends it.
+  uint64_t arm(std::chrono::milliseconds timeout, int worldRank,
+               const CollectiveCall &call) {
     std::lock_guard<std::mutex> lock(mu);
     if (!started) {
       std::thread([this] { loop(); }).detach();
       started = true;
     }
-    armed = true;
-    deadline = deadlineAfter(Clock::now(), timeout);
-    this->timeout = timeout;
-    this->worldRank = worldRank;
-    this->call = call;
-    if (deadline < sleepingUntil)
+    uint64_t id = nextId++;
+    Entry &e = armed[id];
+    e.deadline = deadlineAfter(Clock::now(), timeout);
+    e.timeout = timeout;
+    e.worldRank = worldRank;
+    e.call = call;
+    if (e.deadline < sleepingUntil)
       cv.notify_one();
+    return id;
   }
 
-  void disarm() {
+  void disarm(uint64_t id) {
     std::lock_guard<std::mutex> lock(mu);
-    armed = false;
+    armed.erase(id);
   }
 
 private:
+  struct Entry {
+    Clock::time_point deadline;
+    std::chrono::milliseconds timeout{0};
+    int worldRank = 0;
+    CollectiveCall call;
+  };
+
   void loop() {
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
-      if (!armed) {
+      if (armed.empty()) {
         sleepingUntil = Clock::time_point::max();
         cv.wait(lock);
         continue;
       }
-      sleepingUntil = deadline;
-      cv.wait_until(lock, deadline);
-      if (!armed || Clock::now() < deadline)
+      auto first = std::min_element(
+          armed.begin(), armed.end(), [](const auto &a, const auto &b) {
+            return a.second.deadline < b.second.deadline;
+          });
+      sleepingUntil = first->second.deadline;
+      cv.wait_until(lock, sleepingUntil);
+      first = std::find_if(armed.begin(), armed.end(), [](const auto &e) {
+        return Clock::now() >= e.second.deadline;
+      });
+      if (first == armed.end())
         continue;
+      const Entry &e = first->second;
       std::fprintf(stderr,
                    "tp: rank %d: timeout after %lld ms in %s; aborting every "
                    "rank\n",
-                   worldRank, static_cast<long long>(timeout.count()),
-                   call.describe().c_str());
+                   e.worldRank, static_cast<long long>(e.timeout.count()),
+                   e.call.describe().c_str());
       std::fflush(stderr);
-      // MPI_THREAD_FUNNELED does not promise that another thread may call
-      // MPI_Abort while the main one is inside MPI; Open MPI handles it, and
-      // abort() falls back to ending this process, which mpirun notices.
+      // Under MPI_THREAD_FUNNELED, MPI does not promise that another thread
+      // may call MPI_Abort while the main one is inside MPI; Open MPI
+      // handles it, and abort() falls back to ending this process, which
+      // mpirun notices.
       MPIEnvironment::abort(1);
     }
   }
 
   std::mutex mu;
   std::condition_variable cv;
-  bool started = false, armed = false;
-  Clock::time_point deadline;
+  bool started = false;
+  uint64_t nextId = 0;
+  std::map<uint64_t, Entry> armed;
   Clock::time_point sleepingUntil = Clock::time_point::max();
-  std::chrono::milliseconds timeout{0};
-  int worldRank = 0;
-  CollectiveCall call;
 };
 } // namespace
 
@@ -154,8 +174,11 @@ MPIEnvironment::MPIEnvironment(int *argc, char ***argv) {
   MPI_Initialized(&initialized);
   if (initialized)
     return;
+  // Several threads of a rank call MPI where the library allows it (the
+  // executor's communication thread overlaps collectives with compute);
+  // MPICommunicator::allowsConcurrentThreads says what it granted.
   int provided = 0;
-  int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
   if (rc != MPI_SUCCESS)
     throw CommError("MPI_Init_thread failed: " + mpiErrorString(rc));
   initializedHere_ = true;
@@ -196,16 +219,17 @@ void MPIEnvironment::abort(int code) {
 /// Disarms the watchdog when a collective ends, normally or by exception.
 class MPICommunicator::Guard {
 public:
-  explicit Guard(bool armed) : armed(armed) {}
-  Guard(Guard &&other) noexcept : armed(other.armed) { other.armed = false; }
+  /// \p id: the watchdog's deadline, or none.
+  explicit Guard(std::optional<uint64_t> id) : id(id) {}
+  Guard(Guard &&other) noexcept : id(other.id) { other.id.reset(); }
   Guard(const Guard &) = delete;
   ~Guard() {
-    if (armed)
-      Watchdog::get().disarm();
+    if (id)
+      Watchdog::get().disarm(*id);
   }
 
 private:
-  bool armed;
+  std::optional<uint64_t> id;
 };
 
 std::unique_ptr<MPICommunicator> MPICommunicator::world(MPIOptions options) {
@@ -235,6 +259,12 @@ MPICommunicator::MPICommunicator(MPI_Comm comm, bool owned, MPIOptions options)
   MPI_Group_free(&group);
   MPI_Group_free(&worldGroup);
   descriptors_.resize(static_cast<size_t>(descriptorSize) * (size_ + 1));
+}
+
+bool MPICommunicator::allowsConcurrentThreads() const {
+  int level = MPI_THREAD_SINGLE;
+  return MPI_Query_thread(&level) == MPI_SUCCESS &&
+         level == MPI_THREAD_MULTIPLE;
 }
 
 MPICommunicator::~MPICommunicator() {
@@ -335,10 +365,9 @@ MPICommunicator::Guard MPICommunicator::enter(const Call &call) {
     if (!mismatch.empty())
       throw CommError(mismatch);
   }
-  bool armed = options_.timeout.count() > 0;
-  if (armed)
-    Watchdog::get().arm(options_.timeout, worldRanks_[rank_], call);
-  return Guard(armed);
+  if (options_.timeout.count() <= 0)
+    return Guard(std::nullopt);
+  return Guard(Watchdog::get().arm(options_.timeout, worldRanks_[rank_], call));
 }
 
 void MPICommunicator::doAllGather(const Call &call, const void *in,

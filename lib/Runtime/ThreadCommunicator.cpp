@@ -439,6 +439,9 @@ public:
 
   int rank() const override { return myRank; }
   int size() const override { return group->size(); }
+  /// Each group has its own rendezvous: a rank's threads may wait in two
+  /// groups at once.
+  bool allowsConcurrentThreads() const override { return true; }
 
 private:
   void doAllGather(const CollectiveCall &call, const void *in,

@@ -193,6 +193,12 @@ static cl::opt<bool> regather(
              "forward gathered (Megatron's sequence parallelism: only shards "
              "live across the step, for one more all_gather each)"),
     cl::cat(category));
+static cl::opt<bool> fsdpPrefetch(
+    "fsdp-prefetch",
+    cl::desc("Under a plan with an fsdp_axis: gather each FSDP unit's "
+             "parameters while the unit before it computes, as FSDP2 "
+             "prefetches (default: true; one more unit's parameters live)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<double> maxGradNorm(
     "max-grad-norm",
     cl::desc("Clip the gradients to this global 2-norm before each update "
@@ -508,6 +514,7 @@ int main(int argc, char **argv) {
     if (regather && !prepare.differentiate)
       fail("--regather belongs to --grad or --train");
     prepare.regather = regather;
+    prepare.fsdpPrefetch = fsdpPrefetch;
     if (train)
       prepare.optimizer = optimizerArgs;
     // Mixed precision: the report and the tolerance follow the dtype the

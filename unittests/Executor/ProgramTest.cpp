@@ -225,6 +225,75 @@ func.func @forward(%x: tensor<2x4xf32>) -> (tensor<2x5xf32>, tensor<?x4xf32>) at
   expectNear(assembled(program, out, 1), tripled);
 }
 
+TEST_F(ProgramTest, AsyncCollectivesRunWhileTheInstructionsBeforeTheirReader) {
+  // The gather's reader comes two instructions later and nobody reads the
+  // all_reduce: both run on the rank's communication thread (threads
+  // allow it), the gather's operand lives until the linear that waits for
+  // it, and the all_reduce is waited for at the end.
+  Program program = compile(R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
+func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {tp.spmd} {
+  %w = model.param "w" : tensor<8x8xf32>
+  %c = tp.chunk %w on @mesh mesh_axes = [0] axis = 0 : tensor<8x8xf32> -> tensor<4x8xf32>
+  %g = tp.all_gather %c on @mesh mesh_axes = [0] gather_axis = 0 : tensor<4x8xf32> -> tensor<8x8xf32>
+  %r = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = model.linear "fc"(%r, %g) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %s = tp.all_reduce %h on @mesh mesh_axes = [0] reduction = sum : tensor<4x8xf32>
+  %t = model.relu %h : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %s, %t : tensor<4x8xf32>, tensor<4x8xf32>
+}
+)");
+  std::string text = print(program);
+  EXPECT_NE(text.find("  %2 = all_gather %1 {dim = 0, axes = [0]} : "
+                      "f32[8x8]  // async\n"
+                      "  %3 = relu %0 : f32[4x8]  // frees %0\n"
+                      "  %4 = linear 'fc' %3, %2 : f32[4x8]  // awaits %2; "
+                      "frees %1, %2, %3\n"
+                      "  %5 = all_reduce %4 {reduce = sum, axes = [0]} : "
+                      "f32[4x8]  // async\n"),
+            std::string::npos)
+      << text;
+  DataSource data;
+  data.seed = 3;
+  rt::Tensor x = Program::globalInput(program.inputs()[0], data);
+  rt::Tensor w = Program::globalParam(program.params()[0], data);
+  rt::Tensor h = rt::linear(rt::relu(x), w, nullptr);
+  rt::Tensor twice = h;
+  for (int64_t i = 0; i < twice.numel(); ++i)
+    twice.data()[i] *= 2;
+  std::vector<std::vector<rt::Tensor>> out(2);
+  std::vector<rt::CollectiveStats> stats(2);
+  std::vector<::mlir::tp::exec::PhaseCounts> phases(2);
+  std::vector<int64_t> peaks(2);
+  std::mutex mu;
+  rt::runRanks(2, [&](rt::Communicator &comm) {
+    int r = comm.rank();
+    rt::CollectiveStats st;
+    ::mlir::tp::exec::PhaseCounts ph;
+    int64_t peak = 0;
+    auto res = program.run(comm, data, &peak, &st, nullptr, &ph);
+    std::lock_guard<std::mutex> lock(mu);
+    out[r] = std::move(res);
+    stats[r] = st;
+    phases[r] = ph;
+    peaks[r] = peak;
+  });
+  for (int r = 0; r < 2; ++r) {
+    expectNear(out[r][0], twice);
+    expectNear(out[r][1], rt::relu(h));
+    // The calls on the communication thread's communicators count as the
+    // program's, in their phase; the splits that made them do not.
+    EXPECT_EQ(stats[r].counts["all_gather"], 1);
+    EXPECT_EQ(stats[r].counts["all_reduce"], 1);
+    EXPECT_EQ(stats[r].counts.count("split"), 0u);
+    EXPECT_EQ(stats[r].bytes, (32 + 32) * 4); // both inputs are 4x8
+    EXPECT_EQ(phases[r]["forward"]["all_gather"], 1);
+    EXPECT_EQ(phases[r]["forward"]["all_reduce"], 1);
+    // The measured peak is the memory plan's.
+    EXPECT_EQ(peaks[r], program.memoryPlan().peakBytes);
+  }
+}
+
 TEST_F(ProgramTest, DataSourceChoosesTheInitByNameAndShape) {
   // Matrices: 1/sqrt(fan_in); 1-D weights (norms) centred on one; biases
   // small and centred on zero.

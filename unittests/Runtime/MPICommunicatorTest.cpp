@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 using namespace mlir::tp::runtime;
 
@@ -437,6 +438,37 @@ TEST(MPICommunicatorTest, StatsCountCallsAndInputBytes) {
   EXPECT_EQ(s.bytes, 4 * (4 + 4 + 2 * n + n + 3));
   comm->resetStats();
   EXPECT_TRUE(comm->stats().counts.empty());
+}
+
+TEST(MPICommunicatorTest, TwoThreadsRunCollectivesOnTwoCommunicators) {
+  // MPIEnvironment asks for MPI_THREAD_MULTIPLE; Open MPI grants it. A
+  // second thread then gathers on a duplicate of the world while the main
+  // thread reduces on the world (the executor's communication thread and
+  // its main one), each with the collective check and the watchdog armed.
+  auto comm = makeWorld();
+  ASSERT_TRUE(comm->allowsConcurrentThreads());
+  auto dup = comm->split(0, comm->rank());
+  ASSERT_TRUE(dup);
+  EXPECT_TRUE(dup->allowsConcurrentThreads());
+  int n = comm->size(), r = comm->rank();
+  constexpr size_t kCount = 4096;
+  std::vector<float> mine = rankData(r, kCount), gathered(kCount * n);
+  std::vector<float> sums(kCount, static_cast<float>(r + 1));
+  std::thread other([&] {
+    for (int i = 0; i < 20; ++i)
+      dup->allGather(mine.data(), kCount, gathered.data());
+  });
+  for (int i = 0; i < 20; ++i) {
+    std::vector<float> x(kCount, static_cast<float>(r + 1));
+    comm->allReduce(x.data(), x.data(), kCount, ReduceOp::Sum);
+    sums = x;
+  }
+  other.join();
+  for (int p = 0; p < n; ++p)
+    EXPECT_EQ(gathered[p * kCount + 7], 100.0f * p + 7) << "rank " << p;
+  EXPECT_EQ(sums[0], n * (n + 1) / 2.0f);
+  EXPECT_EQ(dup->stats().counts.at("all_gather"), 20);
+  EXPECT_EQ(comm->stats().counts.at("all_reduce"), 20);
 }
 
 /// Prints only failures, prefixed with the rank (used on ranks > 0 so that

@@ -99,6 +99,15 @@ struct Instruction {
   std::vector<int> widen;
   /// The liveness plan: slots whose last reader this is (results excepted).
   std::vector<int> frees;
+  /// A collective whose result is first read after other instructions
+  /// (a prefetched FSDP gather, a gradient bucket the backward does not
+  /// wait for): where the backend can, it runs on the rank's communication
+  /// thread while those instructions run (planAsync).
+  bool async = false;
+  /// The results of async collectives this instruction is the first to
+  /// read: it waits for them before it runs. Their operands live until
+  /// then.
+  std::vector<int> awaits;
 };
 
 /// The name \p in prints as: its kernel's for Opcode::Kernel, else its
@@ -110,8 +119,11 @@ const char *instructionName(const Instruction &in);
 struct SlotType {
   std::vector<int64_t> shape;
   runtime::DType dtype = runtime::DType::F32;
-  /// Bytes when every dim is static, else 0 (uneven dims are measured when
-  /// the program runs).
+  /// Bytes when every dim is static. With uneven (dynamic) dims, whose
+  /// sizes differ between ranks: the largest rank's bytes where the
+  /// compiler knows that rank's shape (tp-partition's tp.local_bound, a
+  /// chunk of a known shape), else 0 (the memory plan leaves it out and
+  /// says so).
   int64_t staticBytes = 0;
 };
 

@@ -50,6 +50,9 @@ struct PrepareOptions {
   /// With differentiate: gather again in the backward what the forward
   /// gathered (tp-regather): less activation memory, more all_gathers.
   bool regather = false;
+  /// Under a plan with an fsdp_axis: gather each FSDP unit's parameters
+  /// while the unit before it computes (tp-fsdp-prefetch).
+  bool fsdpPrefetch = true;
 };
 
 /// A model ready to compile.

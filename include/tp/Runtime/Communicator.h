@@ -185,6 +185,13 @@ public:
   /// CommError.
   std::unique_ptr<Communicator> split(int color, int key);
 
+  /// Whether this rank may run collectives on another communicator of the
+  /// same backend (one from split()) on another thread while this one runs
+  /// its own: the executor then overlaps async collectives with compute.
+  /// False unless the backend says so (threads: yes; MPI initialized for
+  /// one calling thread and NCCL on one stream: no).
+  virtual bool allowsConcurrentThreads() const { return false; }
+
   /// Calls made on this rank since construction or resetStats().
   const CollectiveStats &stats() const { return stats_; }
   /// Zeroes stats().

@@ -20,8 +20,10 @@
 namespace mlir::tp {
 namespace runtime {
 
-/// Initializes MPI (MPI_Init_thread with MPI_THREAD_FUNNELED: only the thread
-/// that constructed it makes MPI calls) for the lifetime of the object, unless
+/// Initializes MPI (MPI_Init_thread asking for MPI_THREAD_MULTIPLE, so that
+/// a rank's communication thread may run collectives beside its main one;
+/// MPICommunicator::allowsConcurrentThreads says whether it was granted)
+/// for the lifetime of the object, unless
 /// MPI is already initialized, and finalizes it at destruction if it did the
 /// initialization. Destroy every MPICommunicator first.
 class MPIEnvironment {
@@ -71,7 +73,9 @@ struct MPIOptions {
 /// reduceScatter is MPI_Alltoall plus a local reduction in rank order (OpenMPI
 /// 4.1's MPI_Reduce_scatter_block is an order of magnitude slower); Avg is a
 /// sum divided by size(). After a detected mismatch nothing has been sent and
-/// the communicator stays usable. Only one thread may use MPI in the process.
+/// the communicator stays usable. One communicator is used by one thread at
+/// a time; two threads may use two communicators at once only when
+/// allowsConcurrentThreads().
 class MPICommunicator final : public Communicator {
 public:
   /// A communicator over a duplicate of MPI_COMM_WORLD. MPI must be
@@ -87,6 +91,10 @@ public:
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  /// Whether MPI was initialized at MPI_THREAD_MULTIPLE (MPIEnvironment
+  /// asks for it): the executor's communication thread may then run
+  /// collectives on another communicator while this one's thread does.
+  bool allowsConcurrentThreads() const override;
 
   /// The wrapped MPI communicator.
   MPI_Comm handle() const { return comm_; }

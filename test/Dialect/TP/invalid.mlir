@@ -902,3 +902,35 @@ func.func @all_reduce_module_attr(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %r = tp.all_reduce %x on @mesh mesh_axes = [0] reduction = sum {module = [1]} : tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+// tp.local_bound (tp-partition's largest shape of an uneven result over the
+// ranks) is one size per dim of the op's one tensor result, equal to each
+// static dim.
+func.func @local_bound_not_array(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @below {{'model.gelu' op 'tp.local_bound' must be an array<i64>, got 2 : i64}}
+  %r = model.gelu %x {tp.local_bound = 2 : i64} : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @local_bound_rank(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @below {{'model.gelu' op 'tp.local_bound' [2] does not bound the result type 'tensor<?x8xf32>' (one size >= 0 per dim, equal to each static one)}}
+  %r = model.gelu %x {tp.local_bound = array<i64: 2>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @local_bound_static_dim(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  // expected-error @below {{'model.gelu' op 'tp.local_bound' [2, 4] does not bound the result type 'tensor<?x8xf32>'}}
+  %r = model.gelu %x {tp.local_bound = array<i64: 2, 4>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// expected-error @below {{'func.func' op 'tp.local_bound' belongs on an op with one tensor result}}
+func.func private @local_bound_no_result() attributes {tp.local_bound = array<i64: 2>}

@@ -83,12 +83,14 @@ func.func @vocab_shard(%ids: tensor<2x4xi64>) -> !tp.dtensor<2x4x8xf32, @mesh, [
   return %e : !tp.dtensor<2x4x8xf32, @mesh, [#tp.partial<sum>]>
 }
 
-// Uneven shards (6 rows over 4 ranks: 2, 2, 2, 0) have dynamic local dims.
+// Uneven shards (6 rows over 4 ranks: 2, 2, 2, 0) have dynamic local dims;
+// an op whose result is one keeps its largest shape over the ranks
+// (tp.local_bound, rank 0's), which the executor's memory plan counts.
 // CHECK-LABEL: func.func @uneven
 // CHECK-SAME: -> tensor<?x8xf32>
 // CHECK-SAME: tp.result_types = [!tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>]
 // CHECK-NEXT: %[[C:.*]] = tp.chunk %{{.*}} on @mesh mesh_axes = [0] axis = 0 : tensor<6x8xf32> -> tensor<?x8xf32>
-// CHECK-NEXT: model.gelu %[[C]] : (tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NEXT: model.gelu %[[C]] {tp.local_bound = array<i64: 2, 8>} : (tensor<?x8xf32>) -> tensor<?x8xf32>
 func.func @uneven(%x: tensor<6x8xf32>) -> !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]> {
   %d = tp.distribute %x : tensor<6x8xf32> -> !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>
   %r = model.gelu %d : (!tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>) -> !tp.dtensor<6x8xf32, @mesh, [#tp.shard<0>]>

@@ -121,6 +121,28 @@ LogicalResult TPDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << text << "' must be a unit attribute";
     return success();
   }
+  if (name == getLocalBoundAttrHelper().getName()) {
+    auto bound = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!bound)
+      return op->emitOpError()
+             << "'" << text << "' must be an array<i64>, got " << value;
+    auto type = op->getNumResults() == 1
+                    ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
+                    : RankedTensorType();
+    if (!type)
+      return op->emitOpError()
+             << "'" << text << "' belongs on an op with one tensor result";
+    bool fits = type.getRank() == static_cast<int64_t>(bound.size());
+    for (int64_t i = 0; fits && i < type.getRank(); ++i)
+      fits = bound[i] >= 0 &&
+             (type.isDynamicDim(i) || type.getDimSize(i) == bound[i]);
+    if (!fits)
+      return op->emitOpError()
+             << "'" << text << "' [" << bound.asArrayRef()
+             << "] does not bound the result type " << type
+             << " (one size >= 0 per dim, equal to each static one)";
+    return success();
+  }
   if (name == getResultTypesAttrHelper().getName())
     return verifyFunctionTypes(op, text, value, /*results=*/true);
   if (name == getArgTypesAttrHelper().getName())

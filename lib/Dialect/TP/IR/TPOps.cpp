@@ -85,6 +85,15 @@ RankedTensorType mlir::tp::getLocalType(DTensorType type, MeshOp mesh) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
+SmallVector<int64_t> mlir::tp::getMaxLocalShape(DTensorType type, MeshOp mesh) {
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [axis, p] : llvm::enumerate(type.getPlacements()))
+    if (std::optional<int64_t> dim = getSplitDim(p);
+        dim && !ShapedType::isDynamic(shape[*dim]))
+      shape[*dim] = chunkSize(shape[*dim], mesh.getShape()[axis], 0);
+  return shape;
+}
+
 /// Checks that `mesh` exists and that `axes` are valid, distinct axes of it.
 static FailureOr<MeshOp> verifyMeshAndAxes(Operation *op,
                                            FlatSymbolRefAttr meshSym,

@@ -259,19 +259,30 @@ private:
 
 } // namespace
 
-LogicalResult mlir::tp::groupFSDPUnits(func::FuncOp func) {
-  if (failed(checkPassPrecondition(func, TPPass::FSDPUnits)))
-    return failure();
+FailureOr<std::optional<FSDPSetting>>
+mlir::tp::getFSDPSetting(func::FuncOp func) {
   auto module = func->getParentOfType<ModuleOp>();
   PlanAttr plan =
       module ? TPDialect::PlanAttrHelper(func.getContext()).getAttr(module)
              : PlanAttr();
   if (!plan || !plan.getFsdpAxis() || func.isExternal())
-    return success();
+    return std::optional<FSDPSetting>();
   MeshOp mesh = lookupMesh(module, plan.getMesh());
   if (!mesh)
     return failure();
-  int64_t axis = mesh.getAxisIndex(plan.getFsdpAxis().getValue());
+  return std::optional<FSDPSetting>(FSDPSetting{
+      plan, mesh, mesh.getAxisIndex(plan.getFsdpAxis().getValue())});
+}
+
+LogicalResult mlir::tp::groupFSDPUnits(func::FuncOp func) {
+  if (failed(checkPassPrecondition(func, TPPass::FSDPUnits)))
+    return failure();
+  FailureOr<std::optional<FSDPSetting>> fsdp = getFSDPSetting(func);
+  if (failed(fsdp))
+    return failure();
+  if (!*fsdp)
+    return success();
+  auto [plan, mesh, axis] = **fsdp;
   if (mesh.getShape()[axis] == 1)
     return success();
   FailureOr<FSDPUnitMatcher> matcher =

@@ -387,8 +387,14 @@ static LogicalResult partitionFunc(func::FuncOp func,
       if (!mesh)
         return failure();
       // Uneven shards become dynamic dims (their size is the rank's
-      // torch.chunk size).
-      result.setType(getLocalType(type, mesh));
+      // torch.chunk size); the largest rank's shape is kept for the
+      // executor's memory plan.
+      RankedTensorType local = getLocalType(type, mesh);
+      result.setType(local);
+      if (!local.hasStaticShape() && op->getNumResults() == 1)
+        TPDialect::LocalBoundAttrHelper(op->getContext())
+            .setAttr(op, DenseI64ArrayAttr::get(op->getContext(),
+                                                getMaxLocalShape(type, mesh)));
     }
   }
 

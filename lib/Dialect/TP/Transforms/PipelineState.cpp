@@ -119,6 +119,8 @@ StringRef mlir::tp::getPassFlag(TPPass pass) {
     return "tp-regather";
   case TPPass::FSDPUnits:
     return "tp-fsdp-units";
+  case TPPass::FSDPPrefetch:
+    return "tp-fsdp-prefetch";
   case TPPass::CommReport:
     return "tp-comm-report";
   case TPPass::MemoryReport:
@@ -162,6 +164,7 @@ static unsigned refusedStates(TPPass pass) {
   case TPPass::MergeCollectives:
   case TPPass::Regather:
   case TPPass::FSDPUnits:
+  case TPPass::FSDPPrefetch:
     return Styled | Distributed | Unpropagated | Redistributions;
   case TPPass::CommReport:
     return Styled | Unpropagated | Redistributions;

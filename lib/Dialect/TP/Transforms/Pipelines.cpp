@@ -72,6 +72,10 @@ void mlir::tp::buildTPPipeline(OpPassManager &pm,
   // gradients and loss) in buckets.
   funcPM.addPass(createTPMergeCollectivesPass(
       TPMergeCollectivesPassOptions{options.bucketBytes}));
+  // FSDP: each unit's parameters are gathered while the unit before it
+  // computes (last, so that it moves the final collectives).
+  if (options.fsdpPrefetch)
+    funcPM.addPass(createTPFSDPPrefetchPass());
   // Count what each rank communicates.
   if (!options.reportJson.empty() || options.reportTable)
     pm.addPass(createTPCommReportPass(

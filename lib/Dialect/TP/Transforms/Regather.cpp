@@ -35,16 +35,12 @@ LogicalResult mlir::tp::regatherForBackward(func::FuncOp func,
   // FSDP: the mesh axis its parameters are gathered over.
   std::optional<int64_t> fsdpAxis;
   if (parametersOnly) {
-    auto module = func->getParentOfType<ModuleOp>();
-    PlanAttr plan =
-        module ? TPDialect::PlanAttrHelper(func.getContext()).getAttr(module)
-               : PlanAttr();
-    if (!plan || !plan.getFsdpAxis() || !plan.getReshardAfterForward())
-      return success();
-    MeshOp mesh = lookupMesh(module, plan.getMesh());
-    if (!mesh)
+    FailureOr<std::optional<FSDPSetting>> fsdp = getFSDPSetting(func);
+    if (failed(fsdp))
       return failure();
-    fsdpAxis = mesh.getAxisIndex(plan.getFsdpAxis().getValue());
+    if (!*fsdp || !(*fsdp)->plan.getReshardAfterForward())
+      return success();
+    fsdpAxis = (*fsdp)->axis;
   }
   SmallVector<AllGatherOp> gathers;
   func.walk([&](AllGatherOp g) {

@@ -69,7 +69,12 @@ def TP_Dialect : Dialect {
     // per result / argument; runtimes reassemble results and cut inputs
     // with them.
     "::mlir::ArrayAttr":$result_types,
-    "::mlir::ArrayAttr":$arg_types
+    "::mlir::ArrayAttr":$arg_types,
+    // tp-partition: on an op whose one result became an uneven (dynamic)
+    // local tensor, that result's largest shape over the ranks (rank 0's:
+    // torch.chunk's first pieces are the largest); the executor's memory
+    // plan counts the value at that size.
+    "::mlir::DenseI64ArrayAttr":$local_bound
   );
   let hasOperationAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;

@@ -46,6 +46,12 @@ int64_t chunkSize(int64_t size, int64_t parts, int64_t index);
 /// evenly; a dim that does not divide evenly becomes dynamic.
 RankedTensorType getLocalType(DTensorType type, MeshOp mesh);
 
+/// The largest local shape of `type` over the ranks of `mesh`: rank 0's,
+/// since torch.chunk's first pieces are the largest (a dim split over
+/// several axes is ceil(size / their product)). Static where getLocalType
+/// is dynamic.
+SmallVector<int64_t> getMaxLocalShape(DTensorType type, MeshOp mesh);
+
 /// Prints what a format's `attr-dict` prints for `op` (its attributes other
 /// than `elided`, by name, as `{...}`, nothing when none is left) without
 /// building the op's attribute dictionary. ODS's printers ask for

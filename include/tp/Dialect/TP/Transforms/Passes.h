@@ -14,6 +14,7 @@
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "llvm/Support/GlobPattern.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,12 @@ struct TPPipelineOptions : public PassPipelineOptions<TPPipelineOptions> {
                      "forward gathered (tp-regather): less activation "
                      "memory, more all_gathers"),
       llvm::cl::init(false)};
+  Option<bool> fsdpPrefetch{
+      *this, "fsdp-prefetch",
+      llvm::cl::desc("With the plan's fsdp_axis: gather each FSDP unit's "
+                     "parameters before the previous unit computes "
+                     "(tp-fsdp-prefetch), as FSDP2 prefetches"),
+      llvm::cl::init(true)};
   Option<int64_t> bucketBytes{
       *this, "bucket-bytes",
       llvm::cl::desc("Largest all_reduce bucket in bytes per rank "
@@ -218,6 +225,19 @@ inline StringRef getParameterOwner(StringRef fqn) {
 Operation *getShardedParameter(Value v,
                                SmallVectorImpl<Operation *> *chain = nullptr);
 
+/// The FSDP setting `func` is lowered under: its module's plan, the plan's
+/// mesh and the index of its `fsdp_axis` in that mesh.
+struct FSDPSetting {
+  PlanAttr plan;
+  MeshOp mesh;
+  int64_t axis;
+};
+
+/// The FSDP setting of `func`: none when its module has no plan, the plan
+/// no fsdp_axis, or `func` is external; failure (with a diagnostic) when
+/// the plan's mesh is missing.
+FailureOr<std::optional<FSDPSetting>> getFSDPSetting(func::FuncOp func);
+
 /// FSDP's units of a plan: its `fsdp_units` patterns (default
 /// `layers.*`), split into tokens.
 struct FSDPUnitMatcher {
@@ -267,13 +287,17 @@ LogicalResult partition(ModuleOp module);
 /// function pass, runs); meshes are only looked up in the module around it.
 LogicalResult partition(func::FuncOp func);
 
-/// Gathers again, right before the first backward reader, every forward
-/// all_gather of `func` the backward reads (tp-regather).
 /// tp-fsdp-units on one function: FSDP's parameter gathers and gradient
 /// reduce-scatters grouped per unit (see the pass).
 LogicalResult groupFSDPUnits(func::FuncOp func);
 
-/// With \p parametersOnly, only the all_gathers of parameter shards over
+/// tp-fsdp-prefetch on one function: each FSDP parameter gather moves up to
+/// before the previous unit of its phase computes (see the pass).
+LogicalResult prefetchFSDPGathers(func::FuncOp func);
+
+/// Gathers again, right before the first backward reader, every forward
+/// all_gather of `func` the backward reads (tp-regather). With
+/// \p parametersOnly, only the all_gathers of parameter shards over
 /// the plan's fsdp_axis, and only when its reshard_after_forward is set.
 LogicalResult regatherForBackward(func::FuncOp func,
                                   bool parametersOnly = false);

@@ -302,6 +302,26 @@ def TPFSDPUnitsPass : Pass<"tp-fsdp-units", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tp::TPDialect"];
 }
 
+def TPFSDPPrefetchPass : Pass<"tp-fsdp-prefetch", "::mlir::func::FuncOp"> {
+  let summary = "Gather each FSDP unit's parameters while the unit before "
+                "it computes";
+  let description = [{
+    On a partitioned program whose plan has an `fsdp_axis`, after
+    tp-fsdp-units: FSDP2's prefetch as a schedule. The parameter gathers
+    over the axis (a unit's, or a lone parameter's) of each phase are taken
+    in program order, and each moves up to right before the first op that
+    reads the gather before it, together with the pure ops that make its
+    operand (the parameters, their chunks and casts, the unit's pack). In
+    the forward, unit k+1's gather is issued before unit k computes; in the
+    backward, the next unit in backward order. The executor runs a
+    collective whose result is read later while the instructions between
+    run, so the gather overlaps the previous unit's compute; its buffer is
+    live from the new position, which the memory report counts (one more
+    unit's parameters, as FSDP2 holds). The collectives themselves do not
+    change. The pipeline runs it last, unless `fsdp-prefetch=false`.
+  }];
+}
+
 def TPRegatherPass : Pass<"tp-regather", "::mlir::func::FuncOp"> {
   let summary = "Gather again in the backward what the forward gathered";
   let description = [{

@@ -66,6 +66,7 @@ enum class TPPass {
   MergeCollectives,
   Regather,
   FSDPUnits,
+  FSDPPrefetch,
   CommReport,
   // tp-memory-report (lib/Executor), after tp-pipeline or on a model without
   // a plan.
