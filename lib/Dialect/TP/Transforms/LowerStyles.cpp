@@ -720,15 +720,17 @@ static void shardInputsOnBatch(ModuleOp module, MeshOp mesh, int64_t dpAxis) {
 /// redistributed to that style's placement where it is read: one all_gather
 /// over the axis once lowered. Its gradient, reduced to the parameter's
 /// placement by the optimizer's update, is then reduce-scattered, and the
-/// update and its state are of the shard. Frozen parameters keep their
-/// placement (they have no gradient or optimizer state to shard).
+/// update and its state are of the shard. A frozen parameter is sharded
+/// and gathered the same way (FSDP2 shards frozen parameters too: a frozen
+/// base model is what fine-tuning with adapters keeps in memory); it just
+/// has no gradient to scatter.
 static void shardParametersFully(ModuleOp module, MeshOp mesh,
                                  int64_t fsdpAxis) {
   MLIRContext *ctx = module.getContext();
   auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   SmallVector<m::ParamOp> params;
   module.walk([&](m::ParamOp p) {
-    if (!p.getFrozen() && !getTensorLikeShape(p.getType()).empty() &&
+    if (!getTensorLikeShape(p.getType()).empty() &&
         mesh.getShape()[fsdpAxis] > 1)
       params.push_back(p);
   });

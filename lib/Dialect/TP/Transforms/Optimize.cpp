@@ -69,16 +69,40 @@ struct ComposeRedistributes : public OpRewritePattern<RedistributeOp> {
   }
 };
 
+/// Whether \p dist places a parameter as FSDP stores it: sharded over the
+/// plan's fsdp_axis (tp-lower-styles). That placement is what each rank
+/// keeps of the parameter between its gathers, so it must stay even where
+/// nothing else reads it (a frozen parameter has no gradient or update).
+static bool isFSDPStorage(DistributeOp dist) {
+  if (!dist.getInput().getDefiningOp<model::ParamOp>())
+    return false;
+  auto module = dist->getParentOfType<ModuleOp>();
+  PlanAttr plan =
+      module ? TPDialect::PlanAttrHelper(dist.getContext()).getAttr(module)
+             : PlanAttr();
+  if (!plan || !plan.getFsdpAxis())
+    return false;
+  DTensorType type = dist.getResult().getType();
+  auto mesh =
+      SymbolTable::lookupNearestSymbolFrom<MeshOp>(dist, type.getMesh());
+  if (!mesh)
+    return false;
+  int64_t axis = mesh.getAxisIndex(plan.getFsdpAxis().getValue());
+  return axis >= 0 &&
+         axis < static_cast<int64_t>(type.getPlacements().size()) &&
+         getSplitDim(type.getPlacements()[axis]).has_value();
+}
+
 /// Redistributing a freshly distributed full tensor is distributing it
 /// straight to the target: every rank already holds the whole value, so no
 /// communication is needed (e.g. an input declared Shard(0) and then
-/// gathered back to Replicate).
+/// gathered back to Replicate). Not a parameter's FSDP storage.
 struct DistributeThenRedistribute : public OpRewritePattern<RedistributeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(RedistributeOp op,
                                 PatternRewriter &rewriter) const override {
     auto dist = op.getInput().getDefiningOp<DistributeOp>();
-    if (!dist || !dist->hasOneUse())
+    if (!dist || !dist->hasOneUse() || isFSDPStorage(dist))
       return failure();
     // Partial targets are not free (zeros on all but one rank); keep them.
     if (llvm::any_of(op.getResult().getType().getPlacements(),

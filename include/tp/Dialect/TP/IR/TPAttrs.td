@@ -339,8 +339,8 @@ def TP_PlanAttr : TP_Attr<"Plan", "plan"> {
     step computes again in the backward instead of keeping its activations
     (activation checkpointing, torch.utils.checkpoint): tp-differentiate
     reads it. `fsdp_axis`, if set, names a mesh axis over which the batch
-    is sharded like `dp_axis`'s and every trainable parameter is sharded
-    on dim 0 (FSDP, ZeRO-3): tp-lower-styles places each such parameter
+    is sharded like `dp_axis`'s and every parameter (frozen ones too) is
+    sharded on dim 0 (FSDP, ZeRO-3): tp-lower-styles places each such parameter
     `#tp.shard<0>` on it (`#tp.inner_shard<0>` inside a tensor-parallel
     shard of dim 0), gathered where it is read; its gradient and optimizer
     state follow that placement. With `dp_axis` too, the parameters are
