@@ -7,17 +7,26 @@
 // equivalent of the communication stream FSDP2 gathers on, for the host
 // backends.
 //
+// Tasks hand their results back through a mutex and a condition variable,
+// not std::future: libstdc++'s future signals completion through a futex
+// inside its own (uninstrumented) code, so that ThreadSanitizer, seeing
+// the instrumented copy of the future's internals that this file would
+// instantiate, reports the futures of MLIR's thread pool (the parallel
+// verifier) as races. A mutex it sees.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TP_LIB_EXECUTOR_COMMWORKER_H
 #define TP_LIB_EXECUTOR_COMMWORKER_H
 
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
+#include <exception>
 #include <functional>
-#include <future>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -28,6 +37,8 @@ public:
   /// What a task reports: the collectives it called, by name (for the
   /// per-phase counts).
   using Counts = std::map<std::string, int64_t>;
+  /// Names a started task for wait().
+  using Ticket = uint64_t;
 
   CommWorker() : thread([this] { loop(); }) {}
   /// Runs the tasks already started to their end (a task blocked on a
@@ -38,29 +49,51 @@ public:
       std::lock_guard<std::mutex> lock(mutex);
       stopping = true;
     }
-    wake.notify_one();
+    wake.notify_all();
     thread.join();
   }
   CommWorker(const CommWorker &) = delete;
   CommWorker &operator=(const CommWorker &) = delete;
 
-  /// Queues \p task after the ones started before; the future gives its
-  /// counts, or rethrows what it threw.
-  std::future<Counts> start(std::function<Counts()> task) {
-    std::packaged_task<Counts()> job(std::move(task));
-    std::future<Counts> done = job.get_future();
+  /// Queues \p task after the ones started before.
+  Ticket start(std::function<Counts()> task) {
+    Ticket ticket;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      queue.push_back(std::move(job));
+      ticket = nextTicket++;
+      queue.push_back({ticket, std::move(task)});
     }
-    wake.notify_one();
-    return done;
+    wake.notify_all();
+    return ticket;
+  }
+
+  /// Blocks until task \p ticket has run; returns its counts, or rethrows
+  /// what it threw. Each ticket is waited for at most once.
+  Counts wait(Ticket ticket) {
+    std::unique_lock<std::mutex> lock(mutex);
+    wake.wait(lock, [&] { return finished.count(ticket) != 0; });
+    auto it = finished.find(ticket);
+    Result result = std::move(it->second);
+    finished.erase(it);
+    lock.unlock();
+    if (result.error)
+      std::rethrow_exception(result.error);
+    return std::move(result.counts);
   }
 
 private:
+  struct Job {
+    Ticket ticket;
+    std::function<Counts()> task;
+  };
+  struct Result {
+    Counts counts;
+    std::exception_ptr error;
+  };
+
   void loop() {
     for (;;) {
-      std::packaged_task<Counts()> job;
+      Job job;
       {
         std::unique_lock<std::mutex> lock(mutex);
         wake.wait(lock, [&] { return stopping || !queue.empty(); });
@@ -69,13 +102,29 @@ private:
         job = std::move(queue.front());
         queue.pop_front();
       }
-      job();
+      Result result;
+      try {
+        result.counts = job.task();
+      } catch (...) {
+        result.error = std::current_exception();
+      }
+      // The task (and what it captured) goes before its waiter wakes.
+      job.task = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        finished.emplace(job.ticket, std::move(result));
+      }
+      wake.notify_all();
     }
   }
 
   std::mutex mutex;
+  /// Signals both ways: a task queued or stopping (to the thread), a task
+  /// finished (to the waiters).
   std::condition_variable wake;
-  std::deque<std::packaged_task<Counts()>> queue;
+  std::deque<Job> queue;
+  std::map<Ticket, Result> finished;
+  Ticket nextTicket = 0;
   bool stopping = false;
   std::thread thread;
 };

@@ -186,17 +186,16 @@ template <class B> struct Frame {
   PhaseCounts *byPhase = nullptr;
   /// The async collectives started and not yet awaited, by result slot,
   /// with their phase.
-  std::map<int, std::pair<std::future<CommWorker::Counts>, Phase>> pending;
+  std::map<int, std::pair<CommWorker::Ticket, Phase>> pending;
   /// Waits for the async collective whose result is slot \p s, if one is
   /// pending: rethrows what it threw, counts its calls in its phase.
   void awaitSlot(int s) {
     auto it = pending.find(s);
     if (it == pending.end())
       return;
-    std::future<CommWorker::Counts> done = std::move(it->second.first);
-    Phase phase = it->second.second;
+    auto [ticket, phase] = it->second;
     pending.erase(it);
-    CommWorker::Counts counts = done.get();
+    CommWorker::Counts counts = worker->wait(ticket);
     if (byPhase)
       for (auto &[name, n] : counts)
         (*byPhase)[phaseName(phase)][name] += n;

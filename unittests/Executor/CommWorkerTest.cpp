@@ -2,8 +2,9 @@
 //
 // The executor's CommWorker (lib/Executor/CommWorker.h): tasks run one
 // after another in the order they were started, on one thread other than
-// the caller's; a task's exception reaches the one who waits for it; the
-// destructor runs what was started before it joins.
+// the caller's; tickets are waited for in any order; a task's exception
+// reaches the one who waits for it; the destructor runs what was started
+// before it joins.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,18 +22,19 @@ using ::mlir::tp::exec::detail::CommWorker;
 TEST(CommWorker, RunsTasksInOrderOnItsOwnThread) {
   std::vector<int> order;
   std::thread::id caller = std::this_thread::get_id(), seen;
-  std::vector<std::future<CommWorker::Counts>> done;
+  std::vector<CommWorker::Ticket> done;
   {
     CommWorker worker;
     for (int i = 0; i < 5; ++i)
       done.push_back(worker.start([&, i] {
-        // Only the worker's thread touches `order` until the futures end.
+        // Only the worker's thread touches `order` until the waits.
         order.push_back(i);
         seen = std::this_thread::get_id();
         return CommWorker::Counts{{"all_gather", i}};
       }));
-    for (int i = 0; i < 5; ++i)
-      EXPECT_EQ(done[i].get().at("all_gather"), i);
+    // Waited for out of order: each ticket gets its own task's counts.
+    for (int i : {3, 0, 4, 1, 2})
+      EXPECT_EQ(worker.wait(done[i]).at("all_gather"), i);
   }
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4}));
   EXPECT_NE(seen, caller);
@@ -45,13 +47,13 @@ TEST(CommWorker, ATasksErrorReachesItsWaiter) {
   });
   auto after = worker.start([] { return CommWorker::Counts{{"x", 1}}; });
   try {
-    failed.get();
+    worker.wait(failed);
     FAIL() << "the task's error was lost";
   } catch (const std::runtime_error &e) {
     EXPECT_STREQ(e.what(), "rank 1 failed: boom");
   }
   // The thread goes on with the tasks after it.
-  EXPECT_EQ(after.get().at("x"), 1);
+  EXPECT_EQ(worker.wait(after).at("x"), 1);
 }
 
 TEST(CommWorker, DestructorRunsWhatWasStarted) {
