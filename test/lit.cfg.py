@@ -62,7 +62,7 @@ llvm_config.use_default_substitutions()
 
 config.tp_tools_dir = os.path.join(config.tp_obj_root, "bin")
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = ["tp-opt", "tp-run", "tp-model", "tp-import"]
+tools = ["tp-opt", "tp-run", "tp-plan", "tp-model", "tp-import"]
 # TP_OPT_CHECK_IR_ROUNDTRIP=1 makes every tp-opt call also check that its
 # output parses back to the same IR.
 if os.environ.get("TP_OPT_CHECK_IR_ROUNDTRIP"):

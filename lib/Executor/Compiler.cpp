@@ -216,6 +216,10 @@ Instruction &Compiler::emit(Operation *op, Instruction instr) {
   if (instr.name.empty())
     if (auto fqn = op->getAttrOfType<StringAttr>("fqn"))
       instr.name = fqn.getValue().str();
+  if (auto module = op->getAttrOfType<StringAttr>("module"))
+    instr.module = module.getValue().str();
+  else if (!llvm::isa<m::ParamOp>(op))
+    instr.module = instr.name;
   instr.origin = describe(op);
   switch (mlir::tp::getPhase(op)) {
   case mlir::tp::Phase::Forward:

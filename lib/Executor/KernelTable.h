@@ -59,14 +59,25 @@ struct KernelMemory {
                                       const ProgramData &program) = nullptr;
 };
 
+/// What a kernel computes, for the cost model (CostModel.cpp): its
+/// floating-point operations on \p in's slots (null: one per element of
+/// the result), and whether they are matrix products (timed at the
+/// hardware's GEMM rate; the others at its vector rate, or by the bytes
+/// they move, whichever is slower).
+struct KernelCost {
+  double (*flops)(const Instruction &in, const ProgramData &program) = nullptr;
+  bool matrix = false;
+};
+
 /// A kernel's entry in the table: the name its ops give, the static
-/// arguments (OpcodeTable.h's Arg flags) it reads, its function and what
-/// it allocates besides its result.
+/// arguments (OpcodeTable.h's Arg flags) it reads, its function, what it
+/// allocates besides its result and what it computes.
 template <class B> struct KernelEntry {
   const char *name = nullptr;
   unsigned args = 0;
   KernelFn<B> fn = nullptr;
   KernelMemory memory;
+  KernelCost cost;
 };
 
 /// The kernels of backend B, by the host's ids.
@@ -75,11 +86,11 @@ public:
   /// Registers kernel \p name; a second kernel of one name is a bug in
   /// the families and fails loudly.
   void add(const char *name, unsigned args, KernelFn<B> fn,
-           KernelMemory memory = {}) {
+           KernelMemory memory = {}, KernelCost cost = {}) {
     if (!byName.try_emplace(name, entries.size()).second)
       throw std::logic_error(std::string("kernel '") + name +
                              "' is registered twice");
-    entries.push_back({name, args, fn, std::move(memory)});
+    entries.push_back({name, args, fn, std::move(memory), cost});
   }
   /// The entry of kernel \p name, or null.
   const KernelEntry<B> *find(llvm::StringRef name) const {

@@ -11,6 +11,7 @@
 #ifndef TP_EXECUTOR_EXECUTOR_H
 #define TP_EXECUTOR_EXECUTOR_H
 
+#include "tp/Executor/CostModel.h"
 #include "tp/Executor/DataSource.h"
 #include "tp/Executor/Instruction.h"
 #include "tp/Runtime/Communicator.h"
@@ -175,6 +176,10 @@ public:
   /// Costs one pass over the instructions; allocates nothing of the
   /// program's sizes.
   MemoryPlan memoryPlan(int runs = 1) const;
+  /// The predicted time of one run on one rank of \p hardware
+  /// (tp/Executor/CostModel.h): a training loop's steady state, with the
+  /// parameters resident. Costs one pass over the instructions.
+  CostEstimate estimateCost(const HardwareProfile &hardware) const;
   /// Number of instructions.
   size_t size() const;
   const std::vector<Instruction> &instructions() const;

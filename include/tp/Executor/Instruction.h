@@ -93,6 +93,11 @@ struct Instruction {
   /// printer; `origin` describes the op with its location, for errors.
   std::string name;
   std::string origin;
+  /// The module it belongs to, where the IR says: a collective's or
+  /// chunk's `module` (the FQN whose style made it), else the op's FQN
+  /// (`name`). Empty otherwise; the cost model (CostModel.h) attributes
+  /// such instructions to the module before them in their phase.
+  std::string module;
 
   /// Kernels: the 16-bit operand slots widened to f32 for the call (each
   /// once), derived from the slot types.

@@ -36,6 +36,69 @@ inline int64_t f32BytesOf(const ProgramData &program, int s) {
   return t.staticBytes / static_cast<int64_t>(rt::dtypeSize(t.dtype)) * 4;
 }
 
+/// Elements of slot \p s of \p program (an uneven value: its largest
+/// rank's).
+inline double elementsOf(const ProgramData &program, int s) {
+  const SlotType &t = program.slots[s];
+  return static_cast<double>(t.staticBytes) /
+         static_cast<double>(rt::dtypeSize(t.dtype));
+}
+/// Dim \p d of slot \p s (from the back when negative; 1 when it is uneven
+/// or the slot has no such dim).
+inline double dimOf(const ProgramData &program, int s, int64_t d) {
+  const std::vector<int64_t> &shape = program.slots[s].shape;
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (d < 0)
+    d += rank;
+  return d >= 0 && d < rank && shape[d] > 0 ? static_cast<double>(shape[d])
+                                            : 1.0;
+}
+
+/// The matrix products of the kernels below (KernelCost), two flops per
+/// multiply-add. A product of [m, k] and [k, n] makes m * n elements of k
+/// multiply-adds each: 2 * numel(result) * k.
+inline KernelCost productCost(double (*flops)(const Instruction &,
+                                              const ProgramData &)) {
+  return KernelCost{flops, /*matrix=*/true};
+}
+/// linear: x [..., in] times weight [out, in]^T.
+inline double linearFlops(const Instruction &in, const ProgramData &p) {
+  return 2 * elementsOf(p, in.result) * dimOf(p, in.operands[1], 1);
+}
+/// matmul: [..., m, k] times [..., k, n].
+inline double matmulFlops(const Instruction &in, const ProgramData &p) {
+  return 2 * elementsOf(p, in.result) * dimOf(p, in.operands[0], -1);
+}
+/// The input's gradient of linear: grad [..., out] times weight [out, in].
+inline double linearGradInputFlops(const Instruction &in,
+                                   const ProgramData &p) {
+  return 2 * elementsOf(p, in.result) * dimOf(p, in.operands[0], -1);
+}
+/// The weight's gradient: grad^T [out, rows] times input [rows, in].
+inline double linearGradWeightFlops(const Instruction &in,
+                                    const ProgramData &p) {
+  double rows = elementsOf(p, in.operands[0]) / dimOf(p, in.operands[0], -1);
+  return 2 * elementsOf(p, in.result) * rows;
+}
+/// attention of q [b, s, h, d], k [b, t, hkv, d], v [b, t, hkv, dv] (every
+/// score computed, the causal mask applied after): per head q k^T
+/// (2 s t d) and p v (2 s t dv), 2 t (numel(q) + numel(result)) in all.
+inline double attentionFlops(const Instruction &in, const ProgramData &p) {
+  double t = dimOf(p, in.operands[1], 1);
+  return 2 * t * (elementsOf(p, in.operands[0]) + elementsOf(p, in.result));
+}
+/// attention's backward (operands grad, q, k, v): the scores again
+/// (2 s t d per head), dv = p^T g and dp = g v^T (2 s t dv each), dq = ds k
+/// and dk = ds^T q (2 s t d each); each of the three gradient instructions
+/// counts a third of the pass.
+inline double attentionGradFlops(const Instruction &in, const ProgramData &p) {
+  double t = dimOf(p, in.operands[2], 1);
+  return 2 * t *
+         (3 * elementsOf(p, in.operands[1]) +
+          2 * elementsOf(p, in.operands[0])) /
+         3;
+}
+
 /// What a norm's gradient kernels allocate: the input instruction's pass
 /// computes both gradients (the input's and the weight's), the weight
 /// instruction's, when it comes first, only its own.
@@ -110,11 +173,16 @@ template <class B> Tensor attentionGrad(const KernelCall<B> &k, size_t which) {
 template <class B> void addTransformerKernels(KernelTable<B> &t) {
   using K = const KernelCall<B> &;
   // operands x, weight[, bias].
-  t.add("linear", 0, [](K k) {
-    return linear(k.arg(0), k.arg(1),
-                  k.numOperands() > 2 ? &k.arg(2) : nullptr);
-  });
-  t.add("matmul", 0, [](K k) { return matmul(k.arg(0), k.arg(1)); });
+  t.add(
+      "linear", 0,
+      [](K k) {
+        return linear(k.arg(0), k.arg(1),
+                      k.numOperands() > 2 ? &k.arg(2) : nullptr);
+      },
+      {}, productCost(linearFlops));
+  t.add(
+      "matmul", 0, [](K k) { return matmul(k.arg(0), k.arg(1)); }, {},
+      productCost(matmulFlops));
   // value (eps).
   t.add("layer_norm", kEps, [](K k) {
     return layerNorm(k.arg(0), &k.arg(1), &k.arg(2), k.in.value);
@@ -132,13 +200,18 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
         const std::vector<int64_t> &q = p.slots[in.operands[0]].shape,
                                    &k = p.slots[in.operands[1]].shape;
         return q.size() == 4 && k.size() == 4 ? q[1] * k[1] * 4 : 0;
-      }});
+      }},
+      productCost(attentionFlops));
   if constexpr (B::kHostOnlyKernels) {
     // operands grad, weight / grad, input.
-    t.add("linear_grad_input", 0,
-          [](K k) { return linearBackwardInput(k.arg(0), k.arg(1)); });
-    t.add("linear_grad_weight", 0,
-          [](K k) { return linearBackwardWeight(k.arg(0), k.arg(1)); });
+    t.add(
+        "linear_grad_input", 0,
+        [](K k) { return linearBackwardInput(k.arg(0), k.arg(1)); }, {},
+        productCost(linearGradInputFlops));
+    t.add(
+        "linear_grad_weight", 0,
+        [](K k) { return linearBackwardWeight(k.arg(0), k.arg(1)); }, {},
+        productCost(linearGradWeightFlops));
     // value (eps): operands grad, input[, weight].
     t.add(
         "layer_norm_grad_input", kEps,
@@ -180,13 +253,13 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
     // causal: operands grad, q, k, v.
     t.add(
         "attention_grad_q", kCausal, [](K k) { return attentionGrad(k, 0); },
-        attentionGradMemory(0));
+        attentionGradMemory(0), productCost(attentionGradFlops));
     t.add(
         "attention_grad_k", kCausal, [](K k) { return attentionGrad(k, 1); },
-        attentionGradMemory(1));
+        attentionGradMemory(1), productCost(attentionGradFlops));
     t.add(
         "attention_grad_v", kCausal, [](K k) { return attentionGrad(k, 2); },
-        attentionGradMemory(2));
+        attentionGradMemory(2), productCost(attentionGradFlops));
   }
 }
 

@@ -1,0 +1,210 @@
+//===- CostModelTest.cpp - predicted step time of a program -----*- C++ -*-===//
+//
+// Program::estimateCost (tp/Executor/CostModel.h) on a small program with
+// round-number hardware, every figure worked out by hand: the roofline of
+// each kernel, the ring formulas of the collectives, async collectives
+// overlapping the compute before their reader (and not, without overlap),
+// ranks sharing cores, groups across nodes; and the profiles' JSON.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Executor/CostModel.h"
+#include "tp/Executor/Executor.h"
+#include "tp/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::tp::exec;
+
+namespace {
+
+// A gather two instructions before its reader and an all_reduce nobody
+// reads: both async (ProgramTest checks the schedule).
+//   %1 = param_chunk 'w' : f32[4x8]
+//   %2 = all_gather %1 : f32[8x8]          // async
+//   %3 = relu %0 : f32[4x8]
+//   %4 = linear 'fc' %3, %2 : f32[4x8]     // awaits %2
+//   %5 = all_reduce %4 : f32[4x8]          // async
+//   %6 = relu %4 : f32[4x8]
+const char *kProgram = R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
+func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {tp.spmd} {
+  %w = model.param "w" : tensor<8x8xf32>
+  %c = tp.chunk %w on @mesh mesh_axes = [0] axis = 0 {module = "fc"} : tensor<8x8xf32> -> tensor<4x8xf32>
+  %g = tp.all_gather %c on @mesh mesh_axes = [0] gather_axis = 0 {module = "fc"} : tensor<4x8xf32> -> tensor<8x8xf32>
+  %r = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = model.linear "fc"(%r, %g) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %s = tp.all_reduce %h on @mesh mesh_axes = [0] reduction = sum {module = "layers.0.mlp.down"} : tensor<4x8xf32>
+  %t = model.relu %h : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %s, %t : tensor<4x8xf32>, tensor<4x8xf32>
+}
+)";
+
+/// Every rate 1e9 per second, 1 us per instruction, 10 us per ring step.
+HardwareProfile round() {
+  HardwareProfile p;
+  p.name = "round";
+  p.matmulFlops = p.vectorFlops = p.memoryBandwidth = 1e9;
+  p.instructionOverhead = 1e-6;
+  p.intraNode = {1e-5, 1e9};
+  return p;
+}
+
+class CostModelTest : public ::testing::Test {
+protected:
+  CostModelTest() {
+    DialectRegistry registry;
+    mlir::tp::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    module = parseSourceString<ModuleOp>(kProgram, &context);
+    func::FuncOp entry;
+    module->walk([&](func::FuncOp f) { entry = f; });
+    program = std::make_unique<Program>(Program::compile(entry));
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  std::unique_ptr<Program> program;
+};
+
+constexpr double kUs = 1e-6;
+
+TEST_F(CostModelTest, RooflineRingAndOverlapByHand) {
+  CostEstimate est = program->estimateCost(round());
+  ASSERT_EQ(est.instructions.size(), 6u);
+  const auto &c = est.instructions;
+  // param_chunk: resident, only the instruction's own cost.
+  EXPECT_NEAR(c[0].seconds, 1 * kUs, 1e-12);
+  // all_gather of 2: 1 step of 10 us, (n-1)/n of the 256-byte result.
+  EXPECT_TRUE(c[1].communication);
+  EXPECT_NEAR(c[1].seconds, (1 + 10 + 0.128) * kUs, 1e-12);
+  EXPECT_EQ(c[1].bytes, 128);
+  // relu of 32 elements: 256 bytes moved beat 32 flops.
+  EXPECT_NEAR(c[2].seconds, (1 + 0.256) * kUs, 1e-12);
+  // linear [4x8] x [8x8]^T: 512 flops, 512 bytes.
+  EXPECT_EQ(c[3].flops, 512);
+  EXPECT_NEAR(c[3].seconds, (1 + 0.512) * kUs, 1e-12);
+  // all_reduce of 2: 2 steps and 2(n-1)/n of its 128 bytes.
+  EXPECT_NEAR(c[4].seconds, (1 + 20 + 0.128) * kUs, 1e-12);
+
+  // The gather starts after the param_chunk (1 us) and ends at 12.128 us;
+  // the linear waits for it from 2.256 us; the all_reduce starts after the
+  // linear, at 13.64 us, and the run ends with it at 34.768 us.
+  EXPECT_NEAR(c[1].start, 1 * kUs, 1e-12);
+  EXPECT_NEAR(c[3].start, 12.128 * kUs, 1e-12);
+  EXPECT_NEAR(c[4].start, 13.64 * kUs, 1e-12);
+  EXPECT_NEAR(est.stepSeconds, 34.768 * kUs, 1e-12);
+  EXPECT_NEAR(est.total.computeSeconds, 5.024 * kUs, 1e-12);
+  EXPECT_NEAR(est.total.communicationSeconds, 32.256 * kUs, 1e-12);
+  EXPECT_NEAR(est.total.exposedSeconds, (9.872 + 19.872) * kUs, 1e-12);
+  EXPECT_EQ(est.total.collectives, 2);
+  EXPECT_EQ(est.total.communicationBytes, 256);
+  // Compute and exposed waiting make up the run.
+  EXPECT_NEAR(est.total.computeSeconds + est.total.exposedSeconds,
+              est.stepSeconds, 1e-12);
+
+  // Modules in program order: the chunk and gather are fc's, the relu
+  // follows them; the all_reduce names its module, grouped by layer.
+  ASSERT_EQ(est.modules.size(), 2u);
+  EXPECT_EQ(est.modules[0].first, "fc");
+  EXPECT_EQ(est.modules[1].first, "layers.0.mlp");
+  EXPECT_EQ(est.modules[0].second.collectives, 1);
+  EXPECT_EQ(est.modules[1].second.collectives, 1);
+  ASSERT_EQ(est.phases.count("forward"), 1u);
+  EXPECT_NEAR(est.phases["forward"].exposedSeconds, est.total.exposedSeconds,
+              1e-15);
+}
+
+TEST_F(CostModelTest, WithoutOverlapCollectivesAddUp) {
+  HardwareProfile hw = round();
+  hw.overlap = false;
+  CostEstimate est = program->estimateCost(hw);
+  EXPECT_NEAR(est.stepSeconds, (5.024 + 32.256) * kUs, 1e-12);
+  EXPECT_NEAR(est.total.exposedSeconds, 32.256 * kUs, 1e-12);
+}
+
+TEST_F(CostModelTest, RanksSharingCoresComputeAtTheirShare) {
+  HardwareProfile hw = round();
+  hw.sharedCores = 1; // two ranks on one core
+  CostEstimate est = program->estimateCost(hw);
+  EXPECT_EQ(est.coreShare, 0.5);
+  // The work doubles, the instruction's own cost does not.
+  EXPECT_NEAR(est.instructions[3].seconds, (1 + 2 * 0.512) * kUs, 1e-12);
+  EXPECT_NEAR(est.instructions[2].seconds, (1 + 2 * 0.256) * kUs, 1e-12);
+}
+
+TEST_F(CostModelTest, GroupsAcrossNodesUseTheInterNodeLink) {
+  HardwareProfile hw = round();
+  hw.ranksPerNode = 1;
+  hw.interNode = {1e-4, 1e8};
+  CostEstimate est = program->estimateCost(hw);
+  EXPECT_NEAR(est.instructions[1].seconds, (1 + 100 + 1.28) * kUs, 1e-12);
+  hw.ranksPerNode = 2;
+  est = program->estimateCost(hw);
+  EXPECT_NEAR(est.instructions[1].seconds, (1 + 10 + 0.128) * kUs, 1e-12);
+}
+
+TEST(HardwareProfileTest, JSONRoundTripsAndBuiltinsParse) {
+  for (const std::string &name : HardwareProfile::builtinNames()) {
+    HardwareProfile p, back;
+    ASSERT_TRUE(HardwareProfile::builtin(name, p)) << name;
+    EXPECT_FALSE(p.source.empty()) << name;
+    std::string error;
+    ASSERT_TRUE(HardwareProfile::fromJSON(p.toJSON(), back, error)) << error;
+    EXPECT_EQ(back.toJSON(), p.toJSON());
+    EXPECT_GT(back.matmulFlops16, back.matmulFlops) << name;
+  }
+  HardwareProfile p;
+  EXPECT_FALSE(HardwareProfile::builtin("tpu-v9", p));
+}
+
+TEST(HardwareProfileTest, ErrorsNameTheKey) {
+  auto error = [](const char *text) {
+    HardwareProfile p;
+    std::string e;
+    EXPECT_FALSE(HardwareProfile::fromJSON(text, p, e)) << text;
+    return e;
+  };
+  const char *base = R"("matmul_flops": 1, "vector_flops": 1,
+      "memory_bandwidth": 1, "intra_node": {"latency": 0, "bandwidth": 1})";
+  EXPECT_EQ(error("[1]"), "a hardware profile is a JSON object");
+  EXPECT_EQ(error(R"({"vector_flops": 1, "memory_bandwidth": 1,
+      "intra_node": {"bandwidth": 1}})"),
+            "missing key 'matmul_flops'");
+  EXPECT_EQ(error((std::string("{") + base + R"(, "gpus": 8})").c_str())
+                .substr(0, 20),
+            "unknown key 'gpus' (");
+  EXPECT_EQ(error(R"({"matmul_flops": -1})"),
+            "'matmul_flops' must be a positive number");
+  EXPECT_EQ(error(R"({"matmul_flops": 1, "vector_flops": 1,
+      "memory_bandwidth": 1, "intra_node": {"latency": 0}})"),
+            "'intra_node' has no \"bandwidth\"");
+  EXPECT_EQ(error(R"({"intra_node": {"bandwidth": 1, "hops": 2}})"),
+            "unknown key 'intra_node.hops' (expected latency, bandwidth)");
+  EXPECT_EQ(
+      error((std::string("{") + base + R"(, "ranks_per_node": 8})").c_str()),
+      "'ranks_per_node' needs 'inter_node', the link between nodes");
+  EXPECT_EQ(
+      error((std::string("{") + base + R"(, "shared_cores": 1.5})").c_str()),
+      "'shared_cores' must be a non-negative integer");
+  EXPECT_EQ(error("{"), error("{")); // a syntax error says where
+  EXPECT_NE(error("{").find("["), std::string::npos);
+}
+
+TEST(ModuleGroupTest, CutsAfterTheLayerNumber) {
+  EXPECT_EQ(moduleGroup("layers.0.attention.wq"), "layers.0.attention");
+  EXPECT_EQ(moduleGroup("model.layers.12.mlp.up_proj"), "model.layers.12.mlp");
+  EXPECT_EQ(moduleGroup("layers.3"), "layers.3");
+  EXPECT_EQ(moduleGroup("tok_embeddings"), "tok_embeddings");
+  EXPECT_EQ(moduleGroup("net1"), "net1");
+  EXPECT_EQ(moduleGroup(""), "");
+}
+
+} // namespace
