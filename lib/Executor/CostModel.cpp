@@ -41,6 +41,7 @@ constexpr NumberKey kNumbers[] = {
     {"matmul_flops", &HardwareProfile::matmulFlops, true},
     {"matmul_flops_16bit", &HardwareProfile::matmulFlops16, false},
     {"vector_flops", &HardwareProfile::vectorFlops, true},
+    {"transcendental_rate", &HardwareProfile::transcendentalRate, false},
     {"memory_bandwidth", &HardwareProfile::memoryBandwidth, true},
     {"instruction_overhead", &HardwareProfile::instructionOverhead, false},
 };
@@ -96,21 +97,25 @@ void writeLink(json::Writer &w, const char *key, const LinkProfile &link) {
 }
 
 /// A data-center GPU from its datasheet: \p gemm32 / \p gemm16 dense f32
-/// and bf16 FLOP/s, \p vector f32 FLOP/s, \p memory bytes/s, \p nvlink
-/// bytes/s in one direction, \p nic bytes/s of inter-node bandwidth per
-/// GPU. What a step achieves of each is assumed: 70% of the GEMM peaks,
-/// 80% of the memory and link bandwidths (NCCL's bus bandwidth on a
-/// full node), 1.5 us per ring step within a node and 5 us between nodes,
-/// 5 us per instruction (a launch and an allocation).
+/// and bf16 FLOP/s, \p vector f32 FLOP/s, \p sms streaming
+/// multiprocessors at \p clock Hz (16 special-function units each, as the
+/// Ampere and Hopper whitepapers give: one exp per unit and cycle), \p
+/// memory bytes/s, \p nvlink bytes/s in one direction, \p nic bytes/s of
+/// inter-node bandwidth per GPU. What a step achieves of each is assumed:
+/// 70% of the GEMM peaks, 80% of the memory and link bandwidths (NCCL's
+/// bus bandwidth on a full node), 1.5 us per ring step within a node and
+/// 5 us between nodes, 5 us per instruction (a launch and an allocation).
 HardwareProfile datasheetGPU(const char *name, const char *source,
                              double gemm32, double gemm16, double vector,
-                             double memory, double nvlink, double nic) {
+                             double sms, double clock, double memory,
+                             double nvlink, double nic) {
   HardwareProfile p;
   p.name = name;
   p.source = source;
   p.matmulFlops = 0.7 * gemm32;
   p.matmulFlops16 = 0.7 * gemm16;
   p.vectorFlops = vector;
+  p.transcendentalRate = 16 * sms * clock;
   p.memoryBandwidth = 0.8 * memory;
   p.instructionOverhead = 5e-6;
   p.intraNode = {1.5e-6, 0.8 * nvlink};
@@ -124,22 +129,26 @@ std::vector<HardwareProfile> builtinProfiles() {
   return {
       datasheetGPU("h100-sxm",
                    "NVIDIA H100 SXM5 datasheet: FP32 67 TFLOP/s, BF16 dense "
-                   "989 TFLOP/s, HBM3 3.35 TB/s, NVLink 900 GB/s (450 each "
+                   "989 TFLOP/s, 132 SMs at 1.98 GHz, HBM3 3.35 TB/s, NVLink "
+                   "900 GB/s (450 each "
                    "way), 8x 400 Gb/s NDR InfiniBand per 8-GPU node; "
                    "achieved fractions assumed (docs/planner.md)",
-                   67e12, 989e12, 67e12, 3.35e12, 450e9, 50e9),
+                   67e12, 989e12, 67e12, 132, 1.98e9, 3.35e12, 450e9, 50e9),
       datasheetGPU("h200-sxm",
                    "NVIDIA H200 SXM datasheet: FP32 67 TFLOP/s, BF16 dense "
-                   "989 TFLOP/s, HBM3e 4.8 TB/s, NVLink 900 GB/s (450 each "
+                   "989 TFLOP/s, 132 SMs at 1.98 GHz, HBM3e 4.8 TB/s, NVLink "
+                   "900 GB/s (450 each "
                    "way), 8x 400 Gb/s NDR InfiniBand per 8-GPU node; "
                    "achieved fractions assumed (docs/planner.md)",
-                   67e12, 989e12, 67e12, 4.8e12, 450e9, 50e9),
+                   67e12, 989e12, 67e12, 132, 1.98e9, 4.8e12, 450e9, 50e9),
       datasheetGPU("a100-sxm",
                    "NVIDIA A100 SXM4 80GB datasheet: FP32 19.5 TFLOP/s, BF16 "
-                   "dense 312 TFLOP/s, HBM2e 2.039 TB/s, NVLink 600 GB/s (300 "
+                   "dense 312 TFLOP/s, 108 SMs at 1.41 GHz, HBM2e 2.039 TB/s, "
+                   "NVLink 600 GB/s (300 "
                    "each way), 8x 200 Gb/s HDR InfiniBand per 8-GPU node; "
                    "achieved fractions assumed (docs/planner.md)",
-                   19.5e12, 312e12, 19.5e12, 2.039e12, 300e9, 25e9),
+                   19.5e12, 312e12, 19.5e12, 108, 1.41e9, 2.039e12, 300e9,
+                   25e9),
   };
 }
 
@@ -198,9 +207,9 @@ bool HardwareProfile::fromJSON(std::string_view text, HardwareProfile &profile,
     } else {
       error = "unknown key '" + key +
               "' (expected name, source, matmul_flops, matmul_flops_16bit, "
-              "vector_flops, memory_bandwidth, instruction_overhead, "
-              "shared_cores, intra_node, inter_node, ranks_per_node, "
-              "overlap)";
+              "vector_flops, transcendental_rate, memory_bandwidth, "
+              "instruction_overhead, shared_cores, intra_node, inter_node, "
+              "ranks_per_node, overlap)";
       return false;
     }
   }
@@ -236,6 +245,8 @@ std::string HardwareProfile::toJSON() const {
     w.member("ranks_per_node", ranksPerNode);
   w.member("shared_cores", sharedCores);
   w.member("source", source);
+  if (transcendentalRate > 0)
+    w.member("transcendental_rate", transcendentalRate);
   w.member("vector_flops", vectorFlops);
   w.objectEnd();
   out += "\n";
@@ -395,11 +406,17 @@ private:
       b += bytesOf(s);
     return b;
   }
-  /// A roofline: the slower of the flops at \p rate and the bytes at the
-  /// memory bandwidth, on this rank's share of the cores.
-  double roofline(double flops, double rate, double bytes) const {
-    return std::max(flops / (rate * share),
-                    bytes / (hw.memoryBandwidth * share));
+  /// A roofline: the slower of the flops at \p rate (and the
+  /// transcendental calls at theirs) and the bytes at the memory
+  /// bandwidth, on this rank's share of the cores.
+  double roofline(double flops, double rate, double bytes,
+                  double transcendentals = 0) const {
+    double compute = flops / rate;
+    if (transcendentals > 0)
+      compute +=
+          transcendentals /
+          (hw.transcendentalRate > 0 ? hw.transcendentalRate : hw.vectorFlops);
+    return std::max(compute, bytes / hw.memoryBandwidth) / share;
   }
 
   void cost(const Instruction &in, InstructionCost &c) const {
@@ -451,7 +468,8 @@ private:
                     hw.matmulFlops16 > 0;
         rate = half ? hw.matmulFlops16 : hw.matmulFlops;
       }
-      c.seconds += roofline(c.flops, rate, c.bytes);
+      double calls = kc.transcendentals ? kc.transcendentals(in, P) : 0;
+      c.seconds += roofline(c.flops, rate, c.bytes, calls);
       return;
     }
     case Opcode::Chunk:

@@ -61,13 +61,44 @@ struct KernelMemory {
 
 /// What a kernel computes, for the cost model (CostModel.cpp): its
 /// floating-point operations on \p in's slots (null: one per element of
-/// the result), and whether they are matrix products (timed at the
-/// hardware's GEMM rate; the others at its vector rate, or by the bytes
-/// they move, whichever is slower).
+/// the result), whether they are matrix products (timed at the hardware's
+/// GEMM rate; the others at its vector rate), and its calls of exp, log,
+/// tanh or erf (null: none), timed at the hardware's transcendental rate;
+/// the bytes it moves bound it from below.
 struct KernelCost {
-  double (*flops)(const Instruction &in, const ProgramData &program) = nullptr;
+  using Count = double (*)(const Instruction &in, const ProgramData &program);
+  Count flops = nullptr;
   bool matrix = false;
+  Count transcendentals = nullptr;
 };
+
+/// Elements of slot \p s of \p program (an uneven value: its largest
+/// rank's).
+inline double elementsOf(const ProgramData &program, int s) {
+  const SlotType &t = program.slots[s];
+  return static_cast<double>(t.staticBytes) /
+         static_cast<double>(rt::dtypeSize(t.dtype));
+}
+/// Dim \p d of slot \p s (from the back when negative; 1 when it is uneven
+/// or the slot has no such dim).
+inline double dimOf(const ProgramData &program, int s, int64_t d) {
+  const std::vector<int64_t> &shape = program.slots[s].shape;
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (d < 0)
+    d += rank;
+  return d >= 0 && d < rank && shape[d] > 0 ? static_cast<double>(shape[d])
+                                            : 1.0;
+}
+
+/// One exp (or log, tanh, erf) per element of the result, or of operand 0
+/// when that is larger (a loss over logits).
+inline double oneCallPerElement(const Instruction &in, const ProgramData &p) {
+  double n = elementsOf(p, in.result);
+  if (!in.operands.empty())
+    n = std::max(n, elementsOf(p, in.operands[0]));
+  return n;
+}
+inline const KernelCost kTranscendental{nullptr, false, oneCallPerElement};
 
 /// A kernel's entry in the table: the name its ops give, the static
 /// arguments (OpcodeTable.h's Arg flags) it reads, its function, what it

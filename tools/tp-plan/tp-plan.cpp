@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Calibrate.h"
+
 #include "tp/Dialect/TP/Transforms/CustomStyles.h"
 #include "tp/Executor/CostModel.h"
 #include "tp/Executor/MemoryReport.h"
@@ -20,6 +22,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
@@ -34,9 +37,18 @@ namespace exec = ::mlir::tp::exec;
 namespace json = ::mlir::tp::json;
 
 static cl::OptionCategory category("tp-plan options");
-static cl::opt<std::string> modelFile(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"),
+static cl::opt<std::string> modelFile(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(category));
+static cl::opt<bool> calibrateFlag(
+    "calibrate",
+    cl::desc("Measure this machine (a few seconds) and write its hardware "
+             "profile to -o"),
+    cl::cat(category));
+static cl::opt<std::string> outputFile("o",
+                                       cl::desc("Where --calibrate writes the "
+                                                "profile (JSON)"),
+                                       cl::value_desc("PROFILE.json"),
+                                       cl::cat(category));
 static cl::opt<std::string>
     evaluate("evaluate",
              cl::desc("Predict the step time and memory of this plan (a JSON "
@@ -302,6 +314,41 @@ void printJSON(llvm::raw_ostream &os, const exec::Program &program,
   os << out << "\n";
 }
 
+/// --calibrate: measures, writes the profile (whole or not at all: a
+/// temporary file renamed over -o).
+int runCalibrate() {
+  std::string tmp = outputFile + ".tmp";
+  std::error_code ec;
+  // Opened first: an unwritable -o fails before the measurements.
+  llvm::raw_fd_ostream os(tmp, ec);
+  if (ec)
+    fail("cannot write '" + tmp + "': " + ec.message());
+  DialectRegistry registry;
+  mlir::tp::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::outs() << "tp-plan: calibrating (one rank, one OpenBLAS thread)\n";
+  exec::HardwareProfile profile;
+  try {
+    profile = calibrate(context, llvm::outs());
+  } catch (const std::exception &e) {
+    os.close();
+    llvm::sys::fs::remove(tmp);
+    fail(std::string("calibration failed: ") + e.what());
+  }
+  os << profile.toJSON();
+  os.close();
+  if (os.has_error()) {
+    llvm::sys::fs::remove(tmp);
+    fail("cannot write '" + tmp + "': " + os.error().message());
+  }
+  if (std::error_code rc = llvm::sys::fs::rename(tmp, outputFile))
+    fail("cannot write '" + outputFile.getValue() + "': " + rc.message());
+  llvm::outs() << "wrote " << outputFile << "\n";
+  llvm::outs().flush();
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -315,6 +362,24 @@ int main(int argc, char **argv) {
   for (const std::string &plugin : stylePlugins)
     if (llvm::Error e = mlir::tp::loadStylePlugin(plugin))
       fail(llvm::toString(std::move(e)));
+  if (calibrateFlag) {
+    for (const cl::Option *o : std::initializer_list<const cl::Option *>{
+             &evaluate, &hardware, &numRanks, &grad, &train, &optimizer,
+             &paramDtype, &regather, &fsdpPrefetch, &memoryPerRank,
+             &jsonOutput})
+      if (o->getNumOccurrences())
+        fail("--" + o->ArgStr.str() + " does not go with --calibrate");
+    if (!modelFile.empty())
+      fail("--calibrate measures the machine, not a model: give no model");
+    if (outputFile.empty())
+      fail("--calibrate needs -o PROFILE.json");
+    return runCalibrate();
+  }
+  if (outputFile.getNumOccurrences())
+    fail("-o belongs to --calibrate");
+  if (modelFile.empty())
+    fail("a model file is required: tp-plan MODEL.mlir --evaluate PLAN.json "
+         "--hardware PROFILE");
   if (evaluate.empty())
     fail("--evaluate PLAN.json is required (the plan to predict)");
   if (optimizer.getNumOccurrences() && !train)

@@ -6,9 +6,10 @@
 //
 //   compute      each kernel's time on a roofline: its floating-point
 //                operations at the hardware's GEMM rate (matrix products)
-//                or vector rate (the rest), or the bytes it reads and
-//                writes at the memory bandwidth, whichever is slower, plus
-//                a fixed cost per instruction (dispatch and allocation);
+//                or vector rate (the rest) and its exps at the
+//                transcendental rate, or the bytes it reads and writes at
+//                the memory bandwidth, whichever is slower, plus a fixed
+//                cost per instruction (dispatch and allocation);
 //   collectives  the alpha-beta model NCCL's tests use: steps * latency +
 //                bus bytes / bus bandwidth, with the ring's steps and bus
 //                bytes per collective (all_reduce 2(n-1) steps and
@@ -62,6 +63,9 @@ struct HardwareProfile {
   double matmulFlops16 = 0;
   /// FLOP/s of the other kernels.
   double vectorFlops = 0;
+  /// Calls per second of exp, log, tanh and erf (softmax's, attention's,
+  /// the activations'); 0: one flop each, at vectorFlops.
+  double transcendentalRate = 0;
   /// Bytes per second a kernel reads and writes memory at.
   double memoryBandwidth = 0;
   /// Seconds every instruction costs besides its work.

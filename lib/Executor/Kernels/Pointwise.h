@@ -16,21 +16,23 @@ namespace mlir::tp::exec::detail {
 template <class B> void addPointwiseKernels(KernelTable<B> &t) {
   using K = const KernelCall<B> &;
   t.add("relu", 0, [](K k) { return relu(k.arg(0)); });
-  t.add("gelu", 0, [](K k) { return gelu(k.arg(0)); });
-  t.add("silu", 0, [](K k) { return silu(k.arg(0)); });
-  t.add("exp", 0, [](K k) { return exp(k.arg(0)); });
+  t.add("gelu", 0, [](K k) { return gelu(k.arg(0)); }, {}, kTranscendental);
+  t.add("silu", 0, [](K k) { return silu(k.arg(0)); }, {}, kTranscendental);
+  t.add("exp", 0, [](K k) { return exp(k.arg(0)); }, {}, kTranscendental);
   t.add("add", 0, [](K k) { return add(k.arg(0), k.arg(1)); });
   t.add("mul", 0, [](K k) { return mul(k.arg(0), k.arg(1)); });
   if constexpr (B::kHostOnlyKernels) {
     t.add("sub", 0, [](K k) { return sub(k.arg(0), k.arg(1)); });
     t.add("div", 0, [](K k) { return div(k.arg(0), k.arg(1)); });
     t.add("neg", 0, [](K k) { return neg(k.arg(0)); });
-    t.add("log", 0, [](K k) { return log(k.arg(0)); });
-    t.add("tanh", 0, [](K k) { return tanh(k.arg(0)); });
-    t.add("sigmoid", 0, [](K k) { return sigmoid(k.arg(0)); });
+    t.add("log", 0, [](K k) { return log(k.arg(0)); }, {}, kTranscendental);
+    t.add("tanh", 0, [](K k) { return tanh(k.arg(0)); }, {}, kTranscendental);
+    t.add(
+        "sigmoid", 0, [](K k) { return sigmoid(k.arg(0)); }, {},
+        kTranscendental);
     t.add("sqrt", 0, [](K k) { return sqrt(k.arg(0)); });
     t.add("rsqrt", 0, [](K k) { return rsqrt(k.arg(0)); });
-    t.add("erf", 0, [](K k) { return erf(k.arg(0)); });
+    t.add("erf", 0, [](K k) { return erf(k.arg(0)); }, {}, kTranscendental);
     t.add("reciprocal", 0, [](K k) { return reciprocal(k.arg(0)); });
     t.add("abs", 0, [](K k) { return abs(k.arg(0)); });
     // value (the exponent).
@@ -38,8 +40,12 @@ template <class B> void addPointwiseKernels(KernelTable<B> &t) {
           [](K k) { return pow(k.arg(0), static_cast<float>(k.in.value)); });
     // Gradients: operands grad, input.
     t.add("relu_grad", 0, [](K k) { return reluBackward(k.arg(0), k.arg(1)); });
-    t.add("gelu_grad", 0, [](K k) { return geluBackward(k.arg(0), k.arg(1)); });
-    t.add("silu_grad", 0, [](K k) { return siluBackward(k.arg(0), k.arg(1)); });
+    t.add(
+        "gelu_grad", 0, [](K k) { return geluBackward(k.arg(0), k.arg(1)); },
+        {}, kTranscendental);
+    t.add(
+        "silu_grad", 0, [](K k) { return siluBackward(k.arg(0), k.arg(1)); },
+        {}, kTranscendental);
     t.add("log_grad", 0, [](K k) { return logBackward(k.arg(0), k.arg(1)); });
     // Masks (Bool results). size: the runtime::Predicate.
     t.add("compare", kPredicate, [](K k) {

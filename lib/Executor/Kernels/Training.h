@@ -85,17 +85,23 @@ template <class B> void addTrainingKernels(KernelTable<B> &t) {
           k.in.axes.empty() ? 0 : k.f.chunkOf(k.in.size, k.in.axes).offset);
     });
     // size: the global rows over a shard of rows (0: its own).
-    t.add("cross_entropy", kCount, [](K k) {
-      checkNoIgnoredRows(k.arg(1), k.in.size);
-      return overCount(crossEntropy(k.arg(0), k.arg(1)), k.arg(1).numel(),
-                       k.in.size);
-    });
+    t.add(
+        "cross_entropy", kCount,
+        [](K k) {
+          checkNoIgnoredRows(k.arg(1), k.in.size);
+          return overCount(crossEntropy(k.arg(0), k.arg(1)), k.arg(1).numel(),
+                           k.in.size);
+        },
+        {}, kTranscendental);
     // size (as cross_entropy): operands grad, logits, targets.
-    t.add("cross_entropy_grad", kCount, [](K k) {
-      checkNoIgnoredRows(k.arg(2), k.in.size);
-      return overCount(crossEntropyBackward(k.arg(1), k.arg(2), k.arg(0)),
-                       k.arg(2).numel(), k.in.size);
-    });
+    t.add(
+        "cross_entropy_grad", kCount,
+        [](K k) {
+          checkNoIgnoredRows(k.arg(2), k.in.size);
+          return overCount(crossEntropyBackward(k.arg(1), k.arg(2), k.arg(0)),
+                           k.arg(2).numel(), k.in.size);
+        },
+        {}, kTranscendental);
     // Dropout in training and its backward (the same mask on the
     // gradient): value (p), name (the FQN, the mask's key), shape (the
     // global shape), shardDims (empty unless the operand is a shard). The

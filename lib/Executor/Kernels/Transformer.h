@@ -36,30 +36,23 @@ inline int64_t f32BytesOf(const ProgramData &program, int s) {
   return t.staticBytes / static_cast<int64_t>(rt::dtypeSize(t.dtype)) * 4;
 }
 
-/// Elements of slot \p s of \p program (an uneven value: its largest
-/// rank's).
-inline double elementsOf(const ProgramData &program, int s) {
-  const SlotType &t = program.slots[s];
-  return static_cast<double>(t.staticBytes) /
-         static_cast<double>(rt::dtypeSize(t.dtype));
-}
-/// Dim \p d of slot \p s (from the back when negative; 1 when it is uneven
-/// or the slot has no such dim).
-inline double dimOf(const ProgramData &program, int s, int64_t d) {
-  const std::vector<int64_t> &shape = program.slots[s].shape;
-  int64_t rank = static_cast<int64_t>(shape.size());
-  if (d < 0)
-    d += rank;
-  return d >= 0 && d < rank && shape[d] > 0 ? static_cast<double>(shape[d])
-                                            : 1.0;
-}
-
 /// The matrix products of the kernels below (KernelCost), two flops per
 /// multiply-add. A product of [m, k] and [k, n] makes m * n elements of k
 /// multiply-adds each: 2 * numel(result) * k.
-inline KernelCost productCost(double (*flops)(const Instruction &,
-                                              const ProgramData &)) {
-  return KernelCost{flops, /*matrix=*/true};
+inline KernelCost productCost(KernelCost::Count flops,
+                              KernelCost::Count transcendentals = nullptr) {
+  return KernelCost{flops, /*matrix=*/true, transcendentals};
+}
+/// attention's softmax: one exp per score, s * t per head.
+inline double attentionExps(const Instruction &in, const ProgramData &p) {
+  return elementsOf(p, in.operands[0]) * dimOf(p, in.operands[1], 1) /
+         dimOf(p, in.operands[0], -1);
+}
+/// Its backward recomputes them; each of the three instructions counts a
+/// third.
+inline double attentionGradExps(const Instruction &in, const ProgramData &p) {
+  return elementsOf(p, in.operands[1]) * dimOf(p, in.operands[2], 1) /
+         dimOf(p, in.operands[1], -1) / 3;
 }
 /// linear: x [..., in] times weight [out, in]^T.
 inline double linearFlops(const Instruction &in, const ProgramData &p) {
@@ -189,7 +182,9 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
   });
   t.add("rms_norm", kEps,
         [](K k) { return rmsNorm(k.arg(0), &k.arg(1), k.in.value); });
-  t.add("softmax", kDim, [](K k) { return softmax(k.arg(0), k.in.dim); });
+  t.add(
+      "softmax", kDim, [](K k) { return softmax(k.arg(0), k.in.dim); }, {},
+      kTranscendental);
   // value (theta).
   t.add("rotary", kTheta, [](K k) { return rotary(k.arg(0), 0, k.in.value); });
   // One head's [s, t] scores at a time.
@@ -201,7 +196,7 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
                                    &k = p.slots[in.operands[1]].shape;
         return q.size() == 4 && k.size() == 4 ? q[1] * k[1] * 4 : 0;
       }},
-      productCost(attentionFlops));
+      productCost(attentionFlops, attentionExps));
   if constexpr (B::kHostOnlyKernels) {
     // operands grad, weight / grad, input.
     t.add(
@@ -253,13 +248,16 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
     // causal: operands grad, q, k, v.
     t.add(
         "attention_grad_q", kCausal, [](K k) { return attentionGrad(k, 0); },
-        attentionGradMemory(0), productCost(attentionGradFlops));
+        attentionGradMemory(0),
+        productCost(attentionGradFlops, attentionGradExps));
     t.add(
         "attention_grad_k", kCausal, [](K k) { return attentionGrad(k, 1); },
-        attentionGradMemory(1), productCost(attentionGradFlops));
+        attentionGradMemory(1),
+        productCost(attentionGradFlops, attentionGradExps));
     t.add(
         "attention_grad_v", kCausal, [](K k) { return attentionGrad(k, 2); },
-        attentionGradMemory(2), productCost(attentionGradFlops));
+        attentionGradMemory(2),
+        productCost(attentionGradFlops, attentionGradExps));
   }
 }
 

@@ -1,0 +1,222 @@
+//===- Calibrate.cpp - measure this machine's hardware profile --*- C++ -*-===//
+//
+// tp-plan --calibrate: times small programs on the executor, one rank and
+// one OpenBLAS thread (as scripts/bench.sh runs each rank), and the threads
+// backend's all_reduce, and fits the cost model's numbers to them, so that
+// the model predicts what it measured:
+//
+//   instruction_overhead  a chain of relus of 16 elements, per instruction;
+//   memory_bandwidth      a chain of relus of 2^21 elements (16 MiB moved
+//                         per instruction): bytes / (time - overhead);
+//   vector_flops          a chain of negations of 2^14 elements (in
+//                         cache), one flop each;
+//   transcendental_rate   a chain of exps of 2^14 elements: the time
+//                         beyond the negations';
+//   matmul_flops          chains of linears [n, n] x [n, n]^T for n = 64,
+//                         128, 256: the rate that minimizes the relative
+//                         error of all three;
+//   intra_node            all_reduce between two rank threads of 4 bytes
+//                         (latency: per ring step) and 4 MiB (bus
+//                         bandwidth);
+//   shared_cores          the cores the ranks share; overlap is off (no
+//                         core is left over for a communication thread
+//                         when every rank computes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Calibrate.h"
+
+#include "tp/Executor/Executor.h"
+#include "tp/Runtime/Kernels.h"
+#include "tp/Runtime/ThreadCommunicator.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+using namespace mlir;
+namespace exec = ::mlir::tp::exec;
+namespace rt = ::mlir::tp::runtime;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// The median of \p reps timings of \p fn.
+template <class Fn> double median(int reps, Fn fn) {
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    Clock::time_point start = Clock::now();
+    fn();
+    t.push_back(secondsSince(start));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// A program of \p count instructions: `op` applied in a chain to a
+/// tensor<\p type>.
+std::string chainOf(const char *op, const std::string &type, int count) {
+  std::string text = "func.func @forward(%v0: tensor<" + type +
+                     ">) -> tensor<" + type + "> {\n";
+  for (int i = 0; i < count; ++i)
+    text += llvm::formatv("  %v{0} = model.{1} %v{2} : (tensor<{3}>) -> "
+                          "tensor<{3}>\n",
+                          i + 1, op, i, type)
+                .str();
+  text += llvm::formatv("  return %v{0} : tensor<{1}>\n}\n", count, type).str();
+  return text;
+}
+
+/// \p count linears of [n, n] weights in a chain on a [n, n] input.
+std::string linearChain(int64_t n, int count) {
+  std::string t = llvm::formatv("{0}x{0}xf32", n).str();
+  std::string text =
+      "func.func @forward(%v0: tensor<" + t + ">) -> tensor<" + t + "> {\n";
+  for (int i = 0; i < count; ++i)
+    text += llvm::formatv("  %w{0} = model.param \"l{0}.weight\" : tensor<{1}>"
+                          "\n  %v{2} = model.linear \"l{0}\"(%v{0}, %w{0}) : "
+                          "(tensor<{1}>, tensor<{1}>) -> tensor<{1}>\n",
+                          i, t, i + 1)
+                .str();
+  text += llvm::formatv("  return %v{0} : tensor<{1}>\n}\n", count, t).str();
+  return text;
+}
+
+/// Seconds per instruction of the program \p text, run on one rank with
+/// its parameters resident: the median of later runs, less nothing (its
+/// instructions are all alike).
+double perInstruction(MLIRContext &context, const std::string &text, int count,
+                      int reps) {
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  if (!module)
+    throw std::runtime_error("the calibration program does not parse");
+  func::FuncOp entry;
+  module->walk([&](func::FuncOp f) { entry = f; });
+  exec::Program program = exec::Program::compile(entry);
+  exec::DataSource data;
+  double seconds = 0;
+  rt::runRanks(1, [&](rt::Communicator &comm) {
+    exec::RankState state;
+    program.run(comm, data, nullptr, nullptr, &state); // loads, warms up
+    seconds = median(
+        reps, [&] { program.run(comm, data, nullptr, nullptr, &state); });
+  });
+  // Each run also reads its input and hands out its result: one more
+  // instruction's worth, roughly.
+  return seconds / (count + 1);
+}
+
+/// Seconds of one all_reduce of \p floats f32 elements between 2 threads.
+double allReduceSeconds(size_t floats, int reps) {
+  double seconds = 0;
+  rt::runRanks(2, [&](rt::Communicator &comm) {
+    std::vector<float> in(floats, 1.0f), out(floats);
+    for (int i = 0; i < 3; ++i)
+      comm.allReduce(in.data(), out.data(), floats, rt::DType::F32,
+                     rt::ReduceOp::Sum);
+    double t = median(reps, [&] {
+      comm.allReduce(in.data(), out.data(), floats, rt::DType::F32,
+                     rt::ReduceOp::Sum);
+    });
+    if (comm.rank() == 0)
+      seconds = t;
+  });
+  return seconds;
+}
+
+std::string cpuName() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos)
+        return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "unknown CPU";
+}
+
+} // namespace
+
+exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
+  rt::setBlasThreads(1);
+  rt::keepFreedTensorMemory();
+  exec::HardwareProfile p;
+  p.name = "cpu";
+  int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+
+  const int chain = 64;
+  double small =
+      perInstruction(context, chainOf("relu", "16xf32", chain), chain, 31);
+  p.instructionOverhead = small;
+  log << llvm::formatv("  relu of 16 elements: {0:f3} us per instruction\n",
+                       small * 1e6);
+
+  const int64_t big = int64_t(1) << 21;
+  double large = perInstruction(
+      context, chainOf("relu", std::to_string(big) + "xf32", 16), 16, 9);
+  double moved = 8.0 * big;
+  p.memoryBandwidth = moved / std::max(large - small, 1e-9);
+  log << llvm::formatv("  relu of 2^21 elements: {0:f3} us, {1:f2} GB/s\n",
+                       large * 1e6, p.memoryBandwidth / 1e9);
+
+  // In cache: the arithmetic, not the memory.
+  const int64_t mid = int64_t(1) << 14;
+  std::string midType = std::to_string(mid) + "xf32";
+  double negs = perInstruction(context, chainOf("neg", midType, 64), 64, 15);
+  p.vectorFlops = static_cast<double>(mid) / std::max(negs - small, 1e-9);
+  log << llvm::formatv("  neg of 2^14 elements: {0:f3} us, {1:f2} GFLOP/s\n",
+                       negs * 1e6, p.vectorFlops / 1e9);
+  double exps = perInstruction(context, chainOf("exp", midType, 32), 32, 15);
+  p.transcendentalRate = static_cast<double>(mid) / std::max(exps - negs, 1e-9);
+  log << llvm::formatv("  exp of 2^14 elements: {0:f3} us, {1:f2} G exp/s\n",
+                       exps * 1e6, p.transcendentalRate / 1e9);
+
+  // The rate minimizing the relative errors: with y = time - overhead and
+  // x = flops, 1/rate = sum(x/y) / sum(x^2/y^2).
+  double num = 0, den = 0;
+  for (int64_t n : {64, 128, 256}) {
+    double t = perInstruction(context, linearChain(n, 16), 16, 9);
+    double x = 2.0 * n * n * n, y = std::max(t - small, 1e-9);
+    num += x / y;
+    den += x * x / (y * y);
+    log << llvm::formatv("  linear {0}x{0}: {1:f3} us, {2:f2} GFLOP/s\n", n,
+                         t * 1e6, x / y / 1e9);
+  }
+  p.matmulFlops = den / num;
+  log << llvm::formatv("  matmul rate fitted: {0:f2} GFLOP/s\n",
+                       p.matmulFlops / 1e9);
+
+  // all_reduce of 2 ranks: 2 ring steps, 2(n-1)/n = 1 times its bytes.
+  double tiny = allReduceSeconds(1, 201);
+  double bulk = allReduceSeconds(size_t(1) << 20, 21);
+  p.intraNode.latency = tiny / 2;
+  p.intraNode.bandwidth = 4.0 * (1 << 20) / std::max(bulk - tiny, 1e-9);
+  log << llvm::formatv("  all_reduce of 2 threads: 4 B {0:f3} us, 4 MiB "
+                       "{1:f3} us: {2:f3} us per step, {3:f2} GB/s\n",
+                       tiny * 1e6, bulk * 1e6, p.intraNode.latency * 1e6,
+                       p.intraNode.bandwidth / 1e9);
+
+  p.sharedCores = cores;
+  p.overlap = false;
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  p.source = "tp-plan --calibrate on " + std::to_string(cores) + " cores of " +
+             cpuName() + ", " + date +
+             " (one OpenBLAS thread per rank, threads backend)";
+  return p;
+}
