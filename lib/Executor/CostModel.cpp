@@ -197,6 +197,9 @@ bool HardwareProfile::fromJSON(std::string_view text, HardwareProfile &profile,
     } else if (key == "inter_node") {
       if (!readLink(value, key, p.interNode, error))
         return false;
+    } else if (key == "oversubscribed") {
+      if (!readLink(value, key, p.oversubscribed, error))
+        return false;
     } else if (key == "overlap") {
       std::optional<bool> b = value.getAsBoolean();
       if (!b) {
@@ -209,7 +212,7 @@ bool HardwareProfile::fromJSON(std::string_view text, HardwareProfile &profile,
               "' (expected name, source, matmul_flops, matmul_flops_16bit, "
               "vector_flops, transcendental_rate, memory_bandwidth, "
               "instruction_overhead, shared_cores, intra_node, inter_node, "
-              "ranks_per_node, overlap)";
+              "oversubscribed, ranks_per_node, overlap)";
       return false;
     }
   }
@@ -241,6 +244,8 @@ std::string HardwareProfile::toJSON() const {
   w.member("memory_bandwidth", memoryBandwidth);
   w.member("name", name);
   w.member("overlap", overlap);
+  if (oversubscribed.bandwidth > 0)
+    writeLink(w, "oversubscribed", oversubscribed);
   if (ranksPerNode > 0)
     w.member("ranks_per_node", ranksPerNode);
   w.member("shared_cores", sharedCores);
@@ -527,7 +532,10 @@ private:
     default: // reduce_scatter (its operand is the full tensor), all_to_all
       break;
     }
-    const LinkProfile &link = spansNodes(in.axes) ? hw.interNode : hw.intraNode;
+    const LinkProfile &link = spansNodes(in.axes) ? hw.interNode
+                              : share < 1 && hw.oversubscribed.bandwidth > 0
+                                  ? hw.oversubscribed
+                                  : hw.intraNode;
     c.seconds += steps * link.latency + bus / link.bandwidth;
   }
 

@@ -98,7 +98,16 @@ inline double oneCallPerElement(const Instruction &in, const ProgramData &p) {
     n = std::max(n, elementsOf(p, in.operands[0]));
   return n;
 }
+/// A kernel calling the C library's exp, log, tanh or erf per element.
 inline const KernelCost kTranscendental{nullptr, false, oneCallPerElement};
+/// The flops of the runtime's vectorized exp and erf (runtime::detail::
+/// expApprox, erfApprox: a range reduction and a polynomial), which GELU,
+/// SiLU, their gradients, attention and the cross-entropy use instead.
+constexpr double kApproxExpFlops = 12;
+inline double approxExpFlops(const Instruction &in, const ProgramData &p) {
+  return (1 + kApproxExpFlops) * oneCallPerElement(in, p);
+}
+inline const KernelCost kApproxExp{approxExpFlops, false, nullptr};
 
 /// A kernel's entry in the table: the name its ops give, the static
 /// arguments (OpcodeTable.h's Arg flags) it reads, its function, what it

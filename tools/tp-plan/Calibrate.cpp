@@ -18,6 +18,7 @@
 //   intra_node            all_reduce between two rank threads of 4 bytes
 //                         (latency: per ring step) and 4 MiB (bus
 //                         bandwidth);
+//   oversubscribed        the same between twice as many threads as cores;
 //   shared_cores          the cores the ranks share; overlap is off (no
 //                         core is left over for a communication thread
 //                         when every rank computes).
@@ -95,11 +96,12 @@ std::string linearChain(int64_t n, int count) {
   return text;
 }
 
-/// Seconds per instruction of the program \p text, run on one rank with
-/// its parameters resident: the median of later runs, less nothing (its
-/// instructions are all alike).
+/// Seconds per instruction of the program \p text, run with its parameters
+/// resident on one rank per core at once (each its own single-rank job),
+/// as the ranks of a real job share the machine: the median over the
+/// cores of each one's median run.
 double perInstruction(MLIRContext &context, const std::string &text, int count,
-                      int reps) {
+                      int reps, int64_t cores) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   if (!module)
     throw std::runtime_error("the calibration program does not parse");
@@ -107,34 +109,54 @@ double perInstruction(MLIRContext &context, const std::string &text, int count,
   module->walk([&](func::FuncOp f) { entry = f; });
   exec::Program program = exec::Program::compile(entry);
   exec::DataSource data;
-  double seconds = 0;
-  rt::runRanks(1, [&](rt::Communicator &comm) {
-    exec::RankState state;
-    program.run(comm, data, nullptr, nullptr, &state); // loads, warms up
-    seconds = median(
-        reps, [&] { program.run(comm, data, nullptr, nullptr, &state); });
-  });
+  std::vector<double> seconds(cores, 0);
+  std::vector<std::thread> threads;
+  for (int64_t c = 0; c < cores; ++c)
+    threads.emplace_back([&, c] {
+      rt::runRanks(1, [&](rt::Communicator &comm) {
+        exec::RankState state;
+        program.run(comm, data, nullptr, nullptr, &state); // loads, warms
+        seconds[c] = median(
+            reps, [&] { program.run(comm, data, nullptr, nullptr, &state); });
+      });
+    });
+  for (std::thread &t : threads)
+    t.join();
+  std::sort(seconds.begin(), seconds.end());
   // Each run also reads its input and hands out its result: one more
   // instruction's worth, roughly.
-  return seconds / (count + 1);
+  return seconds[seconds.size() / 2] / (count + 1);
 }
 
-/// Seconds of one all_reduce of \p floats f32 elements between 2 threads.
-double allReduceSeconds(size_t floats, int reps) {
-  double seconds = 0;
-  rt::runRanks(2, [&](rt::Communicator &comm) {
+/// Seconds of one all_reduce of \p floats f32 elements between \p ranks
+/// threads, each computing \p work relus of 2^14 elements before it (as a
+/// program computes between its collectives, so that the ranks arrive at
+/// different times and the waiting ones sleep), less that compute.
+double allReduceSeconds(int ranks, size_t floats, int work, int reps) {
+  std::vector<double> seconds(ranks, 0);
+  rt::runRanks(ranks, [&](rt::Communicator &comm) {
     std::vector<float> in(floats, 1.0f), out(floats);
+    rt::Tensor x = rt::Tensor::full({int64_t(1) << 14}, 1.0f);
+    auto compute = [&] {
+      for (int i = 0; i < work; ++i)
+        x = rt::relu(x);
+    };
+    auto reduce = [&] {
+      comm.allReduce(in.data(), out.data(), floats, rt::DType::F32,
+                     rt::ReduceOp::Sum);
+    };
     for (int i = 0; i < 3; ++i)
-      comm.allReduce(in.data(), out.data(), floats, rt::DType::F32,
-                     rt::ReduceOp::Sum);
-    double t = median(reps, [&] {
-      comm.allReduce(in.data(), out.data(), floats, rt::DType::F32,
-                     rt::ReduceOp::Sum);
+      reduce();
+    double alone = median(reps, compute);
+    reduce();
+    double both = median(reps, [&] {
+      compute();
+      reduce();
     });
-    if (comm.rank() == 0)
-      seconds = t;
+    seconds[comm.rank()] = std::max(both - alone, 0.0);
   });
-  return seconds;
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
 }
 
 std::string cpuName() {
@@ -157,17 +179,18 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   exec::HardwareProfile p;
   p.name = "cpu";
   int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  log << "  " << cores << " cores, each running one rank\n";
 
   const int chain = 64;
-  double small =
-      perInstruction(context, chainOf("relu", "16xf32", chain), chain, 31);
+  double small = perInstruction(context, chainOf("relu", "16xf32", chain),
+                                chain, 31, cores);
   p.instructionOverhead = small;
   log << llvm::formatv("  relu of 16 elements: {0:f3} us per instruction\n",
                        small * 1e6);
 
   const int64_t big = int64_t(1) << 21;
   double large = perInstruction(
-      context, chainOf("relu", std::to_string(big) + "xf32", 16), 16, 9);
+      context, chainOf("relu", std::to_string(big) + "xf32", 16), 16, 9, cores);
   double moved = 8.0 * big;
   p.memoryBandwidth = moved / std::max(large - small, 1e-9);
   log << llvm::formatv("  relu of 2^21 elements: {0:f3} us, {1:f2} GB/s\n",
@@ -176,11 +199,13 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   // In cache: the arithmetic, not the memory.
   const int64_t mid = int64_t(1) << 14;
   std::string midType = std::to_string(mid) + "xf32";
-  double negs = perInstruction(context, chainOf("neg", midType, 64), 64, 15);
+  double negs =
+      perInstruction(context, chainOf("neg", midType, 64), 64, 15, cores);
   p.vectorFlops = static_cast<double>(mid) / std::max(negs - small, 1e-9);
   log << llvm::formatv("  neg of 2^14 elements: {0:f3} us, {1:f2} GFLOP/s\n",
                        negs * 1e6, p.vectorFlops / 1e9);
-  double exps = perInstruction(context, chainOf("exp", midType, 32), 32, 15);
+  double exps =
+      perInstruction(context, chainOf("exp", midType, 32), 32, 15, cores);
   p.transcendentalRate = static_cast<double>(mid) / std::max(exps - negs, 1e-9);
   log << llvm::formatv("  exp of 2^14 elements: {0:f3} us, {1:f2} G exp/s\n",
                        exps * 1e6, p.transcendentalRate / 1e9);
@@ -189,7 +214,7 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   // x = flops, 1/rate = sum(x/y) / sum(x^2/y^2).
   double num = 0, den = 0;
   for (int64_t n : {64, 128, 256}) {
-    double t = perInstruction(context, linearChain(n, 16), 16, 9);
+    double t = perInstruction(context, linearChain(n, 16), 16, 9, cores);
     double x = 2.0 * n * n * n, y = std::max(t - small, 1e-9);
     num += x / y;
     den += x * x / (y * y);
@@ -200,15 +225,23 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   log << llvm::formatv("  matmul rate fitted: {0:f2} GFLOP/s\n",
                        p.matmulFlops / 1e9);
 
-  // all_reduce of 2 ranks: 2 ring steps, 2(n-1)/n = 1 times its bytes.
-  double tiny = allReduceSeconds(1, 201);
-  double bulk = allReduceSeconds(size_t(1) << 20, 21);
-  p.intraNode.latency = tiny / 2;
-  p.intraNode.bandwidth = 4.0 * (1 << 20) / std::max(bulk - tiny, 1e-9);
-  log << llvm::formatv("  all_reduce of 2 threads: 4 B {0:f3} us, 4 MiB "
-                       "{1:f3} us: {2:f3} us per step, {3:f2} GB/s\n",
-                       tiny * 1e6, bulk * 1e6, p.intraNode.latency * 1e6,
-                       p.intraNode.bandwidth / 1e9);
+  // all_reduce of n ranks: 2(n-1) ring steps and 2(n-1)/n times its
+  // bytes; 2 ranks, and twice as many ranks as cores (they block instead
+  // of spinning).
+  auto link = [&](int ranks, exec::LinkProfile &out) {
+    double tiny = allReduceSeconds(ranks, 1, 8, ranks > 2 ? 51 : 101);
+    double bulk = allReduceSeconds(ranks, size_t(1) << 20, 8, 11);
+    double steps = 2.0 * (ranks - 1), bus = steps / ranks * 4.0 * (1 << 20);
+    out.latency = tiny / steps;
+    out.bandwidth = bus / std::max(bulk - tiny, 1e-9);
+    log << llvm::formatv("  all_reduce of {0} threads: 4 B {1:f3} us, 4 MiB "
+                         "{2:f3} us: {3:f3} us per step, {4:f2} GB/s\n",
+                         ranks, tiny * 1e6, bulk * 1e6, out.latency * 1e6,
+                         out.bandwidth / 1e9);
+  };
+  link(2, p.intraNode);
+  if (2 * cores <= rt::maxThreadRanks())
+    link(static_cast<int>(2 * cores), p.oversubscribed);
 
   p.sharedCores = cores;
   p.overlap = false;

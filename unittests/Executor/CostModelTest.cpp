@@ -140,6 +140,19 @@ TEST_F(CostModelTest, RanksSharingCoresComputeAtTheirShare) {
   EXPECT_NEAR(est.instructions[2].seconds, (1 + 2 * 0.256) * kUs, 1e-12);
 }
 
+TEST_F(CostModelTest, OversubscribedRanksUseTheirLink) {
+  HardwareProfile hw = round();
+  hw.oversubscribed = {1e-4, 1e8};
+  // Two ranks, two cores: the intra-node link.
+  hw.sharedCores = 2;
+  EXPECT_NEAR(program->estimateCost(hw).instructions[1].seconds,
+              (1 + 10 + 0.128) * kUs, 1e-12);
+  // Two ranks on one core: the oversubscribed one.
+  hw.sharedCores = 1;
+  EXPECT_NEAR(program->estimateCost(hw).instructions[1].seconds,
+              (1 + 100 + 1.28) * kUs, 1e-12);
+}
+
 TEST_F(CostModelTest, GroupsAcrossNodesUseTheInterNodeLink) {
   HardwareProfile hw = round();
   hw.ranksPerNode = 1;

@@ -77,6 +77,9 @@ struct HardwareProfile {
   /// The link between the ranks of a node, and between nodes.
   LinkProfile intraNode;
   LinkProfile interNode;
+  /// The link when more ranks than sharedCores run (threads that block on
+  /// each other instead of spinning); unset (bandwidth 0): intraNode.
+  LinkProfile oversubscribed;
   /// Ranks per node (consecutive rank numbers); 0: one node holds them all.
   int64_t ranksPerNode = 0;
   /// Whether an async collective runs while the rank computes (a

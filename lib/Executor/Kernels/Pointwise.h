@@ -16,8 +16,8 @@ namespace mlir::tp::exec::detail {
 template <class B> void addPointwiseKernels(KernelTable<B> &t) {
   using K = const KernelCall<B> &;
   t.add("relu", 0, [](K k) { return relu(k.arg(0)); });
-  t.add("gelu", 0, [](K k) { return gelu(k.arg(0)); }, {}, kTranscendental);
-  t.add("silu", 0, [](K k) { return silu(k.arg(0)); }, {}, kTranscendental);
+  t.add("gelu", 0, [](K k) { return gelu(k.arg(0)); }, {}, kApproxExp);
+  t.add("silu", 0, [](K k) { return silu(k.arg(0)); }, {}, kApproxExp);
   t.add("exp", 0, [](K k) { return exp(k.arg(0)); }, {}, kTranscendental);
   t.add("add", 0, [](K k) { return add(k.arg(0), k.arg(1)); });
   t.add("mul", 0, [](K k) { return mul(k.arg(0), k.arg(1)); });
@@ -42,10 +42,10 @@ template <class B> void addPointwiseKernels(KernelTable<B> &t) {
     t.add("relu_grad", 0, [](K k) { return reluBackward(k.arg(0), k.arg(1)); });
     t.add(
         "gelu_grad", 0, [](K k) { return geluBackward(k.arg(0), k.arg(1)); },
-        {}, kTranscendental);
+        {}, kApproxExp);
     t.add(
         "silu_grad", 0, [](K k) { return siluBackward(k.arg(0), k.arg(1)); },
-        {}, kTranscendental);
+        {}, kApproxExp);
     t.add("log_grad", 0, [](K k) { return logBackward(k.arg(0), k.arg(1)); });
     // Masks (Bool results). size: the runtime::Predicate.
     t.add("compare", kPredicate, [](K k) {

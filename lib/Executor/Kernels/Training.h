@@ -92,7 +92,7 @@ template <class B> void addTrainingKernels(KernelTable<B> &t) {
           return overCount(crossEntropy(k.arg(0), k.arg(1)), k.arg(1).numel(),
                            k.in.size);
         },
-        {}, kTranscendental);
+        {}, kApproxExp);
     // size (as cross_entropy): operands grad, logits, targets.
     t.add(
         "cross_entropy_grad", kCount,
@@ -101,7 +101,7 @@ template <class B> void addTrainingKernels(KernelTable<B> &t) {
           return overCount(crossEntropyBackward(k.arg(1), k.arg(2), k.arg(0)),
                            k.arg(2).numel(), k.in.size);
         },
-        {}, kTranscendental);
+        {}, kApproxExp);
     // Dropout in training and its backward (the same mask on the
     // gradient): value (p), name (the FQN, the mask's key), shape (the
     // global shape), shardDims (empty unless the operand is a shard). The

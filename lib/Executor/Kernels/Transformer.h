@@ -43,17 +43,7 @@ inline KernelCost productCost(KernelCost::Count flops,
                               KernelCost::Count transcendentals = nullptr) {
   return KernelCost{flops, /*matrix=*/true, transcendentals};
 }
-/// attention's softmax: one exp per score, s * t per head.
-inline double attentionExps(const Instruction &in, const ProgramData &p) {
-  return elementsOf(p, in.operands[0]) * dimOf(p, in.operands[1], 1) /
-         dimOf(p, in.operands[0], -1);
-}
-/// Its backward recomputes them; each of the three instructions counts a
-/// third.
-inline double attentionGradExps(const Instruction &in, const ProgramData &p) {
-  return elementsOf(p, in.operands[1]) * dimOf(p, in.operands[2], 1) /
-         dimOf(p, in.operands[1], -1) / 3;
-}
+
 /// linear: x [..., in] times weight [out, in]^T.
 inline double linearFlops(const Instruction &in, const ProgramData &p) {
   return 2 * elementsOf(p, in.result) * dimOf(p, in.operands[1], 1);
@@ -75,20 +65,27 @@ inline double linearGradWeightFlops(const Instruction &in,
 }
 /// attention of q [b, s, h, d], k [b, t, hkv, d], v [b, t, hkv, dv] (every
 /// score computed, the causal mask applied after): per head q k^T
-/// (2 s t d) and p v (2 s t dv), 2 t (numel(q) + numel(result)) in all.
+/// (2 s t d) and p v (2 s t dv), 2 t (numel(q) + numel(result)) in all,
+/// and a vectorized exp per score (kApproxExpFlops).
 inline double attentionFlops(const Instruction &in, const ProgramData &p) {
   double t = dimOf(p, in.operands[1], 1);
-  return 2 * t * (elementsOf(p, in.operands[0]) + elementsOf(p, in.result));
+  double scores =
+      elementsOf(p, in.operands[0]) * t / dimOf(p, in.operands[0], -1);
+  return 2 * t * (elementsOf(p, in.operands[0]) + elementsOf(p, in.result)) +
+         (1 + kApproxExpFlops) * scores;
 }
 /// attention's backward (operands grad, q, k, v): the scores again
 /// (2 s t d per head), dv = p^T g and dp = g v^T (2 s t dv each), dq = ds k
-/// and dk = ds^T q (2 s t d each); each of the three gradient instructions
-/// counts a third of the pass.
+/// and dk = ds^T q (2 s t d each), and the exps again; each of the three
+/// gradient instructions counts a third of the pass.
 inline double attentionGradFlops(const Instruction &in, const ProgramData &p) {
   double t = dimOf(p, in.operands[2], 1);
-  return 2 * t *
-         (3 * elementsOf(p, in.operands[1]) +
-          2 * elementsOf(p, in.operands[0])) /
+  double scores =
+      elementsOf(p, in.operands[1]) * t / dimOf(p, in.operands[1], -1);
+  return (2 * t *
+              (3 * elementsOf(p, in.operands[1]) +
+               2 * elementsOf(p, in.operands[0])) +
+          (1 + kApproxExpFlops) * scores) /
          3;
 }
 
@@ -196,7 +193,7 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
                                    &k = p.slots[in.operands[1]].shape;
         return q.size() == 4 && k.size() == 4 ? q[1] * k[1] * 4 : 0;
       }},
-      productCost(attentionFlops, attentionExps));
+      productCost(attentionFlops));
   if constexpr (B::kHostOnlyKernels) {
     // operands grad, weight / grad, input.
     t.add(
@@ -248,16 +245,13 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
     // causal: operands grad, q, k, v.
     t.add(
         "attention_grad_q", kCausal, [](K k) { return attentionGrad(k, 0); },
-        attentionGradMemory(0),
-        productCost(attentionGradFlops, attentionGradExps));
+        attentionGradMemory(0), productCost(attentionGradFlops));
     t.add(
         "attention_grad_k", kCausal, [](K k) { return attentionGrad(k, 1); },
-        attentionGradMemory(1),
-        productCost(attentionGradFlops, attentionGradExps));
+        attentionGradMemory(1), productCost(attentionGradFlops));
     t.add(
         "attention_grad_v", kCausal, [](K k) { return attentionGrad(k, 2); },
-        attentionGradMemory(2),
-        productCost(attentionGradFlops, attentionGradExps));
+        attentionGradMemory(2), productCost(attentionGradFlops));
   }
 }
 
