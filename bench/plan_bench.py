@@ -110,7 +110,7 @@ def main():
                 model = os.path.join(tmp, "%s-%s.mlir" % (arch, size))
                 run([os.path.join(args.build, "bin", "tp-model"), config,
                      "-o", model])
-                short, long = (2, 12) if size == "small" else (2, 6)
+                short, long = (2, 22) if size == "small" else (2, 8)
                 for plan_name, np in RUNS:
                     plan = os.path.join(PLANS, plan_name)
                     pred = predicted_ms(args.build, model, plan, np,

@@ -15,12 +15,15 @@
 #include "tp/Executor/MemoryReport.h"
 #include "tp/InitAll.h"
 #include "tp/Launch/Prepare.h"
+#include "tp/Plan/Planner.h"
 #include "tp/Support/InputLimits.h"
 #include "tp/Support/JSON.h"
 #include "tp/Support/Version.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -44,16 +47,32 @@ static cl::opt<bool> calibrateFlag(
     cl::desc("Measure this machine (a few seconds) and write its hardware "
              "profile to -o"),
     cl::cat(category));
-static cl::opt<std::string> outputFile("o",
-                                       cl::desc("Where --calibrate writes the "
-                                                "profile (JSON)"),
-                                       cl::value_desc("PROFILE.json"),
-                                       cl::cat(category));
+static cl::opt<std::string>
+    outputFile("o",
+               cl::desc("Where --calibrate writes the profile, or the search "
+                        "its plan (JSON)"),
+               cl::value_desc("FILE.json"), cl::cat(category));
 static cl::opt<std::string>
     evaluate("evaluate",
              cl::desc("Predict the step time and memory of this plan (a JSON "
                       "plan as tp-run --plan reads)"),
              cl::value_desc("PLAN.json"), cl::cat(category));
+static cl::opt<std::string>
+    meshShape("mesh-shape",
+              cl::desc("Search a plan for this mesh: its sizes (\"4\", "
+                       "\"2,4\")"),
+              cl::value_desc("N[,M]"), cl::cat(category));
+static cl::opt<std::string>
+    meshAxes("mesh-axes",
+             cl::desc("The mesh's axis names (default: tp; dp,tp on 2-D); "
+                      "tensor parallelism shards over the one named tp "
+                      "(else the last)"),
+             cl::value_desc("A[,B]"), cl::cat(category));
+static cl::opt<bool>
+    explain("explain",
+            cl::desc("With --mesh-shape: list the candidates priced, the "
+                     "runner-ups and the standard plans"),
+            cl::cat(category));
 static cl::opt<std::string>
     hardware("hardware",
              cl::desc("The hardware profile: a JSON file, or a built-in name "
@@ -314,6 +333,235 @@ void printJSON(llvm::raw_ostream &os, const exec::Program &program,
   os << out << "\n";
 }
 
+/// The mesh of --mesh-shape and --mesh-axes.
+mlir::tp::plan::MeshSpec meshSpec() {
+  mlir::tp::plan::MeshSpec mesh;
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(meshShape).split(parts, ',');
+  for (llvm::StringRef p : parts) {
+    int64_t n;
+    if (p.trim().getAsInteger(10, n) || n < 1 || n > 65536)
+      fail("--mesh-shape must be one or two sizes of at least 1, as 4 or "
+           "2,4, not '" +
+           meshShape + "'");
+    mesh.shape.push_back(n);
+  }
+  if (mesh.shape.size() > 2)
+    fail("--mesh-shape: the planner searches 1-D and 2-D meshes, not " +
+         std::to_string(mesh.shape.size()) + "-D");
+  if (meshAxes.getNumOccurrences()) {
+    llvm::SmallVector<llvm::StringRef> names;
+    llvm::StringRef(meshAxes).split(names, ',');
+    for (llvm::StringRef n : names)
+      mesh.axisNames.push_back(n.trim().str());
+  } else {
+    mesh.axisNames = mesh.shape.size() == 1
+                         ? std::vector<std::string>{"tp"}
+                         : std::vector<std::string>{"dp", "tp"};
+  }
+  if (mesh.axisNames.size() != mesh.shape.size())
+    fail("--mesh-axes names " + std::to_string(mesh.axisNames.size()) +
+         " axes for a " + std::to_string(mesh.shape.size()) + "-D mesh");
+  for (size_t a = 0; a < mesh.axisNames.size(); ++a) {
+    if (mesh.axisNames[a].empty())
+      fail("--mesh-axes: an axis name is empty");
+    if (mesh.axisNames[a] == "tp")
+      mesh.tpAxis = static_cast<int>(a);
+  }
+  if (mesh.axisNames.size() == 2 && mesh.axisNames[0] == mesh.axisNames[1])
+    fail("--mesh-axes: two axes named '" + mesh.axisNames[0] + "'");
+  if (mesh.tpAxis < 0)
+    mesh.tpAxis = static_cast<int>(mesh.shape.size()) - 1;
+  if (mesh.shape.size() == 2)
+    mesh.dataAxis = 1 - mesh.tpAxis;
+  return mesh;
+}
+
+/// Lowers and compiles \p planText as tp-run would, and prices it.
+mlir::tp::plan::Evaluation price(const std::string &planText,
+                                 const exec::HardwareProfile &profile,
+                                 const std::string &dtype,
+                                 exec::Launcher &launcher) {
+  mlir::tp::plan::Evaluation e;
+  llvm::SmallString<128> path;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tp-plan", "json", fd, path)) {
+    e.error = "cannot write a temporary plan: " + ec.message();
+    return e;
+  }
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << planText;
+  }
+  DialectRegistry registry;
+  mlir::tp::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  llvm::SourceMgr sourceMgr;
+  std::string diagnostics;
+  ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      diagnostics += (diagnostics.empty() ? "" : "; ") + d.str();
+    return success();
+  });
+  try {
+    exec::PrepareOptions prepare;
+    prepare.modelFile = modelFile;
+    prepare.planFile = path.str().str();
+    prepare.paramDtype = dtype;
+    prepare.differentiate = grad || train;
+    prepare.regather = regather;
+    prepare.fsdpPrefetch = fsdpPrefetch;
+    if (train) {
+      mlir::tp::OptimizerOptions o;
+      o.kind = optimizer;
+      if (dtype != "f32")
+        o.reduceDtype = dtype;
+      prepare.optimizer = o;
+    }
+    exec::PreparedModel model =
+        exec::prepareModel(context, sourceMgr, prepare, launcher);
+    exec::Program program =
+        exec::Program::compile(exec::entryFunction(*model.module, modelFile));
+    e.peakBytes = program.memoryPlan(train ? 2 : 1).peakBytes;
+    e.stepSeconds = program.estimateCost(profile).stepSeconds;
+    e.ok = true;
+  } catch (const std::exception &ex) {
+    e.error = diagnostics.empty() ? ex.what() : diagnostics;
+  }
+  llvm::sys::fs::remove(path);
+  return e;
+}
+
+std::string formatEvaluation(const mlir::tp::plan::Evaluation &e) {
+  if (!e.ok)
+    return "does not lower: " + e.error;
+  return formatSeconds(e.stepSeconds) + ", peak " +
+         exec::formatBytes(e.peakBytes);
+}
+
+/// --mesh-shape: searches a plan, writes it to -o (or stdout).
+int runSearch(const exec::HardwareProfile &profile,
+              std::optional<int64_t> budget, const std::string &dtype) {
+  mlir::tp::plan::MeshSpec mesh = meshSpec();
+  int64_t ranks = 1;
+  for (int64_t d : mesh.shape)
+    ranks *= d;
+  exec::LaunchOptions options;
+  options.toolName = "tp-plan";
+  options.numRanks = static_cast<int>(ranks);
+  std::unique_ptr<exec::Launcher> launcher;
+  try {
+    options.check();
+    launcher = exec::Launcher::create(options, nullptr, nullptr);
+  } catch (const std::exception &e) {
+    fail(e.what());
+  }
+  // The model's structure, from the file as written.
+  mlir::tp::plan::ModelStructure structure;
+  {
+    DialectRegistry registry;
+    mlir::tp::registerAllDialects(registry);
+    MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(modelFile);
+    if (!buffer)
+      fail("cannot read '" + modelFile + "': " + buffer.getError().message());
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      fail("cannot parse '" + modelFile + "'");
+    func::FuncOp entry;
+    try {
+      entry = exec::entryFunction(*module, modelFile);
+    } catch (const std::exception &e) {
+      fail(e.what());
+    }
+    if (entry->hasAttr("tp.spmd"))
+      fail("'" + modelFile +
+           "' is already partitioned: the planner needs the model as "
+           "written");
+    structure = mlir::tp::plan::analyzeModel(entry);
+  }
+  mlir::tp::plan::SearchOptions search;
+  search.train = train;
+  search.budget = budget.value_or(0);
+  mlir::tp::plan::SearchResult result = mlir::tp::plan::search(
+      structure, mesh, search, [&](const mlir::tp::plan::Choice &c) {
+        return price(mlir::tp::plan::planJSON(structure, mesh, c), profile,
+                     dtype, *launcher);
+      });
+  auto &tried = result.tried;
+  if (!result.best) {
+    if (!result.smallest)
+      fail("no plan lowers for this model on mesh " + meshShape.getValue() +
+           ": " +
+           (tried.empty() ? std::string("no candidate")
+                          : tried.front().second.error));
+    const auto &[c, e] = tried[*result.smallest];
+    fail("no plan fits --memory-per-rank " + exec::formatBytes(search.budget) +
+         ": the smallest needs " + exec::formatBytes(e.peakBytes) +
+         " per rank (" + mlir::tp::plan::describe(structure, c) + ")");
+  }
+  const auto &[best, bestEval] = tried[*result.best];
+  std::string plan = mlir::tp::plan::planJSON(structure, mesh, best);
+  if (outputFile.empty()) {
+    llvm::outs() << plan;
+  } else {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(outputFile, ec);
+    if (ec)
+      fail("cannot write '" + outputFile.getValue() + "': " + ec.message());
+    os << plan;
+    os.close();
+    if (os.has_error())
+      fail("cannot write '" + outputFile.getValue() +
+           "': " + os.error().message());
+  }
+  llvm::raw_ostream &os = outputFile.empty() ? llvm::errs() : llvm::outs();
+  os << "tp-plan: " << mlir::tp::plan::describe(structure, best) << ": "
+     << formatEvaluation(bestEval) << " predicted on '" << profile.name << "' ("
+     << tried.size() << " candidates)\n";
+  if (explain) {
+    std::vector<size_t> order(tried.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const auto &ea = tried[a].second, &eb = tried[b].second;
+      if (ea.ok != eb.ok)
+        return ea.ok;
+      return ea.ok && ea.stepSeconds < eb.stepSeconds;
+    });
+    os << "candidates, fastest first (* fits the budget):\n";
+    for (size_t i : order) {
+      const auto &[c, e] = tried[i];
+      bool fits = e.ok && (!search.budget || e.peakBytes <= search.budget);
+      os << (i == *result.best ? "> "
+             : fits            ? "* "
+                               : "  ")
+         << mlir::tp::plan::describe(structure, c) << ": "
+         << formatEvaluation(e) << "\n";
+    }
+    for (auto [name, choice] :
+         {std::make_pair("Megatron-LM",
+                         mlir::tp::plan::megatronChoice(structure, mesh)),
+          std::make_pair("torchtitan",
+                         mlir::tp::plan::torchtitanChoice(structure, mesh))})
+      for (const auto &[c, e] : tried)
+        if (c == choice && e.ok)
+          os << llvm::formatv("the {0} plan: {1} ({2:f2}x the chosen "
+                              "plan's time)\n",
+                              name, formatEvaluation(e),
+                              e.stepSeconds / bestEval.stepSeconds);
+  }
+  llvm::outs().flush();
+  return 0;
+}
+
 /// --calibrate: measures, writes the profile (whole or not at all: a
 /// temporary file renamed over -o).
 int runCalibrate() {
@@ -375,13 +623,27 @@ int main(int argc, char **argv) {
       fail("--calibrate needs -o PROFILE.json");
     return runCalibrate();
   }
-  if (outputFile.getNumOccurrences())
-    fail("-o belongs to --calibrate");
   if (modelFile.empty())
     fail("a model file is required: tp-plan MODEL.mlir --evaluate PLAN.json "
-         "--hardware PROFILE");
-  if (evaluate.empty())
-    fail("--evaluate PLAN.json is required (the plan to predict)");
+         "--hardware PROFILE, or tp-plan MODEL.mlir --mesh-shape N[,M] "
+         "--hardware PROFILE -o PLAN.json");
+  if (!evaluate.empty() && meshShape.getNumOccurrences())
+    fail("--evaluate prices a given plan, --mesh-shape searches one: give "
+         "one of them");
+  if (evaluate.empty() && !meshShape.getNumOccurrences())
+    fail("--evaluate PLAN.json (price a plan) or --mesh-shape N[,M] (search "
+         "one) is required");
+  if (!evaluate.empty()) {
+    if (outputFile.getNumOccurrences())
+      fail("-o writes --calibrate's profile or the search's plan; "
+           "--evaluate prints its prediction");
+    for (const cl::Option *o :
+         std::initializer_list<const cl::Option *>{&meshAxes, &explain})
+      if (o->getNumOccurrences())
+        fail("--" + o->ArgStr.str() + " belongs to the search (--mesh-shape)");
+  } else if (numRanks.getNumOccurrences()) {
+    fail("--np does not go with --mesh-shape: the mesh gives the ranks");
+  }
   if (optimizer.getNumOccurrences() && !train)
     fail("--optimizer belongs to --train");
   if (regather && !grad && !train)
@@ -398,6 +660,8 @@ int main(int argc, char **argv) {
            memoryPerRank + "'");
   }
   exec::HardwareProfile profile = loadProfile();
+  if (meshShape.getNumOccurrences())
+    return runSearch(profile, budget, dtype.str());
 
   exec::LaunchOptions options;
   options.toolName = "tp-plan";

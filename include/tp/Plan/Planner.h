@@ -1,0 +1,138 @@
+//===- Planner.h - plans that write themselves ------------------*- C++ -*-===//
+//
+// tp-plan's search: finds, in a model's IR, the modules a tensor-parallel
+// plan can shard (Megatron's pairs of linears: the ones reading a module's
+// input column-wise, the one making its output row-wise; the norms between
+// them for sequence parallelism; the embedding and the output head), builds
+// PyTorch-style plans from a choice per kind of module (repeated layers
+// choose once: `layers.*`), and searches the choices for the fastest plan
+// the cost model predicts within a memory budget. The caller prices each
+// candidate (tp-plan lowers and compiles it as tp-run would and asks
+// Program::estimateCost and Program::memoryPlan).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TP_PLAN_PLANNER_H
+#define TP_PLAN_PLANNER_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::tp::plan {
+
+/// A module whose linears form Megatron's pair: `in` read the module's
+/// input (ColwiseParallel), `out` makes its output (RowwiseParallel).
+/// Names are relative to the module; `module` is a pattern over repeated
+/// layers ("layers.*.attention").
+struct LinearPair {
+  std::string module;
+  std::vector<std::string> in;
+  std::string out;
+};
+
+/// What the planner can shard in a model.
+struct ModelStructure {
+  std::vector<LinearPair> pairs;
+  /// Norms (patterns) at the level of the pairs' modules and at the top:
+  /// SequenceParallel candidates.
+  std::vector<std::string> norms;
+  /// The token embedding and the output head at the top level ("" if none).
+  std::string embedding;
+  std::string output;
+  /// Whether a cross-entropy reads the output head (loss_parallel).
+  bool crossEntropy = false;
+  /// The repeated layers' pattern ("layers.*"), which recompute names; ""
+  /// when the pairs are not in numbered layers.
+  std::string layers;
+};
+
+/// Finds the structure of \p model (an unparallelized model function with
+/// model.module ops). Modules whose instances disagree (another set of
+/// linears in one layer) are left out.
+ModelStructure analyzeModel(mlir::func::FuncOp model);
+
+/// The mesh a plan is for.
+struct MeshSpec {
+  std::vector<int64_t> shape;
+  std::vector<std::string> axisNames;
+  /// The axis that tensor parallelism shards over (named "tp", else the
+  /// last); the other axis of a 2-D mesh carries data parallelism.
+  int tpAxis = -1;
+  int dataAxis = -1;
+};
+
+/// One candidate: a choice per kind of module.
+struct Choice {
+  /// Per pair (indexed like ModelStructure::pairs): sharded or replicated.
+  std::vector<bool> pairs;
+  bool embedding = false;
+  /// 0: replicated, 1: ColwiseParallel gathered, 2: ColwiseParallel with
+  /// loss_parallel (the logits stay sharded into the loss).
+  int output = 0;
+  /// Sequence parallel on the norms (needs every pair, the embedding and
+  /// the output sharded).
+  bool sequenceParallel = false;
+  /// On a 2-D mesh: the data axis fully sharded (FSDP) instead of
+  /// replicated (DDP).
+  bool fsdp = false;
+  /// Training: recompute each layer's forward in the backward.
+  bool recompute = false;
+
+  bool operator==(const Choice &o) const;
+};
+
+/// A short description: "tp(attention, feed_forward) sp embedding
+/// output=loss_parallel fsdp recompute".
+std::string describe(const ModelStructure &s, const Choice &c);
+
+/// The plan JSON of choice \p c (the format tp-run --plan reads).
+std::string planJSON(const ModelStructure &s, const MeshSpec &mesh,
+                     const Choice &c);
+
+/// What a candidate costs, or why it cannot run.
+struct Evaluation {
+  bool ok = false;
+  std::string error;
+  double stepSeconds = 0;
+  int64_t peakBytes = 0;
+};
+
+/// Every candidate the search priced, in the order it priced them.
+struct SearchResult {
+  std::vector<std::pair<Choice, Evaluation>> tried;
+  /// The best within the budget, if any (an index into tried).
+  std::optional<size_t> best;
+  /// The smallest peak of any candidate that runs (an index into tried).
+  std::optional<size_t> smallest;
+};
+
+/// The search's options.
+struct SearchOptions {
+  bool train = false;
+  /// Bytes per rank (0: no budget).
+  int64_t budget = 0;
+};
+
+/// Searches the choices of \p s on \p mesh: every combination of the
+/// dimensions that matter for the model (pairs, embedding, output, sequence
+/// parallel, FSDP and recompute where they apply), each priced once by
+/// \p evaluate. The best fits the budget and is predicted fastest; ties
+/// go to the one with less memory.
+SearchResult search(const ModelStructure &s, const MeshSpec &mesh,
+                    const SearchOptions &options,
+                    const std::function<Evaluation(const Choice &)> &evaluate);
+
+/// The choices of the standard plans: Megatron-LM's (every pair, the
+/// embedding and the output sharded, no sequence parallel) and
+/// torchtitan's (the same with sequence parallel and loss_parallel).
+Choice megatronChoice(const ModelStructure &s, const MeshSpec &mesh);
+Choice torchtitanChoice(const ModelStructure &s, const MeshSpec &mesh);
+
+} // namespace mlir::tp::plan
+
+#endif // TP_PLAN_PLANNER_H

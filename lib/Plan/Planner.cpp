@@ -1,0 +1,376 @@
+//===- Planner.cpp - plans that write themselves --------------------------===//
+//
+// analyzeModel reads the model's module tree; planJSON writes a choice as
+// a PyTorch-style plan; search prices the combinations of choices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Plan/Planner.h"
+
+#include "tp/Support/JSON.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tp::plan;
+namespace json = ::mlir::tp::json;
+
+namespace {
+
+/// \p fqn with its numeric components as "*": "layers.0.attention" ->
+/// "layers.*.attention".
+std::string patternOf(llvm::StringRef fqn) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  fqn.split(parts, '.');
+  std::string out;
+  for (llvm::StringRef p : parts) {
+    if (!out.empty())
+      out += ".";
+    bool number = !p.empty() &&
+                  llvm::all_of(p, [](char c) { return c >= '0' && c <= '9'; });
+    out += number ? "*" : p.str();
+  }
+  return out;
+}
+
+llvm::StringRef fqnOf(Operation *op) {
+  if (auto a = op->getAttrOfType<StringAttr>("fqn"))
+    return a.getValue();
+  return "";
+}
+
+bool isOp(Operation *op, llvm::StringRef name) {
+  return op && op->getName().getStringRef() == name;
+}
+
+/// The value \p v is, looking through reshapes.
+Value throughReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isOp(def, "model.reshape"))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// The pair inside module op \p m, if its body is one: linears reading its
+/// first argument, and a linear making its (only) result.
+std::optional<LinearPair> pairOf(Operation *m) {
+  if (m->getNumRegions() != 1 || m->getRegion(0).empty() ||
+      m->getNumResults() != 1)
+    return std::nullopt;
+  Block &body = m->getRegion(0).front();
+  if (body.getNumArguments() < 1)
+    return std::nullopt;
+  std::string prefix = fqnOf(m).str() + ".";
+  LinearPair pair;
+  pair.module = patternOf(fqnOf(m));
+  Value x = body.getArgument(0);
+  for (Operation &op : body)
+    if (isOp(&op, "model.linear") && op.getOperand(0) == x) {
+      llvm::StringRef name = fqnOf(&op);
+      if (!name.starts_with(prefix))
+        return std::nullopt;
+      pair.in.push_back(name.drop_front(prefix.size()).str());
+    }
+  Operation *yield = body.getTerminator();
+  if (!yield || yield->getNumOperands() != 1)
+    return std::nullopt;
+  Operation *last = throughReshapes(yield->getOperand(0)).getDefiningOp();
+  if (!isOp(last, "model.linear") || last->getOperand(0) == x)
+    return std::nullopt;
+  llvm::StringRef out = fqnOf(last);
+  if (pair.in.empty() || !out.starts_with(prefix))
+    return std::nullopt;
+  pair.out = out.drop_front(prefix.size()).str();
+  // Every other linear of the body must be an input one: an inner linear
+  // between the pair would need its own style.
+  for (Operation &op : body)
+    if (isOp(&op, "model.linear") && &op != last && op.getOperand(0) != x)
+      return std::nullopt;
+  return pair;
+}
+
+/// A regex-free key of a plan for names: "w[qkv]"-style groups are not
+/// needed, each linear is named.
+void styleEntry(
+    json::Writer &w, const std::string &key, const char *style,
+    std::initializer_list<std::pair<const char *, const char *>> layouts = {}) {
+  w.key(key);
+  w.objectBegin();
+  w.member("style", style);
+  for (auto [k, v] : layouts)
+    w.member(k, v);
+  w.objectEnd();
+}
+
+} // namespace
+
+bool Choice::operator==(const Choice &o) const {
+  return pairs == o.pairs && embedding == o.embedding && output == o.output &&
+         sequenceParallel == o.sequenceParallel && fsdp == o.fsdp &&
+         recompute == o.recompute;
+}
+
+ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
+  ModelStructure s;
+  // Pairs and norms by pattern; a pattern whose instances differ is out.
+  std::map<std::string, std::optional<LinearPair>> pairs;
+  std::vector<std::string> pairOrder;
+  std::set<std::string> normSet;
+  std::vector<std::string> norms;
+  model.walk([&](Operation *op) {
+    llvm::StringRef name = op->getName().getStringRef();
+    if (name == "model.module") {
+      // A pattern is a pair when every instance is the same pair.
+      std::string pattern = patternOf(fqnOf(op));
+      std::optional<LinearPair> p = pairOf(op);
+      auto [it, inserted] = pairs.try_emplace(pattern, p);
+      if (inserted)
+        pairOrder.push_back(pattern);
+      else if (!p || (it->second &&
+                      (it->second->in != p->in || it->second->out != p->out)))
+        it->second.reset();
+      return;
+    }
+    if (name == "model.rms_norm" || name == "model.layer_norm") {
+      std::string pattern = patternOf(fqnOf(op));
+      if (!pattern.empty() && normSet.insert(pattern).second)
+        norms.push_back(pattern);
+    }
+  });
+  for (const std::string &m : pairOrder)
+    if (pairs[m]) {
+      s.pairs.push_back(*pairs[m]);
+      size_t star = m.find('*');
+      if (s.layers.empty() && star != std::string::npos)
+        s.layers = m.substr(0, star + 1);
+    }
+  s.norms = norms;
+  // The embedding and the output head: top-level ops of the function.
+  for (Operation &op : model.getBody().front()) {
+    if (isOp(&op, "model.embedding") && s.embedding.empty())
+      s.embedding = fqnOf(&op).str();
+    if (isOp(&op, "model.linear"))
+      s.output = fqnOf(&op).str(); // the last one
+  }
+  if (!s.output.empty())
+    model.walk([&](Operation *op) {
+      if (isOp(op, "model.cross_entropy"))
+        for (Value v : op->getOperands())
+          if (Operation *def = throughReshapes(v).getDefiningOp())
+            if (isOp(def, "model.linear") && fqnOf(def) == s.output)
+              s.crossEntropy = true;
+    });
+  return s;
+}
+
+std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
+  std::string out;
+  std::string sharded;
+  for (size_t i = 0; i < s.pairs.size(); ++i)
+    if (c.pairs[i])
+      sharded += (sharded.empty() ? "" : ", ") + s.pairs[i].module;
+  out = sharded.empty() ? "no pair sharded" : "tp(" + sharded + ")";
+  if (c.sequenceParallel)
+    out += " + sequence parallel";
+  if (c.embedding)
+    out += " + " + s.embedding + " rowwise";
+  if (c.output == 1)
+    out += " + " + s.output + " colwise";
+  if (c.output == 2)
+    out += " + " + s.output + " colwise, loss_parallel";
+  if (c.fsdp)
+    out += " + fsdp";
+  if (c.recompute)
+    out += " + recompute";
+  return out;
+}
+
+std::string mlir::tp::plan::planJSON(const ModelStructure &s,
+                                     const MeshSpec &mesh, const Choice &c) {
+  std::string out;
+  json::Writer w(out, 2);
+  w.objectBegin();
+  w.key("mesh");
+  w.objectBegin();
+  w.key("shape");
+  w.arrayBegin();
+  for (int64_t d : mesh.shape)
+    w.value(d);
+  w.arrayEnd();
+  w.key("axis_names");
+  w.arrayBegin();
+  for (const std::string &n : mesh.axisNames)
+    w.value(n);
+  w.arrayEnd();
+  w.objectEnd();
+  if (mesh.axisNames.size() > 1) {
+    w.member("tp_axis", mesh.axisNames[mesh.tpAxis]);
+    w.member(c.fsdp ? "fsdp_axis" : "dp_axis", mesh.axisNames[mesh.dataAxis]);
+  }
+  bool sp = c.sequenceParallel;
+  w.key("plan");
+  w.objectBegin();
+  if (c.embedding) {
+    if (sp)
+      styleEntry(
+          w, s.embedding, "RowwiseParallel",
+          {{"input_layouts", "Replicate()"}, {"output_layouts", "Shard(1)"}});
+    else
+      styleEntry(w, s.embedding, "RowwiseParallel",
+                 {{"input_layouts", "Replicate()"}});
+  }
+  if (sp)
+    for (const std::string &n : s.norms)
+      styleEntry(w, n, "SequenceParallel");
+  for (size_t i = 0; i < s.pairs.size(); ++i) {
+    if (!c.pairs[i])
+      continue;
+    const LinearPair &p = s.pairs[i];
+    if (sp) {
+      w.key(p.module);
+      w.objectBegin();
+      w.member("style", "PrepareModuleInput");
+      w.key("input_layouts");
+      w.arrayBegin();
+      w.value("Shard(1)");
+      w.arrayEnd();
+      w.key("desired_input_layouts");
+      w.arrayBegin();
+      w.value("Replicate()");
+      w.arrayEnd();
+      w.objectEnd();
+    }
+    for (const std::string &in : p.in)
+      styleEntry(w, p.module + "." + in, "ColwiseParallel");
+    if (sp)
+      styleEntry(w, p.module + "." + p.out, "RowwiseParallel",
+                 {{"output_layouts", "Shard(1)"}});
+    else
+      styleEntry(w, p.module + "." + p.out, "RowwiseParallel");
+  }
+  if (c.output == 1)
+    styleEntry(
+        w, s.output, "ColwiseParallel",
+        sp ? std::initializer_list<
+                 std::pair<const char *, const char *>>{{"input_layouts",
+                                                         "Shard(1)"},
+                                                        {"output_layouts",
+                                                         "Replicate()"}}
+           : std::initializer_list<std::pair<const char *, const char *>>{
+                 {"output_layouts", "Replicate()"}});
+  if (c.output == 2) {
+    w.key(s.output);
+    w.objectBegin();
+    w.member("style", "ColwiseParallel");
+    if (sp)
+      w.member("input_layouts", "Shard(1)");
+    w.member("use_local_output", false);
+    w.objectEnd();
+  }
+  w.objectEnd();
+  if (c.output == 2)
+    w.member("loss_parallel", true);
+  if (c.recompute) {
+    w.key("recompute");
+    w.arrayBegin();
+    w.value(s.layers);
+    w.arrayEnd();
+  }
+  w.objectEnd();
+  out += "\n";
+  return out;
+}
+
+Choice mlir::tp::plan::megatronChoice(const ModelStructure &s,
+                                      const MeshSpec &mesh) {
+  Choice c;
+  c.pairs.assign(s.pairs.size(), true);
+  c.embedding = !s.embedding.empty();
+  c.output = s.output.empty() ? 0 : 1;
+  return c;
+}
+
+Choice mlir::tp::plan::torchtitanChoice(const ModelStructure &s,
+                                        const MeshSpec &mesh) {
+  Choice c = megatronChoice(s, mesh);
+  c.sequenceParallel = c.embedding && c.output > 0 && !s.norms.empty();
+  if (s.crossEntropy && c.output > 0)
+    c.output = 2;
+  return c;
+}
+
+SearchResult
+mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
+                       const SearchOptions &options,
+                       const std::function<Evaluation(const Choice &)> &eval) {
+  // Every combination, the standard plans first (so that a tie keeps
+  // them).
+  std::vector<Choice> candidates{torchtitanChoice(s, mesh)};
+  if (!(megatronChoice(s, mesh) == candidates.front()))
+    candidates.push_back(megatronChoice(s, mesh));
+  size_t pairCombos = size_t(1) << s.pairs.size();
+  std::vector<int> outputs{0};
+  if (!s.output.empty()) {
+    outputs.push_back(1);
+    if (s.crossEntropy)
+      outputs.push_back(2);
+  }
+  bool twoD = mesh.shape.size() > 1;
+  for (size_t mask = 0; mask < pairCombos; ++mask)
+    for (int embedding = 0; embedding < (s.embedding.empty() ? 1 : 2);
+         ++embedding)
+      for (int output : outputs)
+        for (int sp = 0; sp < 2; ++sp)
+          for (int fsdp = 0; fsdp < (twoD ? 2 : 1); ++fsdp)
+            for (int recompute = 0;
+                 recompute < (options.train && !s.layers.empty() ? 2 : 1);
+                 ++recompute) {
+              Choice c;
+              for (size_t i = 0; i < s.pairs.size(); ++i)
+                c.pairs.push_back((mask >> i) & 1);
+              c.embedding = embedding;
+              c.output = output;
+              c.sequenceParallel = sp;
+              c.fsdp = fsdp;
+              c.recompute = recompute;
+              // Sequence parallel shards the activations between the
+              // pairs: every pair, the embedding and the head take part.
+              if (sp && (mask + 1 != pairCombos || !embedding || output == 0 ||
+                         s.norms.empty()))
+                continue;
+              if (llvm::is_contained(candidates, c))
+                continue;
+              candidates.push_back(std::move(c));
+            }
+  SearchResult result;
+  for (Choice &c : candidates) {
+    // The standard choices may not apply with the options (recompute is
+    // off in them); they are in the loop's set too.
+    Evaluation e = eval(c);
+    result.tried.push_back({c, e});
+    size_t i = result.tried.size() - 1;
+    if (!e.ok)
+      continue;
+    if (!result.smallest ||
+        e.peakBytes < result.tried[*result.smallest].second.peakBytes)
+      result.smallest = i;
+    if (options.budget > 0 && e.peakBytes > options.budget)
+      continue;
+    if (!result.best)
+      result.best = i;
+    else {
+      const Evaluation &b = result.tried[*result.best].second;
+      if (e.stepSeconds < b.stepSeconds ||
+          (e.stepSeconds == b.stepSeconds && e.peakBytes < b.peakBytes))
+        result.best = i;
+    }
+  }
+  return result;
+}

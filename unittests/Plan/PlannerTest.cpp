@@ -1,0 +1,204 @@
+//===- PlannerTest.cpp - the planner's model analysis and plans -*- C++ -*-===//
+//
+// tp/Plan/Planner.h on hand-written IR with Hugging Face's names: the
+// pairs, norms and layers it finds (and the modules it leaves out), the
+// plans it writes for a choice, and the search's rules (the budget, ties,
+// failing candidates, the smallest plan when nothing fits).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tp/Plan/Planner.h"
+
+#include "tp/InitAll.h"
+#include "tp/Support/JSON.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::tp::plan;
+
+namespace {
+
+/// One decoder layer as Hugging Face's Llama names it: a norm and an MLP
+/// (gate_proj and up_proj read its input, down_proj makes its output).
+std::string layer(int i, bool oddMlp = false) {
+  std::string p = "model.layers." + std::to_string(i);
+  std::string t = "tensor<2x4x8xf32>", h = "tensor<2x4x16xf32>";
+  std::string mlp =
+      "      %wg = model.param \"" + p +
+      ".mlp.gate_proj.weight\" : tensor<16x8xf32>\n"
+      "      %g = model.linear \"" +
+      p + ".mlp.gate_proj\"(%b, %wg) : (" + t + ", tensor<16x8xf32>) -> " + h +
+      "\n"
+      "      %wu = model.param \"" +
+      p +
+      ".mlp.up_proj.weight\" : tensor<16x8xf32>\n"
+      "      %u = model.linear \"" +
+      p + ".mlp.up_proj\"(%b, %wu) : (" + t + ", tensor<16x8xf32>) -> " + h +
+      "\n"
+      "      %s = model.silu %g : (" +
+      h + ") -> " + h +
+      "\n"
+      "      %q = model.mul %s, %u : (" +
+      h + ", " + h + ") -> " + h + "\n";
+  if (oddMlp)
+    // Another linear between the pair: not a plain pair any more.
+    mlp += "      %wx = model.param \"" + p +
+           ".mlp.mix.weight\" : tensor<16x16xf32>\n"
+           "      %q2 = model.linear \"" +
+           p + ".mlp.mix\"(%q, %wx) : (" + h + ", tensor<16x16xf32>) -> " + h +
+           "\n";
+  std::string last = oddMlp ? "%q2" : "%q";
+  mlp += "      %wd = model.param \"" + p +
+         ".mlp.down_proj.weight\" : tensor<8x16xf32>\n"
+         "      %d = model.linear \"" +
+         p + ".mlp.down_proj\"(" + last + ", %wd) : (" + h +
+         ", tensor<8x16xf32>) -> " + t +
+         "\n"
+         "      model.yield %d : " +
+         t + "\n";
+  return "  %l" + std::to_string(i + 1) + " = model.module \"" + p + "\"(%l" +
+         std::to_string(i) +
+         ") {arg_names = [\"x\"], kind = \"LlamaDecoderLayer\"} : (" + t +
+         ") -> " + t +
+         " {\n"
+         "  ^bb0(%a: " +
+         t +
+         "):\n"
+         "    %wn = model.param \"" +
+         p +
+         ".input_layernorm.weight\" : tensor<8xf32>\n"
+         "    %n = model.rms_norm \"" +
+         p + ".input_layernorm\"(%a, %wn) : (" + t + ", tensor<8xf32>) -> " +
+         t +
+         "\n"
+         "    %m = model.module \"" +
+         p + ".mlp\"(%n) {arg_names = [\"x\"], kind = \"LlamaMLP\"} : (" + t +
+         ") -> " + t +
+         " {\n"
+         "    ^bb0(%b: " +
+         t + "):\n" + mlp +
+         "    }\n"
+         "    %r = model.add %a, %m : (" +
+         t + ", " + t + ") -> " + t +
+         "\n"
+         "    model.yield %r : " +
+         t +
+         "\n"
+         "  }\n";
+}
+
+std::string model(bool oddSecondLayer = false) {
+  return "func.func @forward(%l0: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {\n" +
+         layer(0) + layer(1, oddSecondLayer) +
+         "  return %l2 : tensor<2x4x8xf32>\n}\n";
+}
+
+class PlannerTest : public ::testing::Test {
+protected:
+  PlannerTest() {
+    DialectRegistry registry;
+    mlir::tp::registerAllDialects(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+  ModelStructure analyze(const std::string &text) {
+    module = parseSourceString<ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << text;
+    func::FuncOp entry;
+    module->walk([&](func::FuncOp f) { entry = f; });
+    return analyzeModel(entry);
+  }
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(PlannerTest, FindsHuggingFacePairsNormsAndLayers) {
+  ModelStructure s = analyze(model());
+  ASSERT_EQ(s.pairs.size(), 1u);
+  EXPECT_EQ(s.pairs[0].module, "model.layers.*.mlp");
+  EXPECT_EQ(s.pairs[0].in, (std::vector<std::string>{"gate_proj", "up_proj"}));
+  EXPECT_EQ(s.pairs[0].out, "down_proj");
+  EXPECT_EQ(s.norms,
+            (std::vector<std::string>{"model.layers.*.input_layernorm"}));
+  EXPECT_EQ(s.layers, "model.layers.*");
+  EXPECT_EQ(s.embedding, "");
+  EXPECT_EQ(s.output, "");
+}
+
+TEST_F(PlannerTest, LayersThatDisagreeAreLeftOut) {
+  // The second layer's MLP has a linear between its pair.
+  ModelStructure s = analyze(model(/*oddSecondLayer=*/true));
+  EXPECT_TRUE(s.pairs.empty());
+  EXPECT_EQ(s.layers, "");
+}
+
+TEST_F(PlannerTest, WritesThePlanOfAChoice) {
+  ModelStructure s = analyze(model());
+  MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
+  Choice c = megatronChoice(s, mesh);
+  c.fsdp = true;
+  c.recompute = true;
+  tp::json::ParseResult plan = tp::json::parse(planJSON(s, mesh, c));
+  ASSERT_TRUE(plan) << plan.error->message;
+  const tp::json::Object &o = *plan.value.getAsObject();
+  EXPECT_EQ(*o.getString("tp_axis"), "tp");
+  EXPECT_EQ(*o.getString("fsdp_axis"), "dp");
+  EXPECT_EQ(o.get("dp_axis"), nullptr);
+  const tp::json::Object &p = *o.getObject("plan");
+  EXPECT_EQ(*p.getObject("model.layers.*.mlp.gate_proj")->getString("style"),
+            "ColwiseParallel");
+  EXPECT_EQ(*p.getObject("model.layers.*.mlp.up_proj")->getString("style"),
+            "ColwiseParallel");
+  EXPECT_EQ(*p.getObject("model.layers.*.mlp.down_proj")->getString("style"),
+            "RowwiseParallel");
+  const tp::json::Array &recompute = *o.getArray("recompute");
+  ASSERT_EQ(recompute.size(), 1u);
+  EXPECT_EQ(*recompute[0].getAsString(), "model.layers.*");
+  EXPECT_EQ(describe(s, c), "tp(model.layers.*.mlp) + fsdp + recompute");
+}
+
+TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
+  ModelStructure s = analyze(model());
+  MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
+  // A made-up price: sharding the pair halves the time, FSDP saves memory
+  // and costs time, recompute likewise; a candidate fails to lower.
+  auto price = [&](const Choice &c) {
+    Evaluation e;
+    e.ok = true;
+    e.stepSeconds = (c.pairs[0] ? 1.0 : 2.0) + (c.fsdp ? 0.5 : 0) +
+                    (c.recompute ? 0.25 : 0);
+    e.peakBytes = 1000 - (c.fsdp ? 400 : 0) - (c.recompute ? 300 : 0) -
+                  (c.pairs[0] ? 100 : 0);
+    if (!c.pairs[0] && c.fsdp && c.recompute) {
+      e.ok = false;
+      e.error = "does not lower";
+    }
+    return e;
+  };
+  SearchOptions options;
+  options.train = true;
+  // Pair x FSDP x recompute; no embedding, head or norms' sequence
+  // parallel without them: 8 candidates.
+  SearchResult r = search(s, mesh, options, price);
+  EXPECT_EQ(r.tried.size(), 8u);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(describe(s, r.tried[*r.best].first), "tp(model.layers.*.mlp)");
+  options.budget = 700;
+  r = search(s, mesh, options, price);
+  ASSERT_TRUE(r.best);
+  // 1.25 s at 600 bytes (recompute) beats 1.5 s at 500 (FSDP).
+  EXPECT_EQ(describe(s, r.tried[*r.best].first),
+            "tp(model.layers.*.mlp) + recompute");
+  options.budget = 100;
+  r = search(s, mesh, options, price);
+  EXPECT_FALSE(r.best);
+  ASSERT_TRUE(r.smallest);
+  EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 200);
+}
+
+} // namespace
