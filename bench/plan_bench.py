@@ -3,8 +3,8 @@
 
 For the GPT-style and the Llama model at two sizes, every hand-written plan
 of the tests (1-D tensor parallel with and without sequence parallel on 2
-and 4 ranks; dp x tp, sequence parallel, and FSDP x TP on 2x2), one AdamW
-training step: the step time tp-plan --evaluate predicts with a calibrated
+and 4 ranks; dp x tp, sequence parallel, and FSDP x TP on 2x2) and the plan
+tp-plan writes for each mesh, one AdamW training step: the step time tp-plan --evaluate predicts with a calibrated
 profile (tp-plan --calibrate) against the steady-state step time tp-run
 measures (the difference between a long and a short run, divided by the
 steps between them, the median of --reps pairs), on the threads backend
@@ -12,7 +12,9 @@ and, with --mpi, on MPI.
 
   bench/plan_bench.py --build build --profile cpu.json --out plan.json
 
-Prints a markdown table; --out keeps the rows as JSON.
+Prints two markdown tables (predicted against measured; the planner's plan
+against the best hand-written plan of its mesh); --out keeps the rows as
+JSON.
 """
 
 import argparse
@@ -35,12 +37,13 @@ SIZES = {
               "max_seq_len": 64, "batch": 4, "seq_len": 64},
 }
 
-# (plan file, ranks): 1-D plans resize to --np; 2-D ones are 2x2.
-RUNS = [
-    ("plans-no-sp.json", 2), ("plans-sp.json", 2),
-    ("plans-no-sp.json", 4), ("plans-sp.json", 4),
-    ("plans-no-sp-dp-tp.json", 4), ("plans-sp-dp-tp.json", 4),
-    ("plans-sp-fsdp-tp.json", 4),
+# Per mesh: the hand-written plans of the tests (1-D plans resize to the
+# mesh's ranks), and the planner's plan for that mesh.
+MESHES = [
+    ("2", ["plans-no-sp.json", "plans-sp.json"]),
+    ("4", ["plans-no-sp.json", "plans-sp.json"]),
+    ("2,2", ["plans-no-sp-dp-tp.json", "plans-sp-dp-tp.json",
+             "plans-sp-fsdp-tp.json"]),
 ]
 
 
@@ -83,6 +86,14 @@ def measured_ms(build, model, plan, np, mpi, reps, short, long):
     return statistics.median(per_step)
 
 
+def planner_plan(build, model, mesh, profile, out):
+    """tp-plan's plan for `mesh`, written to `out`; its summary line."""
+    cmd = [os.path.join(build, "bin", "tp-plan"), model, "--mesh-shape",
+           mesh, "--hardware", profile, "--train", "--optimizer", "adamw",
+           "-o", out]
+    return run(cmd).strip()
+
+
 def predicted_ms(build, model, plan, np, profile):
     out = run([os.path.join(build, "bin", "tp-plan"), model, "--evaluate",
                plan, "--np", str(np), "--hardware", profile, "--train",
@@ -111,32 +122,64 @@ def main():
                 run([os.path.join(args.build, "bin", "tp-model"), config,
                      "-o", model])
                 short, long = (2, 22) if size == "small" else (2, 8)
-                for plan_name, np in RUNS:
-                    plan = os.path.join(PLANS, plan_name)
-                    pred = predicted_ms(args.build, model, plan, np,
-                                        args.profile)
-                    for backend in ["threads"] + (["mpi"] if args.mpi else []):
-                        meas = measured_ms(args.build, model, plan, np,
-                                           backend == "mpi", args.reps,
-                                           short, long)
-                        row = {"arch": arch, "size": size,
-                               "plan": plan_name[:-len(".json")], "np": np,
-                               "backend": backend, "predicted_ms": pred,
-                               "measured_ms": meas,
-                               "error_percent": 100 * (pred - meas) / meas}
-                        rows.append(row)
-                        print("%-11s %-5s %-16s np %d %-7s predicted %8.3f "
-                              "ms, measured %8.3f ms (%+.0f%%)" % (
-                                  arch, size, row["plan"], np, backend, pred,
-                                  meas, row["error_percent"]),
-                              file=sys.stderr, flush=True)
-    print("| model | size | plan | ranks | backend | predicted ms | "
+                for mesh, hand in MESHES:
+                    np = 1
+                    for d in mesh.split(","):
+                        np *= int(d)
+                    planned = os.path.join(tmp, "planned-%s-%s-%s.json" % (
+                        arch, size, mesh.replace(",", "x")))
+                    summary = planner_plan(args.build, model, mesh,
+                                           args.profile, planned)
+                    print("  tp-plan --mesh-shape %s: %s" % (mesh, summary),
+                          file=sys.stderr, flush=True)
+                    plans = [(h[:-len(".json")], os.path.join(PLANS, h))
+                             for h in hand] + [("tp-plan", planned)]
+                    for name, plan in plans:
+                        pred = predicted_ms(args.build, model, plan, np,
+                                            args.profile)
+                        for backend in ["threads"] + (
+                                ["mpi"] if args.mpi else []):
+                            meas = measured_ms(args.build, model, plan, np,
+                                               backend == "mpi", args.reps,
+                                               short, long)
+                            row = {"arch": arch, "size": size, "mesh": mesh,
+                                   "plan": name, "np": np,
+                                   "backend": backend, "predicted_ms": pred,
+                                   "measured_ms": meas,
+                                   "error_percent":
+                                       100 * (pred - meas) / meas}
+                            if name == "tp-plan":
+                                row["planner"] = summary
+                            rows.append(row)
+                            print("%-11s %-5s %-16s mesh %-3s %-7s predicted "
+                                  "%8.3f ms, measured %8.3f ms (%+.0f%%)" % (
+                                      arch, size, name, mesh, backend, pred,
+                                      meas, row["error_percent"]),
+                                  file=sys.stderr, flush=True)
+    print("| model | size | mesh | plan | backend | predicted ms | "
           "measured ms | error |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %s | %s | %s | %d | %s | %.3f | %.3f | %+.0f%% |" % (
-            r["arch"], r["size"], r["plan"], r["np"], r["backend"],
+        print("| %s | %s | %s | %s | %s | %.3f | %.3f | %+.0f%% |" % (
+            r["arch"], r["size"], r["mesh"], r["plan"], r["backend"],
             r["predicted_ms"], r["measured_ms"], r["error_percent"]))
+    # The planner's plan against the best hand-written one, per mesh.
+    print()
+    print("| model | size | mesh | backend | tp-plan measured ms | best hand "
+          "plan | its measured ms | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["arch"], r["size"], r["mesh"], r["backend"]),
+                          []).append(r)
+    for (arch, size, mesh, backend), group in groups.items():
+        planner = [r for r in group if r["plan"] == "tp-plan"][0]
+        best = min((r for r in group if r["plan"] != "tp-plan"),
+                   key=lambda r: r["measured_ms"])
+        print("| %s | %s | %s | %s | %.3f | %s | %.3f | %.2fx |" % (
+            arch, size, mesh, backend, planner["measured_ms"], best["plan"],
+            best["measured_ms"],
+            planner["measured_ms"] / best["measured_ms"]))
     if args.out:
         with open(args.out, "w") as f:
             json.dump(rows, f, indent=2)
