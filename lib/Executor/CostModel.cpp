@@ -12,6 +12,7 @@
 
 #include "HostBackend.h"
 #include "KernelTable.h"
+#include "OpcodeTable.h"
 #include "ProgramData.h"
 
 #include "tp/Support/JSON.h"
@@ -426,19 +427,14 @@ private:
 
   void cost(const Instruction &in, InstructionCost &c) const {
     c.seconds = hw.instructionOverhead;
+    if (isCollective(in.op)) {
+      collective(in, c);
+      return;
+    }
     switch (in.op) {
     case Opcode::Param:
     case Opcode::ParamChunk:
       // Resident after the first run (a training loop's steady state).
-      return;
-    case Opcode::AllGather:
-    case Opcode::AllGatherUneven:
-    case Opcode::AllReduce:
-    case Opcode::ReduceScatter:
-    case Opcode::ReduceScatterUneven:
-    case Opcode::AllToAll:
-    case Opcode::Broadcast:
-      collective(in, c);
       return;
     case Opcode::SGDUpdate:
     case Opcode::AdamWUpdate: {

@@ -28,20 +28,7 @@ namespace {
 enum class Kind : uint8_t { Activation, Parameter, Communication };
 
 bool isCommunication(Opcode op) {
-  switch (op) {
-  case Opcode::AllGather:
-  case Opcode::AllGatherUneven:
-  case Opcode::AllReduce:
-  case Opcode::ReduceScatter:
-  case Opcode::ReduceScatterUneven:
-  case Opcode::AllToAll:
-  case Opcode::Broadcast:
-  case Opcode::Pack:
-  case Opcode::Unpack:
-    return true;
-  default:
-    return false;
-  }
+  return isCollective(op) || op == Opcode::Pack || op == Opcode::Unpack;
 }
 
 bool is16Bit(rt::DType t) {

@@ -333,6 +333,32 @@ void printJSON(llvm::raw_ostream &os, const exec::Program &program,
   os << out << "\n";
 }
 
+/// How the model is lowered with the plan in \p planFile: as tp-run would
+/// with the same flags (the optimizer's hyperparameters do not change the
+/// program).
+exec::PrepareOptions prepareOptions(const std::string &planFile,
+                                    const std::string &dtype) {
+  exec::PrepareOptions prepare;
+  prepare.modelFile = modelFile;
+  prepare.planFile = planFile;
+  prepare.paramDtype = dtype;
+  prepare.differentiate = grad || train;
+  prepare.regather = regather;
+  prepare.fsdpPrefetch = fsdpPrefetch;
+  if (train) {
+    mlir::tp::OptimizerOptions o;
+    o.kind = optimizer;
+    if (dtype != "f32")
+      o.reduceDtype = dtype;
+    if (std::string problem =
+            mlir::tp::checkOptimizerOptions(o, mlir::tp::OptionSyntax::Flags);
+        !problem.empty())
+      fail(problem);
+    prepare.optimizer = o;
+  }
+  return prepare;
+}
+
 /// The mesh of --mesh-shape and --mesh-axes.
 mlir::tp::plan::MeshSpec meshSpec() {
   mlir::tp::plan::MeshSpec mesh;
@@ -406,22 +432,8 @@ mlir::tp::plan::Evaluation price(const std::string &planText,
     return success();
   });
   try {
-    exec::PrepareOptions prepare;
-    prepare.modelFile = modelFile;
-    prepare.planFile = path.str().str();
-    prepare.paramDtype = dtype;
-    prepare.differentiate = grad || train;
-    prepare.regather = regather;
-    prepare.fsdpPrefetch = fsdpPrefetch;
-    if (train) {
-      mlir::tp::OptimizerOptions o;
-      o.kind = optimizer;
-      if (dtype != "f32")
-        o.reduceDtype = dtype;
-      prepare.optimizer = o;
-    }
-    exec::PreparedModel model =
-        exec::prepareModel(context, sourceMgr, prepare, launcher);
+    exec::PreparedModel model = exec::prepareModel(
+        context, sourceMgr, prepareOptions(path.str().str(), dtype), launcher);
     exec::Program program =
         exec::Program::compile(exec::entryFunction(*model.module, modelFile));
     e.peakBytes = program.memoryPlan(train ? 2 : 1).peakBytes;
@@ -682,26 +694,8 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   try {
-    exec::PrepareOptions prepare;
-    prepare.modelFile = modelFile;
-    prepare.planFile = evaluate;
-    prepare.paramDtype = dtype.str();
-    prepare.differentiate = grad || train;
-    prepare.regather = regather;
-    prepare.fsdpPrefetch = fsdpPrefetch;
-    if (train) {
-      mlir::tp::OptimizerOptions o;
-      o.kind = optimizer;
-      if (dtype != "f32")
-        o.reduceDtype = dtype.str();
-      if (std::string problem =
-              mlir::tp::checkOptimizerOptions(o, mlir::tp::OptionSyntax::Flags);
-          !problem.empty())
-        fail(problem);
-      prepare.optimizer = o;
-    }
-    exec::PreparedModel model =
-        exec::prepareModel(context, sourceMgr, prepare, *launcher);
+    exec::PreparedModel model = exec::prepareModel(
+        context, sourceMgr, prepareOptions(evaluate, dtype.str()), *launcher);
     exec::Program program =
         exec::Program::compile(exec::entryFunction(*model.module, modelFile));
     exec::checkProgramRanks(program, *launcher, model.partitioned);
