@@ -170,6 +170,32 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
   return s;
 }
 
+int64_t mlir::tp::plan::keepLayers(func::FuncOp model,
+                                   const std::string &layers, int64_t keep) {
+  if (layers.empty() || keep < 1)
+    return 0;
+  std::vector<Operation *> chain;
+  for (Operation &op : model.getBody().front())
+    if (isOp(&op, "model.module") && patternOf(fqnOf(&op)) == layers)
+      chain.push_back(&op);
+  int64_t count = static_cast<int64_t>(chain.size());
+  if (count <= keep)
+    return 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    if (chain[i]->getNumResults() != 1 || chain[i]->getNumOperands() < 1)
+      return 0;
+    if (i > 0 && chain[i]->getOperand(0) != chain[i - 1]->getResult(0))
+      return 0;
+    // Only the next layer may read a layer's result.
+    if (i + 1 < chain.size() && !chain[i]->getResult(0).hasOneUse())
+      return 0;
+  }
+  chain.back()->getResult(0).replaceAllUsesWith(chain[keep - 1]->getResult(0));
+  for (int64_t i = count - 1; i >= keep; --i)
+    chain[i]->erase();
+  return count;
+}
+
 std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   std::string out;
   std::string sharded;

@@ -337,9 +337,10 @@ void printJSON(llvm::raw_ostream &os, const exec::Program &program,
 /// with the same flags (the optimizer's hyperparameters do not change the
 /// program).
 exec::PrepareOptions prepareOptions(const std::string &planFile,
-                                    const std::string &dtype) {
+                                    const std::string &dtype,
+                                    const std::string &model = modelFile) {
   exec::PrepareOptions prepare;
-  prepare.modelFile = modelFile;
+  prepare.modelFile = model;
   prepare.planFile = planFile;
   prepare.paramDtype = dtype;
   prepare.differentiate = grad || train;
@@ -404,10 +405,10 @@ mlir::tp::plan::MeshSpec meshSpec() {
 }
 
 /// Lowers and compiles \p planText as tp-run would, and prices it.
-mlir::tp::plan::Evaluation price(const std::string &planText,
-                                 const exec::HardwareProfile &profile,
-                                 const std::string &dtype,
-                                 exec::Launcher &launcher) {
+mlir::tp::plan::Evaluation
+price(MLIRContext &context, const std::string &planText,
+      const exec::HardwareProfile &profile, const std::string &dtype,
+      exec::Launcher &launcher, const std::string &model) {
   mlir::tp::plan::Evaluation e;
   llvm::SmallString<128> path;
   int fd;
@@ -420,10 +421,6 @@ mlir::tp::plan::Evaluation price(const std::string &planText,
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << planText;
   }
-  DialectRegistry registry;
-  mlir::tp::registerAllDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
   llvm::SourceMgr sourceMgr;
   std::string diagnostics;
   ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
@@ -432,10 +429,11 @@ mlir::tp::plan::Evaluation price(const std::string &planText,
     return success();
   });
   try {
-    exec::PreparedModel model = exec::prepareModel(
-        context, sourceMgr, prepareOptions(path.str().str(), dtype), launcher);
+    exec::PreparedModel prepared = exec::prepareModel(
+        context, sourceMgr, prepareOptions(path.str().str(), dtype, model),
+        launcher);
     exec::Program program =
-        exec::Program::compile(exec::entryFunction(*model.module, modelFile));
+        exec::Program::compile(exec::entryFunction(*prepared.module, model));
     e.peakBytes = program.memoryPlan(train ? 2 : 1).peakBytes;
     e.stepSeconds = program.estimateCost(profile).stepSeconds;
     e.ok = true;
@@ -472,11 +470,16 @@ int runSearch(const exec::HardwareProfile &profile,
   }
   // The model's structure, from the file as written.
   mlir::tp::plan::ModelStructure structure;
+  // The model cut to two and to three of its layerCount layers (none: the
+  // whole model is priced).
+  std::vector<std::string> cutModels;
+  int64_t layerCount = 0;
+  // One context for the model and every candidate's lowering.
+  DialectRegistry registry;
+  mlir::tp::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
   {
-    DialectRegistry registry;
-    mlir::tp::registerAllDialects(registry);
-    MLIRContext context(registry);
-    context.loadAllAvailableDialects();
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
     auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(modelFile);
@@ -498,16 +501,99 @@ int runSearch(const exec::HardwareProfile &profile,
            "' is already partitioned: the planner needs the model as "
            "written");
     structure = mlir::tp::plan::analyzeModel(entry);
+    // Repeated layers are planned once: each choice is priced on the
+    // model cut to two and to three layers, and extrapolated (from two:
+    // the first layer's FSDP unit has no prefetch to pay for, so one
+    // layer to two grows memory by more than each later layer does).
+    for (int64_t keep : {2, 3}) {
+      OwningOpRef<ModuleOp> cut = module->clone();
+      func::FuncOp cutEntry = exec::entryFunction(*cut, modelFile);
+      int64_t count =
+          mlir::tp::plan::keepLayers(cutEntry, structure.layers, keep);
+      if (count < 4)
+        break;
+      layerCount = count;
+      llvm::SmallString<128> path;
+      int fd;
+      if (llvm::sys::fs::createTemporaryFile("tp-plan-model", "mlir", fd, path))
+        break;
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      cut->print(os);
+      cutModels.push_back(path.str().str());
+    }
+    if (cutModels.size() != 2) {
+      for (const std::string &path : cutModels)
+        llvm::sys::fs::remove(path);
+      cutModels.clear();
+      layerCount = 0;
+    }
   }
   mlir::tp::plan::SearchOptions search;
   search.train = train;
   search.budget = budget.value_or(0);
-  mlir::tp::plan::SearchResult result = mlir::tp::plan::search(
-      structure, mesh, search, [&](const mlir::tp::plan::Choice &c) {
-        return price(mlir::tp::plan::planJSON(structure, mesh, c), profile,
-                     dtype, *launcher);
-      });
+  auto priceWhole = [&](const mlir::tp::plan::Choice &c) {
+    return price(context, mlir::tp::plan::planJSON(structure, mesh, c), profile,
+                 dtype, *launcher, modelFile);
+  };
+  auto priceCut = [&](const mlir::tp::plan::Choice &c) {
+    if (cutModels.empty())
+      return priceWhole(c);
+    std::string plan = mlir::tp::plan::planJSON(structure, mesh, c);
+    mlir::tp::plan::Evaluation one =
+        price(context, plan, profile, dtype, *launcher, cutModels[0]);
+    if (!one.ok)
+      return one;
+    mlir::tp::plan::Evaluation two =
+        price(context, plan, profile, dtype, *launcher, cutModels[1]);
+    if (!two.ok)
+      return two;
+    // Each more layer adds what the third added.
+    double n = static_cast<double>(layerCount - 2);
+    one.stepSeconds += n * (two.stepSeconds - one.stepSeconds);
+    one.peakBytes += static_cast<int64_t>(
+        n * static_cast<double>(two.peakBytes - one.peakBytes));
+    return one;
+  };
+  mlir::tp::plan::SearchResult result =
+      mlir::tp::plan::search(structure, mesh, search, priceCut);
   auto &tried = result.tried;
+  for (const std::string &path : cutModels)
+    llvm::sys::fs::remove(path);
+  if (!cutModels.empty()) {
+    // The extrapolation ranks the candidates; the chosen one is priced
+    // whole. When it does not fit after all, the next ones are: those the
+    // extrapolation fits first, by time, then the others, by time, so that
+    // a budget nothing fits ends with every candidate priced whole (and
+    // the smallest exact).
+    std::vector<size_t> order;
+    for (size_t i = 0; i < tried.size(); ++i)
+      if (tried[i].second.ok)
+        order.push_back(i);
+    auto fits = [&](size_t i) {
+      return !search.budget || tried[i].second.peakBytes <= search.budget;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (fits(a) != fits(b))
+        return fits(a);
+      return tried[a].second.stepSeconds < tried[b].second.stepSeconds;
+    });
+    result.best.reset();
+    for (size_t i : order) {
+      tried[i].second = priceWhole(tried[i].first);
+      if (tried[i].second.ok && fits(i)) {
+        result.best = i;
+        break;
+      }
+    }
+    if (!result.best) {
+      result.smallest.reset();
+      for (size_t i = 0; i < tried.size(); ++i)
+        if (tried[i].second.ok &&
+            (!result.smallest || tried[i].second.peakBytes <
+                                     tried[*result.smallest].second.peakBytes))
+          result.smallest = i;
+    }
+  }
   if (!result.best) {
     if (!result.smallest)
       fail("no plan lowers for this model on mesh " + meshShape.getValue() +
@@ -537,7 +623,11 @@ int runSearch(const exec::HardwareProfile &profile,
   llvm::raw_ostream &os = outputFile.empty() ? llvm::errs() : llvm::outs();
   os << "tp-plan: " << mlir::tp::plan::describe(structure, best) << ": "
      << formatEvaluation(bestEval) << " predicted on '" << profile.name << "' ("
-     << tried.size() << " candidates)\n";
+     << tried.size() << " candidates";
+  if (layerCount)
+    os << ", priced on 2 and 3 of the " << layerCount
+       << " layers and extrapolated";
+  os << ")\n";
   if (explain) {
     std::vector<size_t> order(tried.size());
     for (size_t i = 0; i < order.size(); ++i)
@@ -548,7 +638,11 @@ int runSearch(const exec::HardwareProfile &profile,
         return ea.ok;
       return ea.ok && ea.stepSeconds < eb.stepSeconds;
     });
-    os << "candidates, fastest first (* fits the budget):\n";
+    os << "candidates, fastest first (* fits the budget"
+       << (layerCount ? "; extrapolated from 2 and 3 layers, except those "
+                        "priced whole to choose"
+                      : "")
+       << "):\n";
     for (size_t i : order) {
       const auto &[c, e] = tried[i];
       bool fits = e.ok && (!search.budget || e.peakBytes <= search.budget);

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -160,6 +161,30 @@ TEST_F(PlannerTest, WritesThePlanOfAChoice) {
   ASSERT_EQ(recompute.size(), 1u);
   EXPECT_EQ(*recompute[0].getAsString(), "model.layers.*");
   EXPECT_EQ(describe(s, c), "tp(model.layers.*.mlp) + fsdp + recompute");
+}
+
+TEST_F(PlannerTest, KeepsTheFirstLayers) {
+  ModelStructure s = analyze(model());
+  func::FuncOp entry;
+  module->walk([&](func::FuncOp f) { entry = f; });
+  // Two layers: keeping two changes nothing.
+  EXPECT_EQ(keepLayers(entry, s.layers, 2), 0);
+  EXPECT_EQ(keepLayers(entry, "blocks.*", 1), 0);
+  EXPECT_EQ(keepLayers(entry, s.layers, 1), 2);
+  int layers = 0;
+  entry.walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "model.module" &&
+        op->getAttrOfType<StringAttr>("fqn").getValue().starts_with(
+            "model.layers.1"))
+      ++layers;
+  });
+  EXPECT_EQ(layers, 0);
+  // The function returns the first layer's result and still verifies.
+  EXPECT_TRUE(succeeded(verify(*module)));
+  Operation *ret = entry.getBody().front().getTerminator();
+  EXPECT_EQ(
+      ret->getOperand(0).getDefiningOp()->getAttrOfType<StringAttr>("fqn"),
+      StringAttr::get(&context, "model.layers.0"));
 }
 
 TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {

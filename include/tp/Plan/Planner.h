@@ -56,6 +56,16 @@ struct ModelStructure {
 /// linears in one layer) are left out.
 ModelStructure analyzeModel(mlir::func::FuncOp model);
 
+/// Keeps the first \p keep of \p model's repeated layers (the top-level
+/// model.module ops whose FQN matches \p layers, "layers.*", each reading
+/// the one before): the later ones are erased and the last kept one's
+/// result takes their place. Returns how many layers there were, or 0
+/// (the model unchanged) when they are not such a chain or there are no
+/// more than \p keep. The planner prices a choice on two and on three
+/// layers and extrapolates to all of them.
+int64_t keepLayers(mlir::func::FuncOp model, const std::string &layers,
+                   int64_t keep);
+
 /// The mesh a plan is for.
 struct MeshSpec {
   std::vector<int64_t> shape;
