@@ -152,13 +152,15 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
         s.layers = m.substr(0, star + 1);
     }
   s.norms = norms;
-  // The embedding and the output head: top-level ops of the function.
-  for (Operation &op : model.getBody().front()) {
-    if (isOp(&op, "model.embedding") && s.embedding.empty())
-      s.embedding = fqnOf(&op).str();
+  // The token embedding: the first one, at any depth (Hugging Face's sits
+  // in the `model` module); the output head: the last linear at the top.
+  model.walk([&](Operation *op) {
+    if (isOp(op, "model.embedding") && s.embedding.empty())
+      s.embedding = fqnOf(op).str();
+  });
+  for (Operation &op : model.getBody().front())
     if (isOp(&op, "model.linear"))
-      s.output = fqnOf(&op).str(); // the last one
-  }
+      s.output = fqnOf(&op).str();
   if (!s.output.empty())
     model.walk([&](Operation *op) {
       if (isOp(op, "model.cross_entropy"))
@@ -326,7 +328,8 @@ Choice mlir::tp::plan::megatronChoice(const ModelStructure &s,
 Choice mlir::tp::plan::torchtitanChoice(const ModelStructure &s,
                                         const MeshSpec &mesh) {
   Choice c = megatronChoice(s, mesh);
-  c.sequenceParallel = c.embedding && c.output > 0 && !s.norms.empty();
+  c.sequenceParallel =
+      !s.pairs.empty() && c.embedding && c.output > 0 && !s.norms.empty();
   if (s.crossEntropy && c.output > 0)
     c.output = 2;
   return c;
@@ -368,8 +371,8 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
               c.recompute = recompute;
               // Sequence parallel shards the activations between the
               // pairs: every pair, the embedding and the head take part.
-              if (sp && (mask + 1 != pairCombos || !embedding || output == 0 ||
-                         s.norms.empty()))
+              if (sp && (s.pairs.empty() || mask + 1 != pairCombos ||
+                         !embedding || output == 0 || s.norms.empty()))
                 continue;
               if (llvm::is_contained(candidates, c))
                 continue;

@@ -41,7 +41,8 @@ struct ModelStructure {
   /// Norms (patterns) at the level of the pairs' modules and at the top:
   /// SequenceParallel candidates.
   std::vector<std::string> norms;
-  /// The token embedding and the output head at the top level ("" if none).
+  /// The token embedding (the first, at any depth) and the output head
+  /// (the last linear at the top level); "" if none.
   std::string embedding;
   std::string output;
   /// Whether a cross-entropy reads the output head (loss_parallel).
