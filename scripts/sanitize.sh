@@ -103,12 +103,13 @@ if [ "$mode" = thread ]; then
     -E '^(tp-lit|tp-docs-current)$' || status=1
   "$lit" -sv -j"$JOBS" "$dir/test/tp-run" || status=1
 else
-  # The MPI tests (TPRuntimeMPITests, test/tp-run/mpi-*.test) run last, with
+  # The MPI tests (TPRuntimeMPITests, test/tp-run/mpi-*.test,
+  # test/tp-plan/mpi-*.test) run last, with
   # the slow unwinder: Open MPI is built without frame pointers, so the
   # stacks of its allocations would stop at its first frame, often in a
   # component it dlclose'd by exit, and lsan.supp could not tell them from
   # tp's. Elsewhere the fast unwinder keeps the suite about 3x faster.
-  mpi_lit='tp-run/mpi-'
+  mpi_lit='tp-run/mpi-|tp-plan/mpi-'
   ctest --test-dir "$dir" --output-on-failure -j"$JOBS" --timeout 600 \
     -E '^(tp-lit|tp-docs-current|TPRuntimeMPITests\..*)$' || status=1
   "$lit" -sv -j"$JOBS" --filter-out "$mpi_lit" "$dir/test" || status=1

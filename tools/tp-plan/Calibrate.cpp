@@ -17,8 +17,11 @@
 //                         error of all three;
 //   intra_node            all_reduce between two rank threads of 4 bytes
 //                         (latency: per ring step) and 4 MiB (bus
-//                         bandwidth);
-//   oversubscribed        the same between twice as many threads as cores;
+//                         bandwidth); under MPI (mpirun -np N tp-plan
+//                         --calibrate --backend mpi), between the job's N
+//                         processes, each one rank;
+//   oversubscribed        the same between twice as many threads as cores
+//                         (MPI: N processes when N exceeds the cores);
 //   shared_cores          the cores the ranks share; overlap is off (no
 //                         core is left over for a communication thread
 //                         when every rank computes).
@@ -96,12 +99,22 @@ std::string linearChain(int64_t n, int count) {
   return text;
 }
 
+/// The median over \p world's ranks of each one's \p value.
+double medianOver(rt::Communicator &world, double value) {
+  int64_t mine = static_cast<int64_t>(value * 1e9);
+  std::vector<int64_t> all(world.size());
+  world.allGather(&mine, 1, all.data(), rt::DType::I64);
+  std::sort(all.begin(), all.end());
+  return static_cast<double>(all[all.size() / 2]) / 1e9;
+}
+
 /// Seconds per instruction of the program \p text, run with its parameters
 /// resident on one rank per core at once (each its own single-rank job),
 /// as the ranks of a real job share the machine: the median over the
-/// cores of each one's median run.
+/// cores of each one's median run. With \p world (an MPI job), each
+/// process is one of those ranks.
 double perInstruction(MLIRContext &context, const std::string &text, int count,
-                      int reps, int64_t cores) {
+                      int reps, int64_t cores, rt::Communicator *world) {
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
   if (!module)
     throw std::runtime_error("the calibration program does not parse");
@@ -109,6 +122,18 @@ double perInstruction(MLIRContext &context, const std::string &text, int count,
   module->walk([&](func::FuncOp f) { entry = f; });
   exec::Program program = exec::Program::compile(entry);
   exec::DataSource data;
+  if (world) {
+    // One rank per process: every process times its own, together.
+    world->barrier();
+    double mine = 0;
+    rt::runRanks(1, [&](rt::Communicator &comm) {
+      exec::RankState state;
+      program.run(comm, data, nullptr, nullptr, &state);
+      mine = median(reps,
+                    [&] { program.run(comm, data, nullptr, nullptr, &state); });
+    });
+    return medianOver(*world, mine) / (count + 1);
+  }
   std::vector<double> seconds(cores, 0);
   std::vector<std::thread> threads;
   for (int64_t c = 0; c < cores; ++c)
@@ -132,28 +157,35 @@ double perInstruction(MLIRContext &context, const std::string &text, int count,
 /// threads, each computing \p work relus of 2^14 elements before it (as a
 /// program computes between its collectives, so that the ranks arrive at
 /// different times and the waiting ones sleep), less that compute.
-double allReduceSeconds(int ranks, size_t floats, int work, int reps) {
+double allReduceOn(rt::Communicator &comm, size_t floats, int work, int reps) {
+  std::vector<float> in(floats, 1.0f), out(floats);
+  rt::Tensor x = rt::Tensor::full({int64_t(1) << 14}, 1.0f);
+  auto compute = [&] {
+    for (int i = 0; i < work; ++i)
+      x = rt::relu(x);
+  };
+  auto reduce = [&] {
+    comm.allReduce(in.data(), out.data(), floats, rt::DType::F32,
+                   rt::ReduceOp::Sum);
+  };
+  for (int i = 0; i < 3; ++i)
+    reduce();
+  double alone = median(reps, compute);
+  reduce();
+  double both = median(reps, [&] {
+    compute();
+    reduce();
+  });
+  return std::max(both - alone, 0.0);
+}
+
+double allReduceSeconds(int ranks, size_t floats, int work, int reps,
+                        rt::Communicator *world) {
+  if (world)
+    return medianOver(*world, allReduceOn(*world, floats, work, reps));
   std::vector<double> seconds(ranks, 0);
   rt::runRanks(ranks, [&](rt::Communicator &comm) {
-    std::vector<float> in(floats, 1.0f), out(floats);
-    rt::Tensor x = rt::Tensor::full({int64_t(1) << 14}, 1.0f);
-    auto compute = [&] {
-      for (int i = 0; i < work; ++i)
-        x = rt::relu(x);
-    };
-    auto reduce = [&] {
-      comm.allReduce(in.data(), out.data(), floats, rt::DType::F32,
-                     rt::ReduceOp::Sum);
-    };
-    for (int i = 0; i < 3; ++i)
-      reduce();
-    double alone = median(reps, compute);
-    reduce();
-    double both = median(reps, [&] {
-      compute();
-      reduce();
-    });
-    seconds[comm.rank()] = std::max(both - alone, 0.0);
+    seconds[comm.rank()] = allReduceOn(comm, floats, work, reps);
   });
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
@@ -173,24 +205,30 @@ std::string cpuName() {
 
 } // namespace
 
-exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
+exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log,
+                                rt::Communicator *world) {
   rt::setBlasThreads(1);
   rt::keepFreedTensorMemory();
   exec::HardwareProfile p;
-  p.name = "cpu";
+  p.name = world ? "cpu-mpi" : "cpu";
   int64_t cores = std::max(1u, std::thread::hardware_concurrency());
-  log << "  " << cores << " cores, each running one rank\n";
+  if (world)
+    log << "  " << cores << " cores, " << world->size()
+        << " MPI processes of one rank each\n";
+  else
+    log << "  " << cores << " cores, each running one rank\n";
 
   const int chain = 64;
   double small = perInstruction(context, chainOf("relu", "16xf32", chain),
-                                chain, 31, cores);
+                                chain, 31, cores, world);
   p.instructionOverhead = small;
   log << llvm::formatv("  relu of 16 elements: {0:f3} us per instruction\n",
                        small * 1e6);
 
   const int64_t big = int64_t(1) << 21;
-  double large = perInstruction(
-      context, chainOf("relu", std::to_string(big) + "xf32", 16), 16, 9, cores);
+  double large =
+      perInstruction(context, chainOf("relu", std::to_string(big) + "xf32", 16),
+                     16, 9, cores, world);
   double moved = 8.0 * big;
   p.memoryBandwidth = moved / std::max(large - small, 1e-9);
   log << llvm::formatv("  relu of 2^21 elements: {0:f3} us, {1:f2} GB/s\n",
@@ -199,13 +237,13 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   // In cache: the arithmetic, not the memory.
   const int64_t mid = int64_t(1) << 14;
   std::string midType = std::to_string(mid) + "xf32";
-  double negs =
-      perInstruction(context, chainOf("neg", midType, 64), 64, 15, cores);
+  double negs = perInstruction(context, chainOf("neg", midType, 64), 64, 15,
+                               cores, world);
   p.vectorFlops = static_cast<double>(mid) / std::max(negs - small, 1e-9);
   log << llvm::formatv("  neg of 2^14 elements: {0:f3} us, {1:f2} GFLOP/s\n",
                        negs * 1e6, p.vectorFlops / 1e9);
-  double exps =
-      perInstruction(context, chainOf("exp", midType, 32), 32, 15, cores);
+  double exps = perInstruction(context, chainOf("exp", midType, 32), 32, 15,
+                               cores, world);
   p.transcendentalRate = static_cast<double>(mid) / std::max(exps - negs, 1e-9);
   log << llvm::formatv("  exp of 2^14 elements: {0:f3} us, {1:f2} G exp/s\n",
                        exps * 1e6, p.transcendentalRate / 1e9);
@@ -214,7 +252,7 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   // x = flops, 1/rate = sum(x/y) / sum(x^2/y^2).
   double num = 0, den = 0;
   for (int64_t n : {64, 128, 256}) {
-    double t = perInstruction(context, linearChain(n, 16), 16, 9, cores);
+    double t = perInstruction(context, linearChain(n, 16), 16, 9, cores, world);
     double x = 2.0 * n * n * n, y = std::max(t - small, 1e-9);
     num += x / y;
     den += x * x / (y * y);
@@ -229,19 +267,27 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   // bytes; 2 ranks, and twice as many ranks as cores (they block instead
   // of spinning).
   auto link = [&](int ranks, exec::LinkProfile &out) {
-    double tiny = allReduceSeconds(ranks, 1, 8, ranks > 2 ? 51 : 101);
-    double bulk = allReduceSeconds(ranks, size_t(1) << 20, 8, 11);
+    double tiny = allReduceSeconds(ranks, 1, 8, ranks > 2 ? 51 : 101, world);
+    double bulk = allReduceSeconds(ranks, size_t(1) << 20, 8, 11, world);
     double steps = 2.0 * (ranks - 1), bus = steps / ranks * 4.0 * (1 << 20);
     out.latency = tiny / steps;
     out.bandwidth = bus / std::max(bulk - tiny, 1e-9);
-    log << llvm::formatv("  all_reduce of {0} threads: 4 B {1:f3} us, 4 MiB "
-                         "{2:f3} us: {3:f3} us per step, {4:f2} GB/s\n",
-                         ranks, tiny * 1e6, bulk * 1e6, out.latency * 1e6,
-                         out.bandwidth / 1e9);
+    log << llvm::formatv("  all_reduce of {0} {1}: 4 B {2:f3} us, 4 MiB "
+                         "{3:f3} us: {4:f3} us per step, {5:f2} GB/s\n",
+                         ranks, world ? "processes" : "threads", tiny * 1e6,
+                         bulk * 1e6, out.latency * 1e6, out.bandwidth / 1e9);
   };
-  link(2, p.intraNode);
-  if (2 * cores <= rt::maxThreadRanks())
-    link(static_cast<int>(2 * cores), p.oversubscribed);
+  if (world) {
+    // The job's own size: the link of as many processes as it has (and,
+    // more processes than cores, the oversubscribed one too).
+    link(world->size(), p.intraNode);
+    if (world->size() > cores)
+      p.oversubscribed = p.intraNode;
+  } else {
+    link(2, p.intraNode);
+    if (2 * cores <= rt::maxThreadRanks())
+      link(static_cast<int>(2 * cores), p.oversubscribed);
+  }
 
   p.sharedCores = cores;
   p.overlap = false;
@@ -249,7 +295,9 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log) {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
   p.source = "tp-plan --calibrate on " + std::to_string(cores) + " cores of " +
-             cpuName() + ", " + date +
-             " (one OpenBLAS thread per rank, threads backend)";
+             cpuName() + ", " + date + " (one OpenBLAS thread per rank, " +
+             (world ? std::to_string(world->size()) + " MPI processes"
+                    : std::string("threads backend")) +
+             ")";
   return p;
 }

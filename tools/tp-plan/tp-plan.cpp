@@ -19,6 +19,9 @@
 #include "tp/Support/InputLimits.h"
 #include "tp/Support/JSON.h"
 #include "tp/Support/Version.h"
+#if TP_HAVE_MPI
+#include "tp/Runtime/MPICommunicator.h"
+#endif
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -42,6 +45,11 @@ namespace json = ::mlir::tp::json;
 static cl::OptionCategory category("tp-plan options");
 static cl::opt<std::string> modelFile(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(category));
+static cl::opt<std::string>
+    backend("backend",
+            cl::desc("With --calibrate: the backend whose collectives to "
+                     "measure, threads (default) or mpi (run under mpirun)"),
+            cl::init("threads"), cl::cat(category));
 static cl::opt<bool> calibrateFlag(
     "calibrate",
     cl::desc("Measure this machine (a few seconds) and write its hardware "
@@ -670,31 +678,55 @@ int runSearch(const exec::HardwareProfile &profile,
 
 /// --calibrate: measures, writes the profile (whole or not at all: a
 /// temporary file renamed over -o).
-int runCalibrate() {
+int runCalibrate(int argc, char **argv) {
+  std::unique_ptr<mlir::tp::runtime::Communicator> world;
+#if TP_HAVE_MPI
+  std::optional<mlir::tp::runtime::MPIEnvironment> mpi;
+#endif
+  if (backend == "mpi") {
+#if TP_HAVE_MPI
+    mpi.emplace(&argc, &argv);
+    world = mlir::tp::runtime::MPICommunicator::world();
+#else
+    fail("--backend mpi: this tp-plan was built without MPI");
+#endif
+  } else if (backend != "threads") {
+    fail("--backend must be threads or mpi, not '" + backend + "'");
+  }
+  // Rank 0 of an MPI job reports and writes.
+  bool root = !world || world->rank() == 0;
   std::string tmp = outputFile + ".tmp";
   std::error_code ec;
   // Opened first: an unwritable -o fails before the measurements.
-  llvm::raw_fd_ostream os(tmp, ec);
-  if (ec)
-    fail("cannot write '" + tmp + "': " + ec.message());
+  std::optional<llvm::raw_fd_ostream> os;
+  if (root) {
+    os.emplace(tmp, ec);
+    if (ec)
+      fail("cannot write '" + tmp + "': " + ec.message());
+  }
   DialectRegistry registry;
   mlir::tp::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  llvm::outs() << "tp-plan: calibrating (one rank, one OpenBLAS thread)\n";
+  llvm::raw_ostream &log = root ? llvm::outs() : llvm::nulls();
+  log << "tp-plan: calibrating (one rank, one OpenBLAS thread)\n";
   exec::HardwareProfile profile;
   try {
-    profile = calibrate(context, llvm::outs());
+    profile = calibrate(context, log, world.get());
   } catch (const std::exception &e) {
-    os.close();
-    llvm::sys::fs::remove(tmp);
+    if (os) {
+      os->close();
+      llvm::sys::fs::remove(tmp);
+    }
     fail(std::string("calibration failed: ") + e.what());
   }
-  os << profile.toJSON();
-  os.close();
-  if (os.has_error()) {
+  if (!root)
+    return 0;
+  *os << profile.toJSON();
+  os->close();
+  if (os->has_error()) {
     llvm::sys::fs::remove(tmp);
-    fail("cannot write '" + tmp + "': " + os.error().message());
+    fail("cannot write '" + tmp + "': " + os->error().message());
   }
   if (std::error_code rc = llvm::sys::fs::rename(tmp, outputFile))
     fail("cannot write '" + outputFile.getValue() + "': " + rc.message());
@@ -727,8 +759,11 @@ int main(int argc, char **argv) {
       fail("--calibrate measures the machine, not a model: give no model");
     if (outputFile.empty())
       fail("--calibrate needs -o PROFILE.json");
-    return runCalibrate();
+    return runCalibrate(argc, argv);
   }
+  if (backend.getNumOccurrences())
+    fail("--backend belongs to --calibrate (the plans are priced on a "
+         "profile's collectives)");
   if (modelFile.empty())
     fail("a model file is required: tp-plan MODEL.mlir --evaluate PLAN.json "
          "--hardware PROFILE, or tp-plan MODEL.mlir --mesh-shape N[,M] "
