@@ -86,6 +86,23 @@ def measured_ms(build, model, plan, np, mpi, reps, short, long):
     return statistics.median(per_step)
 
 
+def mpi_profile(build, out):
+    """This machine's MPI profile: calibrated with 2 processes, and its
+    oversubscribed link from 4 (more processes than cores here)."""
+    mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+    tp_plan = os.path.join(build, "bin", "tp-plan")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    run(mpirun + ["-np", "2", tp_plan, "--calibrate", "--backend", "mpi",
+                  "-o", out], env)
+    run(mpirun + ["-np", "4", tp_plan, "--calibrate", "--backend", "mpi",
+                  "-o", out + ".4"], env)
+    profile = json.load(open(out))
+    profile["oversubscribed"] = json.load(open(out + ".4"))["intra_node"]
+    with open(out, "w") as f:
+        json.dump(profile, f, indent=2)
+    return out
+
+
 def planner_plan(build, model, mesh, profile, out):
     """tp-plan's plan for `mesh`, written to `out`; its summary line."""
     cmd = [os.path.join(build, "bin", "tp-plan"), model, "--mesh-shape",
@@ -101,18 +118,59 @@ def predicted_ms(build, model, plan, np, profile):
     return json.loads(out)["step_seconds"] * 1e3
 
 
+def measure_mesh(args, tmp, model, arch, size, mesh, hand, backend, profile,
+                 short, long):
+    """The rows of one mesh on one backend: each hand-written plan and the
+    planner's, predicted with `profile` and measured."""
+    np = 1
+    for d in mesh.split(","):
+        np *= int(d)
+    planned = os.path.join(tmp, "planned-%s-%s-%s-%s.json" % (
+        arch, size, mesh.replace(",", "x"), backend))
+    summary = planner_plan(args.build, model, mesh, profile, planned)
+    print("  tp-plan --mesh-shape %s (%s): %s" % (mesh, backend, summary),
+          file=sys.stderr, flush=True)
+    plans = [(h[:-len(".json")], os.path.join(PLANS, h)) for h in hand]
+    plans.append(("tp-plan", planned))
+    rows = []
+    for name, plan in plans:
+        pred = predicted_ms(args.build, model, plan, np, profile)
+        meas = measured_ms(args.build, model, plan, np, backend == "mpi",
+                           args.reps, short, long)
+        row = {"arch": arch, "size": size, "mesh": mesh, "plan": name,
+               "np": np, "backend": backend, "predicted_ms": pred,
+               "measured_ms": meas,
+               "error_percent": 100 * (pred - meas) / meas}
+        if name == "tp-plan":
+            row["planner"] = summary
+        rows.append(row)
+        print("%-11s %-5s %-16s mesh %-3s %-7s predicted %8.3f ms, measured "
+              "%8.3f ms (%+.0f%%)" % (arch, size, name, mesh, backend, pred,
+                                      meas, row["error_percent"]),
+              file=sys.stderr, flush=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--profile", required=True)
     ap.add_argument("--out")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--mpi", action="store_true")
+    ap.add_argument("--mpi", action="store_true",
+                    help="also measure on MPI, predicted with a profile "
+                    "calibrated under mpirun (--mpi-profile, else made)")
+    ap.add_argument("--mpi-profile")
+    ap.add_argument("--no-threads", action="store_true")
     ap.add_argument("--sizes", default="small,large")
     args = ap.parse_args()
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        backends = [] if args.no_threads else [("threads", args.profile)]
+        if args.mpi:
+            backends.append(("mpi", args.mpi_profile or mpi_profile(
+                args.build, os.path.join(tmp, "cpu-mpi.json"))))
         for arch in ("transformer", "llama"):
             for size in args.sizes.split(","):
                 config = os.path.join(tmp, "%s-%s.json" % (arch, size))
@@ -123,39 +181,10 @@ def main():
                      "-o", model])
                 short, long = (2, 22) if size == "small" else (2, 8)
                 for mesh, hand in MESHES:
-                    np = 1
-                    for d in mesh.split(","):
-                        np *= int(d)
-                    planned = os.path.join(tmp, "planned-%s-%s-%s.json" % (
-                        arch, size, mesh.replace(",", "x")))
-                    summary = planner_plan(args.build, model, mesh,
-                                           args.profile, planned)
-                    print("  tp-plan --mesh-shape %s: %s" % (mesh, summary),
-                          file=sys.stderr, flush=True)
-                    plans = [(h[:-len(".json")], os.path.join(PLANS, h))
-                             for h in hand] + [("tp-plan", planned)]
-                    for name, plan in plans:
-                        pred = predicted_ms(args.build, model, plan, np,
-                                            args.profile)
-                        for backend in ["threads"] + (
-                                ["mpi"] if args.mpi else []):
-                            meas = measured_ms(args.build, model, plan, np,
-                                               backend == "mpi", args.reps,
-                                               short, long)
-                            row = {"arch": arch, "size": size, "mesh": mesh,
-                                   "plan": name, "np": np,
-                                   "backend": backend, "predicted_ms": pred,
-                                   "measured_ms": meas,
-                                   "error_percent":
-                                       100 * (pred - meas) / meas}
-                            if name == "tp-plan":
-                                row["planner"] = summary
-                            rows.append(row)
-                            print("%-11s %-5s %-16s mesh %-3s %-7s predicted "
-                                  "%8.3f ms, measured %8.3f ms (%+.0f%%)" % (
-                                      arch, size, name, mesh, backend, pred,
-                                      meas, row["error_percent"]),
-                                  file=sys.stderr, flush=True)
+                    for backend, profile in backends:
+                        rows += measure_mesh(args, tmp, model, arch, size,
+                                             mesh, hand, backend, profile,
+                                             short, long)
     print("| model | size | mesh | plan | backend | predicted ms | "
           "measured ms | error |")
     print("|---|---|---|---|---|---|---|---|")
