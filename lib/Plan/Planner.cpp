@@ -379,27 +379,40 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
               candidates.push_back(std::move(c));
             }
   SearchResult result;
-  for (Choice &c : candidates) {
-    // The standard choices may not apply with the options (recompute is
-    // off in them); they are in the loop's set too.
+  auto price = [&](const Choice &c) {
     Evaluation e = eval(c);
     result.tried.push_back({c, e});
     size_t i = result.tried.size() - 1;
     if (!e.ok)
-      continue;
+      return;
     if (!result.smallest ||
         e.peakBytes < result.tried[*result.smallest].second.peakBytes)
       result.smallest = i;
     if (options.budget > 0 && e.peakBytes > options.budget)
-      continue;
-    if (!result.best)
+      return;
+    if (!result.best) {
       result.best = i;
-    else {
-      const Evaluation &b = result.tried[*result.best].second;
-      if (e.stepSeconds < b.stepSeconds ||
-          (e.stepSeconds == b.stepSeconds && e.peakBytes < b.peakBytes))
-        result.best = i;
+      return;
     }
+    const Evaluation &b = result.tried[*result.best].second;
+    if (e.stepSeconds < b.stepSeconds ||
+        (e.stepSeconds == b.stepSeconds && e.peakBytes < b.peakBytes))
+      result.best = i;
+  };
+  // Recompute only adds work: a choice with it is priced only where the
+  // same choice without it runs and does not fit the budget.
+  for (const Choice &c : candidates)
+    if (!c.recompute)
+      price(c);
+  size_t plain = result.tried.size();
+  for (size_t i = 0; i < plain; ++i) {
+    const auto &[c, e] = result.tried[i];
+    if (!e.ok || !options.budget || e.peakBytes <= options.budget)
+      continue;
+    Choice twin = c;
+    twin.recompute = true;
+    if (llvm::is_contained(candidates, twin))
+      price(twin);
   }
   return result;
 }

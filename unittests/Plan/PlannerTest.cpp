@@ -207,20 +207,23 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   };
   SearchOptions options;
   options.train = true;
-  // Pair x FSDP x recompute; no embedding, head or norms' sequence
-  // parallel without them: 8 candidates.
+  // Pair x FSDP; no embedding, head or norms' sequence parallel without
+  // them, and without a budget no recompute (it only adds work): 4.
   SearchResult r = search(s, mesh, options, price);
-  EXPECT_EQ(r.tried.size(), 8u);
+  EXPECT_EQ(r.tried.size(), 4u);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(describe(s, r.tried[*r.best].first), "tp(model.layers.*.mlp)");
   options.budget = 700;
   r = search(s, mesh, options, price);
+  // The two without FSDP do not fit: their recompute twins are priced.
+  EXPECT_EQ(r.tried.size(), 6u);
   ASSERT_TRUE(r.best);
   // 1.25 s at 600 bytes (recompute) beats 1.5 s at 500 (FSDP).
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
             "tp(model.layers.*.mlp) + recompute");
   options.budget = 100;
   r = search(s, mesh, options, price);
+  EXPECT_EQ(r.tried.size(), 8u);
   EXPECT_FALSE(r.best);
   ASSERT_TRUE(r.smallest);
   EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 200);

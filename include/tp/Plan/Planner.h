@@ -132,8 +132,9 @@ struct SearchOptions {
 /// Searches the choices of \p s on \p mesh: every combination of the
 /// dimensions that matter for the model (pairs, embedding, output, sequence
 /// parallel, FSDP and recompute where they apply), each priced once by
-/// \p evaluate. The best fits the budget and is predicted fastest; ties
-/// go to the one with less memory.
+/// \p evaluate; a choice with recompute (which only adds work) only when
+/// the same choice without it does not fit the budget. The best fits the
+/// budget and is predicted fastest; ties go to the one with less memory.
 SearchResult search(const ModelStructure &s, const MeshSpec &mesh,
                     const SearchOptions &options,
                     const std::function<Evaluation(const Choice &)> &evaluate);
