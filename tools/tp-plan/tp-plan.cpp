@@ -660,6 +660,74 @@ int runSearch(const exec::HardwareProfile &profile,
          << mlir::tp::plan::describe(structure, c) << ": "
          << formatEvaluation(e) << "\n";
     }
+    // The runner-ups per decision: the chosen plan with one choice
+    // changed.
+    os << "each choice against its alternatives (the chosen plan with only "
+          "that changed):\n";
+    auto alternative = [&](const std::string &what,
+                           mlir::tp::plan::Choice other) {
+      for (const auto &[c, e] : tried)
+        if (c == other) {
+          os << "  " << what << ": " << formatEvaluation(e);
+          if (e.ok) {
+            double delta = (e.stepSeconds - bestEval.stepSeconds) * 1e3;
+            os << llvm::formatv(
+                " ({0}{1:f3} ms{2})", delta >= 0 ? "+" : "", delta,
+                search.budget && e.peakBytes > search.budget ? ", does not fit"
+                                                             : "");
+          }
+          os << "\n";
+          return;
+        }
+      // Not a candidate: sequence parallel needs every pair, the embedding
+      // and the head sharded; recompute is priced only where the plan
+      // without it does not fit.
+      os << "  " << what << ": not priced ("
+         << (other.recompute ? "the plan fits without recompute"
+             : other.sequenceParallel
+                 ? "it needs every pair, the embedding and the head sharded"
+                 : "sequence parallel needs it")
+         << ")\n";
+    };
+    for (size_t i = 0; i < structure.pairs.size(); ++i) {
+      mlir::tp::plan::Choice o = best;
+      o.pairs[i] = !o.pairs[i];
+      alternative(structure.pairs[i].module +
+                      (o.pairs[i] ? " sharded" : " replicated"),
+                  o);
+    }
+    if (!structure.embedding.empty()) {
+      mlir::tp::plan::Choice o = best;
+      o.embedding = !o.embedding;
+      alternative(
+          structure.embedding + (o.embedding ? " rowwise" : " replicated"), o);
+    }
+    for (int out = 0; out < 3 && !structure.output.empty(); ++out) {
+      if (out == best.output)
+        continue;
+      mlir::tp::plan::Choice o = best;
+      o.output = out;
+      const char *how[] = {" replicated", " colwise",
+                           " colwise, loss_parallel"};
+      alternative(structure.output + how[out], o);
+    }
+    for (auto [flag, label] :
+         {std::make_pair(&mlir::tp::plan::Choice::sequenceParallel,
+                         "sequence parallel"),
+          std::make_pair(&mlir::tp::plan::Choice::fsdp, "fsdp"),
+          std::make_pair(&mlir::tp::plan::Choice::recompute, "recompute")}) {
+      if ((flag == &mlir::tp::plan::Choice::fsdp && mesh.shape.size() < 2) ||
+          (flag == &mlir::tp::plan::Choice::recompute &&
+           (!train || structure.layers.empty())) ||
+          (flag == &mlir::tp::plan::Choice::sequenceParallel &&
+           (structure.pairs.empty() || structure.norms.empty())))
+        continue;
+      mlir::tp::plan::Choice o = best;
+      o.*flag = !(o.*flag);
+      alternative(std::string(label) + (o.*flag ? " on" : " off"), o);
+    }
+    os << "(tp-plan --evaluate on the plan shows its time and memory by "
+          "phase and module)\n";
     for (auto [name, choice] :
          {std::make_pair("Megatron-LM",
                          mlir::tp::plan::megatronChoice(structure, mesh)),
