@@ -58,19 +58,12 @@ Value throughReshapes(Value v) {
   return v;
 }
 
-/// The pair inside module op \p m, if its body is one: linears reading its
-/// first argument, and a linear making its (only) result.
-std::optional<LinearPair> pairOf(Operation *m) {
-  if (m->getNumRegions() != 1 || m->getRegion(0).empty() ||
-      m->getNumResults() != 1)
-    return std::nullopt;
-  Block &body = m->getRegion(0).front();
-  if (body.getNumArguments() < 1)
-    return std::nullopt;
-  std::string prefix = fqnOf(m).str() + ".";
+/// The pair of \p body, if it is one: linears reading \p x, and a linear
+/// making \p result (through reshapes), with no other linear; names
+/// relative to \p prefix ("layers.0.attention." or "" at the root).
+std::optional<LinearPair> pairIn(Block &body, Value x, Value result,
+                                 llvm::StringRef prefix) {
   LinearPair pair;
-  pair.module = patternOf(fqnOf(m));
-  Value x = body.getArgument(0);
   for (Operation &op : body)
     if (isOp(&op, "model.linear") && op.getOperand(0) == x) {
       llvm::StringRef name = fqnOf(&op);
@@ -78,11 +71,9 @@ std::optional<LinearPair> pairOf(Operation *m) {
         return std::nullopt;
       pair.in.push_back(name.drop_front(prefix.size()).str());
     }
-  Operation *yield = body.getTerminator();
-  if (!yield || yield->getNumOperands() != 1)
-    return std::nullopt;
-  Operation *last = throughReshapes(yield->getOperand(0)).getDefiningOp();
-  if (!isOp(last, "model.linear") || last->getOperand(0) == x)
+  Operation *last = throughReshapes(result).getDefiningOp();
+  if (!isOp(last, "model.linear") || last->getBlock() != &body ||
+      last->getOperand(0) == x)
     return std::nullopt;
   llvm::StringRef out = fqnOf(last);
   if (pair.in.empty() || !out.starts_with(prefix))
@@ -94,6 +85,44 @@ std::optional<LinearPair> pairOf(Operation *m) {
     if (isOp(&op, "model.linear") && &op != last && op.getOperand(0) != x)
       return std::nullopt;
   return pair;
+}
+
+/// The pair inside module op \p m, if its body is one.
+std::optional<LinearPair> pairOf(Operation *m) {
+  if (m->getNumRegions() != 1 || m->getRegion(0).empty() ||
+      m->getNumResults() != 1)
+    return std::nullopt;
+  Block &body = m->getRegion(0).front();
+  Operation *yield = body.getTerminator();
+  if (body.getNumArguments() < 1 || !yield || yield->getNumOperands() != 1)
+    return std::nullopt;
+  std::optional<LinearPair> pair = pairIn(
+      body, body.getArgument(0), yield->getOperand(0), (fqnOf(m) + ".").str());
+  if (pair)
+    pair->module = patternOf(fqnOf(m));
+  return pair;
+}
+
+/// The pair of a model without modules (an MLP written as a function):
+/// linears reading its first argument and its last linear (whose result
+/// makes the output, or the loss). Whatever runs between them is kept
+/// correct by the lowering; the cost model prices it.
+std::optional<LinearPair> rootPairOf(func::FuncOp model) {
+  Block &body = model.getBody().front();
+  if (body.getNumArguments() < 1)
+    return std::nullopt;
+  Operation *last = nullptr;
+  for (Operation &op : body)
+    if (isOp(&op, "model.linear"))
+      last = &op;
+  if (!last)
+    return std::nullopt;
+  return pairIn(body, body.getArgument(0), last->getResult(0), "");
+}
+
+/// The plan key of \p name in \p pair's module.
+std::string keyOf(const LinearPair &pair, const std::string &name) {
+  return pair.module.empty() ? name : pair.module + "." + name;
 }
 
 /// A regex-free key of a plan for names: "w[qkv]"-style groups are not
@@ -158,9 +187,17 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
     if (isOp(op, "model.embedding") && s.embedding.empty())
       s.embedding = fqnOf(op).str();
   });
+  if (s.pairs.empty())
+    if (std::optional<LinearPair> root = rootPairOf(model))
+      s.pairs.push_back(*root);
   for (Operation &op : model.getBody().front())
     if (isOp(&op, "model.linear"))
       s.output = fqnOf(&op).str();
+  // The root pair's linears are not a head.
+  for (const LinearPair &p : s.pairs)
+    if (p.module.empty() &&
+        (s.output == p.out || llvm::is_contained(p.in, s.output)))
+      s.output.clear();
   if (!s.output.empty())
     model.walk([&](Operation *op) {
       if (isOp(op, "model.cross_entropy"))
@@ -203,7 +240,9 @@ std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   std::string sharded;
   for (size_t i = 0; i < s.pairs.size(); ++i)
     if (c.pairs[i])
-      sharded += (sharded.empty() ? "" : ", ") + s.pairs[i].module;
+      sharded += (sharded.empty() ? "" : ", ") + (s.pairs[i].module.empty()
+                                                      ? std::string("<root>")
+                                                      : s.pairs[i].module);
   out = sharded.empty() ? "no pair sharded" : "tp(" + sharded + ")";
   if (c.sequenceParallel)
     out += " + sequence parallel";
@@ -276,12 +315,12 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
       w.objectEnd();
     }
     for (const std::string &in : p.in)
-      styleEntry(w, p.module + "." + in, "ColwiseParallel");
+      styleEntry(w, keyOf(p, in), "ColwiseParallel");
     if (sp)
-      styleEntry(w, p.module + "." + p.out, "RowwiseParallel",
+      styleEntry(w, keyOf(p, p.out), "RowwiseParallel",
                  {{"output_layouts", "Shard(1)"}});
     else
-      styleEntry(w, p.module + "." + p.out, "RowwiseParallel");
+      styleEntry(w, keyOf(p, p.out), "RowwiseParallel");
   }
   if (c.output == 1)
     styleEntry(
