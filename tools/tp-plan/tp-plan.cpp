@@ -636,6 +636,14 @@ int runSearch(const exec::HardwareProfile &profile,
     os << ", priced on 2 and 3 of the " << layerCount
        << " layers and extrapolated";
   os << ")\n";
+  bool shardsAny =
+      best.embedding || best.output > 0 || llvm::is_contained(best.pairs, true);
+  if (!shardsAny && mesh.shape[mesh.tpAxis] > 1)
+    os << "tp-plan: note: nothing is sharded over '"
+       << mesh.axisNames[mesh.tpAxis] << "': its " << mesh.shape[mesh.tpAxis]
+       << " ranks compute the same; the model is too small for tensor "
+          "parallelism on this hardware, and a mesh with that many more "
+          "data-parallel ranks would use them\n";
   if (explain) {
     std::vector<size_t> order(tried.size());
     for (size_t i = 0; i < order.size(); ++i)
