@@ -565,6 +565,9 @@ int runSearch(const exec::HardwareProfile &profile,
   mlir::tp::plan::SearchResult result =
       mlir::tp::plan::search(structure, mesh, search, priceCut);
   auto &tried = result.tried;
+  // Which candidates' numbers are of the whole model (all of them without
+  // cut models).
+  std::vector<bool> pricedWhole(tried.size(), cutModels.empty());
   for (const std::string &path : cutModels)
     llvm::sys::fs::remove(path);
   if (!cutModels.empty()) {
@@ -588,6 +591,7 @@ int runSearch(const exec::HardwareProfile &profile,
     result.best.reset();
     for (size_t i : order) {
       tried[i].second = priceWhole(tried[i].first);
+      pricedWhole[i] = true;
       if (tried[i].second.ok && fits(i)) {
         result.best = i;
         break;
@@ -615,8 +619,41 @@ int runSearch(const exec::HardwareProfile &profile,
   }
   const auto &[best, bestEval] = tried[*result.best];
   std::string plan = mlir::tp::plan::planJSON(structure, mesh, best);
+  if (jsonOutput) {
+    // The plan (also in -o when given) and every candidate priced.
+    std::string out;
+    json::Writer w(out, 2);
+    w.objectBegin();
+    if (search.budget)
+      w.member("budget_bytes", search.budget);
+    w.key("candidates");
+    w.arrayBegin();
+    for (size_t i = 0; i < tried.size(); ++i) {
+      const auto &[c, e] = tried[i];
+      w.objectBegin();
+      w.member("chosen", i == *result.best);
+      w.member("description", mlir::tp::plan::describe(structure, c));
+      if (e.ok) {
+        w.member("fits", !search.budget || e.peakBytes <= search.budget);
+        w.member("peak_bytes", e.peakBytes);
+        w.member("priced", pricedWhole[i] ? "whole" : "extrapolated");
+        w.member("step_seconds", e.stepSeconds);
+      } else {
+        w.member("error", e.error);
+      }
+      w.objectEnd();
+    }
+    w.arrayEnd();
+    w.member("hardware", profile.name);
+    w.member("layers", layerCount);
+    w.key("plan");
+    w.value(json::parse(plan).value);
+    w.objectEnd();
+    llvm::outs() << out << "\n";
+  }
   if (outputFile.empty()) {
-    llvm::outs() << plan;
+    if (!jsonOutput)
+      llvm::outs() << plan;
   } else {
     std::error_code ec;
     llvm::raw_fd_ostream os(outputFile, ec);
@@ -627,6 +664,10 @@ int runSearch(const exec::HardwareProfile &profile,
     if (os.has_error())
       fail("cannot write '" + outputFile.getValue() +
            "': " + os.error().message());
+  }
+  if (jsonOutput) {
+    llvm::outs().flush();
+    return 0;
   }
   llvm::raw_ostream &os = outputFile.empty() ? llvm::errs() : llvm::outs();
   os << "tp-plan: " << mlir::tp::plan::describe(structure, best) << ": "
