@@ -1,10 +1,16 @@
 //===- tp-plan.cpp - predict what a tensor-parallel plan costs --*- C++ -*-===//
 //
-// tp-plan --evaluate PLAN.json MODEL: lowers the model with the plan as
-// tp-run would (forward, --grad or --train), compiles the per-rank program
-// and predicts, without running it, its step time on a hardware profile
-// (tp/Executor/CostModel.h) by phase and module, and its memory per rank
-// (Program::memoryPlan) against a budget.
+// Three modes (docs/planner.md):
+//   tp-plan MODEL --evaluate PLAN.json --hardware P  lowers the model with
+//       the plan as tp-run would (forward, --grad or --train), compiles the
+//       per-rank program and predicts, without running it, its step time on
+//       a hardware profile (tp/Executor/CostModel.h) by phase and module,
+//       and its memory per rank (Program::memoryPlan) against a budget;
+//   tp-plan MODEL --mesh-shape N[,M] --hardware P    searches a plan
+//       (tp/Plan/Planner.h): every candidate lowered and priced so, the
+//       fastest within the budget written;
+//   tp-plan --calibrate -o P.json                    measures this
+//       machine's profile (Calibrate.cpp).
 //
 //===----------------------------------------------------------------------===//
 
