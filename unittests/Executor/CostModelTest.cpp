@@ -12,6 +12,10 @@
 #include "tp/Executor/Executor.h"
 #include "tp/InitAll.h"
 
+#include "HostBackend.h"
+#include "KernelTable.h"
+#include "ProgramData.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -162,6 +166,90 @@ TEST_F(CostModelTest, GroupsAcrossNodesUseTheInterNodeLink) {
   hw.ranksPerNode = 2;
   est = program->estimateCost(hw);
   EXPECT_NEAR(est.instructions[1].seconds, (1 + 10 + 0.128) * kUs, 1e-12);
+}
+
+/// What kernel \p name counts on \p shapes (operands, then the result):
+/// its flops and library transcendentals (KernelCost).
+struct Counted {
+  double flops = -1, transcendentals = 0;
+  bool matrix = false;
+};
+Counted countOf(const char *name, std::vector<std::vector<int64_t>> shapes) {
+  using namespace mlir::tp::exec::detail;
+  ProgramData p;
+  Instruction in;
+  in.op = Opcode::Kernel;
+  in.kernel = kernelNamed(name);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    SlotType t;
+    t.shape = shapes[i];
+    int64_t n = 1;
+    for (int64_t d : t.shape)
+      n *= d;
+    t.staticBytes = 4 * n;
+    p.slots.push_back(t);
+    if (i + 1 < shapes.size())
+      in.operands.push_back(static_cast<int>(i));
+    else
+      in.result = static_cast<int>(i);
+  }
+  const KernelEntry<HostBackend> *k = HostBackend::kernels()[in.kernel];
+  Counted c;
+  if (!k)
+    return c;
+  c.flops = k->cost.flops
+                ? k->cost.flops(in, p)
+                : static_cast<double>(p.slots[in.result].staticBytes / 4);
+  c.matrix = k->cost.matrix;
+  c.transcendentals =
+      k->cost.transcendentals ? k->cost.transcendentals(in, p) : 0;
+  return c;
+}
+
+TEST(KernelCostTest, MatrixProductsByHand) {
+  // [4, 8] x [16, 8]^T: 4 * 16 outputs of 8 multiply-adds.
+  Counted linear = countOf("linear", {{4, 8}, {16, 8}, {4, 16}});
+  EXPECT_EQ(linear.flops, 2 * 4 * 16 * 8);
+  EXPECT_TRUE(linear.matrix);
+  // Batched [2, 3, 4] x [2, 4, 5].
+  EXPECT_EQ(countOf("matmul", {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}}).flops,
+            2 * 2 * 3 * 5 * 4);
+  // The gradients of the linear: each as many flops as the forward.
+  EXPECT_EQ(countOf("linear_grad_input", {{4, 16}, {16, 8}, {4, 8}}).flops,
+            linear.flops);
+  EXPECT_EQ(countOf("linear_grad_weight", {{4, 16}, {4, 8}, {16, 8}}).flops,
+            linear.flops);
+  // Attention of q [1, 4, 2, 8] on k, v [1, 6, 2, 8]: per head q k^T and
+  // p v (2 * 4 * 6 * 8 each), and 13 flops per score's vectorized exp.
+  double products = 2 * 2 * (2 * 4 * 6 * 8), scores = 2 * 4 * 6;
+  Counted attention = countOf(
+      "attention", {{1, 4, 2, 8}, {1, 6, 2, 8}, {1, 6, 2, 8}, {1, 4, 2, 8}});
+  EXPECT_EQ(attention.flops, products + 13 * scores);
+  EXPECT_TRUE(attention.matrix);
+  // Its backward: the scores again, dv, dp, dq, dk (5 products) and the
+  // exps, a third per gradient instruction.
+  EXPECT_EQ(countOf("attention_grad_q", {{1, 4, 2, 8},
+                                         {1, 4, 2, 8},
+                                         {1, 6, 2, 8},
+                                         {1, 6, 2, 8},
+                                         {1, 4, 2, 8}})
+                .flops,
+            (5 * (2 * 2 * 4 * 6 * 8) + 13 * scores) / 3);
+}
+
+TEST(KernelCostTest, ElementwiseAndTranscendentals) {
+  // One flop per element by default.
+  Counted add = countOf("add", {{3, 5}, {3, 5}, {3, 5}});
+  EXPECT_EQ(add.flops, 15);
+  EXPECT_FALSE(add.matrix);
+  EXPECT_EQ(add.transcendentals, 0);
+  // The library's exp: a transcendental per element; SiLU's vectorized
+  // one: 13 flops.
+  EXPECT_EQ(countOf("exp", {{3, 5}, {3, 5}}).transcendentals, 15);
+  EXPECT_EQ(countOf("softmax", {{3, 5}, {3, 5}}).transcendentals, 15);
+  Counted silu = countOf("silu", {{3, 5}, {3, 5}});
+  EXPECT_EQ(silu.flops, 13 * 15);
+  EXPECT_EQ(silu.transcendentals, 0);
 }
 
 TEST(HardwareProfileTest, JSONRoundTripsAndBuiltinsParse) {
