@@ -143,7 +143,7 @@ void styleEntry(
 bool Choice::operator==(const Choice &o) const {
   return pairs == o.pairs && embedding == o.embedding && output == o.output &&
          sequenceParallel == o.sequenceParallel && fsdp == o.fsdp &&
-         recompute == o.recompute;
+         recompute == o.recompute && dataOnly == o.dataOnly;
 }
 
 ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
@@ -237,6 +237,9 @@ int64_t mlir::tp::plan::keepLayers(func::FuncOp model,
 
 std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   std::string out;
+  if (c.dataOnly)
+    return std::string("data parallel (") + (c.fsdp ? "FSDP" : "DDP") + ")" +
+           (c.recompute ? " + recompute" : "");
   std::string sharded;
   for (size_t i = 0; i < s.pairs.size(); ++i)
     if (c.pairs[i])
@@ -280,6 +283,8 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
   if (mesh.axisNames.size() > 1) {
     w.member("tp_axis", mesh.axisNames[mesh.tpAxis]);
     w.member(c.fsdp ? "fsdp_axis" : "dp_axis", mesh.axisNames[mesh.dataAxis]);
+  } else if (c.dataOnly) {
+    w.member(c.fsdp ? "fsdp_axis" : "dp_axis", mesh.axisNames[0]);
   }
   bool sp = c.sequenceParallel;
   w.key("plan");
@@ -417,6 +422,21 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
                 continue;
               candidates.push_back(std::move(c));
             }
+  // A 1-D mesh may serve data parallelism instead: DDP or FSDP over it
+  // (for training; a forward alone returns its loss as a partial sum per
+  // rank, which tp-run does not yet verify: docs/planner.md).
+  if (mesh.shape.size() == 1 && options.train)
+    for (int fsdp = 0; fsdp < 2; ++fsdp)
+      for (int recompute = 0;
+           recompute < (options.train && !s.layers.empty() ? 2 : 1);
+           ++recompute) {
+        Choice c;
+        c.pairs.assign(s.pairs.size(), false);
+        c.dataOnly = true;
+        c.fsdp = fsdp;
+        c.recompute = recompute;
+        candidates.push_back(std::move(c));
+      }
   SearchResult result;
   auto price = [&](const Choice &c) {
     Evaluation e = eval(c);

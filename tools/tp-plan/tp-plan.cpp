@@ -683,8 +683,8 @@ int runSearch(const exec::HardwareProfile &profile,
     os << ", priced on 2 and 3 of the " << layerCount
        << " layers and extrapolated";
   os << ")\n";
-  bool shardsAny =
-      best.embedding || best.output > 0 || llvm::is_contained(best.pairs, true);
+  bool shardsAny = best.dataOnly || best.embedding || best.output > 0 ||
+                   llvm::is_contained(best.pairs, true);
   if (!shardsAny && mesh.shape[mesh.tpAxis] > 1)
     os << "tp-plan: note: nothing is sharded over '"
        << mesh.axisNames[mesh.tpAxis] << "': its " << mesh.shape[mesh.tpAxis]
@@ -747,7 +747,9 @@ int runSearch(const exec::HardwareProfile &profile,
     for (size_t i = 0; i < structure.pairs.size(); ++i) {
       mlir::tp::plan::Choice o = best;
       o.pairs[i] = !o.pairs[i];
-      alternative(structure.pairs[i].module +
+      alternative((structure.pairs[i].module.empty()
+                       ? std::string("<root>")
+                       : structure.pairs[i].module) +
                       (o.pairs[i] ? " sharded" : " replicated"),
                   o);
     }

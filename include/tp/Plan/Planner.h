@@ -91,6 +91,9 @@ struct Choice {
   /// On a 2-D mesh: the data axis fully sharded (FSDP) instead of
   /// replicated (DDP).
   bool fsdp = false;
+  /// On a 1-D mesh: no tensor parallelism, the axis data-parallel instead
+  /// (DDP, or FSDP with `fsdp`); nothing else is sharded.
+  bool dataOnly = false;
   /// Training: recompute each layer's forward in the backward.
   bool recompute = false;
 

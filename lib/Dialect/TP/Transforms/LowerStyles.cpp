@@ -915,8 +915,10 @@ LogicalResult mlir::tp::lowerStyles(ModuleOp module) {
       styled.push_back({op, style});
   });
   // Propagation ends this pass even without styles (hand-placed dtensors):
-  // tp-pipeline relies on it and runs no tp-propagate of its own.
-  if (styled.empty())
+  // tp-pipeline relies on it and runs no tp-propagate of its own. A plan of
+  // data parallelism alone (a dp_axis or fsdp_axis and no styles) still
+  // shards the batch and the parameters below.
+  if (styled.empty() && (!plan || (!plan.getDpAxis() && !plan.getFsdpAxis())))
     return propagatePlacements(module);
   if (!plan)
     return module.emitError()
