@@ -70,7 +70,8 @@ std::string saveCheckpoint(const Program &program, const RankState &state,
 /// per step; resumed, batch k of the steps after the checkpoint's).
 /// Returns the last run's results and collectives (one step's) and the
 /// peaks over all runs; rank 0 appends each run's loss (its first result,
-/// when it is a scalar) to \p losses and each checkpoint it saved (as
+/// when it is a scalar, assembled from every rank's piece when the ranks
+/// hold pieces of it) to \p losses and each checkpoint it saved (as
 /// \p save says, when given) to \p saved. \p beforeStep (when given) is
 /// called before each step with the rank and the step's number.
 template <class Prog>
@@ -107,8 +108,27 @@ runSteps(const Prog &program, const DataSource &data, int steps,
                         keepState ? &state : nullptr, byPhase);
       if (peaks)
         peaks->live = std::max(peaks->live, live);
-      if (losses && comm.rank() == 0 && !out.empty() && out[0].numel() == 1)
-        losses->push_back(out[0].at(0));
+      if (losses && !out.empty() && out[0].numel() == 1) {
+        double loss = out[0].at(0);
+        if constexpr (std::is_same_v<Prog, Program>) {
+          // A loss each rank holds a piece of (a partial sum over a
+          // data-parallel axis, when nothing reduces it): every rank's,
+          // assembled as the result is.
+          const ResultLayout &layout = program.results()[0];
+          if (std::any_of(layout.placements.begin(), layout.placements.end(),
+                          [](const std::string &p) { return p != "R"; })) {
+            float mine = out[0].at(0);
+            std::vector<float> all(comm.size());
+            comm.allGather(&mine, 1, all.data(), runtime::DType::F32);
+            std::vector<Tensor> pieces;
+            for (float v : all)
+              pieces.push_back(Tensor::full({}, v));
+            loss = program.assembleResult(0, pieces).at(0);
+          }
+        }
+        if (comm.rank() == 0)
+          losses->push_back(loss);
+      }
       int64_t done = start + s + 1;
       if (saving &&
           (s == steps - 1 || (save->every > 0 && done % save->every == 0))) {

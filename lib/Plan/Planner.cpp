@@ -422,10 +422,8 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
                 continue;
               candidates.push_back(std::move(c));
             }
-  // A 1-D mesh may serve data parallelism instead: DDP or FSDP over it
-  // (for training; a forward alone returns its loss as a partial sum per
-  // rank, which tp-run does not yet verify: docs/planner.md).
-  if (mesh.shape.size() == 1 && options.train)
+  // A 1-D mesh may serve data parallelism instead: DDP or FSDP over it.
+  if (mesh.shape.size() == 1)
     for (int fsdp = 0; fsdp < 2; ++fsdp)
       for (int recompute = 0;
            recompute < (options.train && !s.layers.empty() ? 2 : 1);
