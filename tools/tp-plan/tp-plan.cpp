@@ -168,13 +168,19 @@ std::optional<int64_t> parseSize(llvm::StringRef text) {
   return std::nullopt;
 }
 
+/// The built-in profiles' names: "h100-sxm, h200-sxm, a100-sxm".
+std::string builtinList() {
+  std::string names;
+  for (const std::string &n : exec::HardwareProfile::builtinNames())
+    names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
 /// The profile --hardware names.
 exec::HardwareProfile loadProfile() {
   if (hardware.empty()) {
-    std::string names;
-    for (const std::string &n : exec::HardwareProfile::builtinNames())
-      names += (names.empty() ? "" : ", ") + n;
-    fail("--hardware is required: a profile's JSON file or one of " + names);
+    fail("--hardware is required: a profile's JSON file or one of " +
+         builtinList());
   }
   exec::HardwareProfile profile;
   if (exec::HardwareProfile::builtin(hardware, profile))
@@ -182,11 +188,8 @@ exec::HardwareProfile loadProfile() {
   auto buffer =
       mlir::tp::readFileBounded(hardware, mlir::tp::kMaxJSONFileBytes);
   if (!buffer) {
-    std::string names;
-    for (const std::string &n : exec::HardwareProfile::builtinNames())
-      names += (names.empty() ? "" : ", ") + n;
     fail("--hardware '" + hardware + "' is neither a built-in profile (" +
-         names +
+         builtinList() +
          ") nor a readable file: " + llvm::toString(buffer.takeError()));
   }
   std::string error;
