@@ -10,7 +10,10 @@
 #include "tp/Support/JSON.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
 #include <map>
@@ -58,66 +61,162 @@ Value throughReshapes(Value v) {
   return v;
 }
 
-/// The pair of \p body, if it is one: linears reading \p x, and a linear
-/// making \p result (through reshapes), with no other linear; names
-/// relative to \p prefix ("layers.0.attention." or "" at the root).
-std::optional<LinearPair> pairIn(Block &body, Value x, Value result,
-                                 llvm::StringRef prefix) {
-  LinearPair pair;
-  for (Operation &op : body)
-    if (isOp(&op, "model.linear") && op.getOperand(0) == x) {
-      llvm::StringRef name = fqnOf(&op);
-      if (!name.starts_with(prefix))
-        return std::nullopt;
-      pair.in.push_back(name.drop_front(prefix.size()).str());
+/// The value \p v stands for across module boundaries: a module body's
+/// argument is the module's operand, a module's result is what its body
+/// yields.
+Value acrossModules(Value v) {
+  for (;;) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (!isOp(owner, "model.module") ||
+          arg.getArgNumber() >= owner->getNumOperands())
+        return v;
+      v = owner->getOperand(arg.getArgNumber());
+      continue;
     }
-  Operation *last = throughReshapes(result).getDefiningOp();
-  if (!isOp(last, "model.linear") || last->getBlock() != &body ||
-      last->getOperand(0) == x)
-    return std::nullopt;
-  llvm::StringRef out = fqnOf(last);
-  if (pair.in.empty() || !out.starts_with(prefix))
-    return std::nullopt;
-  pair.out = out.drop_front(prefix.size()).str();
-  // Every other linear of the body must be an input one: an inner linear
-  // between the pair would need its own style.
-  for (Operation &op : body)
-    if (isOp(&op, "model.linear") && &op != last && op.getOperand(0) != x)
-      return std::nullopt;
-  return pair;
+    Operation *def = v.getDefiningOp();
+    if (!isOp(def, "model.module") || def->getNumRegions() != 1 ||
+        def->getRegion(0).empty())
+      return v;
+    Operation *yield = def->getRegion(0).front().getTerminator();
+    unsigned i = cast<OpResult>(v).getResultNumber();
+    if (!yield || i >= yield->getNumOperands())
+      return v;
+    v = yield->getOperand(i);
+  }
 }
 
-/// The pair inside module op \p m, if its body is one.
-std::optional<LinearPair> pairOf(Operation *m) {
-  if (m->getNumRegions() != 1 || m->getRegion(0).empty() ||
-      m->getNumResults() != 1)
-    return std::nullopt;
-  Block &body = m->getRegion(0).front();
-  Operation *yield = body.getTerminator();
-  if (body.getNumArguments() < 1 || !yield || yield->getNumOperands() != 1)
-    return std::nullopt;
-  std::optional<LinearPair> pair = pairIn(
-      body, body.getArgument(0), yield->getOperand(0), (fqnOf(m) + ".").str());
-  if (pair)
-    pair->module = patternOf(fqnOf(m));
-  return pair;
+/// The module path of a linear's FQN: "layers.0.attention.wq" ->
+/// {"layers", "0", "attention"}.
+llvm::SmallVector<llvm::StringRef> modulePath(llvm::StringRef fqn) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  fqn.split(parts, '.');
+  if (!parts.empty())
+    parts.pop_back();
+  return parts;
 }
 
-/// The pair of a model without modules (an MLP written as a function):
-/// linears reading its first argument and its last linear (whose result
-/// makes the output, or the loss). Whatever runs between them is kept
-/// correct by the lowering; the cost model prices it.
-std::optional<LinearPair> rootPairOf(func::FuncOp model) {
-  Block &body = model.getBody().front();
-  if (body.getNumArguments() < 1)
-    return std::nullopt;
-  Operation *last = nullptr;
-  for (Operation &op : body)
-    if (isOp(&op, "model.linear"))
-      last = &op;
-  if (!last)
-    return std::nullopt;
-  return pairIn(body, body.getArgument(0), last->getResult(0), "");
+/// Megatron's pair ending in linear \p out, if there is one: the linears
+/// whose results make out's input through anything but another linear
+/// (attention, activations, products, reshapes, slices, module
+/// boundaries; constants and the model's other inputs such as masks and
+/// rotary tables may join) all read one value X, which reaches out's input
+/// through them alone. Found from the data flow, so that the linears may
+/// sit in sibling modules (BERT's BertSelfAttention and BertSelfOutput) or
+/// in modules of their own (GPT-2's Conv1D). Sets \p in to the input
+/// linears and returns X, or a null value.
+Value pairEndingIn(Operation *out, std::vector<Operation *> &in) {
+  in.clear();
+  Value x;
+  llvm::DenseSet<Value> seen;
+  std::vector<Value> work{out->getOperand(0)};
+  while (!work.empty()) {
+    Value v = acrossModules(work.back());
+    work.pop_back();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue; // the model's inputs (masks, positions)
+    if (isOp(def, "model.linear")) {
+      Value reads = acrossModules(def->getOperand(0));
+      if (x && reads != x)
+        return {}; // the residual stream: linears of other inputs
+      x = reads;
+      if (!llvm::is_contained(in, def))
+        in.push_back(def);
+      continue;
+    }
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+    // Ops with regions (a module's body is crossed at its result).
+    if (!isOp(def, "model.module") && def->getNumRegions())
+      return {};
+  }
+  // X itself must not reach out's input but through the linears.
+  if (!x || seen.contains(x))
+    return {};
+  return x;
+}
+
+/// Whether \p linear's output features are cut into slices (GPT-2's fused
+/// c_attn, split into q, k and v): its ColwiseParallel shards each piece.
+bool slicedFeatures(Operation *linear) {
+  auto type = dyn_cast<ShapedType>(linear->getResult(0).getType());
+  if (!type || !type.hasRank())
+    return false;
+  int64_t last = type.getRank() - 1;
+  std::vector<Value> work{linear->getResult(0)};
+  for (size_t i = 0; i < work.size() && i < 64; ++i)
+    for (OpOperand &use : work[i].getUses()) {
+      Operation *user = use.getOwner();
+      if (isOp(user, "model.slice"))
+        if (auto dim = user->getAttrOfType<IntegerAttr>("dim"))
+          if (dim.getInt() == last || dim.getInt() == -1)
+            return true;
+      // Out of a module through its yield.
+      if (isOp(user, "model.yield") &&
+          isOp(user->getParentOp(), "model.module"))
+        work.push_back(user->getParentOp()->getResult(use.getOperandNumber()));
+    }
+  return false;
+}
+
+/// The pairs of \p model, one per instance, in program order: each
+/// linear that ends a pair (pairEndingIn) and whose linears no earlier
+/// pair took. `module` is the instance's FQN (the common module path of
+/// its linears; "" at the root) and the names are relative to it.
+std::vector<LinearPair> pairInstances(func::FuncOp model) {
+  std::vector<LinearPair> pairs;
+  llvm::DenseSet<Operation *> taken;
+  std::vector<Operation *> in;
+  llvm::StringMap<Operation *> modules;
+  model.walk([&](Operation *m) {
+    if (isOp(m, "model.module"))
+      modules.try_emplace(fqnOf(m), m);
+  });
+  model.walk([&](Operation *out) {
+    if (!isOp(out, "model.linear") || out->getNumOperands() < 1 ||
+        taken.contains(out))
+      return;
+    Value x = pairEndingIn(out, in);
+    if (!x || llvm::any_of(in, [&](Operation *l) { return taken.contains(l); }))
+      return;
+    llvm::SmallVector<llvm::StringRef> common = modulePath(fqnOf(out));
+    for (Operation *l : in) {
+      llvm::SmallVector<llvm::StringRef> path = modulePath(fqnOf(l));
+      size_t n = 0;
+      while (n < common.size() && n < path.size() && common[n] == path[n])
+        ++n;
+      common.resize(n);
+    }
+    LinearPair pair;
+    pair.module = llvm::join(common, ".");
+    size_t prefix = pair.module.empty() ? 0 : pair.module.size() + 1;
+    auto relative = [&](Operation *l) {
+      return fqnOf(l).drop_front(prefix).str();
+    };
+    if (fqnOf(out).empty() ||
+        llvm::any_of(in, [](Operation *l) { return fqnOf(l).empty(); }))
+      return;
+    for (Operation *l : in) {
+      pair.in.push_back(relative(l));
+      if (slicedFeatures(l))
+        pair.pieces.push_back(relative(l));
+      taken.insert(l);
+    }
+    llvm::sort(pair.in);
+    llvm::sort(pair.pieces);
+    pair.out = relative(out);
+    taken.insert(out);
+    // The module form (the module's first input is X): sequence parallel
+    // gathers X once at the module's entry.
+    auto m = modules.find(pair.module);
+    pair.moduleInput = m != modules.end() && m->second->getNumOperands() > 0 &&
+                       acrossModules(m->second->getOperand(0)) == x;
+    pairs.push_back(std::move(pair));
+  });
+  return pairs;
 }
 
 /// The plan key of \p name in \p pair's module.
@@ -148,38 +247,50 @@ bool Choice::operator==(const Choice &o) const {
 
 ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
   ModelStructure s;
-  // Pairs and norms by pattern; a pattern whose instances differ is out.
-  std::map<std::string, std::optional<LinearPair>> pairs;
-  std::vector<std::string> pairOrder;
+  // Norms by pattern; modules counted by pattern.
   std::set<std::string> normSet;
   std::vector<std::string> norms;
+  std::map<std::string, int64_t> moduleCount;
   model.walk([&](Operation *op) {
     llvm::StringRef name = op->getName().getStringRef();
-    if (name == "model.module") {
-      // A pattern is a pair when every instance is the same pair.
-      std::string pattern = patternOf(fqnOf(op));
-      std::optional<LinearPair> p = pairOf(op);
-      auto [it, inserted] = pairs.try_emplace(pattern, p);
-      if (inserted)
-        pairOrder.push_back(pattern);
-      else if (!p || (it->second &&
-                      (it->second->in != p->in || it->second->out != p->out)))
-        it->second.reset();
-      return;
-    }
+    if (name == "model.module")
+      ++moduleCount[patternOf(fqnOf(op))];
     if (name == "model.rms_norm" || name == "model.layer_norm") {
       std::string pattern = patternOf(fqnOf(op));
       if (!pattern.empty() && normSet.insert(pattern).second)
         norms.push_back(pattern);
     }
   });
-  for (const std::string &m : pairOrder)
-    if (pairs[m]) {
-      s.pairs.push_back(*pairs[m]);
-      size_t star = m.find('*');
-      if (s.layers.empty() && star != std::string::npos)
-        s.layers = m.substr(0, star + 1);
+  // Pairs by pattern: a pattern is a pair when every instance of its
+  // module is the same pair.
+  std::map<std::string, std::pair<std::optional<LinearPair>, int64_t>>
+      byPattern;
+  std::vector<std::string> order;
+  for (LinearPair &p : pairInstances(model)) {
+    std::string pattern = patternOf(p.module);
+    auto [it, inserted] = byPattern.try_emplace(pattern);
+    auto &[pair, count] = it->second;
+    ++count;
+    if (inserted) {
+      order.push_back(pattern);
+      p.module = pattern;
+      pair = std::move(p);
+    } else if (pair && (pair->in != p.in || pair->out != p.out ||
+                        pair->pieces != p.pieces ||
+                        pair->moduleInput != p.moduleInput)) {
+      pair.reset();
     }
+  }
+  for (const std::string &m : order) {
+    auto &[pair, count] = byPattern[m];
+    auto modules = moduleCount.find(m);
+    if (!pair || (modules != moduleCount.end() && modules->second != count))
+      continue;
+    s.pairs.push_back(*pair);
+    size_t star = m.find('*');
+    if (s.layers.empty() && star != std::string::npos)
+      s.layers = m.substr(0, star + 1);
+  }
   s.norms = norms;
   // The token embedding: the first one, at any depth (Hugging Face's sits
   // in the `model` module); the output head: the last linear at the top.
@@ -187,9 +298,6 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
     if (isOp(op, "model.embedding") && s.embedding.empty())
       s.embedding = fqnOf(op).str();
   });
-  if (s.pairs.empty())
-    if (std::optional<LinearPair> root = rootPairOf(model))
-      s.pairs.push_back(*root);
   for (Operation &op : model.getBody().front())
     if (isOp(&op, "model.linear"))
       s.output = fqnOf(&op).str();
@@ -319,8 +427,17 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
       w.arrayEnd();
       w.objectEnd();
     }
-    for (const std::string &in : p.in)
-      styleEntry(w, keyOf(p, in), "ColwiseParallel");
+    for (const std::string &in : p.in) {
+      if (!llvm::is_contained(p.pieces, in)) {
+        styleEntry(w, keyOf(p, in), "ColwiseParallel");
+        continue;
+      }
+      w.key(keyOf(p, in));
+      w.objectBegin();
+      w.member("style", "ColwiseParallel");
+      w.member("shard_pieces", true);
+      w.objectEnd();
+    }
     if (sp)
       styleEntry(w, keyOf(p, p.out), "RowwiseParallel",
                  {{"output_layouts", "Shard(1)"}});
@@ -373,7 +490,8 @@ Choice mlir::tp::plan::torchtitanChoice(const ModelStructure &s,
                                         const MeshSpec &mesh) {
   Choice c = megatronChoice(s, mesh);
   c.sequenceParallel =
-      !s.pairs.empty() && c.embedding && c.output > 0 && !s.norms.empty();
+      !s.pairs.empty() && c.embedding && c.output > 0 && !s.norms.empty() &&
+      llvm::all_of(s.pairs, [](const LinearPair &p) { return p.moduleInput; });
   if (s.crossEntropy && c.output > 0)
     c.output = 2;
   return c;
@@ -396,6 +514,8 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
       outputs.push_back(2);
   }
   bool twoD = mesh.shape.size() > 1;
+  bool allModuleInputs =
+      llvm::all_of(s.pairs, [](const LinearPair &p) { return p.moduleInput; });
   for (size_t mask = 0; mask < pairCombos; ++mask)
     for (int embedding = 0; embedding < (s.embedding.empty() ? 1 : 2);
          ++embedding)
@@ -415,8 +535,9 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
               c.recompute = recompute;
               // Sequence parallel shards the activations between the
               // pairs: every pair, the embedding and the head take part.
-              if (sp && (s.pairs.empty() || mask + 1 != pairCombos ||
-                         !embedding || output == 0 || s.norms.empty()))
+              if (sp &&
+                  (s.pairs.empty() || mask + 1 != pairCombos || !embedding ||
+                   output == 0 || s.norms.empty() || !allModuleInputs))
                 continue;
               if (llvm::is_contained(candidates, c))
                 continue;

@@ -131,6 +131,117 @@ TEST_F(PlannerTest, FindsHuggingFacePairsNormsAndLayers) {
   EXPECT_EQ(s.output, "");
 }
 
+TEST_F(PlannerTest, FindsPairsAcrossSiblingModules) {
+  // BERT's attention: query and value in BertSelfAttention, the output
+  // projection in its sibling BertSelfOutput, which also reads the
+  // residual.
+  std::string t = "tensor<2x4x8xf32>", w = "tensor<8x8xf32>";
+  std::string text =
+      "func.func @forward(%x: " + t + ") -> " + t +
+      " {\n"
+      "  %att = model.module \"layer.0.attention\"(%x) {arg_names = "
+      "[\"h\"], kind = \"BertAttention\"} : (" +
+      t + ") -> " + t + " {\n  ^bb0(%h: " + t +
+      "):\n"
+      "    %s = model.module \"layer.0.attention.self\"(%h) {arg_names = "
+      "[\"h\"], kind = \"BertSelfAttention\"} : (" +
+      t + ") -> " + t + " {\n    ^bb0(%a: " + t +
+      "):\n"
+      "      %wq = model.param \"layer.0.attention.self.query.weight\" : " +
+      w +
+      "\n"
+      "      %q = model.linear \"layer.0.attention.self.query\"(%a, %wq) : (" +
+      t + ", " + w + ") -> " + t +
+      "\n"
+      "      %wv = model.param \"layer.0.attention.self.value.weight\" : " +
+      w +
+      "\n"
+      "      %v = model.linear \"layer.0.attention.self.value\"(%a, %wv) : (" +
+      t + ", " + w + ") -> " + t + "\n      %p = model.mul %q, %v : (" + t +
+      ", " + t + ") -> " + t + "\n      model.yield %p : " + t +
+      "\n    }\n"
+      "    %o = model.module \"layer.0.attention.output\"(%s, %h) {arg_names "
+      "= [\"h\", \"r\"], kind = \"BertSelfOutput\"} : (" +
+      t + ", " + t + ") -> " + t + " {\n    ^bb0(%b: " + t + ", %r: " + t +
+      "):\n"
+      "      %wo = model.param \"layer.0.attention.output.dense.weight\" : " +
+      w +
+      "\n"
+      "      %d = model.linear \"layer.0.attention.output.dense\"(%b, %wo) : "
+      "(" +
+      t + ", " + w + ") -> " + t + "\n      %sum = model.add %d, %r : (" + t +
+      ", " + t + ") -> " + t + "\n      model.yield %sum : " + t +
+      "\n    }\n    model.yield %o : " + t + "\n  }\n  return %att : " + t +
+      "\n}\n";
+  ModelStructure s = analyze(text);
+  ASSERT_EQ(s.pairs.size(), 1u);
+  EXPECT_EQ(s.pairs[0].module, "layer.*.attention");
+  EXPECT_EQ(s.pairs[0].in,
+            (std::vector<std::string>{"self.query", "self.value"}));
+  EXPECT_EQ(s.pairs[0].out, "output.dense");
+  EXPECT_TRUE(s.pairs[0].pieces.empty());
+  // BertAttention's first input is what query and value read.
+  EXPECT_TRUE(s.pairs[0].moduleInput);
+}
+
+TEST_F(PlannerTest, FusedProjectionsAreShardedByPiece) {
+  // GPT-2's c_attn: one linear whose output features are sliced into q and
+  // k; at the root of a model without modules.
+  std::string t = "tensor<2x4x8xf32>", f = "tensor<2x4x16xf32>";
+  std::string text =
+      "func.func @forward(%x: " + t + ") -> " + t +
+      " {\n"
+      "  %w = model.param \"c_attn.weight\" : tensor<16x8xf32>\n"
+      "  %y = model.linear \"c_attn\"(%x, %w) : (" +
+      t + ", tensor<16x8xf32>) -> " + f +
+      "\n"
+      "  %q = model.slice %y {dim = 2 : i64, start = 0 : i64, step = 1 : i64} "
+      ": (" +
+      f + ") -> " + t +
+      "\n"
+      "  %k = model.slice %y {dim = 2 : i64, start = 8 : i64, step = 1 : i64} "
+      ": (" +
+      f + ") -> " + t + "\n  %p = model.mul %q, %k : (" + t + ", " + t +
+      ") -> " + t +
+      "\n"
+      "  %w2 = model.param \"c_proj.weight\" : tensor<8x8xf32>\n"
+      "  %o = model.linear \"c_proj\"(%p, %w2) : (" +
+      t + ", tensor<8x8xf32>) -> " + t + "\n  return %o : " + t + "\n}\n";
+  ModelStructure s = analyze(text);
+  ASSERT_EQ(s.pairs.size(), 1u);
+  EXPECT_EQ(s.pairs[0].module, "");
+  EXPECT_EQ(s.pairs[0].in, (std::vector<std::string>{"c_attn"}));
+  EXPECT_EQ(s.pairs[0].pieces, (std::vector<std::string>{"c_attn"}));
+  EXPECT_EQ(s.pairs[0].out, "c_proj");
+  EXPECT_FALSE(s.pairs[0].moduleInput);
+  MeshSpec mesh;
+  mesh.shape = {2};
+  mesh.axisNames = {"tp"};
+  mesh.tpAxis = 0;
+  Choice c = megatronChoice(s, mesh);
+  std::string plan = planJSON(s, mesh, c);
+  EXPECT_NE(plan.find("\"shard_pieces\": true"), std::string::npos) << plan;
+  // Not a module of its own: no sequence parallel.
+  EXPECT_FALSE(torchtitanChoice(s, mesh).sequenceParallel);
+}
+
+TEST_F(PlannerTest, AResidualIntoTheOutputLinearIsNoPair) {
+  // b reads a's output plus x itself: sharding a alone would not make b's
+  // input.
+  std::string t = "tensor<2x4x8xf32>", w = "tensor<8x8xf32>";
+  std::string text = "func.func @forward(%x: " + t + ") -> " + t +
+                     " {\n"
+                     "  %w1 = model.param \"a.weight\" : " +
+                     w + "\n  %y = model.linear \"a\"(%x, %w1) : (" + t + ", " +
+                     w + ") -> " + t + "\n  %s = model.add %y, %x : (" + t +
+                     ", " + t + ") -> " + t +
+                     "\n  %w2 = model.param \"b.weight\" : " + w +
+                     "\n  %o = model.linear \"b\"(%s, %w2) : (" + t + ", " + w +
+                     ") -> " + t + "\n  return %o : " + t + "\n}\n";
+  ModelStructure s = analyze(text);
+  EXPECT_TRUE(s.pairs.empty());
+}
+
 TEST_F(PlannerTest, LayersThatDisagreeAreLeftOut) {
   // The second layer's MLP has a linear between its pair.
   ModelStructure s = analyze(model(/*oddSecondLayer=*/true));

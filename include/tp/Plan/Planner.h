@@ -25,14 +25,25 @@
 
 namespace mlir::tp::plan {
 
-/// A module whose linears form Megatron's pair: `in` read the module's
-/// input (ColwiseParallel), `out` makes its output (RowwiseParallel).
-/// Names are relative to the module; `module` is a pattern over repeated
-/// layers ("layers.*.attention").
+/// Megatron's pair: linears `in` that read one value (ColwiseParallel) and
+/// the linear `out` that their results alone feed (RowwiseParallel), found
+/// from the data flow (the linears may sit in sibling modules, as BERT's
+/// attention output does). `module` is the common module of the linears,
+/// a pattern over repeated layers ("layers.*.attention"; "" at the root),
+/// and the names are relative to it.
 struct LinearPair {
   std::string module;
   std::vector<std::string> in;
   std::string out;
+  /// The `in` linears whose output features are cut into slices (GPT-2's
+  /// fused c_attn): their ColwiseParallel shards each slice
+  /// ("shard_pieces").
+  std::vector<std::string> pieces;
+  /// Whether `module` is a module whose first input is the value the `in`
+  /// linears read: sequence parallel gathers it at the module's entry
+  /// (PrepareModuleInput). Without it, the pair takes no part in sequence
+  /// parallelism.
+  bool moduleInput = false;
 };
 
 /// What the planner can shard in a model.
@@ -52,9 +63,9 @@ struct ModelStructure {
   std::string layers;
 };
 
-/// Finds the structure of \p model (an unparallelized model function with
-/// model.module ops). Modules whose instances disagree (another set of
-/// linears in one layer) are left out.
+/// Finds the structure of \p model (an unparallelized model function,
+/// with or without model.module ops). Pairs whose module's instances
+/// disagree (another set of linears in one layer) are left out.
 ModelStructure analyzeModel(mlir::func::FuncOp model);
 
 /// Keeps the first \p keep of \p model's repeated layers (the top-level
