@@ -19,8 +19,10 @@
 #ifndef TP_LIB_EXECUTOR_COMMWORKER_H
 #define TP_LIB_EXECUTOR_COMMWORKER_H
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -29,6 +31,9 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#ifdef __linux__
+#include <sched.h>
+#endif
 
 namespace mlir::tp::exec::detail {
 
@@ -128,6 +133,40 @@ private:
   bool stopping = false;
   std::thread thread;
 };
+
+/// The cores this process may run on (its CPU affinity; all online cores
+/// where that is unknown).
+inline int usableCores() {
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    return std::max(1, CPU_COUNT(&set));
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Whether a rank runs its async collectives on a communication thread
+/// (overlapped with its compute) rather than where they stand: when each of
+/// the \p ranksSharingCores ranks computing on this machine has a second
+/// core for its thread. Where the ranks already use every core, the thread
+/// only competes with them, and each hand-off (a wake-up of the thread, one
+/// of the waiting rank) costs tens of microseconds: on a 2-core VM a small
+/// model's training step took 1.8x as long with it (docs/benchmarks.md,
+/// "The communication thread on a busy machine").
+/// TP_OVERLAP_COLLECTIVES=1 or 0 forces the choice; any other value throws
+/// std::invalid_argument naming it.
+inline bool overlapCollectives(int ranksSharingCores) {
+  if (const char *v = std::getenv("TP_OVERLAP_COLLECTIVES"); v && *v) {
+    std::string s(v);
+    if (s == "1")
+      return true;
+    if (s == "0")
+      return false;
+    throw std::invalid_argument("TP_OVERLAP_COLLECTIVES must be 1 or 0, not '" +
+                                s + "'");
+  }
+  return 2 * static_cast<int64_t>(ranksSharingCores) <= usableCores();
+}
 
 } // namespace mlir::tp::exec::detail
 

@@ -311,11 +311,16 @@ public:
     int64_t ranks = P.numRanks();
     if (hw.sharedCores > 0 && ranks > hw.sharedCores)
       share = static_cast<double>(hw.sharedCores) / static_cast<double>(ranks);
+    // Ranks sharing cores overlap only where each has a second core for
+    // its communication thread, as the executor decides.
+    overlap =
+        hw.overlap && (hw.sharedCores <= 0 || 2 * ranks <= hw.sharedCores);
   }
 
   CostEstimate run() {
     CostEstimate est;
     est.coreShare = share;
+    est.overlap = overlap;
     est.instructions.resize(P.instrs.size());
     // When each slot's async collective ends.
     std::map<int, double> ready;
@@ -359,7 +364,7 @@ public:
           b->computeSeconds += c.seconds;
         }
       }
-      if (c.communication && in.async && hw.overlap) {
+      if (c.communication && in.async && overlap) {
         // On the stream: after the rank reaches it and after the stream's
         // earlier collectives.
         c.start = std::max(now, stream);
@@ -538,6 +543,7 @@ private:
   const ProgramData &P;
   const HardwareProfile &hw;
   double share = 1;
+  bool overlap = true;
 };
 
 } // namespace

@@ -116,16 +116,19 @@ template <class B> void executeOnHost(const Instruction &in, Frame<B> &f) {
   }
 }
 
-/// Starts \p in, an async collective (Instruction::async), on the rank's
-/// communication thread when the frame has one (host buffers only): its
+/// Starts \p in, an async collective (Instruction::async), on the
+/// communicators of the async collectives when the frame has them (host
+/// buffers only): on the rank's communication thread, when it has one (its
 /// result buffer is allocated here and set into its slot, filled by the
-/// thread; the instructions that read it wait for it (Frame::awaitSlot).
-/// Returns false when \p in is to run here instead.
+/// thread; the instructions that read it wait for it, Frame::awaitSlot), or
+/// here and now. Either way every rank calls it on the same communicator,
+/// so ranks that decided differently still meet. Returns false when \p in
+/// is to run as any other instruction.
 template <class B> bool startAsync(const Instruction &in, Frame<B> &f) {
   if constexpr (!B::kHostOnlyKernels) {
     return false;
   } else {
-    if (!in.async || !f.worker)
+    if (!in.async || !f.asyncGroups)
       return false;
     rt::Communicator &comm = *f.asyncGroups->at(in.axes);
     std::shared_ptr<Tensor> x = f.slots[in.operands[0]], out;
@@ -180,6 +183,14 @@ template <class B> bool startAsync(const Instruction &in, Frame<B> &f) {
       out.reset();
       return calls;
     };
+    if (!f.worker) {
+      // No core for a communication thread: run it where it stands.
+      CommWorker::Counts calls = task();
+      if (f.byPhase)
+        for (auto &[name, n] : calls)
+          (*f.byPhase)[phaseName(in.phase)][name] += n;
+      return true;
+    }
     f.pending[in.result] = {f.worker->start(std::move(task)), in.phase};
     return true;
   }
@@ -430,7 +441,8 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   f.byPhase = byPhase;
   if (!asyncGroups.empty()) {
     f.asyncGroups = &asyncGroups;
-    f.worker = std::make_unique<CommWorker>();
+    if (overlapCollectives(comm.ranksSharingCores()))
+      f.worker = std::make_unique<CommWorker>();
   }
   rt::CollectiveStats worldBefore = comm.stats();
   std::map<std::vector<int64_t>, rt::CollectiveStats> statsBefore,

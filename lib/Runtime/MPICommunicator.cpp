@@ -238,7 +238,16 @@ std::unique_ptr<MPICommunicator> MPICommunicator::world(MPIOptions options) {
   if (rc != MPI_SUCCESS)
     throw CommError("MPI_Comm_dup(MPI_COMM_WORLD) failed: " +
                     mpiErrorString(rc));
-  return std::make_unique<MPICommunicator>(dup, /*owned=*/true, options);
+  auto world = std::make_unique<MPICommunicator>(dup, /*owned=*/true, options);
+  // The processes that share this host's cores.
+  MPI_Comm host = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(dup, MPI_COMM_TYPE_SHARED, world->rank_,
+                          MPI_INFO_NULL, &host) == MPI_SUCCESS &&
+      host != MPI_COMM_NULL) {
+    MPI_Comm_size(host, &world->hostRanks_);
+    MPI_Comm_free(&host);
+  }
+  return world;
 }
 
 MPICommunicator::MPICommunicator(MPI_Comm comm, bool owned, MPIOptions options)
@@ -506,5 +515,7 @@ std::unique_ptr<Communicator> MPICommunicator::doSplit(const Call &call,
         "MPI_Comm_split", call);
   if (sub == MPI_COMM_NULL)
     return nullptr;
-  return std::make_unique<MPICommunicator>(sub, /*owned=*/true, options_);
+  auto split = std::make_unique<MPICommunicator>(sub, /*owned=*/true, options_);
+  split->hostRanks_ = hostRanks_;
+  return split;
 }

@@ -442,6 +442,9 @@ public:
   /// Each group has its own rendezvous: a rank's threads may wait in two
   /// groups at once.
   bool allowsConcurrentThreads() const override { return true; }
+  int ranksSharingCores() const override {
+    return static_cast<int>(group->world->finished.size());
+  }
 
 private:
   void doAllGather(const CollectiveCall &call, const void *in,

@@ -22,9 +22,10 @@
 //                         processes, each one rank;
 //   oversubscribed        the same between twice as many threads as cores
 //                         (MPI: N processes when N exceeds the cores);
-//   shared_cores          the cores the ranks share; overlap is off (no
-//                         core is left over for a communication thread
-//                         when every rank computes).
+//   shared_cores          the cores the ranks share; overlap is on, for
+//                         the programs whose ranks leave a core each for
+//                         their communication thread (the executor runs
+//                         async collectives on it only then).
 //
 //===----------------------------------------------------------------------===//
 
@@ -290,7 +291,9 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log,
   }
 
   p.sharedCores = cores;
-  p.overlap = false;
+  // The executor's communication thread, for programs of at most half as
+  // many ranks as cores.
+  p.overlap = true;
   std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));

@@ -292,10 +292,15 @@ void printText(llvm::raw_ostream &os, const exec::Program &program,
         "bytes / {2}/s\n",
         hw.ranksPerNode, formatSeconds(hw.interNode.latency),
         exec::formatBytes(static_cast<int64_t>(hw.interNode.bandwidth)));
-  os << (hw.overlap ? "  async collectives run while the rank computes, "
-                      "until their first reader\n"
-                    : "  async collectives do not overlap the compute on "
-                      "this hardware\n");
+  if (est.overlap)
+    os << "  async collectives run while the rank computes, until their "
+          "first reader\n";
+  else if (hw.overlap)
+    os << "  async collectives do not overlap the compute: the ranks use "
+          "every core, none is left for a communication thread\n";
+  else
+    os << "  async collectives do not overlap the compute on this "
+          "hardware\n";
 }
 
 void writeBreakdown(json::Writer &w, const exec::CostBreakdown &b) {
@@ -321,6 +326,7 @@ void printJSON(llvm::raw_ostream &os, const exec::Program &program,
     w.member("fits", memory.peakBytes <= *budget);
   }
   w.member("core_share", est.coreShare);
+  w.member("overlap", est.overlap);
   w.member("hardware", hw.name);
   w.key("memory");
   w.value(json::parse(exec::memoryJSON(program, memory, runs)).value);

@@ -261,37 +261,71 @@ func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) at
   rt::Tensor twice = h;
   for (int64_t i = 0; i < twice.numel(); ++i)
     twice.data()[i] *= 2;
-  std::vector<std::vector<rt::Tensor>> out(2);
-  std::vector<rt::CollectiveStats> stats(2);
-  std::vector<::mlir::tp::exec::PhaseCounts> phases(2);
-  std::vector<int64_t> peaks(2);
+  // On the communication thread (TP_OVERLAP_COLLECTIVES=1), and where they
+  // stand (=0, what a machine without a spare core per rank does): the
+  // same results, calls and peak.
+  for (const char *overlap : {"1", "0"}) {
+    SCOPED_TRACE(std::string("TP_OVERLAP_COLLECTIVES=") + overlap);
+    setenv("TP_OVERLAP_COLLECTIVES", overlap, 1);
+    std::vector<std::vector<rt::Tensor>> out(2);
+    std::vector<rt::CollectiveStats> stats(2);
+    std::vector<::mlir::tp::exec::PhaseCounts> phases(2);
+    std::vector<int64_t> peaks(2);
+    std::mutex mu;
+    rt::runRanks(2, [&](rt::Communicator &comm) {
+      int r = comm.rank();
+      rt::CollectiveStats st;
+      ::mlir::tp::exec::PhaseCounts ph;
+      int64_t peak = 0;
+      auto res = program.run(comm, data, &peak, &st, nullptr, &ph);
+      std::lock_guard<std::mutex> lock(mu);
+      out[r] = std::move(res);
+      stats[r] = st;
+      phases[r] = ph;
+      peaks[r] = peak;
+    });
+    for (int r = 0; r < 2; ++r) {
+      expectNear(out[r][0], twice);
+      expectNear(out[r][1], rt::relu(h));
+      // The calls on the communication thread's communicators count as the
+      // program's, in their phase; the splits that made them do not.
+      EXPECT_EQ(stats[r].counts["all_gather"], 1);
+      EXPECT_EQ(stats[r].counts["all_reduce"], 1);
+      EXPECT_EQ(stats[r].counts.count("split"), 0u);
+      EXPECT_EQ(stats[r].bytes, (32 + 32) * 4); // both inputs are 4x8
+      EXPECT_EQ(phases[r]["forward"]["all_gather"], 1);
+      EXPECT_EQ(phases[r]["forward"]["all_reduce"], 1);
+      // The measured peak is the memory plan's.
+      EXPECT_EQ(peaks[r], program.memoryPlan().peakBytes);
+    }
+  }
+  unsetenv("TP_OVERLAP_COLLECTIVES");
+}
+
+TEST_F(ProgramTest, ABadOverlapSettingIsNamed) {
+  Program program = compile(R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
+func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) attributes {tp.spmd} {
+  %s = tp.all_reduce %x on @mesh mesh_axes = [0] reduction = sum : tensor<4x8xf32>
+  %t = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %s, %t : tensor<4x8xf32>, tensor<4x8xf32>
+}
+)");
+  ASSERT_NE(print(program).find("// async"), std::string::npos);
+  setenv("TP_OVERLAP_COLLECTIVES", "yes", 1);
+  std::vector<std::string> errors(2);
   std::mutex mu;
   rt::runRanks(2, [&](rt::Communicator &comm) {
-    int r = comm.rank();
-    rt::CollectiveStats st;
-    ::mlir::tp::exec::PhaseCounts ph;
-    int64_t peak = 0;
-    auto res = program.run(comm, data, &peak, &st, nullptr, &ph);
-    std::lock_guard<std::mutex> lock(mu);
-    out[r] = std::move(res);
-    stats[r] = st;
-    phases[r] = ph;
-    peaks[r] = peak;
+    try {
+      program.run(comm, DataSource());
+    } catch (const std::exception &e) {
+      std::lock_guard<std::mutex> lock(mu);
+      errors[comm.rank()] = e.what();
+    }
   });
-  for (int r = 0; r < 2; ++r) {
-    expectNear(out[r][0], twice);
-    expectNear(out[r][1], rt::relu(h));
-    // The calls on the communication thread's communicators count as the
-    // program's, in their phase; the splits that made them do not.
-    EXPECT_EQ(stats[r].counts["all_gather"], 1);
-    EXPECT_EQ(stats[r].counts["all_reduce"], 1);
-    EXPECT_EQ(stats[r].counts.count("split"), 0u);
-    EXPECT_EQ(stats[r].bytes, (32 + 32) * 4); // both inputs are 4x8
-    EXPECT_EQ(phases[r]["forward"]["all_gather"], 1);
-    EXPECT_EQ(phases[r]["forward"]["all_reduce"], 1);
-    // The measured peak is the memory plan's.
-    EXPECT_EQ(peaks[r], program.memoryPlan().peakBytes);
-  }
+  unsetenv("TP_OVERLAP_COLLECTIVES");
+  for (const std::string &e : errors)
+    EXPECT_EQ(e, "TP_OVERLAP_COLLECTIVES must be 1 or 0, not 'yes'");
 }
 
 TEST_F(ProgramTest, DataSourceChoosesTheInitByNameAndShape) {

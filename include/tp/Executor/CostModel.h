@@ -83,7 +83,9 @@ struct HardwareProfile {
   /// Ranks per node (consecutive rank numbers); 0: one node holds them all.
   int64_t ranksPerNode = 0;
   /// Whether an async collective runs while the rank computes (a
-  /// communication stream, or a spare core for the communication thread).
+  /// communication stream, or the communication thread): with sharedCores,
+  /// only for a program whose ranks each have a second core for it (2 x
+  /// ranks <= sharedCores), where the executor gives them one.
   bool overlap = true;
 
   /// Parses a profile from JSON text; on failure returns false and sets
@@ -138,6 +140,9 @@ struct CostEstimate {
   std::vector<InstructionCost> instructions;
   /// The compute rate factor applied for ranks sharing cores (1: none).
   double coreShare = 1;
+  /// Whether the program's async collectives overlap its compute on this
+  /// hardware (HardwareProfile::overlap).
+  bool overlap = false;
 };
 
 /// The group a module's costs are reported under: its FQN cut after the

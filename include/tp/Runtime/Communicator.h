@@ -192,6 +192,12 @@ public:
   /// one calling thread and NCCL on one stream: no).
   virtual bool allowsConcurrentThreads() const { return false; }
 
+  /// How many ranks of this job compute on the cores of this rank's machine,
+  /// this one included (threads: every rank of the process; MPI: the
+  /// processes on this host). The executor gives each rank a communication
+  /// thread only when the machine has a core for it too.
+  virtual int ranksSharingCores() const { return 1; }
+
   /// Calls made on this rank since construction or resetStats().
   const CollectiveStats &stats() const { return stats_; }
   /// Zeroes stats().

@@ -95,6 +95,10 @@ public:
   /// asks for it): the executor's communication thread may then run
   /// collectives on another communicator while this one's thread does.
   bool allowsConcurrentThreads() const override;
+  /// The processes of MPI_COMM_WORLD on this host
+  /// (MPI_COMM_TYPE_SHARED), counted by world(); 1 for a communicator
+  /// wrapped directly. Splits keep their parent's.
+  int ranksSharingCores() const override { return hostRanks_; }
 
   /// The wrapped MPI communicator.
   MPI_Comm handle() const { return comm_; }
@@ -139,6 +143,7 @@ private:
   MPIOptions options_;
   int rank_ = 0, size_ = 1;
   std::vector<int> worldRanks_;
+  int hostRanks_ = 1;
   std::vector<float> scratch_;
   std::vector<int64_t> descriptors_;
 };
