@@ -45,6 +45,7 @@ constexpr NumberKey kNumbers[] = {
     {"transcendental_rate", &HardwareProfile::transcendentalRate, false},
     {"memory_bandwidth", &HardwareProfile::memoryBandwidth, true},
     {"instruction_overhead", &HardwareProfile::instructionOverhead, false},
+    {"matmul_call_overhead", &HardwareProfile::matmulCallOverhead, false},
 };
 
 bool readNumber(const json::Value &v, const std::string &path, double &out,
@@ -239,6 +240,8 @@ std::string HardwareProfile::toJSON() const {
   if (ranksPerNode > 0)
     writeLink(w, "inter_node", interNode);
   writeLink(w, "intra_node", intraNode);
+  if (matmulCallOverhead > 0)
+    w.member("matmul_call_overhead", matmulCallOverhead);
   w.member("matmul_flops", matmulFlops);
   if (matmulFlops16 > 0)
     w.member("matmul_flops_16bit", matmulFlops16);
@@ -476,6 +479,11 @@ private:
       }
       double calls = kc.transcendentals ? kc.transcendentals(in, P) : 0;
       c.seconds += roofline(c.flops, rate, c.bytes, calls);
+      if (kc.matrix)
+        // Each library product's own cost (dispatch, packing), on this
+        // rank's share of the cores.
+        c.seconds += (kc.products ? kc.products(in, P) : 1.0) *
+                     hw.matmulCallOverhead / share;
       return;
     }
     case Opcode::Chunk:

@@ -62,14 +62,17 @@ struct KernelMemory {
 /// What a kernel computes, for the cost model (CostModel.cpp): its
 /// floating-point operations on \p in's slots (null: one per element of
 /// the result), whether they are matrix products (timed at the hardware's
-/// GEMM rate; the others at its vector rate), and its calls of exp, log,
-/// tanh or erf (null: none), timed at the hardware's transcendental rate;
-/// the bytes it moves bound it from below.
+/// GEMM rate; the others at its vector rate), its calls of exp, log,
+/// tanh or erf (null: none), timed at the hardware's transcendental rate,
+/// and for matrix products the library GEMM calls that make them (null:
+/// one), each at the hardware's cost per call; the bytes it moves bound it
+/// from below.
 struct KernelCost {
   using Count = double (*)(const Instruction &in, const ProgramData &program);
   Count flops = nullptr;
   bool matrix = false;
   Count transcendentals = nullptr;
+  Count products = nullptr;
 };
 
 /// Elements of slot \p s of \p program (an uneven value: its largest

@@ -12,9 +12,10 @@
 //                         cache), one flop each;
 //   transcendental_rate   a chain of exps of 2^14 elements: the time
 //                         beyond the negations';
-//   matmul_flops          chains of linears [n, n] x [n, n]^T for n = 64,
-//                         128, 256: the rate that minimizes the relative
-//                         error of all three;
+//   matmul_flops,         chains of linears [n, n] x [n, n]^T for n = 8
+//   matmul_call_overhead  to 256: the rate and the cost per call (each
+//                         linear is one GEMM) that minimize the relative
+//                         errors of all six;
 //   intra_node            all_reduce between two rank threads of 4 bytes
 //                         (latency: per ring step) and 4 MiB (bus
 //                         bandwidth); under MPI (mpirun -np N tp-plan
@@ -249,20 +250,36 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log,
   log << llvm::formatv("  exp of 2^14 elements: {0:f3} us, {1:f2} G exp/s\n",
                        exps * 1e6, p.transcendentalRate / 1e9);
 
-  // The rate minimizing the relative errors: with y = time - overhead and
-  // x = flops, 1/rate = sum(x/y) / sum(x^2/y^2).
-  double num = 0, den = 0;
-  for (int64_t n : {64, 128, 256}) {
-    double t = perInstruction(context, linearChain(n, 16), 16, 9, cores, world);
+  // A product's time beyond the instruction's, y = c + x / rate for x
+  // flops: the cost per call c and the rate that minimize the relative
+  // errors (weighted least squares: the residuals (c + x b - y) / y).
+  double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
+  for (int64_t n : {8, 16, 32, 64, 128, 256}) {
+    int count = n <= 32 ? 64 : 16;
+    double t = perInstruction(context, linearChain(n, count), count,
+                              n <= 32 ? 15 : 9, cores, world);
     double x = 2.0 * n * n * n, y = std::max(t - small, 1e-9);
-    num += x / y;
-    den += x * x / (y * y);
+    s11 += 1 / (y * y);
+    s12 += x / (y * y);
+    s22 += x * x / (y * y);
+    r1 += 1 / y;
+    r2 += x / y;
     log << llvm::formatv("  linear {0}x{0}: {1:f3} us, {2:f2} GFLOP/s\n", n,
                          t * 1e6, x / y / 1e9);
   }
-  p.matmulFlops = den / num;
-  log << llvm::formatv("  matmul rate fitted: {0:f2} GFLOP/s\n",
-                       p.matmulFlops / 1e9);
+  double det = s11 * s22 - s12 * s12;
+  double c = det > 0 ? (r1 * s22 - r2 * s12) / det : 0;
+  double b = det > 0 ? (s11 * r2 - s12 * r1) / det : 0;
+  if (c < 0 || b <= 0) {
+    // No cost per call to speak of: the rate alone, 1/rate =
+    // sum(x/y) / sum(x^2/y^2).
+    c = 0;
+    b = r2 / s22;
+  }
+  p.matmulCallOverhead = c;
+  p.matmulFlops = 1 / b;
+  log << llvm::formatv("  matmul fitted: {0:f3} us per call, {1:f2} GFLOP/s\n",
+                       p.matmulCallOverhead * 1e6, p.matmulFlops / 1e9);
 
   // all_reduce of n ranks: 2(n-1) ring steps and 2(n-1)/n times its
   // bytes; 2 ranks, and twice as many ranks as cores (they block instead

@@ -279,13 +279,16 @@ void printText(llvm::raw_ostream &os, const exec::Program &program,
             hw.matmulFlops16 > 0
                 ? ", " + formatFlops(hw.matmulFlops16) + "/s in 16 bits"
                 : std::string(),
-            formatFlops(hw.vectorFlops) + "/s")
-     << llvm::formatv(
-            "  a collective of n ranks: steps * {0} + bus bytes / {1}/s; "
-            "ring steps and bus bytes: all_reduce 2(n-1), 2(n-1)/n B; "
-            "all_gather, reduce_scatter, all_to_all n-1, (n-1)/n B\n",
-            formatSeconds(hw.intraNode.latency),
-            exec::formatBytes(static_cast<int64_t>(hw.intraNode.bandwidth)));
+            formatFlops(hw.vectorFlops) + "/s");
+  if (hw.matmulCallOverhead > 0)
+    os << "  and " << formatSeconds(hw.matmulCallOverhead)
+       << " per library GEMM call of a matrix product\n";
+  os << llvm::formatv(
+      "  a collective of n ranks: steps * {0} + bus bytes / {1}/s; "
+      "ring steps and bus bytes: all_reduce 2(n-1), 2(n-1)/n B; "
+      "all_gather, reduce_scatter, all_to_all n-1, (n-1)/n B\n",
+      formatSeconds(hw.intraNode.latency),
+      exec::formatBytes(static_cast<int64_t>(hw.intraNode.bandwidth)));
   if (hw.ranksPerNode > 0)
     os << llvm::formatv(
         "  between nodes ({0} ranks each): steps * {1} + bus "

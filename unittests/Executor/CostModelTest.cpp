@@ -126,6 +126,26 @@ TEST_F(CostModelTest, RooflineRingAndOverlapByHand) {
               1e-15);
 }
 
+TEST_F(CostModelTest, EachProductPaysTheCallOverhead) {
+  // The linear (instruction 3, one GEMM) costs 3 us more; the relus
+  // nothing.
+  HardwareProfile hw = round();
+  CostEstimate before = program->estimateCost(hw);
+  hw.matmulCallOverhead = 3e-6;
+  CostEstimate after = program->estimateCost(hw);
+  EXPECT_NEAR(after.instructions[3].seconds - before.instructions[3].seconds,
+              3 * kUs, 1e-12);
+  EXPECT_NEAR(after.instructions[2].seconds, before.instructions[2].seconds,
+              1e-15);
+  // On half a core, twice that.
+  hw.sharedCores = 1;
+  HardwareProfile shared = round();
+  shared.sharedCores = 1;
+  EXPECT_NEAR(program->estimateCost(hw).instructions[3].seconds -
+                  program->estimateCost(shared).instructions[3].seconds,
+              6 * kUs, 1e-12);
+}
+
 TEST_F(CostModelTest, WithoutOverlapCollectivesAddUp) {
   HardwareProfile hw = round();
   hw.overlap = false;
@@ -171,7 +191,7 @@ TEST_F(CostModelTest, GroupsAcrossNodesUseTheInterNodeLink) {
 /// What kernel \p name counts on \p shapes (operands, then the result):
 /// its flops and library transcendentals (KernelCost).
 struct Counted {
-  double flops = -1, transcendentals = 0;
+  double flops = -1, transcendentals = 0, products = 0;
   bool matrix = false;
 };
 Counted countOf(const char *name, std::vector<std::vector<int64_t>> shapes) {
@@ -203,6 +223,7 @@ Counted countOf(const char *name, std::vector<std::vector<int64_t>> shapes) {
   c.matrix = k->cost.matrix;
   c.transcendentals =
       k->cost.transcendentals ? k->cost.transcendentals(in, p) : 0;
+  c.products = k->cost.products ? k->cost.products(in, p) : c.matrix ? 1 : 0;
   return c;
 }
 
@@ -237,6 +258,34 @@ TEST(KernelCostTest, MatrixProductsByHand) {
             (5 * (2 * 2 * 4 * 6 * 8) + 13 * scores) / 3);
 }
 
+TEST(KernelCostTest, LibraryProductsPerCall) {
+  // A linear is one GEMM; a matmul one over all rows when b is a matrix,
+  // one per batch otherwise.
+  EXPECT_EQ(countOf("linear", {{4, 8}, {16, 8}, {4, 16}}).products, 1);
+  EXPECT_EQ(countOf("matmul", {{2, 3, 4}, {4, 5}, {2, 3, 5}}).products, 1);
+  EXPECT_EQ(countOf("matmul", {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}}).products, 2);
+  // Attention of 3 batches of 2 query heads: two per head and batch; its
+  // backward five, a third on each gradient instruction.
+  std::vector<int64_t> q{3, 4, 2, 8}, kv{3, 6, 1, 8};
+  EXPECT_EQ(countOf("attention", {q, kv, kv, q}).products, 2 * 3 * 2);
+  EXPECT_EQ(countOf("attention_grad_v", {q, q, kv, kv, kv}).products,
+            5.0 * 3 * 2 / 3);
+  // Not a matrix kernel: none.
+  EXPECT_EQ(countOf("add", {{3, 5}, {3, 5}, {3, 5}}).products, 0);
+}
+
+TEST(KernelCostTest, NormsByTheirPasses) {
+  // [6, 4] rows: layer_norm 8 flops an element, rms_norm 5; each gradient
+  // instruction half of the backward's 20 and 12.
+  std::vector<int64_t> x{6, 4}, w{4};
+  EXPECT_EQ(countOf("layer_norm", {x, w, w, x}).flops, 8 * 24);
+  EXPECT_EQ(countOf("rms_norm", {x, w, x}).flops, 5 * 24);
+  EXPECT_EQ(countOf("layer_norm_grad_input", {x, x, w, x}).flops, 10 * 24);
+  EXPECT_EQ(countOf("layer_norm_grad_weight", {x, x, w}).flops, 10 * 24);
+  EXPECT_EQ(countOf("rms_norm_grad_input", {x, x, w, x}).flops, 6 * 24);
+  EXPECT_EQ(countOf("rms_norm_grad_weight", {x, x, w}).flops, 6 * 24);
+}
+
 TEST(KernelCostTest, ElementwiseAndTranscendentals) {
   // One flop per element by default.
   Counted add = countOf("add", {{3, 5}, {3, 5}, {3, 5}});
@@ -264,6 +313,13 @@ TEST(HardwareProfileTest, JSONRoundTripsAndBuiltinsParse) {
   }
   HardwareProfile p;
   EXPECT_FALSE(HardwareProfile::builtin("tpu-v9", p));
+  // A calibrated profile's cost per GEMM call survives the round trip.
+  HardwareProfile cpu = round(), back;
+  cpu.matmulCallOverhead = 2.5e-7;
+  std::string error;
+  ASSERT_TRUE(HardwareProfile::fromJSON(cpu.toJSON(), back, error)) << error;
+  EXPECT_EQ(back.matmulCallOverhead, 2.5e-7);
+  EXPECT_NE(cpu.toJSON().find("\"matmul_call_overhead\""), std::string::npos);
 }
 
 TEST(HardwareProfileTest, ErrorsNameTheKey) {

@@ -70,6 +70,10 @@ struct HardwareProfile {
   double memoryBandwidth = 0;
   /// Seconds every instruction costs besides its work.
   double instructionOverhead = 0;
+  /// Seconds every library matrix product (a GEMM call) costs besides its
+  /// flops: a kernel of many small products (attention's, per head) pays
+  /// it per product.
+  double matmulCallOverhead = 0;
   /// Ranks running on the cores of one machine (the threads backend): with
   /// more ranks than this many cores, each computes at cores / ranks of
   /// the rates above. 0: every rank has its own processor.

@@ -40,8 +40,9 @@ inline int64_t f32BytesOf(const ProgramData &program, int s) {
 /// multiply-add. A product of [m, k] and [k, n] makes m * n elements of k
 /// multiply-adds each: 2 * numel(result) * k.
 inline KernelCost productCost(KernelCost::Count flops,
-                              KernelCost::Count transcendentals = nullptr) {
-  return KernelCost{flops, /*matrix=*/true, transcendentals};
+                              KernelCost::Count transcendentals = nullptr,
+                              KernelCost::Count products = nullptr) {
+  return KernelCost{flops, /*matrix=*/true, transcendentals, products};
 }
 
 /// linear: x [..., in] times weight [out, in]^T.
@@ -51,6 +52,14 @@ inline double linearFlops(const Instruction &in, const ProgramData &p) {
 /// matmul: [..., m, k] times [..., k, n].
 inline double matmulFlops(const Instruction &in, const ProgramData &p) {
   return 2 * elementsOf(p, in.result) * dimOf(p, in.operands[0], -1);
+}
+/// matmul's GEMM calls: one over all rows when b has no batch dims, else
+/// one per batch of the result.
+inline double matmulProducts(const Instruction &in, const ProgramData &p) {
+  if (p.slots[in.operands[1]].shape.size() <= 2)
+    return 1;
+  return elementsOf(p, in.result) /
+         (dimOf(p, in.result, -2) * dimOf(p, in.result, -1));
 }
 /// The input's gradient of linear: grad [..., out] times weight [out, in].
 inline double linearGradInputFlops(const Instruction &in,
@@ -88,6 +97,35 @@ inline double attentionGradFlops(const Instruction &in, const ProgramData &p) {
           (1 + kApproxExpFlops) * scores) /
          3;
 }
+
+/// attention's GEMM calls: two per batch and query head (the scores, then
+/// their product with v).
+inline double attentionProducts(const Instruction &in, const ProgramData &p) {
+  return 2 * dimOf(p, in.operands[0], 0) * dimOf(p, in.operands[0], 2);
+}
+/// The backward's: five per batch and query head (the scores, dp, dq, dk,
+/// dv), a third on each of the three gradient instructions.
+inline double attentionGradProducts(const Instruction &in,
+                                    const ProgramData &p) {
+  return 5 * dimOf(p, in.operands[1], 0) * dimOf(p, in.operands[1], 2) / 3;
+}
+
+/// A norm's flops, \p PerElement per element of its input (operand 0; a
+/// gradient's operand 0 has the input's shape). layer_norm: the row's
+/// moments (4: the mean, then the squared deviations, in f64) and the
+/// normalization with weight and bias (4); rms_norm: the sum of squares (2)
+/// and the scaling (3). Their backward passes compute both gradients at
+/// once, each instruction counting half: layer_norm's 20 (the moments
+/// again, a pass of 9 for the sums and the weight's gradient, one of 7 for
+/// the input's), rms_norm's 12 (2 + 6 + 4).
+template <int PerElement>
+double normFlops(const Instruction &in, const ProgramData &p) {
+  return PerElement * elementsOf(p, in.operands[0]);
+}
+inline const KernelCost kLayerNormCost{normFlops<8>};
+inline const KernelCost kRMSNormCost{normFlops<5>};
+inline const KernelCost kLayerNormGradCost{normFlops<10>};
+inline const KernelCost kRMSNormGradCost{normFlops<6>};
 
 /// What a norm's gradient kernels allocate: the input instruction's pass
 /// computes both gradients (the input's and the weight's), the weight
@@ -172,13 +210,16 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
       {}, productCost(linearFlops));
   t.add(
       "matmul", 0, [](K k) { return matmul(k.arg(0), k.arg(1)); }, {},
-      productCost(matmulFlops));
+      productCost(matmulFlops, nullptr, matmulProducts));
   // value (eps).
-  t.add("layer_norm", kEps, [](K k) {
-    return layerNorm(k.arg(0), &k.arg(1), &k.arg(2), k.in.value);
-  });
-  t.add("rms_norm", kEps,
-        [](K k) { return rmsNorm(k.arg(0), &k.arg(1), k.in.value); });
+  t.add(
+      "layer_norm", kEps,
+      [](K k) { return layerNorm(k.arg(0), &k.arg(1), &k.arg(2), k.in.value); },
+      {}, kLayerNormCost);
+  t.add(
+      "rms_norm", kEps,
+      [](K k) { return rmsNorm(k.arg(0), &k.arg(1), k.in.value); }, {},
+      kRMSNormCost);
   t.add(
       "softmax", kDim, [](K k) { return softmax(k.arg(0), k.in.dim); }, {},
       kTranscendental);
@@ -193,7 +234,7 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
                                    &k = p.slots[in.operands[1]].shape;
         return q.size() == 4 && k.size() == 4 ? q[1] * k[1] * 4 : 0;
       }},
-      productCost(attentionFlops));
+      productCost(attentionFlops, nullptr, attentionProducts));
   if constexpr (B::kHostOnlyKernels) {
     // operands grad, weight / grad, input.
     t.add(
@@ -212,7 +253,7 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
             return layerNormBackward(a..., nullptr, k.in.value);
           });
         },
-        normGradMemory<kLayerNormGrads>(true));
+        normGradMemory<kLayerNormGrads>(true), kLayerNormGradCost);
     t.add(
         "layer_norm_grad_weight", kEps,
         [](K k) {
@@ -220,7 +261,7 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
             return layerNormBackward(a..., nullptr, k.in.value);
           });
         },
-        normGradMemory<kLayerNormGrads>(false));
+        normGradMemory<kLayerNormGrads>(false), kLayerNormGradCost);
     t.add(
         "rms_norm_grad_input", kEps,
         [](K k) {
@@ -228,7 +269,7 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
             return rmsNormBackward(a..., k.in.value);
           });
         },
-        normGradMemory<kRMSNormGrads>(true));
+        normGradMemory<kRMSNormGrads>(true), kRMSNormGradCost);
     t.add(
         "rms_norm_grad_weight", kEps,
         [](K k) {
@@ -236,7 +277,7 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
             return rmsNormBackward(a..., k.in.value);
           });
         },
-        normGradMemory<kRMSNormGrads>(false));
+        normGradMemory<kRMSNormGrads>(false), kRMSNormGradCost);
     // dim: operands grad, output.
     t.add("softmax_grad", kDim,
           [](K k) { return softmaxBackward(k.arg(0), k.arg(1), k.in.dim); });
@@ -245,13 +286,16 @@ template <class B> void addTransformerKernels(KernelTable<B> &t) {
     // causal: operands grad, q, k, v.
     t.add(
         "attention_grad_q", kCausal, [](K k) { return attentionGrad(k, 0); },
-        attentionGradMemory(0), productCost(attentionGradFlops));
+        attentionGradMemory(0),
+        productCost(attentionGradFlops, nullptr, attentionGradProducts));
     t.add(
         "attention_grad_k", kCausal, [](K k) { return attentionGrad(k, 1); },
-        attentionGradMemory(1), productCost(attentionGradFlops));
+        attentionGradMemory(1),
+        productCost(attentionGradFlops, nullptr, attentionGradProducts));
     t.add(
         "attention_grad_v", kCausal, [](K k) { return attentionGrad(k, 2); },
-        attentionGradMemory(2), productCost(attentionGradFlops));
+        attentionGradMemory(2),
+        productCost(attentionGradFlops, nullptr, attentionGradProducts));
   }
 }
 
