@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 
 using namespace ::mlir::tp::exec;
@@ -278,6 +279,41 @@ std::vector<std::string> HardwareProfile::builtinNames() {
   return names;
 }
 
+std::vector<std::string>
+mlir::tp::exec::instructionModules(const std::vector<Instruction> &instrs) {
+  std::vector<std::string> out(instrs.size());
+  std::string module = "<root>";
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    const Instruction &in = instrs[i];
+    // Its module: the IR's (an optimizer update: its parameter's), else
+    // the one before in its phase (a reshape or an add between a module's
+    // ops belongs to it; a gradient bucket's pack and all_reduce, before
+    // any update, to the root).
+    std::string own = in.module;
+    if (in.op == Opcode::SGDUpdate || in.op == Opcode::AdamWUpdate) {
+      size_t dot = in.name.rfind('.');
+      own = dot == std::string::npos ? in.name : in.name.substr(0, dot);
+    }
+    if (!own.empty())
+      module = moduleGroup(own);
+    else if (i > 0 && instrs[i - 1].phase != in.phase)
+      module = "<root>";
+    out[i] = module;
+  }
+  return out;
+}
+
+std::string mlir::tp::exec::formatSeconds(double s) {
+  char text[64];
+  if (s >= 1)
+    std::snprintf(text, sizeof text, "%.3f s", s);
+  else if (s >= 1e-3)
+    std::snprintf(text, sizeof text, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.3f us", s * 1e6);
+  return text;
+}
+
 std::string mlir::tp::exec::moduleGroup(std::string_view fqn) {
   size_t start = 0;
   bool afterNumber = false;
@@ -328,19 +364,12 @@ public:
     // When each slot's async collective ends.
     std::map<int, double> ready;
     double now = 0, stream = 0;
-    std::string module = "<root>";
+    std::vector<std::string> modules = instructionModules(P.instrs);
     std::map<std::string, size_t> moduleIndex;
     for (size_t i = 0; i < P.instrs.size(); ++i) {
       const Instruction &in = P.instrs[i];
       InstructionCost &c = est.instructions[i];
-      // Its module: the IR's, else the one before in its phase (a reshape
-      // or an add between a module's ops belongs to it; a gradient
-      // bucket's pack and all_reduce, before any update, to the root).
-      std::string own = moduleOf(in);
-      if (!own.empty())
-        module = moduleGroup(own);
-      else if (i > 0 && P.instrs[i - 1].phase != in.phase)
-        module = "<root>";
+      const std::string &module = modules[i];
       auto [it, inserted] = moduleIndex.try_emplace(module, est.modules.size());
       if (inserted)
         est.modules.push_back({module, {}});
@@ -397,16 +426,6 @@ public:
   }
 
 private:
-  /// The FQN the instruction's costs go to, or "" (the one before's).
-  static std::string moduleOf(const Instruction &in) {
-    if (in.op == Opcode::SGDUpdate || in.op == Opcode::AdamWUpdate) {
-      // Named by the parameter: its module.
-      size_t dot = in.name.rfind('.');
-      return dot == std::string::npos ? in.name : in.name.substr(0, dot);
-    }
-    return in.module;
-  }
-
   double bytesOf(int s) const {
     return static_cast<double>(P.slots[s].staticBytes);
   }

@@ -58,13 +58,14 @@ const std::vector<int> &Program::resultSlots() const {
   return data->resultSlots;
 }
 
-std::vector<Tensor> Program::run(rt::Communicator &comm, const DataSource &data,
-                                 int64_t *measuredPeakBytes,
-                                 rt::CollectiveStats *stats, RankState *state,
-                                 PhaseCounts *byPhase) const {
+std::vector<Tensor>
+Program::run(rt::Communicator &comm, const DataSource &data,
+             int64_t *measuredPeakBytes, rt::CollectiveStats *stats,
+             RankState *state, PhaseCounts *byPhase,
+             std::vector<double> *instructionSeconds) const {
   return exec::detail::runProgram<HostBackend>(
       *this->data, comm, data, state ? state->impl.get() : nullptr,
-      measuredPeakBytes, stats, byPhase);
+      measuredPeakBytes, stats, byPhase, instructionSeconds);
 }
 
 RankState::RankState()

@@ -36,6 +36,7 @@
 
 #include "tp/Executor/Checkpoint.h"
 
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -383,7 +384,8 @@ std::vector<typename B::Buffer>
 runProgram(const ProgramData &program, rt::Communicator &comm,
            const DataSource &data, RankStateImpl *state,
            int64_t *measuredPeakBytes, rt::CollectiveStats *stats,
-           PhaseCounts *byPhase = nullptr) {
+           PhaseCounts *byPhase = nullptr,
+           std::vector<double> *instructionSeconds = nullptr) {
   if (comm.size() != program.numRanks())
     throw std::runtime_error(
         "the program's mesh has " + std::to_string(program.numRanks()) +
@@ -492,7 +494,18 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
     f.step = ++state->runs;
     f.optimizerState = &state->optimizerState;
   }
-  for (const Instruction &instr : program.instrs) {
+  using Clock = std::chrono::steady_clock;
+  if (instructionSeconds)
+    instructionSeconds->resize(program.instrs.size(), 0.0);
+  Clock::time_point started = Clock::now();
+  for (size_t index = 0; index < program.instrs.size(); ++index) {
+    const Instruction &instr = program.instrs[index];
+    if (instructionSeconds && index > 0) {
+      Clock::time_point now = Clock::now();
+      (*instructionSeconds)[index - 1] +=
+          std::chrono::duration<double>(now - started).count();
+      started = now;
+    }
     int64_t before = state ? state->paramBytes : 0;
     int64_t optimizerBefore = f.optimizerBytes;
     // What this instruction frees, measured before it runs (it may take a
@@ -532,6 +545,9 @@ runProgram(const ProgramData &program, rt::Communicator &comm,
   }
   // The async results nobody read (a gradient the program returns).
   f.awaitAll();
+  if (instructionSeconds && !program.instrs.empty())
+    instructionSeconds->back() +=
+        std::chrono::duration<double>(Clock::now() - started).count();
   f.worker.reset();
   if (state)
     state->optimizerBytes += f.optimizerBytes;

@@ -53,6 +53,21 @@ const char *mlir::tp::exec::opcodeName(Opcode op) {
   return opcodeInfo(op).name;
 }
 bool mlir::tp::exec::isKernel(Opcode op) { return opcodeInfo(op).kernel; }
+
+bool mlir::tp::exec::isCollective(Opcode op) {
+  switch (op) {
+  case Opcode::AllGather:
+  case Opcode::AllGatherUneven:
+  case Opcode::AllReduce:
+  case Opcode::ReduceScatter:
+  case Opcode::ReduceScatterUneven:
+  case Opcode::AllToAll:
+  case Opcode::Broadcast:
+    return true;
+  default:
+    return false;
+  }
+}
 const char *mlir::tp::exec::instructionName(const Instruction &in) {
   return in.op == Opcode::Kernel ? kernelName(in.kernel) : opcodeName(in.op);
 }

@@ -61,23 +61,6 @@ struct OpcodeInfo {
 /// The entry of \p op in Opcodes.def.
 const OpcodeInfo &opcodeInfo(Opcode op);
 
-/// Whether \p op is a collective (all_gather, all_reduce, reduce_scatter,
-/// all_to_all, broadcast, their uneven forms): it communicates.
-inline bool isCollective(Opcode op) {
-  switch (op) {
-  case Opcode::AllGather:
-  case Opcode::AllGatherUneven:
-  case Opcode::AllReduce:
-  case Opcode::ReduceScatter:
-  case Opcode::ReduceScatterUneven:
-  case Opcode::AllToAll:
-  case Opcode::Broadcast:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// The opcode printed as \p name ("layer_norm"), if there is one.
 std::optional<Opcode> opcodeNamed(llvm::StringRef name);
 

@@ -63,15 +63,21 @@ public:
     auto timeout = options_.timeout;
     std::vector<double> losses;
     std::vector<std::string> saved;
+    std::vector<std::vector<double>> profiles(options_.profile ? n : 0);
     RunResult result = detail::runOnRankThreads(
         static_cast<int>(n),
         [timeout](int ranks,
                   const std::function<void(rt::Communicator &)> &fn) {
           rt::runRanks(ranks, fn, timeout);
         },
-        detail::runSteps(program, data, steps, &losses, &save, &saved));
+        detail::runSteps(program, data, steps, &losses, &save, &saved, nullptr,
+                         options_.profile ? &profiles : nullptr));
     result.losses = std::move(losses);
     result.checkpoints = std::move(saved);
+    if (options_.profile) {
+      result.instructionSeconds = std::move(profiles);
+      result.profiledSteps = detail::profiledSteps(steps);
+    }
     return result;
   }
 };
@@ -121,6 +127,9 @@ void LaunchOptions::check() const {
     throw LaunchError("--device must be cpu or cuda, not '" + *device + "'");
   if (backend == "nccl" && device && *device == "cpu")
     throw LaunchError("--backend nccl runs on CUDA devices, not --device cpu");
+  if (profile && resolvedDevice() == "cuda")
+    throw LaunchError("--profile times CPU ranks only (the GPU executor's "
+                      "kernels run asynchronously)");
   if (backend == "mpi" && resolvedDevice() == "cuda")
     throw LaunchError("--backend mpi runs on the CPU; use --backend nccl for "
                       "GPUs");

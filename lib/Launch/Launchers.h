@@ -73,16 +73,20 @@ std::string saveCheckpoint(const Program &program, const RankState &state,
 /// when it is a scalar, assembled from every rank's piece when the ranks
 /// hold pieces of it) to \p losses and each checkpoint it saved (as
 /// \p save says, when given) to \p saved. \p beforeStep (when given) is
-/// called before each step with the rank and the step's number.
+/// called before each step with the rank and the step's number. With
+/// \p profiles (one entry per rank; host programs), each rank adds its
+/// instructions' wall seconds of the profiled steps (profiledSteps) to its
+/// entry.
 template <class Prog>
-RankRun
-runSteps(const Prog &program, const DataSource &data, int steps,
-         std::vector<double> *losses, const CheckpointSaving *save = nullptr,
-         std::vector<std::string> *saved = nullptr,
-         const std::function<void(int, int64_t)> *beforeStep = nullptr) {
-  return [&program, &data, steps, losses, save, saved,
-          beforeStep](runtime::Communicator &comm, RankPeaks *peaks,
-                      runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
+RankRun runSteps(const Prog &program, const DataSource &data, int steps,
+                 std::vector<double> *losses,
+                 const CheckpointSaving *save = nullptr,
+                 std::vector<std::string> *saved = nullptr,
+                 const std::function<void(int, int64_t)> *beforeStep = nullptr,
+                 std::vector<std::vector<double>> *profiles = nullptr) {
+  return [&program, &data, steps, losses, save, saved, beforeStep,
+          profiles](runtime::Communicator &comm, RankPeaks *peaks,
+                    runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
     runtime::MemoryMeter meter;
     runtime::MemoryMeter::Scope metered(meter);
     RankState state;
@@ -104,8 +108,16 @@ runSteps(const Prog &program, const DataSource &data, int steps,
       state.setReturnsUpdated(s == steps - 1);
       int64_t live = 0;
       out.clear(); // the last step's results are not read again
-      out = program.run(comm, stepData, &live, stats,
-                        keepState ? &state : nullptr, byPhase);
+      RankState *kept = keepState ? &state : nullptr;
+      if constexpr (std::is_same_v<Prog, Program>) {
+        // The first of several steps loads the parameters: not profiled.
+        std::vector<double> *times = profiles && (steps == 1 || s > 0)
+                                         ? &(*profiles)[comm.rank()]
+                                         : nullptr;
+        out = program.run(comm, stepData, &live, stats, kept, byPhase, times);
+      } else {
+        out = program.run(comm, stepData, &live, stats, kept, byPhase);
+      }
       if (peaks)
         peaks->live = std::max(peaks->live, live);
       if (losses && !out.empty() && out[0].numel() == 1) {
@@ -146,6 +158,9 @@ runSteps(const Prog &program, const DataSource &data, int steps,
     return out;
   };
 }
+
+/// The steps runSteps profiles of \p steps: all but the first of several.
+inline int profiledSteps(int steps) { return steps > 1 ? steps - 1 : 1; }
 
 /// Runs this process's rank of a job of one process per rank: synchronizes
 /// the ranks over \p comm, zeroes its statistics, calls \p beforeRun (if

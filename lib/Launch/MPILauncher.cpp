@@ -79,6 +79,7 @@ public:
                         std::to_string(memory) + " bytes of memory");
     std::vector<double> losses;
     std::vector<std::string> saved;
+    std::vector<std::vector<double>> profiles(options_.profile ? n : 0);
     RunResult result = detail::runProcessRank(
         *world,
         [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
@@ -86,9 +87,27 @@ public:
         },
         options_.beforeRun,
         detail::runSteps(program, data, steps, &losses, &save, &saved,
-                         &options_.beforeStep));
+                         &options_.beforeStep,
+                         options_.profile ? &profiles : nullptr));
     result.losses = std::move(losses);
     result.checkpoints = std::move(saved);
+    if (options_.profile) {
+      // Every rank's times to rank 0, in nanoseconds (one per instruction
+      // on every rank: one program).
+      const std::vector<double> &mine = profiles[world->rank()];
+      std::vector<int64_t> ns(program.size()), all(program.size() * n);
+      for (size_t i = 0; i < mine.size() && i < ns.size(); ++i)
+        ns[i] = static_cast<int64_t>(mine[i] * 1e9);
+      world->allGather(ns.data(), ns.size(), all.data(), rt::DType::I64);
+      if (world->rank() == 0) {
+        result.instructionSeconds.assign(n, std::vector<double>(ns.size()));
+        for (int64_t r = 0; r < n; ++r)
+          for (size_t i = 0; i < ns.size(); ++i)
+            result.instructionSeconds[r][i] =
+                static_cast<double>(all[r * ns.size() + i]) / 1e9;
+      }
+      result.profiledSteps = detail::profiledSteps(steps);
+    }
     return result;
   }
 

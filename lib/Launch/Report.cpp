@@ -3,6 +3,7 @@
 #include "tp/Launch/Report.h"
 
 #include "tp/Executor/Checkpoint.h"
+#include "tp/Executor/CostModel.h"
 #include "tp/Executor/MemoryReport.h"
 #include "tp/Runtime/Compare.h"
 #include "tp/Runtime/Safetensors.h"
@@ -98,6 +99,140 @@ void writeCollectives(json::Writer &w,
   w.objectEnd();
 }
 
+/// The profile's rows as text: a header, then one line per row.
+void printProfileRows(llvm::raw_ostream &os, const char *first,
+                      const std::vector<MeasuredProfile::Row> &rows) {
+  os << llvm::format("  %-30s %12s %14s %6s\n", first, "compute",
+                     "communication", "colls");
+  for (const MeasuredProfile::Row &r : rows)
+    os << llvm::format("  %-30s %12s %14s %6lld\n", r.name.c_str(),
+                       formatSeconds(r.computeSeconds).c_str(),
+                       formatSeconds(r.communicationSeconds).c_str(),
+                       static_cast<long long>(r.collectives));
+}
+
+void writeProfileRows(json::Writer &w, const char *key,
+                      const std::vector<MeasuredProfile::Row> &rows) {
+  w.key(key);
+  w.arrayBegin();
+  for (const MeasuredProfile::Row &r : rows) {
+    w.objectBegin();
+    w.member("collectives", r.collectives);
+    w.member("communication_seconds", r.communicationSeconds);
+    w.member("compute_seconds", r.computeSeconds);
+    w.member("name", r.name);
+    w.objectEnd();
+  }
+  w.arrayEnd();
+}
+
+/// How an instruction names itself in the profile: "linear 'fc'"
+/// (its module when it has no name of its own).
+std::string instructionLabel(const Instruction &in) {
+  std::string label = in.op == Opcode::Kernel && in.kernel >= 0
+                          ? kernelName(in.kernel)
+                          : opcodeName(in.op);
+  const std::string &name = in.name.empty() ? in.module : in.name;
+  if (!name.empty())
+    label += " '" + name + "'";
+  return label;
+}
+
+} // namespace
+
+MeasuredProfile measuredProfile(const Program &program, const RunResult &run,
+                                size_t slowest) {
+  MeasuredProfile p;
+  p.steps = std::max(run.profiledSteps, 1);
+  const std::vector<Instruction> &instrs = program.instructions();
+  double steps = p.steps;
+  // Rows in first-reached order; each rank's sums, then the slowest's.
+  std::vector<std::string> phaseNames, moduleNames;
+  std::vector<int> phaseOf(instrs.size()), moduleOf(instrs.size());
+  auto index = [](std::vector<std::string> &names, const std::string &name) {
+    auto it = llvm::find(names, name);
+    if (it != names.end())
+      return static_cast<int>(it - names.begin());
+    names.push_back(name);
+    return static_cast<int>(names.size() - 1);
+  };
+  std::vector<std::string> modules = instructionModules(instrs);
+  for (size_t i = 0; i < instrs.size(); ++i) {
+    phaseOf[i] = index(phaseNames, phaseName(instrs[i].phase));
+    moduleOf[i] = index(moduleNames, modules[i]);
+  }
+  // Phases in step order.
+  std::vector<std::string> ordered;
+  for (Phase ph : {Phase::Forward, Phase::Backward, Phase::Optimizer})
+    if (llvm::is_contained(phaseNames, phaseName(ph)))
+      ordered.push_back(phaseName(ph));
+  auto rowsOf = [&](const std::vector<std::string> &names,
+                    const std::vector<int> &of,
+                    const std::vector<std::string> &order) {
+    std::vector<MeasuredProfile::Row> rows(order.size());
+    for (size_t k = 0; k < order.size(); ++k)
+      rows[k].name = order[k];
+    std::vector<int> position(names.size());
+    for (size_t k = 0; k < names.size(); ++k)
+      position[k] =
+          static_cast<int>(llvm::find(order, names[k]) - order.begin());
+    for (size_t i = 0; i < instrs.size(); ++i)
+      if (isCollective(instrs[i].op))
+        ++rows[position[of[i]]].collectives;
+    for (const std::vector<double> &rank : run.instructionSeconds) {
+      std::vector<double> compute(order.size()), communication(order.size());
+      for (size_t i = 0; i < instrs.size() && i < rank.size(); ++i)
+        (isCollective(instrs[i].op) ? communication
+                                    : compute)[position[of[i]]] +=
+            rank[i] / steps;
+      for (size_t k = 0; k < order.size(); ++k) {
+        rows[k].computeSeconds = std::max(rows[k].computeSeconds, compute[k]);
+        rows[k].communicationSeconds =
+            std::max(rows[k].communicationSeconds, communication[k]);
+      }
+    }
+    return rows;
+  };
+  p.phases = rowsOf(phaseNames, phaseOf, ordered);
+  p.modules = rowsOf(moduleNames, moduleOf, moduleNames);
+  std::vector<double> longest(instrs.size(), 0.0);
+  for (const std::vector<double> &rank : run.instructionSeconds) {
+    double total = 0;
+    for (size_t i = 0; i < instrs.size() && i < rank.size(); ++i) {
+      total += rank[i];
+      longest[i] = std::max(longest[i], rank[i] / steps);
+    }
+    p.stepSeconds = std::max(p.stepSeconds, total / steps);
+  }
+  for (size_t i = 0; i < instrs.size(); ++i)
+    p.slowest.push_back({i, longest[i]});
+  std::stable_sort(
+      p.slowest.begin(), p.slowest.end(),
+      [](const auto &a, const auto &b) { return a.second > b.second; });
+  if (p.slowest.size() > slowest)
+    p.slowest.resize(slowest);
+  return p;
+}
+
+namespace {
+
+void printProfile(llvm::raw_ostream &os, const Program &program,
+                  const RunResult &run) {
+  MeasuredProfile p = measuredProfile(program, run);
+  os << "measured per step (" << p.steps
+     << (p.steps == 1 ? " step" : " steps after the first")
+     << "; each figure the slowest rank's): " << formatSeconds(p.stepSeconds)
+     << "\n";
+  printProfileRows(os, "phase", p.phases);
+  printProfileRows(os, "module", p.modules);
+  os << "  longest instructions:\n";
+  const std::vector<Instruction> &instrs = program.instructions();
+  for (auto [i, seconds] : p.slowest)
+    os << llvm::format("    %%%-5d %-44s %12s\n", instrs[i].result,
+                       instructionLabel(instrs[i]).c_str(),
+                       formatSeconds(seconds).c_str());
+}
+
 } // namespace
 
 void RunReport::print(llvm::raw_ostream &os) const {
@@ -147,6 +282,8 @@ void RunReport::print(llvm::raw_ostream &os) const {
        << ": max abs error " << llvm::format("%.3g", v->maxAbsError)
        << ", max rel error " << llvm::format("%.3g", v->maxRelError)
        << (v->passed ? " (ok)" : " (FAILED)") << "\n";
+  if (!run->instructionSeconds.empty())
+    printProfile(os, *program, *run);
   printDistributedResults(os, *program);
 }
 
@@ -215,6 +352,28 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   }
   w.member("np", program->numRanks());
   w.member("peak_bytes_per_rank", run->peakBytes);
+  if (!run->instructionSeconds.empty()) {
+    MeasuredProfile p = measuredProfile(*program, *run);
+    w.key("profile");
+    w.objectBegin();
+    writeProfileRows(w, "modules", p.modules);
+    writeProfileRows(w, "phases", p.phases);
+    w.key("slowest");
+    w.arrayBegin();
+    const std::vector<Instruction> &instrs = program->instructions();
+    for (auto [i, seconds] : p.slowest) {
+      w.objectBegin();
+      w.member("instruction", static_cast<int64_t>(i));
+      w.member("label", instructionLabel(instrs[i]));
+      w.member("module", instrs[i].module);
+      w.member("seconds", seconds);
+      w.objectEnd();
+    }
+    w.arrayEnd();
+    w.member("step_seconds", p.stepSeconds);
+    w.member("steps", static_cast<int64_t>(p.steps));
+    w.objectEnd();
+  }
   w.member("time_ms", run->ms);
   w.member("verified", v && v->passed);
   w.objectEnd();

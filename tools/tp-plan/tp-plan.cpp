@@ -198,14 +198,7 @@ exec::HardwareProfile loadProfile() {
   return profile;
 }
 
-/// Seconds in the unit that suits them: "1.234 ms".
-std::string formatSeconds(double s) {
-  if (s >= 1)
-    return llvm::formatv("{0:f3} s", s).str();
-  if (s >= 1e-3)
-    return llvm::formatv("{0:f3} ms", s * 1e3).str();
-  return llvm::formatv("{0:f3} us", s * 1e6).str();
-}
+using exec::formatSeconds;
 
 /// FLOPs with an SI prefix: "1.23 GFLOP".
 std::string formatFlops(double f) {

@@ -127,6 +127,14 @@ static cl::opt<bool> memoryReport(
              "instruction) before running; the run's report then adds the "
              "measured peak (with --json: a \"memory\" object)"),
     cl::cat(category));
+static cl::opt<bool> profileRun(
+    "profile",
+    cl::desc("Time every instruction on every rank and report the time per "
+             "step by phase and module (compute and communication, the "
+             "rows tp-plan --evaluate predicts) and the longest "
+             "instructions; steps after the first when there are several "
+             "(with --json: a \"profile\" object). CPU ranks only"),
+    cl::cat(category));
 static cl::opt<bool> noRun(
     "no-run",
     cl::desc("Lower and compile the program, print what --memory-report or "
@@ -320,6 +328,7 @@ exec::LaunchOptions launchOptions() {
     o.numRanks = numRanks;
   o.timeout = std::chrono::seconds(timeoutSeconds);
   o.checkCollectives = checkCollectives;
+  o.profile = profileRun;
   if (deviceId.getNumOccurrences())
     o.deviceId = deviceId;
   o.ncclIdFile = ncclIdFile;
@@ -337,6 +346,9 @@ exec::LaunchOptions launchOptions() {
 
 /// Checks the options of --verify and --plan.
 void checkRunOptions() {
+  if (profileRun && (noRun || dumpProgram))
+    fail(std::string("--profile times a run, and ") +
+         (noRun ? "--no-run" : "--dump-program") + " runs nothing");
   if (referenceDtype != "f32" && referenceDtype != "model")
     fail("--reference-dtype must be f32 or model, not '" + referenceDtype +
          "'");

@@ -22,6 +22,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <cmath>
 #include <cstdio>
 #include <mutex>
@@ -300,6 +302,45 @@ func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) at
     }
   }
   unsetenv("TP_OVERLAP_COLLECTIVES");
+}
+
+TEST_F(ProgramTest, InstructionTimesAddUpOverRuns) {
+  // Each instruction's wall time, added to its entry run after run; their
+  // sum is within the time the run took.
+  Program program = compile(R"(
+tp.mesh @mesh(shape = 2) {axis_names = ["dp"]}
+func.func @forward(%x: tensor<4x8xf32>) -> tensor<4x8xf32> attributes {tp.spmd} {
+  %r = model.relu %x : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = tp.all_reduce %r on @mesh mesh_axes = [0] reduction = sum : tensor<4x8xf32>
+  %t = model.relu %s : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %t : tensor<4x8xf32>
+}
+)");
+  std::vector<std::vector<double>> times(2), first(2);
+  std::vector<double> wall(2);
+  rt::runRanks(2, [&](rt::Communicator &comm) {
+    int r = comm.rank();
+    auto start = std::chrono::steady_clock::now();
+    program.run(comm, DataSource(), nullptr, nullptr, nullptr, nullptr,
+                &times[r]);
+    wall[r] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    first[r] = times[r];
+    program.run(comm, DataSource(), nullptr, nullptr, nullptr, nullptr,
+                &times[r]);
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(first[r].size(), program.size());
+    double sum = 0;
+    for (size_t i = 0; i < program.size(); ++i) {
+      EXPECT_GE(first[r][i], 0);
+      EXPECT_GE(times[r][i], first[r][i]);
+      sum += first[r][i];
+    }
+    EXPECT_GT(sum, 0);
+    EXPECT_LE(sum, wall[r]);
+  }
 }
 
 TEST_F(ProgramTest, ABadOverlapSettingIsNamed) {

@@ -155,6 +155,17 @@ struct CostEstimate {
 /// together; a name without a number is its own group. "" stays "".
 std::string moduleGroup(std::string_view fqn);
 
+/// The module each of \p instrs (a program's instructions) is reported
+/// under, in CostEstimate::modules and in tp-run --profile: its module's
+/// group (moduleGroup; an optimizer update, its parameter's module), else
+/// the one before's in its phase (a reshape between a module's ops), else
+/// "<root>".
+std::vector<std::string>
+instructionModules(const std::vector<Instruction> &instrs);
+
+/// Seconds in the unit that suits them: "1.234 ms", "12.500 us", "2.000 s".
+std::string formatSeconds(double seconds);
+
 } // namespace mlir::tp::exec
 
 #endif // TP_EXECUTOR_COSTMODEL_H

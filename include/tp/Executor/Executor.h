@@ -150,12 +150,18 @@ public:
   /// rank (on `comm` and on the per-axis sub-communicators; the splits
   /// themselves not counted), and the same calls by phase (`byPhase`,
   /// every phase present). With a `state`, parameters and sub-communicators
-  /// are kept between runs (see RankState).
-  std::vector<Tensor> run(runtime::Communicator &comm, const DataSource &data,
-                          int64_t *measuredPeakBytes = nullptr,
-                          runtime::CollectiveStats *stats = nullptr,
-                          RankState *state = nullptr,
-                          PhaseCounts *byPhase = nullptr) const;
+  /// are kept between runs (see RankState). With `instructionSeconds`, the
+  /// wall time of each instruction on this rank (from its start to the
+  /// next one's, waits for the collectives it reads included; the last
+  /// one's includes the wait for the async collectives nobody read) is
+  /// added to its entry (the vector is sized to the instructions first),
+  /// so that a caller may sum several runs.
+  std::vector<Tensor>
+  run(runtime::Communicator &comm, const DataSource &data,
+      int64_t *measuredPeakBytes = nullptr,
+      runtime::CollectiveStats *stats = nullptr, RankState *state = nullptr,
+      PhaseCounts *byPhase = nullptr,
+      std::vector<double> *instructionSeconds = nullptr) const;
 
   const std::vector<int64_t> &meshShape() const;
   /// The number of ranks of the mesh (the product of meshShape(), which

@@ -33,6 +33,9 @@ enum class Opcode : uint8_t {
 const char *opcodeName(Opcode op);
 /// Whether \p op computes in f32 (Opcode::Kernel, see Opcodes.def).
 bool isKernel(Opcode op);
+/// Whether \p op is a collective (all_gather, all_reduce, reduce_scatter,
+/// all_to_all, broadcast, their uneven forms): it communicates.
+bool isCollective(Opcode op);
 /// The id of the kernel named \p name ("layer_norm": a model op's
 /// KernelOpInterface name), or -1 when the executor has none.
 int kernelNamed(std::string_view name);

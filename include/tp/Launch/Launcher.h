@@ -66,6 +66,9 @@ struct LaunchOptions {
   /// Likewise before each training step of an mpi job, with its number
   /// (from 1, counted from the first step of the whole training).
   std::function<void(int rank, int64_t step)> beforeStep;
+  /// Time every instruction on every rank (RunResult::instructionSeconds;
+  /// tp-run --profile). CPU ranks only.
+  bool profile = false;
 
   /// Checks the options against each other and this build (and, for a GPU
   /// device, this machine); throws LaunchError naming the first problem.
@@ -119,6 +122,13 @@ struct RunResult {
   std::vector<double> losses;
   /// The checkpoint directories the run saved, in order.
   std::vector<std::string> checkpoints;
+  /// With LaunchOptions::profile (rank 0 only, as perRank): each rank's
+  /// wall seconds per instruction (indexed like Program::instructions(),
+  /// Program::run's instructionSeconds), summed over the profiled steps:
+  /// every step but the first when there are several (the first loads the
+  /// parameters and allocates what later steps reuse), else the one.
+  std::vector<std::vector<double>> instructionSeconds;
+  int profiledSteps = 0;
 
   /// The global value of each result, assembled from every rank's pieces
   /// (rank 0 only).

@@ -21,6 +21,32 @@ class raw_ostream;
 
 namespace mlir::tp::exec {
 
+/// A run's measured time per step (RunResult::instructionSeconds over its
+/// profiledSteps) in the rows tp-plan --evaluate predicts: by phase and by
+/// module (moduleGroup of the instruction's module), each split into
+/// compute and communication (the collectives, waiting for the peers
+/// included), each figure the slowest rank's; the step, the slowest rank's
+/// total; and the instructions that took longest on their slowest rank.
+struct MeasuredProfile {
+  struct Row {
+    std::string name;
+    double computeSeconds = 0, communicationSeconds = 0;
+    int64_t collectives = 0;
+  };
+  double stepSeconds = 0;
+  int steps = 0;
+  /// The phases that occur, in step order; the modules in the order the
+  /// program first reaches them ("<root>": outside every module).
+  std::vector<Row> phases, modules;
+  /// Instruction index and its seconds per step, longest first.
+  std::vector<std::pair<size_t, double>> slowest;
+};
+/// The profile of \p run (which must have instructionSeconds, one entry
+/// per instruction of \p program per rank), with its \p slowest longest
+/// instructions.
+MeasuredProfile measuredProfile(const Program &program, const RunResult &run,
+                                size_t slowest = 10);
+
 /// One run as tp-run reports it.
 struct RunReport {
   /// The program the first line names (an embedder's own name).
@@ -51,7 +77,9 @@ struct RunReport {
 
   /// A few lines: the run, the collectives per rank (and per phase, for a
   /// training step), the verification and how each distributed result is
-  /// handed out (PyTorch's use_local_output).
+  /// handed out (PyTorch's use_local_output); a profiled run
+  /// (RunResult::instructionSeconds) adds its MeasuredProfile, in the JSON
+  /// one as "profile".
   void print(llvm::raw_ostream &os) const;
   /// One JSON object, keys in sorted order; "collectives_by_phase" holds
   /// the five collectives of each phase ("backward", "forward",
