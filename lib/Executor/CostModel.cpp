@@ -78,9 +78,13 @@ bool readLink(const json::Value &v, const std::string &path, LinkProfile &link,
       if (!readNumber(value, path + ".bandwidth", link.bandwidth, true, error))
         return false;
       seenBandwidth = true;
+    } else if (key == "call_latency") {
+      if (!readNumber(value, path + ".call_latency", link.callLatency, false,
+                      error))
+        return false;
     } else {
       error = "unknown key '" + path + "." + key +
-              "' (expected latency, bandwidth)";
+              "' (expected latency, bandwidth, call_latency)";
       return false;
     }
   }
@@ -95,6 +99,8 @@ void writeLink(json::Writer &w, const char *key, const LinkProfile &link) {
   w.key(key);
   w.objectBegin();
   w.member("bandwidth", link.bandwidth);
+  if (link.callLatency > 0)
+    w.member("call_latency", link.callLatency);
   w.member("latency", link.latency);
   w.objectEnd();
 }
@@ -564,7 +570,10 @@ private:
                               : share < 1 && hw.oversubscribed.bandwidth > 0
                                   ? hw.oversubscribed
                                   : hw.intraNode;
-    c.seconds += steps * link.latency + bus / link.bandwidth;
+    // A group with ranks outside it pays the link's cost per call: those
+    // ranks take the cores in turn with the group's sleeping ones.
+    double call = n < static_cast<double>(P.numRanks()) ? link.callLatency : 0;
+    c.seconds += call + steps * link.latency + bus / link.bandwidth;
   }
 
   const ProgramData &P;

@@ -22,7 +22,11 @@
 //                         --calibrate --backend mpi), between the job's N
 //                         processes, each one rank;
 //   oversubscribed        the same between twice as many threads as cores
-//                         (MPI: N processes when N exceeds the cores);
+//                         (MPI: N processes when N exceeds the cores), and
+//                         between pairs of as many threads: what a group
+//                         smaller than all pays per call beyond its steps
+//                         (the pairs' 2-step all_reduce costs as much as
+//                         the whole group's, or more);
 //   shared_cores          the cores the ranks share; overlap is on, for
 //                         the programs whose ranks leave a core each for
 //                         their communication thread (the executor runs
@@ -193,6 +197,20 @@ double allReduceSeconds(int ranks, size_t floats, int work, int reps,
   return seconds[seconds.size() / 2];
 }
 
+/// Seconds of one all_reduce of 4 bytes within pairs of \p ranks threads
+/// (ranks 0 and 1, 2 and 3, ...), each computing before it as
+/// allReduceOn's do: the median over the threads.
+double pairAllReduceSeconds(int ranks, int reps) {
+  std::vector<double> seconds(ranks, 0);
+  rt::runRanks(ranks, [&](rt::Communicator &comm) {
+    std::unique_ptr<rt::Communicator> pair =
+        comm.split(comm.rank() / 2, comm.rank());
+    seconds[comm.rank()] = allReduceOn(*pair, 1, 8, reps);
+  });
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
 std::string cpuName() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -303,8 +321,25 @@ exec::HardwareProfile calibrate(MLIRContext &context, llvm::raw_ostream &log,
       p.oversubscribed = p.intraNode;
   } else {
     link(2, p.intraNode);
-    if (2 * cores <= rt::maxThreadRanks())
-      link(static_cast<int>(2 * cores), p.oversubscribed);
+    if (2 * cores <= rt::maxThreadRanks()) {
+      int n = static_cast<int>(2 * cores);
+      link(n, p.oversubscribed);
+      if (n >= 4) {
+        // Pairs among as many threads (the axis groups of a 2-D mesh on
+        // these cores): their all_reduce of 2 steps costs as much as the
+        // whole group's of 2(n-1), or more, the threads outside each pair
+        // taking the cores in turn with it. What a pair pays beyond its
+        // steps is the link's cost per call of such groups.
+        double pairs = pairAllReduceSeconds(n, 51);
+        p.oversubscribed.callLatency =
+            std::max(pairs - 2 * p.oversubscribed.latency, 0.0);
+        log << llvm::formatv("  all_reduce of pairs among {0} threads: 4 B "
+                             "{1:f3} us: {2:f3} us per call of a group "
+                             "smaller than all\n",
+                             n, pairs * 1e6,
+                             p.oversubscribed.callLatency * 1e6);
+      }
+    }
   }
 
   p.sharedCores = cores;

@@ -282,6 +282,15 @@ void printText(llvm::raw_ostream &os, const exec::Program &program,
       "all_gather, reduce_scatter, all_to_all n-1, (n-1)/n B\n",
       formatSeconds(hw.intraNode.latency),
       exec::formatBytes(static_cast<int64_t>(hw.intraNode.bandwidth)));
+  if (est.coreShare < 1 && hw.oversubscribed.bandwidth > 0)
+    os << llvm::formatv(
+        "  more ranks than cores: steps * {0} + bus bytes / {1}/s{2}\n",
+        formatSeconds(hw.oversubscribed.latency),
+        exec::formatBytes(static_cast<int64_t>(hw.oversubscribed.bandwidth)),
+        hw.oversubscribed.callLatency > 0
+            ? ", + " + formatSeconds(hw.oversubscribed.callLatency) +
+                  " per call of a group smaller than all the ranks"
+            : std::string());
   if (hw.ranksPerNode > 0)
     os << llvm::formatv(
         "  between nodes ({0} ranks each): steps * {1} + bus "

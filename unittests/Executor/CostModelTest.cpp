@@ -177,6 +177,37 @@ TEST_F(CostModelTest, OversubscribedRanksUseTheirLink) {
               (1 + 100 + 1.28) * kUs, 1e-12);
 }
 
+TEST_F(CostModelTest, SmallerGroupsPayTheCallLatency) {
+  // Two ranks on one core, oversubscribed: the all_gather (instruction 1)
+  // of both ranks is a group of all, no cost per call.
+  HardwareProfile hw = round();
+  hw.sharedCores = 1;
+  hw.oversubscribed = {1e-4, 1e8, 5e-5};
+  EXPECT_NEAR(program->estimateCost(hw).instructions[1].seconds,
+              (1 + 100 + 1.28) * kUs, 1e-12);
+  // On a 2x2 mesh, an all_reduce over one axis (2 of the 4 ranks) of 32
+  // bytes: 50 us for the call, 2 steps of 100 us, 32 bus bytes at 1e8.
+  OwningOpRef<ModuleOp> mesh2d = parseSourceString<ModuleOp>(R"(
+tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @forward(%x: tensor<8xf32>) -> tensor<8xf32> attributes {tp.spmd} {
+  %s = tp.all_reduce %x on @mesh mesh_axes = [1] reduction = sum : tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+)",
+                                                             &context);
+  ASSERT_TRUE(mesh2d);
+  func::FuncOp entry;
+  mesh2d->walk([&](func::FuncOp f) { entry = f; });
+  Program axisGroup = Program::compile(entry);
+  hw.sharedCores = 2; // 4 ranks on 2 cores
+  EXPECT_NEAR(axisGroup.estimateCost(hw).instructions[0].seconds,
+              (1 + 50 + 200 + 0.32) * kUs, 1e-12);
+  // Spinning ranks (a core each) pay no cost per call.
+  hw.sharedCores = 4;
+  EXPECT_NEAR(axisGroup.estimateCost(hw).instructions[0].seconds,
+              (1 + 20 + 0.032) * kUs, 1e-12);
+}
+
 TEST_F(CostModelTest, GroupsAcrossNodesUseTheInterNodeLink) {
   HardwareProfile hw = round();
   hw.ranksPerNode = 1;
@@ -316,9 +347,11 @@ TEST(HardwareProfileTest, JSONRoundTripsAndBuiltinsParse) {
   // A calibrated profile's cost per GEMM call survives the round trip.
   HardwareProfile cpu = round(), back;
   cpu.matmulCallOverhead = 2.5e-7;
+  cpu.oversubscribed = {1e-5, 1e9, 1.5e-4};
   std::string error;
   ASSERT_TRUE(HardwareProfile::fromJSON(cpu.toJSON(), back, error)) << error;
   EXPECT_EQ(back.matmulCallOverhead, 2.5e-7);
+  EXPECT_EQ(back.oversubscribed.callLatency, 1.5e-4);
   EXPECT_NE(cpu.toJSON().find("\"matmul_call_overhead\""), std::string::npos);
 }
 
@@ -344,7 +377,8 @@ TEST(HardwareProfileTest, ErrorsNameTheKey) {
       "memory_bandwidth": 1, "intra_node": {"latency": 0}})"),
             "'intra_node' has no \"bandwidth\"");
   EXPECT_EQ(error(R"({"intra_node": {"bandwidth": 1, "hops": 2}})"),
-            "unknown key 'intra_node.hops' (expected latency, bandwidth)");
+            "unknown key 'intra_node.hops' (expected latency, bandwidth, "
+            "call_latency)");
   EXPECT_EQ(
       error((std::string("{") + base + R"(, "ranks_per_node": 8})").c_str()),
       "'ranks_per_node' needs 'inter_node', the link between nodes");

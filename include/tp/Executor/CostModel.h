@@ -49,6 +49,12 @@ struct LinkProfile {
   /// Bus bandwidth in bytes per second (1 / beta), as NCCL's tests define
   /// it: what a collective achieves, whatever its algorithm moves.
   double bandwidth = 0;
+  /// Seconds every collective of a group smaller than the program's ranks
+  /// costs besides its steps (a 2-D mesh's axis groups): where ranks sleep
+  /// at a collective's rendezvous instead of spinning (more rank threads
+  /// than cores), the ranks outside the group take the cores in turn with
+  /// the group's, and each call waits for them.
+  double callLatency = 0;
 };
 
 /// What one rank of some hardware achieves. Rates are per rank, in units
