@@ -38,15 +38,18 @@ public:
                      "the program's mesh of " + std::to_string(n) + " ranks");
     int dev = options_.deviceId.value_or(0);
     auto timeout = options_.timeout;
-    std::vector<double> losses;
+    // Each rank's loss pieces, assembled after the run (a data-parallel
+    // forward's loss is a partial sum on every rank).
+    std::vector<std::vector<float>> pieces(n);
     RunResult result = detail::runOnRankThreads(
         static_cast<int>(n),
         [dev, timeout](int ranks,
                        const std::function<void(rt::Communicator &)> &fn) {
           gpu::runDeviceRanks(ranks, fn, dev, timeout);
         },
-        detail::runSteps(onDevice, data, steps, &losses));
-    result.losses = std::move(losses);
+        detail::runSteps(onDevice, data, steps, nullptr, nullptr, nullptr,
+                         nullptr, nullptr, &pieces));
+    result.losses = detail::assembleLosses(program, pieces);
     return result;
   }
 };
@@ -97,24 +100,39 @@ public:
                         " ranks but " + std::to_string(nranks) +
                         " processes run it");
     std::unique_ptr<rt::NCCLCommunicator> comm = createCommunicator();
-    std::vector<double> losses;
+    // NCCL moves device memory: host values are staged through it.
+    detail::HostAllGather gather = [&](const void *in, size_t count,
+                                       void *gathered, rt::DType dtype) {
+      auto len = static_cast<int64_t>(count);
+      Tensor host({len}, dtype);
+      std::copy_n(static_cast<const char *>(in), host.bytes(),
+                  static_cast<char *>(host.raw()));
+      gpu::DeviceTensor src = gpu::DeviceTensor::upload(host);
+      gpu::DeviceTensor dst({len * nranks}, dtype);
+      comm->allGather(src.raw(), count, dst.raw(), dtype);
+      Tensor all = dst.download();
+      std::copy_n(static_cast<const char *>(all.raw()), all.bytes(),
+                  static_cast<char *>(gathered));
+    };
+    std::vector<std::vector<float>> pieces(n);
     RunResult result = detail::runProcessRank(
-        *comm,
-        [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
-          // NCCL moves device memory: stage through it.
-          auto len = static_cast<int64_t>(count);
-          Tensor host({len}, dtype);
-          std::copy_n(static_cast<const char *>(in), host.bytes(),
-                      static_cast<char *>(host.raw()));
-          gpu::DeviceTensor src = gpu::DeviceTensor::upload(host);
-          gpu::DeviceTensor dst({len * nranks}, dtype);
-          comm->allGather(src.raw(), count, dst.raw(), dtype);
-          Tensor all = dst.download();
-          std::copy_n(static_cast<const char *>(all.raw()), all.bytes(),
-                      static_cast<char *>(gathered));
-        },
-        nullptr, detail::runSteps(onDevice, data, steps, &losses));
-    result.losses = std::move(losses);
+        *comm, gather, nullptr,
+        detail::runSteps(onDevice, data, steps, nullptr, nullptr, nullptr,
+                         nullptr, nullptr, &pieces));
+    // Every rank's loss pieces (one per step, as many on every rank: one
+    // program) to rank 0, which assembles them (a data-parallel forward's
+    // loss is a partial sum on every rank).
+    const std::vector<float> &mine = pieces[rank];
+    if (!mine.empty()) {
+      size_t count = mine.size();
+      std::vector<float> all(count * static_cast<size_t>(n));
+      gather(mine.data(), count, all.data(), rt::DType::F32);
+      for (int64_t r = 0; r < n; ++r)
+        pieces[r].assign(all.begin() + r * count,
+                         all.begin() + (r + 1) * count);
+      if (rank == 0)
+        result.losses = detail::assembleLosses(program, pieces);
+    }
     return result;
   }
 

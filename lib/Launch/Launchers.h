@@ -76,17 +76,21 @@ std::string saveCheckpoint(const Program &program, const RankState &state,
 /// called before each step with the rank and the step's number. With
 /// \p profiles (one entry per rank; host programs), each rank adds its
 /// instructions' wall seconds of the profiled steps (profiledSteps) to its
-/// entry.
+/// entry. With \p lossPieces (one entry per rank), each rank appends its
+/// own value of each step's scalar first result, unassembled, for the
+/// launcher to assemble (assembleLosses; device programs, whose ranks
+/// cannot gather host values in the step).
 template <class Prog>
 RankRun runSteps(const Prog &program, const DataSource &data, int steps,
                  std::vector<double> *losses,
                  const CheckpointSaving *save = nullptr,
                  std::vector<std::string> *saved = nullptr,
                  const std::function<void(int, int64_t)> *beforeStep = nullptr,
-                 std::vector<std::vector<double>> *profiles = nullptr) {
-  return [&program, &data, steps, losses, save, saved, beforeStep,
-          profiles](runtime::Communicator &comm, RankPeaks *peaks,
-                    runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
+                 std::vector<std::vector<double>> *profiles = nullptr,
+                 std::vector<std::vector<float>> *lossPieces = nullptr) {
+  return [&program, &data, steps, losses, save, saved, beforeStep, profiles,
+          lossPieces](runtime::Communicator &comm, RankPeaks *peaks,
+                      runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
     runtime::MemoryMeter meter;
     runtime::MemoryMeter::Scope metered(meter);
     RankState state;
@@ -120,6 +124,8 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
       }
       if (peaks)
         peaks->live = std::max(peaks->live, live);
+      if (lossPieces && !out.empty() && out[0].numel() == 1)
+        (*lossPieces)[comm.rank()].push_back(out[0].at(0));
       if (losses && !out.empty() && out[0].numel() == 1) {
         double loss = out[0].at(0);
         if constexpr (std::is_same_v<Prog, Program>) {
@@ -157,6 +163,33 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
       peaks->allocated = meter.peak();
     return out;
   };
+}
+
+/// Every step's loss from each rank's pieces (runSteps' lossPieces, indexed
+/// by rank, the same number of steps each), assembled as \p program's
+/// first result is: a replicated loss is rank 0's, a partial one the sum
+/// (or whatever its placements say) of the pieces.
+inline std::vector<double>
+assembleLosses(const Program &program,
+               const std::vector<std::vector<float>> &pieces) {
+  std::vector<double> losses;
+  if (pieces.empty() || program.results().empty())
+    return losses;
+  const ResultLayout &layout = program.results()[0];
+  bool replicated =
+      std::all_of(layout.placements.begin(), layout.placements.end(),
+                  [](const std::string &p) { return p == "R"; });
+  for (size_t s = 0; s < pieces[0].size(); ++s) {
+    if (replicated) {
+      losses.push_back(pieces[0][s]);
+      continue;
+    }
+    std::vector<Tensor> perRank;
+    for (const std::vector<float> &rank : pieces)
+      perRank.push_back(Tensor::full({}, s < rank.size() ? rank[s] : 0.0f));
+    losses.push_back(program.assembleResult(0, perRank).at(0));
+  }
+  return losses;
 }
 
 /// The steps runSteps profiles of \p steps: all but the first of several.
