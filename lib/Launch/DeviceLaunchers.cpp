@@ -38,8 +38,6 @@ public:
                      "the program's mesh of " + std::to_string(n) + " ranks");
     int dev = options_.deviceId.value_or(0);
     auto timeout = options_.timeout;
-    // Each rank's loss pieces, assembled after the run (a data-parallel
-    // forward's loss is a partial sum on every rank).
     std::vector<std::vector<float>> pieces(n);
     RunResult result = detail::runOnRankThreads(
         static_cast<int>(n),
@@ -47,8 +45,7 @@ public:
                        const std::function<void(rt::Communicator &)> &fn) {
           gpu::runDeviceRanks(ranks, fn, dev, timeout);
         },
-        detail::runSteps(onDevice, data, steps, nullptr, nullptr, nullptr,
-                         nullptr, nullptr, &pieces));
+        detail::runSteps(onDevice, data, steps, &pieces));
     result.losses = detail::assembleLosses(program, pieces);
     return result;
   }
@@ -117,22 +114,11 @@ public:
     std::vector<std::vector<float>> pieces(n);
     RunResult result = detail::runProcessRank(
         *comm, gather, nullptr,
-        detail::runSteps(onDevice, data, steps, nullptr, nullptr, nullptr,
-                         nullptr, nullptr, &pieces));
-    // Every rank's loss pieces (one per step, as many on every rank: one
-    // program) to rank 0, which assembles them (a data-parallel forward's
-    // loss is a partial sum on every rank).
-    const std::vector<float> &mine = pieces[rank];
-    if (!mine.empty()) {
-      size_t count = mine.size();
-      std::vector<float> all(count * static_cast<size_t>(n));
-      gather(mine.data(), count, all.data(), rt::DType::F32);
-      for (int64_t r = 0; r < n; ++r)
-        pieces[r].assign(all.begin() + r * count,
-                         all.begin() + (r + 1) * count);
-      if (rank == 0)
-        result.losses = detail::assembleLosses(program, pieces);
-    }
+        detail::runSteps(onDevice, data, steps, &pieces));
+    // Every rank's loss pieces to rank 0, which assembles them.
+    pieces = detail::gatherFromRanks(gather, pieces[rank], n);
+    if (rank == 0)
+      result.losses = detail::assembleLosses(program, pieces);
     return result;
   }
 

@@ -61,7 +61,7 @@ public:
     checkRankThreads(n, program.memoryPlan(steps).peakBytes,
                      "the program's mesh of " + std::to_string(n) + " ranks");
     auto timeout = options_.timeout;
-    std::vector<double> losses;
+    std::vector<std::vector<float>> pieces(n);
     std::vector<std::string> saved;
     std::vector<std::vector<double>> profiles(options_.profile ? n : 0);
     RunResult result = detail::runOnRankThreads(
@@ -70,9 +70,9 @@ public:
                   const std::function<void(rt::Communicator &)> &fn) {
           rt::runRanks(ranks, fn, timeout);
         },
-        detail::runSteps(program, data, steps, &losses, &save, &saved, nullptr,
+        detail::runSteps(program, data, steps, &pieces, &save, &saved, nullptr,
                          options_.profile ? &profiles : nullptr));
-    result.losses = std::move(losses);
+    result.losses = detail::assembleLosses(program, pieces);
     result.checkpoints = std::move(saved);
     if (options_.profile) {
       result.instructionSeconds = std::move(profiles);

@@ -69,28 +69,24 @@ std::string saveCheckpoint(const Program &program, const RankState &state,
 /// step k's inputs (DataSource::step: batch k of an inputs file holding one
 /// per step; resumed, batch k of the steps after the checkpoint's).
 /// Returns the last run's results and collectives (one step's) and the
-/// peaks over all runs; rank 0 appends each run's loss (its first result,
-/// when it is a scalar, assembled from every rank's piece when the ranks
-/// hold pieces of it) to \p losses and each checkpoint it saved (as
-/// \p save says, when given) to \p saved. \p beforeStep (when given) is
-/// called before each step with the rank and the step's number. With
-/// \p profiles (one entry per rank; host programs), each rank adds its
-/// instructions' wall seconds of the profiled steps (profiledSteps) to its
-/// entry. With \p lossPieces (one entry per rank), each rank appends its
-/// own value of each step's scalar first result, unassembled, for the
-/// launcher to assemble (assembleLosses; device programs, whose ranks
-/// cannot gather host values in the step).
+/// peaks over all runs; each rank appends its own value of each run's loss
+/// (its first result, when it is a scalar) to its entry of \p lossPieces
+/// (indexed by rank; the launcher assembles them, assembleLosses), and
+/// rank 0 each checkpoint it saved (as \p save says, when given) to
+/// \p saved. \p beforeStep (when given) is called before each step with
+/// the rank and the step's number. With \p profiles (one entry per rank;
+/// host programs), each rank adds its instructions' wall seconds of the
+/// profiled steps (profiledSteps) to its entry.
 template <class Prog>
 RankRun runSteps(const Prog &program, const DataSource &data, int steps,
-                 std::vector<double> *losses,
+                 std::vector<std::vector<float>> *lossPieces,
                  const CheckpointSaving *save = nullptr,
                  std::vector<std::string> *saved = nullptr,
                  const std::function<void(int, int64_t)> *beforeStep = nullptr,
-                 std::vector<std::vector<double>> *profiles = nullptr,
-                 std::vector<std::vector<float>> *lossPieces = nullptr) {
-  return [&program, &data, steps, losses, save, saved, beforeStep, profiles,
-          lossPieces](runtime::Communicator &comm, RankPeaks *peaks,
-                      runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
+                 std::vector<std::vector<double>> *profiles = nullptr) {
+  return [&program, &data, steps, lossPieces, save, saved, beforeStep,
+          profiles](runtime::Communicator &comm, RankPeaks *peaks,
+                    runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
     runtime::MemoryMeter meter;
     runtime::MemoryMeter::Scope metered(meter);
     RankState state;
@@ -126,27 +122,6 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
         peaks->live = std::max(peaks->live, live);
       if (lossPieces && !out.empty() && out[0].numel() == 1)
         (*lossPieces)[comm.rank()].push_back(out[0].at(0));
-      if (losses && !out.empty() && out[0].numel() == 1) {
-        double loss = out[0].at(0);
-        if constexpr (std::is_same_v<Prog, Program>) {
-          // A loss each rank holds a piece of (a partial sum over a
-          // data-parallel axis, when nothing reduces it): every rank's,
-          // assembled as the result is.
-          const ResultLayout &layout = program.results()[0];
-          if (std::any_of(layout.placements.begin(), layout.placements.end(),
-                          [](const std::string &p) { return p != "R"; })) {
-            float mine = out[0].at(0);
-            std::vector<float> all(comm.size());
-            comm.allGather(&mine, 1, all.data(), runtime::DType::F32);
-            std::vector<Tensor> pieces;
-            for (float v : all)
-              pieces.push_back(Tensor::full({}, v));
-            loss = program.assembleResult(0, pieces).at(0);
-          }
-        }
-        if (comm.rank() == 0)
-          losses->push_back(loss);
-      }
       int64_t done = start + s + 1;
       if (saving &&
           (s == steps - 1 || (save->every > 0 && done % save->every == 0))) {
@@ -167,8 +142,9 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
 
 /// Every step's loss from each rank's pieces (runSteps' lossPieces, indexed
 /// by rank, the same number of steps each), assembled as \p program's
-/// first result is: a replicated loss is rank 0's, a partial one the sum
-/// (or whatever its placements say) of the pieces.
+/// first result is: a replicated loss is rank 0's; a loss each rank holds a
+/// piece of (a data-parallel forward's partial sum, when nothing reduces
+/// it), the sum (or whatever its placements say) of the pieces.
 inline std::vector<double>
 assembleLosses(const Program &program,
                const std::vector<std::vector<float>> &pieces) {
@@ -190,6 +166,27 @@ assembleLosses(const Program &program,
     losses.push_back(program.assembleResult(0, perRank).at(0));
   }
   return losses;
+}
+
+/// \p mine from every rank through \p allGather (as many values on every
+/// rank), indexed by rank. Doubles travel as their 8 bytes (an all-gather
+/// copies).
+template <class T>
+std::vector<std::vector<T>> gatherFromRanks(const HostAllGather &allGather,
+                                            const std::vector<T> &mine,
+                                            int64_t ranks) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  std::vector<std::vector<T>> out(ranks);
+  if (mine.empty())
+    return out; // empty on every rank: one program
+  std::vector<T> all(mine.size() * static_cast<size_t>(ranks));
+  allGather(mine.data(), mine.size(), all.data(),
+            std::is_same_v<T, float> ? runtime::DType::F32
+                                     : runtime::DType::I64);
+  for (int64_t r = 0; r < ranks; ++r)
+    out[r].assign(all.begin() + r * mine.size(),
+                  all.begin() + (r + 1) * mine.size());
+  return out;
 }
 
 /// The steps runSteps profiles of \p steps: all but the first of several.

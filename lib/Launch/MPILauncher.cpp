@@ -77,35 +77,29 @@ public:
       throw LaunchError("each rank needs " + std::to_string(peak) +
                         " bytes at its peak, more than this host's " +
                         std::to_string(memory) + " bytes of memory");
-    std::vector<double> losses;
+    std::vector<std::vector<float>> pieces(n);
     std::vector<std::string> saved;
     std::vector<std::vector<double>> profiles(options_.profile ? n : 0);
+    detail::HostAllGather gather = [&](const void *in, size_t count,
+                                       void *gathered, rt::DType dtype) {
+      world->allGather(in, count, gathered, dtype);
+    };
     RunResult result = detail::runProcessRank(
-        *world,
-        [&](const void *in, size_t count, void *gathered, rt::DType dtype) {
-          world->allGather(in, count, gathered, dtype);
-        },
-        options_.beforeRun,
-        detail::runSteps(program, data, steps, &losses, &save, &saved,
+        *world, gather, options_.beforeRun,
+        detail::runSteps(program, data, steps, &pieces, &save, &saved,
                          &options_.beforeStep,
                          options_.profile ? &profiles : nullptr));
-    result.losses = std::move(losses);
     result.checkpoints = std::move(saved);
+    // Every rank's loss pieces and instruction times to rank 0 (as many
+    // on every rank: one program).
+    int me = world->rank();
+    pieces = detail::gatherFromRanks(gather, pieces[me], n);
+    if (me == 0)
+      result.losses = detail::assembleLosses(program, pieces);
     if (options_.profile) {
-      // Every rank's times to rank 0, in nanoseconds (one per instruction
-      // on every rank: one program).
-      const std::vector<double> &mine = profiles[world->rank()];
-      std::vector<int64_t> ns(program.size()), all(program.size() * n);
-      for (size_t i = 0; i < mine.size() && i < ns.size(); ++i)
-        ns[i] = static_cast<int64_t>(mine[i] * 1e9);
-      world->allGather(ns.data(), ns.size(), all.data(), rt::DType::I64);
-      if (world->rank() == 0) {
-        result.instructionSeconds.assign(n, std::vector<double>(ns.size()));
-        for (int64_t r = 0; r < n; ++r)
-          for (size_t i = 0; i < ns.size(); ++i)
-            result.instructionSeconds[r][i] =
-                static_cast<double>(all[r * ns.size() + i]) / 1e9;
-      }
+      profiles = detail::gatherFromRanks(gather, profiles[me], n);
+      if (me == 0)
+        result.instructionSeconds = std::move(profiles);
       result.profiledSteps = detail::profiledSteps(steps);
     }
     return result;

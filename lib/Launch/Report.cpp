@@ -14,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <map>
 
 namespace rt = ::mlir::tp::runtime;
 
@@ -146,44 +147,24 @@ MeasuredProfile measuredProfile(const Program &program, const RunResult &run,
   p.steps = std::max(run.profiledSteps, 1);
   const std::vector<Instruction> &instrs = program.instructions();
   double steps = p.steps;
-  // Rows in first-reached order; each rank's sums, then the slowest's.
-  std::vector<std::string> phaseNames, moduleNames;
-  std::vector<int> phaseOf(instrs.size()), moduleOf(instrs.size());
-  auto index = [](std::vector<std::string> &names, const std::string &name) {
-    auto it = llvm::find(names, name);
-    if (it != names.end())
-      return static_cast<int>(it - names.begin());
-    names.push_back(name);
-    return static_cast<int>(names.size() - 1);
-  };
-  std::vector<std::string> modules = instructionModules(instrs);
-  for (size_t i = 0; i < instrs.size(); ++i) {
-    phaseOf[i] = index(phaseNames, phaseName(instrs[i].phase));
-    moduleOf[i] = index(moduleNames, modules[i]);
-  }
-  // Phases in step order.
-  std::vector<std::string> ordered;
-  for (Phase ph : {Phase::Forward, Phase::Backward, Phase::Optimizer})
-    if (llvm::is_contained(phaseNames, phaseName(ph)))
-      ordered.push_back(phaseName(ph));
-  auto rowsOf = [&](const std::vector<std::string> &names,
-                    const std::vector<int> &of,
+  // Rows named per instruction, in the order given; each figure the
+  // slowest rank's.
+  auto rowsOf = [&](const std::vector<std::string> &rowOf,
                     const std::vector<std::string> &order) {
     std::vector<MeasuredProfile::Row> rows(order.size());
-    for (size_t k = 0; k < order.size(); ++k)
+    std::map<std::string, size_t> position;
+    for (size_t k = 0; k < order.size(); ++k) {
       rows[k].name = order[k];
-    std::vector<int> position(names.size());
-    for (size_t k = 0; k < names.size(); ++k)
-      position[k] =
-          static_cast<int>(llvm::find(order, names[k]) - order.begin());
+      position[order[k]] = k;
+    }
     for (size_t i = 0; i < instrs.size(); ++i)
       if (isCollective(instrs[i].op))
-        ++rows[position[of[i]]].collectives;
+        ++rows[position[rowOf[i]]].collectives;
     for (const std::vector<double> &rank : run.instructionSeconds) {
       std::vector<double> compute(order.size()), communication(order.size());
       for (size_t i = 0; i < instrs.size() && i < rank.size(); ++i)
         (isCollective(instrs[i].op) ? communication
-                                    : compute)[position[of[i]]] +=
+                                    : compute)[position[rowOf[i]]] +=
             rank[i] / steps;
       for (size_t k = 0; k < order.size(); ++k) {
         rows[k].computeSeconds = std::max(rows[k].computeSeconds, compute[k]);
@@ -193,8 +174,19 @@ MeasuredProfile measuredProfile(const Program &program, const RunResult &run,
     }
     return rows;
   };
-  p.phases = rowsOf(phaseNames, phaseOf, ordered);
-  p.modules = rowsOf(moduleNames, moduleOf, moduleNames);
+  // Phases in step order, modules in the order the program reaches them.
+  std::vector<std::string> phases, phaseOrder, moduleOrder;
+  std::vector<std::string> modules = instructionModules(instrs);
+  for (const Instruction &in : instrs)
+    phases.push_back(phaseName(in.phase));
+  for (Phase ph : {Phase::Forward, Phase::Backward, Phase::Optimizer})
+    if (llvm::is_contained(phases, phaseName(ph)))
+      phaseOrder.push_back(phaseName(ph));
+  for (const std::string &m : modules)
+    if (!llvm::is_contained(moduleOrder, m))
+      moduleOrder.push_back(m);
+  p.phases = rowsOf(phases, phaseOrder);
+  p.modules = rowsOf(modules, moduleOrder);
   std::vector<double> longest(instrs.size(), 0.0);
   for (const std::vector<double> &rank : run.instructionSeconds) {
     double total = 0;

@@ -97,12 +97,14 @@ Verification verifyOutputs(const Program &program,
                            std::optional<double> rtol, int steps,
                            const std::vector<double> *losses) {
   Verification v;
+  std::vector<std::vector<float>> pieces(1);
   RunResult ref = detail::runOnRankThreads(
       1,
       [](int n, const std::function<void(rt::Communicator &)> &fn) {
         rt::runRanks(n, fn);
       },
-      detail::runSteps(reference, data, steps, &v.referenceLosses));
+      detail::runSteps(reference, data, steps, &pieces));
+  v.referenceLosses = detail::assembleLosses(reference, pieces);
   const std::vector<Tensor> &expected = ref.perRank[0];
   if (expected.size() != outputs.size())
     throw LaunchError("the reference returns a different number of results");
