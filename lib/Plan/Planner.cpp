@@ -214,6 +214,9 @@ std::vector<LinearPair> pairInstances(func::FuncOp model) {
     auto m = modules.find(pair.module);
     pair.moduleInput = m != modules.end() && m->second->getNumOperands() > 0 &&
                        acrossModules(m->second->getOperand(0)) == x;
+    if (pair.moduleInput)
+      pair.moduleInputs.push_back(
+          {pair.module, static_cast<int64_t>(m->second->getNumOperands())});
     pairs.push_back(std::move(pair));
   });
   return pairs;
@@ -279,6 +282,8 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
                         pair->pieces != p.pieces ||
                         pair->moduleInput != p.moduleInput)) {
       pair.reset();
+    } else if (pair) {
+      llvm::append_range(pair->moduleInputs, p.moduleInputs);
     }
   }
   for (const std::string &m : order) {
@@ -286,6 +291,12 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
     auto modules = moduleCount.find(m);
     if (!pair || (modules != moduleCount.end() && modules->second != count))
       continue;
+    // Instances that agree on their inputs take one entry, the pattern's.
+    auto &inputs = pair->moduleInputs;
+    if (!inputs.empty() && llvm::all_of(inputs, [&](const auto &i) {
+          return i.second == inputs.front().second;
+        }))
+      inputs = {{pair->module, inputs.front().second}};
     s.pairs.push_back(*pair);
     size_t star = m.find('*');
     if (s.layers.empty() && star != std::string::npos)
@@ -414,18 +425,24 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
       continue;
     const LinearPair &p = s.pairs[i];
     if (sp) {
-      w.key(p.module);
-      w.objectBegin();
-      w.member("style", "PrepareModuleInput");
-      w.key("input_layouts");
-      w.arrayBegin();
-      w.value("Shard(1)");
-      w.arrayEnd();
-      w.key("desired_input_layouts");
-      w.arrayBegin();
-      w.value("Replicate()");
-      w.arrayEnd();
-      w.objectEnd();
+      // X, the module's first input, is gathered; its other inputs (T5's
+      // position bias) are left as they are.
+      for (const auto &[module, inputs] : p.moduleInputs) {
+        w.key(module);
+        w.objectBegin();
+        w.member("style", "PrepareModuleInput");
+        for (auto [key, layout] :
+             {std::make_pair("input_layouts", "Shard(1)"),
+              std::make_pair("desired_input_layouts", "Replicate()")}) {
+          w.key(key);
+          w.arrayBegin();
+          w.value(layout);
+          for (int64_t i = 1; i < inputs; ++i)
+            w.value(nullptr);
+          w.arrayEnd();
+        }
+        w.objectEnd();
+      }
     }
     for (const std::string &in : p.in) {
       if (!llvm::is_contained(p.pieces, in)) {

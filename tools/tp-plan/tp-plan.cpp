@@ -126,6 +126,11 @@ static cl::opt<std::string> memoryPerRank(
     "memory-per-rank",
     cl::desc("The memory budget of one rank (\"80GiB\", \"512MiB\", bytes)"),
     cl::value_desc("SIZE"), cl::cat(category));
+static cl::opt<std::string> candidatesDir(
+    "candidates-dir",
+    cl::desc("Also write the plan of every candidate the search priced to "
+             "DIR/N.json, N its number in --explain and --json"),
+    cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<bool> jsonOutput("json",
                                 cl::desc("Print the prediction as JSON"),
                                 cl::cat(category));
@@ -626,12 +631,37 @@ int runSearch(const exec::HardwareProfile &profile,
           result.smallest = i;
     }
   }
+  if (!candidatesDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(candidatesDir))
+      fail("cannot create --candidates-dir '" + candidatesDir.getValue() +
+           "': " + ec.message());
+    for (size_t i = 0; i < tried.size(); ++i) {
+      std::string path = candidatesDir + "/" + std::to_string(i) + ".json";
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      if (!ec) {
+        os << mlir::tp::plan::planJSON(structure, mesh, tried[i].first);
+        os.close();
+      }
+      if (ec || os.has_error())
+        fail("cannot write '" + path +
+             "': " + (ec ? ec : os.error()).message());
+    }
+  }
   if (!result.best) {
-    if (!result.smallest)
+    if (!result.smallest) {
+      // The simplest candidate's reason (nothing sharded): what every plan
+      // runs into, rather than what one style does.
+      std::string why =
+          tried.empty() ? "no candidate" : tried.front().second.error;
+      mlir::tp::plan::Choice plain;
+      plain.pairs.assign(structure.pairs.size(), false);
+      for (const auto &[c, e] : tried)
+        if (c == plain)
+          why = e.error;
       fail("no plan lowers for this model on mesh " + meshShape.getValue() +
-           ": " +
-           (tried.empty() ? std::string("no candidate")
-                          : tried.front().second.error));
+           ": " + why);
+    }
     const auto &[c, e] = tried[*result.smallest];
     fail("no plan fits --memory-per-rank " + exec::formatBytes(search.budget) +
          ": the smallest needs " + exec::formatBytes(e.peakBytes) +
@@ -651,6 +681,7 @@ int runSearch(const exec::HardwareProfile &profile,
     for (size_t i = 0; i < tried.size(); ++i) {
       const auto &[c, e] = tried[i];
       w.objectBegin();
+      w.member("number", static_cast<int64_t>(i));
       w.member("chosen", i == *result.best);
       w.member("description", mlir::tp::plan::describe(structure, c));
       if (e.ok) {
@@ -727,25 +758,29 @@ int runSearch(const exec::HardwareProfile &profile,
              : fits            ? "* "
                                : "  ")
          << mlir::tp::plan::describe(structure, c) << ": "
-         << formatEvaluation(e) << "\n";
+         << formatEvaluation(e);
+      if (!candidatesDir.empty())
+        os << " (" << i << ".json)";
+      os << "\n";
     }
     // The runner-ups per decision: the chosen plan with one choice
     // changed.
     os << "each choice against its alternatives (the chosen plan with only "
           "that changed):\n";
+    auto deltaOf = [&](const mlir::tp::plan::Evaluation &e) {
+      double delta = (e.stepSeconds - bestEval.stepSeconds) * 1e3;
+      return llvm::formatv(" ({0}{1:f3} ms{2})", delta >= 0 ? "+" : "", delta,
+                           search.budget && e.peakBytes > search.budget
+                               ? ", does not fit"
+                               : "")
+          .str();
+    };
     auto alternative = [&](const std::string &what,
                            mlir::tp::plan::Choice other) {
       for (const auto &[c, e] : tried)
         if (c == other) {
-          os << "  " << what << ": " << formatEvaluation(e);
-          if (e.ok) {
-            double delta = (e.stepSeconds - bestEval.stepSeconds) * 1e3;
-            os << llvm::formatv(
-                " ({0}{1:f3} ms{2})", delta >= 0 ? "+" : "", delta,
-                search.budget && e.peakBytes > search.budget ? ", does not fit"
-                                                             : "");
-          }
-          os << "\n";
+          os << "  " << what << ": " << formatEvaluation(e)
+             << (e.ok ? deltaOf(e) : "") << "\n";
           return;
         }
       // Not a candidate: sequence parallel needs every pair, the embedding
@@ -758,44 +793,87 @@ int runSearch(const exec::HardwareProfile &profile,
                  : "sequence parallel needs it")
          << ")\n";
     };
-    for (size_t i = 0; i < structure.pairs.size(); ++i) {
-      mlir::tp::plan::Choice o = best;
-      o.pairs[i] = !o.pairs[i];
-      alternative((structure.pairs[i].module.empty()
-                       ? std::string("<root>")
-                       : structure.pairs[i].module) +
-                      (o.pairs[i] ? " sharded" : " replicated"),
-                  o);
+    // The fastest candidate (within the budget when one fits) of another
+    // kind: tensor parallelism against data parallelism over a 1-D mesh.
+    auto fastestWhere = [&](auto pred) -> std::optional<size_t> {
+      std::optional<size_t> pick;
+      for (size_t i = 0; i < tried.size(); ++i) {
+        const auto &[c, e] = tried[i];
+        if (!e.ok || !pred(c))
+          continue;
+        bool fits = !search.budget || e.peakBytes <= search.budget;
+        if (!pick) {
+          pick = i;
+          continue;
+        }
+        const auto &p = tried[*pick].second;
+        bool pickFits = !search.budget || p.peakBytes <= search.budget;
+        if ((fits && !pickFits) ||
+            (fits == pickFits && e.stepSeconds < p.stepSeconds))
+          pick = i;
+      }
+      return pick;
+    };
+    if (best.dataOnly) {
+      std::optional<size_t> tp = fastestWhere(
+          [](const mlir::tp::plan::Choice &c) { return !c.dataOnly; });
+      if (tp)
+        os << "  tensor parallelism instead, at its fastest ("
+           << mlir::tp::plan::describe(structure, tried[*tp].first)
+           << "): " << formatEvaluation(tried[*tp].second)
+           << deltaOf(tried[*tp].second) << "\n";
+    } else {
+      for (size_t i = 0; i < structure.pairs.size(); ++i) {
+        mlir::tp::plan::Choice o = best;
+        o.pairs[i] = !o.pairs[i];
+        alternative((structure.pairs[i].module.empty()
+                         ? std::string("<root>")
+                         : structure.pairs[i].module) +
+                        (o.pairs[i] ? " sharded" : " replicated"),
+                    o);
+      }
+      if (!structure.embedding.empty()) {
+        mlir::tp::plan::Choice o = best;
+        o.embedding = !o.embedding;
+        alternative(structure.embedding +
+                        (o.embedding ? " rowwise" : " replicated"),
+                    o);
+      }
+      for (int out = 0; out < 3 && !structure.output.empty(); ++out) {
+        if (out == best.output)
+          continue;
+        mlir::tp::plan::Choice o = best;
+        o.output = out;
+        const char *how[] = {" replicated", " colwise",
+                             " colwise, loss_parallel"};
+        alternative(structure.output + how[out], o);
+      }
+      if (!structure.pairs.empty() && !structure.norms.empty()) {
+        mlir::tp::plan::Choice o = best;
+        o.sequenceParallel = !o.sequenceParallel;
+        alternative(std::string("sequence parallel") +
+                        (o.sequenceParallel ? " on" : " off"),
+                    o);
+      }
+      if (mesh.shape.size() == 1) {
+        std::optional<size_t> dp = fastestWhere(
+            [](const mlir::tp::plan::Choice &c) { return c.dataOnly; });
+        if (dp)
+          os << "  data parallelism instead, at its fastest ("
+             << mlir::tp::plan::describe(structure, tried[*dp].first)
+             << "): " << formatEvaluation(tried[*dp].second)
+             << deltaOf(tried[*dp].second) << "\n";
+      }
     }
-    if (!structure.embedding.empty()) {
+    if (mesh.shape.size() > 1 || best.dataOnly) {
       mlir::tp::plan::Choice o = best;
-      o.embedding = !o.embedding;
-      alternative(
-          structure.embedding + (o.embedding ? " rowwise" : " replicated"), o);
+      o.fsdp = !o.fsdp;
+      alternative(o.fsdp ? "fsdp on" : "fsdp off", o);
     }
-    for (int out = 0; out < 3 && !structure.output.empty(); ++out) {
-      if (out == best.output)
-        continue;
+    if (train && !structure.layers.empty()) {
       mlir::tp::plan::Choice o = best;
-      o.output = out;
-      const char *how[] = {" replicated", " colwise",
-                           " colwise, loss_parallel"};
-      alternative(structure.output + how[out], o);
-    }
-    for (auto [flag, label] :
-         {std::make_pair(&mlir::tp::plan::Choice::sequenceParallel,
-                         "sequence parallel"),
-          std::make_pair(&mlir::tp::plan::Choice::fsdp, "fsdp"),
-          std::make_pair(&mlir::tp::plan::Choice::recompute, "recompute")}) {
-      if ((flag == &mlir::tp::plan::Choice::fsdp && mesh.shape.size() < 2) ||
-          (flag == &mlir::tp::plan::Choice::recompute &&
-           (!train || structure.layers.empty())) ||
-          (flag == &mlir::tp::plan::Choice::sequenceParallel &&
-           (structure.pairs.empty() || structure.norms.empty())))
-        continue;
-      mlir::tp::plan::Choice o = best;
-      o.*flag = !(o.*flag);
-      alternative(std::string(label) + (o.*flag ? " on" : " off"), o);
+      o.recompute = !o.recompute;
+      alternative(o.recompute ? "recompute on" : "recompute off", o);
     }
     os << "(tp-plan --evaluate on the plan shows its time and memory by "
           "phase and module)\n";
@@ -890,8 +968,8 @@ int main(int argc, char **argv) {
   if (calibrateFlag) {
     for (const cl::Option *o : std::initializer_list<const cl::Option *>{
              &evaluate, &hardware, &numRanks, &grad, &train, &optimizer,
-             &paramDtype, &regather, &fsdpPrefetch, &memoryPerRank,
-             &jsonOutput})
+             &paramDtype, &regather, &fsdpPrefetch, &memoryPerRank, &jsonOutput,
+             &candidatesDir})
       if (o->getNumOccurrences())
         fail("--" + o->ArgStr.str() + " does not go with --calibrate");
     if (!modelFile.empty())
@@ -917,8 +995,8 @@ int main(int argc, char **argv) {
     if (outputFile.getNumOccurrences())
       fail("-o writes --calibrate's profile or the search's plan; "
            "--evaluate prints its prediction");
-    for (const cl::Option *o :
-         std::initializer_list<const cl::Option *>{&meshAxes, &explain})
+    for (const cl::Option *o : std::initializer_list<const cl::Option *>{
+             &meshAxes, &explain, &candidatesDir})
       if (o->getNumOccurrences())
         fail("--" + o->ArgStr.str() + " belongs to the search (--mesh-shape)");
   } else if (numRanks.getNumOccurrences()) {

@@ -44,6 +44,11 @@ struct LinearPair {
   /// (PrepareModuleInput). Without it, the pair takes no part in sequence
   /// parallelism.
   bool moduleInput = false;
+  /// How many inputs each instance of `module` takes, by FQN (T5's
+  /// attention also takes the position bias, but in its first layer, which
+  /// makes it): PrepareModuleInput names a layout for each, null for all
+  /// but X, one entry for the pattern where the instances agree.
+  std::vector<std::pair<std::string, int64_t>> moduleInputs;
 };
 
 /// What the planner can shard in a model.
