@@ -303,6 +303,12 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
       s.layers = m.substr(0, star + 1);
   }
   s.norms = norms;
+  if (!s.layers.empty())
+    model.walk([&](Operation *op) {
+      if (isOp(op, "model.module") && patternOf(fqnOf(op)) == s.layers &&
+          !llvm::is_contained(s.layerNames, fqnOf(op).str()))
+        s.layerNames.push_back(fqnOf(op).str());
+    });
   // The token embedding: the first one, at any depth (Hugging Face's sits
   // in the `model` module); the output head: the last linear at the top.
   model.walk([&](Operation *op) {
@@ -354,11 +360,23 @@ int64_t mlir::tp::plan::keepLayers(func::FuncOp model,
   return count;
 }
 
+namespace {
+std::string describeRecompute(const ModelStructure &s, const Choice &c) {
+  if (!c.recompute)
+    return "";
+  if (c.recompute >= static_cast<int64_t>(s.layerNames.size()))
+    return " + recompute";
+  if (c.recompute == 1)
+    return " + recompute of the first layer";
+  return " + recompute of the first " + std::to_string(c.recompute) + " layers";
+}
+} // namespace
+
 std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   std::string out;
   if (c.dataOnly)
     return std::string("data parallel (") + (c.fsdp ? "FSDP" : "DDP") + ")" +
-           (c.recompute ? " + recompute" : "");
+           describeRecompute(s, c);
   std::string sharded;
   for (size_t i = 0; i < s.pairs.size(); ++i)
     if (c.pairs[i])
@@ -376,9 +394,7 @@ std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
     out += " + " + s.output + " colwise, loss_parallel";
   if (c.fsdp)
     out += " + fsdp";
-  if (c.recompute)
-    out += " + recompute";
-  return out;
+  return out + describeRecompute(s, c);
 }
 
 std::string mlir::tp::plan::planJSON(const ModelStructure &s,
@@ -486,7 +502,11 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
   if (c.recompute) {
     w.key("recompute");
     w.arrayBegin();
-    w.value(s.layers);
+    if (c.recompute >= static_cast<int64_t>(s.layerNames.size()))
+      w.value(s.layers);
+    else
+      for (int64_t i = 0; i < c.recompute; ++i)
+        w.value(s.layerNames[i]);
     w.arrayEnd();
   }
   w.objectEnd();
@@ -531,6 +551,8 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
       outputs.push_back(2);
   }
   bool twoD = mesh.shape.size() > 1;
+  int64_t allLayers = static_cast<int64_t>(s.layerNames.size());
+  bool canRecompute = options.train && !s.layers.empty() && allLayers > 0;
   bool allModuleInputs =
       llvm::all_of(s.pairs, [](const LinearPair &p) { return p.moduleInput; });
   for (size_t mask = 0; mask < pairCombos; ++mask)
@@ -539,8 +561,7 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
       for (int output : outputs)
         for (int sp = 0; sp < 2; ++sp)
           for (int fsdp = 0; fsdp < (twoD ? 2 : 1); ++fsdp)
-            for (int recompute = 0;
-                 recompute < (options.train && !s.layers.empty() ? 2 : 1);
+            for (int recompute = 0; recompute < (canRecompute ? 2 : 1);
                  ++recompute) {
               Choice c;
               for (size_t i = 0; i < s.pairs.size(); ++i)
@@ -549,7 +570,7 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
               c.output = output;
               c.sequenceParallel = sp;
               c.fsdp = fsdp;
-              c.recompute = recompute;
+              c.recompute = recompute ? allLayers : 0;
               // Sequence parallel shards the activations between the
               // pairs: every pair, the embedding and the head take part.
               if (sp &&
@@ -563,19 +584,17 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
   // A 1-D mesh may serve data parallelism instead: DDP or FSDP over it.
   if (mesh.shape.size() == 1)
     for (int fsdp = 0; fsdp < 2; ++fsdp)
-      for (int recompute = 0;
-           recompute < (options.train && !s.layers.empty() ? 2 : 1);
-           ++recompute) {
+      for (int recompute = 0; recompute < (canRecompute ? 2 : 1); ++recompute) {
         Choice c;
         c.pairs.assign(s.pairs.size(), false);
         c.dataOnly = true;
         c.fsdp = fsdp;
-        c.recompute = recompute;
+        c.recompute = recompute ? allLayers : 0;
         candidates.push_back(std::move(c));
       }
   SearchResult result;
-  auto price = [&](const Choice &c) {
-    Evaluation e = eval(c);
+  auto price = [&](const Choice &c, const Evaluation *known = nullptr) {
+    Evaluation e = known ? *known : eval(c);
     result.tried.push_back({c, e});
     size_t i = result.tried.size() - 1;
     if (!e.ok)
@@ -601,13 +620,38 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
       price(c);
   size_t plain = result.tried.size();
   for (size_t i = 0; i < plain; ++i) {
-    const auto &[c, e] = result.tried[i];
-    if (!e.ok || !options.budget || e.peakBytes <= options.budget)
+    // Copies: pricing appends to tried.
+    Choice c = result.tried[i].first;
+    Evaluation without = result.tried[i].second;
+    if (!canRecompute || !without.ok || !options.budget ||
+        without.peakBytes <= options.budget)
       continue;
     Choice twin = c;
-    twin.recompute = true;
-    if (llvm::is_contained(candidates, twin))
-      price(twin);
+    twin.recompute = allLayers;
+    if (!llvm::is_contained(candidates, twin))
+      continue;
+    price(twin);
+    Evaluation all = result.tried.back().second;
+    if (!all.ok || all.peakBytes > options.budget || allLayers < 2)
+      continue;
+    // Every layer recomputed fits: the fewest first layers that fit, in
+    // [1, allLayers - 1]; only that one is kept.
+    int64_t lo = 1, hi = allLayers;
+    std::optional<std::pair<Choice, Evaluation>> fewest;
+    while (lo < hi) {
+      Choice partial = c;
+      partial.recompute = lo + (hi - lo) / 2;
+      Evaluation e = eval(partial);
+      if (e.ok && e.peakBytes <= options.budget) {
+        hi = partial.recompute;
+        fewest.emplace(std::move(partial), std::move(e));
+      } else {
+        lo = partial.recompute + 1;
+      }
+    }
+    // Recorded (and ranked) like any other candidate.
+    if (fewest)
+      price(fewest->first, &fewest->second);
   }
   return result;
 }

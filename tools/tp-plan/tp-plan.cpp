@@ -568,24 +568,58 @@ int runSearch(const exec::HardwareProfile &profile,
     return price(context, mlir::tp::plan::planJSON(structure, mesh, c), profile,
                  dtype, *launcher, modelFile);
   };
+  // A choice priced on the model cut to two and to three layers (each
+  // plan once: partial recompute asks for its twins again).
+  std::map<std::string,
+           std::pair<mlir::tp::plan::Evaluation, mlir::tp::plan::Evaluation>>
+      cutPrices;
+  auto priceOnCuts = [&](const mlir::tp::plan::Choice &c) {
+    std::string plan = mlir::tp::plan::planJSON(structure, mesh, c);
+    auto it = cutPrices.find(plan);
+    if (it != cutPrices.end())
+      return it->second;
+    mlir::tp::plan::Evaluation two =
+        price(context, plan, profile, dtype, *launcher, cutModels[0]);
+    mlir::tp::plan::Evaluation three =
+        two.ok ? price(context, plan, profile, dtype, *launcher, cutModels[1])
+               : two;
+    return cutPrices[plan] = {two, three};
+  };
+  int64_t allLayers = static_cast<int64_t>(structure.layerNames.size());
   auto priceCut = [&](const mlir::tp::plan::Choice &c) {
     if (cutModels.empty())
       return priceWhole(c);
-    std::string plan = mlir::tp::plan::planJSON(structure, mesh, c);
-    mlir::tp::plan::Evaluation one =
-        price(context, plan, profile, dtype, *launcher, cutModels[0]);
-    if (!one.ok)
-      return one;
-    mlir::tp::plan::Evaluation two =
-        price(context, plan, profile, dtype, *launcher, cutModels[1]);
-    if (!two.ok)
-      return two;
+    // Recomputing the first k of the layers: each of them changes the
+    // step by what recomputing changes one layer by (the per-layer growth
+    // with every layer recomputed less that without), so that it is
+    // extrapolated from the two twins.
+    bool partial = c.recompute > 0 && c.recompute < allLayers;
+    mlir::tp::plan::Choice base = c;
+    if (partial)
+      base.recompute = 0;
+    auto [two, three] = priceOnCuts(base);
+    if (!two.ok || !three.ok)
+      return two.ok ? three : two;
     // Each more layer adds what the third added.
     double n = static_cast<double>(layerCount - 2);
-    one.stepSeconds += n * (two.stepSeconds - one.stepSeconds);
-    one.peakBytes += static_cast<int64_t>(
-        n * static_cast<double>(two.peakBytes - one.peakBytes));
-    return one;
+    mlir::tp::plan::Evaluation e = two;
+    double seconds = n * (three.stepSeconds - two.stepSeconds);
+    double bytes = n * static_cast<double>(three.peakBytes - two.peakBytes);
+    if (partial) {
+      mlir::tp::plan::Choice all = c;
+      all.recompute = allLayers;
+      auto [allTwo, allThree] = priceOnCuts(all);
+      if (!allTwo.ok || !allThree.ok)
+        return allTwo.ok ? allThree : allTwo;
+      double k = static_cast<double>(c.recompute);
+      seconds += k * ((allThree.stepSeconds - allTwo.stepSeconds) -
+                      (three.stepSeconds - two.stepSeconds));
+      bytes += k * static_cast<double>((allThree.peakBytes - allTwo.peakBytes) -
+                                       (three.peakBytes - two.peakBytes));
+    }
+    e.stepSeconds += seconds;
+    e.peakBytes += static_cast<int64_t>(bytes);
+    return e;
   };
   mlir::tp::plan::SearchResult result =
       mlir::tp::plan::search(structure, mesh, search, priceCut);
@@ -617,6 +651,13 @@ int runSearch(const exec::HardwareProfile &profile,
     for (size_t i : order) {
       tried[i].second = priceWhole(tried[i].first);
       pricedWhole[i] = true;
+      // Recomputing the first k layers, extrapolated to fit but not fitting
+      // whole: one layer more, while fewer than all.
+      while (tried[i].second.ok && !fits(i) && tried[i].first.recompute > 0 &&
+             tried[i].first.recompute + 1 < allLayers) {
+        ++tried[i].first.recompute;
+        tried[i].second = priceWhole(tried[i].first);
+      }
       if (tried[i].second.ok && fits(i)) {
         result.best = i;
         break;
@@ -684,6 +725,8 @@ int runSearch(const exec::HardwareProfile &profile,
       w.member("number", static_cast<int64_t>(i));
       w.member("chosen", i == *result.best);
       w.member("description", mlir::tp::plan::describe(structure, c));
+      if (train && allLayers > 0)
+        w.member("recompute_layers", c.recompute);
       if (e.ok) {
         w.member("fits", !search.budget || e.peakBytes <= search.budget);
         w.member("peak_bytes", e.peakBytes);
@@ -777,20 +820,43 @@ int runSearch(const exec::HardwareProfile &profile,
     };
     auto alternative = [&](const std::string &what,
                            mlir::tp::plan::Choice other) {
+      const mlir::tp::plan::Evaluation *found = nullptr;
+      int64_t foundLayers = 0;
+      std::string how;
       for (const auto &[c, e] : tried)
-        if (c == other) {
-          os << "  " << what << ": " << formatEvaluation(e)
-             << (e.ok ? deltaOf(e) : "") << "\n";
-          return;
+        if (c == other)
+          found = &e;
+      // With recompute, the search keeps each choice's fewest recomputed
+      // layers that fit: compare with those.
+      if (!found && other.recompute > 0)
+        for (const auto &[c, e] : tried) {
+          mlir::tp::plan::Choice same = c;
+          same.recompute = other.recompute;
+          if (c.recompute > 0 && same == other &&
+              (!found || c.recompute < foundLayers)) {
+            found = &e;
+            foundLayers = c.recompute;
+            how = mlir::tp::plan::describe(structure, c);
+            how = " (" + how.substr(how.rfind(" + recompute") + 3) + ")";
+          }
         }
+      if (found) {
+        os << "  " << what << how << ": " << formatEvaluation(*found)
+           << (found->ok ? deltaOf(*found) : "") << "\n";
+        return;
+      }
       // Not a candidate: sequence parallel needs every pair, the embedding
       // and the head sharded; recompute is priced only where the plan
       // without it does not fit.
+      bool spWithout =
+          other.sequenceParallel && (llvm::is_contained(other.pairs, false) ||
+                                     !other.embedding || other.output == 0);
       os << "  " << what << ": not priced ("
-         << (other.recompute ? "the plan fits without recompute"
-             : other.sequenceParallel
+         << (spWithout && best.sequenceParallel ? "sequence parallel needs it"
+             : spWithout
                  ? "it needs every pair, the embedding and the head sharded"
-                 : "sequence parallel needs it")
+             : other.recompute ? "the plan fits without recompute"
+                               : "not a candidate")
          << ")\n";
     };
     // The fastest candidate (within the budget when one fits) of another
@@ -870,10 +936,14 @@ int runSearch(const exec::HardwareProfile &profile,
       o.fsdp = !o.fsdp;
       alternative(o.fsdp ? "fsdp on" : "fsdp off", o);
     }
-    if (train && !structure.layers.empty()) {
+    if (train && allLayers > 0) {
       mlir::tp::plan::Choice o = best;
-      o.recompute = !o.recompute;
+      o.recompute = best.recompute ? 0 : allLayers;
       alternative(o.recompute ? "recompute on" : "recompute off", o);
+      if (best.recompute > 0 && best.recompute < allLayers) {
+        o.recompute = allLayers;
+        alternative("recompute of every layer", o);
+      }
     }
     os << "(tp-plan --evaluate on the plan shows its time and memory by "
           "phase and module)\n";
@@ -884,10 +954,12 @@ int runSearch(const exec::HardwareProfile &profile,
                          mlir::tp::plan::torchtitanChoice(structure, mesh))})
       for (const auto &[c, e] : tried)
         if (c == choice && e.ok)
-          os << llvm::formatv("the {0} plan: {1} ({2:f2}x the chosen "
-                              "plan's time)\n",
-                              name, formatEvaluation(e),
-                              e.stepSeconds / bestEval.stepSeconds);
+          os << llvm::formatv(
+              "the {0} plan: {1} ({2:f2}x the chosen "
+              "plan's time{3})\n",
+              name, formatEvaluation(e), e.stepSeconds / bestEval.stepSeconds,
+              search.budget && e.peakBytes > search.budget ? "; it does not fit"
+                                                           : "");
   }
   llvm::outs().flush();
   return 0;

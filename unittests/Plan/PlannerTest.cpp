@@ -254,7 +254,7 @@ TEST_F(PlannerTest, WritesThePlanOfAChoice) {
   MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
   Choice c = megatronChoice(s, mesh);
   c.fsdp = true;
-  c.recompute = true;
+  c.recompute = 2;
   tp::json::ParseResult plan = tp::json::parse(planJSON(s, mesh, c));
   ASSERT_TRUE(plan) << plan.error->message;
   const tp::json::Object &o = *plan.value.getAsObject();
@@ -272,6 +272,16 @@ TEST_F(PlannerTest, WritesThePlanOfAChoice) {
   ASSERT_EQ(recompute.size(), 1u);
   EXPECT_EQ(*recompute[0].getAsString(), "model.layers.*");
   EXPECT_EQ(describe(s, c), "tp(model.layers.*.mlp) + fsdp + recompute");
+  // Recomputing the first layer of the two names it.
+  EXPECT_EQ(s.layerNames,
+            (std::vector<std::string>{"model.layers.0", "model.layers.1"}));
+  c.recompute = 1;
+  plan = tp::json::parse(planJSON(s, mesh, c));
+  ASSERT_TRUE(plan) << plan.error->message;
+  const tp::json::Array &first =
+      *plan.value.getAsObject()->getArray("recompute");
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(*first[0].getAsString(), "model.layers.0");
 }
 
 TEST_F(PlannerTest, KeepsTheFirstLayers) {
@@ -307,9 +317,9 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
     Evaluation e;
     e.ok = true;
     e.stepSeconds = (c.pairs[0] ? 1.0 : 2.0) + (c.fsdp ? 0.5 : 0) +
-                    (c.recompute ? 0.25 : 0);
-    e.peakBytes = 1000 - (c.fsdp ? 400 : 0) - (c.recompute ? 300 : 0) -
-                  (c.pairs[0] ? 100 : 0);
+                    0.125 * static_cast<double>(c.recompute);
+    e.peakBytes =
+        1000 - (c.fsdp ? 400 : 0) - 150 * c.recompute - (c.pairs[0] ? 100 : 0);
     if (!c.pairs[0] && c.fsdp && c.recompute) {
       e.ok = false;
       e.error = "does not lower";
@@ -332,6 +342,15 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   // 1.25 s at 600 bytes (recompute) beats 1.5 s at 500 (FSDP).
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
             "tp(model.layers.*.mlp) + recompute");
+  // At 750 bytes the sharded pair fits recomputing one of its two layers
+  // (1.125 s at 750 bytes), which beats FSDP and recomputing both.
+  options.budget = 750;
+  r = search(s, mesh, options, price);
+  EXPECT_EQ(r.tried.size(), 7u);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.tried[*r.best].first.recompute, 1);
+  EXPECT_EQ(describe(s, r.tried[*r.best].first),
+            "tp(model.layers.*.mlp) + recompute of the first layer");
   options.budget = 100;
   r = search(s, mesh, options, price);
   EXPECT_EQ(r.tried.size(), 8u);

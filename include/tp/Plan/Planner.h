@@ -66,6 +66,8 @@ struct ModelStructure {
   /// The repeated layers' pattern ("layers.*"), which recompute names; ""
   /// when the pairs are not in numbered layers.
   std::string layers;
+  /// The layers' FQNs in program order ("layers.0", "layers.1", ...).
+  std::vector<std::string> layerNames;
 };
 
 /// Finds the structure of \p model (an unparallelized model function,
@@ -110,8 +112,13 @@ struct Choice {
   /// On a 1-D mesh: no tensor parallelism, the axis data-parallel instead
   /// (DDP, or FSDP with `fsdp`); nothing else is sharded.
   bool dataOnly = false;
-  /// Training: recompute each layer's forward in the backward.
-  bool recompute = false;
+  /// Training: recompute the forward of the first `recompute` layers
+  /// (ModelStructure::layerNames) in their backward; all of them at
+  /// layerNames.size(). The first ones, because their activations would
+  /// live longest: each one recomputed lowers the peak (at the start of the
+  /// backward) by its activations less its input, where recomputing the
+  /// last one saves next to nothing (its backward comes right after).
+  int64_t recompute = 0;
 
   bool operator==(const Choice &o) const;
 };
@@ -152,8 +159,11 @@ struct SearchOptions {
 /// dimensions that matter for the model (pairs, embedding, output, sequence
 /// parallel, FSDP and recompute where they apply), each priced once by
 /// \p evaluate; a choice with recompute (which only adds work) only when
-/// the same choice without it does not fit the budget. The best fits the
-/// budget and is predicted fastest; ties go to the one with less memory.
+/// the same choice without it does not fit the budget: recomputing every
+/// layer, and where that fits, the fewest first layers that fit (a binary
+/// search over their number; the peak falls with each one, the time
+/// rises). The best fits the budget and is predicted fastest; ties go to
+/// the one with less memory.
 SearchResult search(const ModelStructure &s, const MeshSpec &mesh,
                     const SearchOptions &options,
                     const std::function<Evaluation(const Choice &)> &evaluate);
