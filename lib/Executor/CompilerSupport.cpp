@@ -9,6 +9,7 @@
 
 #include "Compiler.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <stdexcept>
@@ -25,7 +26,16 @@ std::string describe(Operation *op) {
   os << op->getName();
   if (auto fqn = op->getAttrOfType<StringAttr>("fqn"))
     os << " '" << fqn.getValue() << "'";
-  os << " at " << op->getLoc();
+  // A file location as the printer writes it, without building a printer
+  // for each instruction (its origin is described whether or not an error
+  // ever names it).
+  if (auto file = dyn_cast<FileLineColLoc>(op->getLoc())) {
+    os << " at loc(\"";
+    llvm::printEscapedString(file.getFilename().getValue(), os);
+    os << "\":" << file.getLine() << ":" << file.getColumn() << ")";
+  } else {
+    os << " at " << op->getLoc();
+  }
   return s;
 }
 

@@ -67,6 +67,11 @@ private:
   void observe(int64_t workspace, int64_t instr) {
     int64_t total =
         activation + parameters + optimizer + communication + workspace;
+    size_t stage = instr < 0 ? 0
+                   : instr >= static_cast<int64_t>(P.instrs.size())
+                       ? 4
+                       : 1 + static_cast<size_t>(P.instrs[instr].phase);
+    plan.stagePeakBytes[stage] = std::max(plan.stagePeakBytes[stage], total);
     if (total <= plan.peakBytes)
       return;
     plan.peakBytes = total;

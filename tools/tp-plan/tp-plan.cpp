@@ -467,7 +467,10 @@ price(MLIRContext &context, const std::string &planText,
         launcher);
     exec::Program program =
         exec::Program::compile(exec::entryFunction(*prepared.module, model));
-    e.peakBytes = program.memoryPlan(train ? 2 : 1).peakBytes;
+    exec::MemoryPlan memory = program.memoryPlan(train ? 2 : 1);
+    e.peakBytes = memory.peakBytes;
+    e.stagePeakBytes.assign(memory.stagePeakBytes.begin(),
+                            memory.stagePeakBytes.end());
     e.stepSeconds = program.estimateCost(profile).stepSeconds;
     e.ok = true;
   } catch (const std::exception &ex) {
@@ -600,11 +603,18 @@ int runSearch(const exec::HardwareProfile &profile,
     auto [two, three] = priceOnCuts(base);
     if (!two.ok || !three.ok)
       return two.ok ? three : two;
-    // Each more layer adds what the third added.
+    // Each more layer adds what the third added: to the time, and to the
+    // peak of each stage of the step (the peak may move from one stage to
+    // another as layers are added: from the backward's activations in a
+    // short model to the optimizer's state and the results in a long one).
     double n = static_cast<double>(layerCount - 2);
     mlir::tp::plan::Evaluation e = two;
     double seconds = n * (three.stepSeconds - two.stepSeconds);
-    double bytes = n * static_cast<double>(three.peakBytes - two.peakBytes);
+    std::vector<double> stages(two.stagePeakBytes.size());
+    for (size_t i = 0; i < stages.size(); ++i)
+      stages[i] = static_cast<double>(two.stagePeakBytes[i]) +
+                  n * static_cast<double>(three.stagePeakBytes[i] -
+                                          two.stagePeakBytes[i]);
     if (partial) {
       mlir::tp::plan::Choice all = c;
       all.recompute = allLayers;
@@ -614,11 +624,19 @@ int runSearch(const exec::HardwareProfile &profile,
       double k = static_cast<double>(c.recompute);
       seconds += k * ((allThree.stepSeconds - allTwo.stepSeconds) -
                       (three.stepSeconds - two.stepSeconds));
-      bytes += k * static_cast<double>((allThree.peakBytes - allTwo.peakBytes) -
-                                       (three.peakBytes - two.peakBytes));
+      for (size_t i = 0; i < stages.size(); ++i)
+        stages[i] +=
+            k * static_cast<double>(
+                    (allThree.stagePeakBytes[i] - allTwo.stagePeakBytes[i]) -
+                    (three.stagePeakBytes[i] - two.stagePeakBytes[i]));
     }
     e.stepSeconds += seconds;
-    e.peakBytes += static_cast<int64_t>(bytes);
+    e.peakBytes = 0;
+    e.stagePeakBytes.clear();
+    for (double b : stages) {
+      e.stagePeakBytes.push_back(static_cast<int64_t>(b));
+      e.peakBytes = std::max(e.peakBytes, e.stagePeakBytes.back());
+    }
     return e;
   };
   mlir::tp::plan::SearchResult result =

@@ -297,8 +297,17 @@ func.func @forward(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) at
       EXPECT_EQ(stats[r].bytes, (32 + 32) * 4); // both inputs are 4x8
       EXPECT_EQ(phases[r]["forward"]["all_gather"], 1);
       EXPECT_EQ(phases[r]["forward"]["all_reduce"], 1);
-      // The measured peak is the memory plan's.
-      EXPECT_EQ(peaks[r], program.memoryPlan().peakBytes);
+      // The measured peak is the memory plan's, the largest of its stages'
+      // (a forward: the inputs, the forward's instructions, the results).
+      auto plan = program.memoryPlan();
+      EXPECT_EQ(peaks[r], plan.peakBytes);
+      EXPECT_EQ(plan.peakBytes, *std::max_element(plan.stagePeakBytes.begin(),
+                                                  plan.stagePeakBytes.end()));
+      EXPECT_GT(plan.stagePeakBytes[0], 0);
+      EXPECT_GT(plan.stagePeakBytes[1], 0);
+      EXPECT_EQ(plan.stagePeakBytes[2], 0);
+      EXPECT_EQ(plan.stagePeakBytes[3], 0);
+      EXPECT_GT(plan.stagePeakBytes[4], 0);
     }
   }
   unsetenv("TP_OVERLAP_COLLECTIVES");

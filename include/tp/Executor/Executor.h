@@ -17,6 +17,7 @@
 #include "tp/Runtime/Communicator.h"
 #include "tp/Runtime/Tensor.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -126,6 +127,12 @@ struct MemoryPlan {
   /// later one).
   int64_t peakInstruction = -1;
   int peakRun = 0;
+  /// The largest total at each stage of a run: the inputs read, the
+  /// forward, the backward and the optimizer's instructions, the results
+  /// handed out (peakBytes is their maximum). Each grows linearly with a
+  /// model's repeated layers where the peak may move from one to another
+  /// (tp-plan extrapolates each).
+  std::array<int64_t, 5> stagePeakBytes{};
   /// Values whose size depends on the rank (uneven shards), not counted.
   int64_t unevenValues = 0;
 };

@@ -137,6 +137,9 @@ struct Evaluation {
   std::string error;
   double stepSeconds = 0;
   int64_t peakBytes = 0;
+  /// The peak of each stage of the step (MemoryPlan::stagePeakBytes), for
+  /// extrapolating over repeated layers; empty when not known.
+  std::vector<int64_t> stagePeakBytes;
 };
 
 /// Every candidate the search priced, in the order it priced them.

@@ -132,13 +132,18 @@ private:
     Phase phase = getPhase(first);
     // The shards must exist there: a later parameter is declared (and cut)
     // where it is first read, so its declaration moves up.
+    // (Found first, then moved: a move invalidates the block's order, and
+    // asking it again after each would renumber the block every time.)
+    llvm::SetVector<Operation *> later;
     for (AllGatherOp g : group) {
       SmallVector<Operation *> chain;
       parameterOf(g.getInput(), chain);
       for (Operation *op : chain)
         if (first->isBeforeInBlock(op))
-          op->moveBefore(first);
+          later.insert(op);
     }
+    for (Operation *op : later)
+      op->moveBefore(first);
     OpBuilder b(first);
     Location loc = first.getLoc();
     Type element = first.getType().getElementType();
