@@ -21,6 +21,7 @@
 #include "tp/Executor/MemoryReport.h"
 #include "tp/InitAll.h"
 #include "tp/Launch/Prepare.h"
+#include "tp/Launch/ProgramFlags.h"
 #include "tp/Plan/Planner.h"
 #include "tp/Support/InputLimits.h"
 #include "tp/Support/JSON.h"
@@ -97,31 +98,13 @@ static cl::opt<int>
              cl::desc("Number of ranks (default: the plan's mesh size); on a "
                       "1-D mesh this resizes the mesh"),
              cl::init(0), cl::cat(category));
-static cl::opt<bool> grad("grad",
-                          cl::desc("Cost the forward and backward pass"),
-                          cl::cat(category));
-static cl::opt<bool>
-    train("train",
-          cl::desc("Cost a training step: forward, backward and the "
-                   "optimizer's update"),
-          cl::cat(category));
-static cl::opt<std::string> optimizer("optimizer",
-                                      cl::desc("sgd (default) or adamw"),
-                                      cl::init("sgd"), cl::cat(category));
-static cl::opt<std::string>
-    paramDtype("param-dtype",
-               cl::desc("Compute in bf16 or f16 on f32 master parameters "
-                        "(default f32)"),
-               cl::init("f32"), cl::cat(category));
-static cl::opt<bool> regather("regather",
-                              cl::desc("Gather again in the backward what the "
-                                       "forward gathered"),
-                              cl::cat(category));
-static cl::opt<bool> fsdpPrefetch(
-    "fsdp-prefetch",
-    cl::desc("Under a plan with an fsdp_axis: prefetch each unit's "
-             "parameters (default: true)"),
-    cl::init(true), cl::cat(category));
+// The flags that shape the program, as tp-run has them: a plan is priced
+// as the tp-run command with the same flags runs it.
+static exec::ProgramFlags programFlags(category);
+static auto &grad = programFlags.grad;
+static auto &train = programFlags.train;
+/// The program's options from the flags (main sets them).
+static exec::PrepareOptions programArgs;
 static cl::opt<std::string> memoryPerRank(
     "memory-per-rank",
     cl::desc("The memory budget of one rank (\"80GiB\", \"512MiB\", bytes)"),
@@ -366,30 +349,15 @@ void printJSON(llvm::raw_ostream &os, const exec::Program &program,
   os << out << "\n";
 }
 
-/// How the model is lowered with the plan in \p planFile: as tp-run would
-/// with the same flags (the optimizer's hyperparameters do not change the
-/// program).
+/// How the model is lowered with the plan in \p planFile: as tp-run lowers
+/// it with the same flags (ProgramFlags: the optimizer and its options,
+/// momentum's state, clipping's all_reduce, the reduce dtype, mixed
+/// precision, regather, FSDP prefetch).
 exec::PrepareOptions prepareOptions(const std::string &planFile,
-                                    const std::string &dtype,
                                     const std::string &model = modelFile) {
-  exec::PrepareOptions prepare;
+  exec::PrepareOptions prepare = programArgs;
   prepare.modelFile = model;
   prepare.planFile = planFile;
-  prepare.paramDtype = dtype;
-  prepare.differentiate = grad || train;
-  prepare.regather = regather;
-  prepare.fsdpPrefetch = fsdpPrefetch;
-  if (train) {
-    mlir::tp::OptimizerOptions o;
-    o.kind = optimizer;
-    if (dtype != "f32")
-      o.reduceDtype = dtype;
-    if (std::string problem =
-            mlir::tp::checkOptimizerOptions(o, mlir::tp::OptionSyntax::Flags);
-        !problem.empty())
-      fail(problem);
-    prepare.optimizer = o;
-  }
   return prepare;
 }
 
@@ -463,8 +431,7 @@ price(MLIRContext &context, const std::string &planText,
   });
   try {
     exec::PreparedModel prepared = exec::prepareModel(
-        context, sourceMgr, prepareOptions(path.str().str(), dtype, model),
-        launcher);
+        context, sourceMgr, prepareOptions(path.str().str(), model), launcher);
     exec::Program program =
         exec::Program::compile(exec::entryFunction(*prepared.module, model));
     exec::MemoryPlan memory = program.memoryPlan(train ? 2 : 1);
@@ -1057,9 +1024,11 @@ int main(int argc, char **argv) {
       fail(llvm::toString(std::move(e)));
   if (calibrateFlag) {
     for (const cl::Option *o : std::initializer_list<const cl::Option *>{
-             &evaluate, &hardware, &numRanks, &grad, &train, &optimizer,
-             &paramDtype, &regather, &fsdpPrefetch, &memoryPerRank, &jsonOutput,
+             &evaluate, &hardware, &numRanks, &memoryPerRank, &jsonOutput,
              &candidatesDir})
+      if (o->getNumOccurrences())
+        fail("--" + o->ArgStr.str() + " does not go with --calibrate");
+    for (const cl::Option *o : programFlags.all())
       if (o->getNumOccurrences())
         fail("--" + o->ArgStr.str() + " does not go with --calibrate");
     if (!modelFile.empty())
@@ -1092,13 +1061,9 @@ int main(int argc, char **argv) {
   } else if (numRanks.getNumOccurrences()) {
     fail("--np does not go with --mesh-shape: the mesh gives the ranks");
   }
-  if (optimizer.getNumOccurrences() && !train)
-    fail("--optimizer belongs to --train");
-  if (regather && !grad && !train)
-    fail("--regather belongs to --grad or --train");
-  llvm::StringRef dtype = mlir::tp::canonicalComputeDtype(paramDtype);
-  if (dtype.empty())
-    fail("--param-dtype must be bf16, f16 or f32, not '" + paramDtype + "'");
+  if (std::string problem = programFlags.apply(programArgs); !problem.empty())
+    fail(problem);
+  llvm::StringRef dtype = programArgs.paramDtype;
   std::optional<int64_t> budget;
   if (memoryPerRank.getNumOccurrences()) {
     budget = parseSize(memoryPerRank);
@@ -1131,7 +1096,7 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   try {
     exec::PreparedModel model = exec::prepareModel(
-        context, sourceMgr, prepareOptions(evaluate, dtype.str()), *launcher);
+        context, sourceMgr, prepareOptions(evaluate), *launcher);
     exec::Program program =
         exec::Program::compile(exec::entryFunction(*model.module, modelFile));
     exec::checkProgramRanks(program, *launcher, model.partitioned);

@@ -11,6 +11,7 @@
 #include "tp/Executor/MemoryReport.h"
 #include "tp/InitAll.h"
 #include "tp/Launch/Prepare.h"
+#include "tp/Launch/ProgramFlags.h"
 #include "tp/Launch/Report.h"
 #include "tp/Support/InputLimits.h"
 #include "tp/Support/Version.h"
@@ -146,72 +147,16 @@ static cl::opt<bool>
            cl::desc("Also run the unparallelized model on one rank and "
                     "compare"),
            cl::cat(category));
-static cl::opt<bool>
-    grad("grad",
-         cl::desc("Run the training step's forward and backward "
-                  "(tp-differentiate): the outputs are the scalar loss and "
-                  "every parameter's gradient; with --verify compared with "
-                  "one rank"),
-         cl::cat(category));
-static cl::opt<bool> train(
-    "train",
-    cl::desc("Train: each step runs the forward, the backward and the "
-             "optimizer's update of every parameter on its shard, --steps "
-             "times, parameters and optimizer state resident between steps; "
-             "the outputs are the last step's loss, gradients and updated "
-             "parameters, and the losses of every step are reported"),
-    cl::cat(category));
+// The flags that shape the program, as tp-plan has them.
+static exec::ProgramFlags programFlags(category);
+static auto &grad = programFlags.grad;
+static auto &train = programFlags.train;
+static auto &optimizer = programFlags.optimizer;
+static auto &paramDtype = programFlags.paramDtype;
+static auto &regather = programFlags.regather;
 static cl::opt<int> steps("steps",
                           cl::desc("Training steps of --train (default 1)"),
                           cl::init(1), cl::cat(category));
-static cl::opt<std::string>
-    optimizer("optimizer",
-              cl::desc("--train's optimizer: sgd (default), adamw"),
-              cl::init("sgd"), cl::cat(category));
-static cl::opt<double> lr("lr", cl::desc("Learning rate (default 0.01)"),
-                          cl::init(0.01), cl::cat(category));
-static cl::opt<double> momentum("momentum",
-                                cl::desc("SGD momentum (default 0)"),
-                                cl::init(0), cl::cat(category));
-static cl::opt<double> weightDecay(
-    "weight-decay",
-    cl::desc("Weight decay (default: 0 for sgd, 0.01 for adamw, as PyTorch)"),
-    cl::init(-1), cl::cat(category));
-static cl::opt<std::string> betas("betas",
-                                  cl::desc("AdamW betas B1,B2 (default "
-                                           "0.9,0.999)"),
-                                  cl::init("0.9,0.999"), cl::cat(category));
-static cl::opt<double> eps("eps", cl::desc("AdamW eps (default 1e-8)"),
-                           cl::init(1e-8), cl::cat(category));
-static cl::opt<std::string> paramDtype(
-    "param-dtype",
-    cl::desc("Mixed precision (FSDP2's param_dtype): compute in bf16 or f16 "
-             "on f32 master parameters, optimizer state and checkpoints "
-             "(default f32: as the model is written)"),
-    cl::init("f32"), cl::cat(category));
-static cl::opt<std::string> reduceDtype(
-    "reduce-dtype",
-    cl::desc("With --train: reduce the gradients over ranks in f32 or in "
-             "the --param-dtype (FSDP2's reduce_dtype; default: the "
-             "--param-dtype)"),
-    cl::cat(category));
-static cl::opt<bool> regather(
-    "regather",
-    cl::desc("With --grad/--train: gather again in the backward what the "
-             "forward gathered (Megatron's sequence parallelism: only shards "
-             "live across the step, for one more all_gather each)"),
-    cl::cat(category));
-static cl::opt<bool> fsdpPrefetch(
-    "fsdp-prefetch",
-    cl::desc("Under a plan with an fsdp_axis: gather each FSDP unit's "
-             "parameters while the unit before it computes, as FSDP2 "
-             "prefetches (default: true; one more unit's parameters live)"),
-    cl::init(true), cl::cat(category));
-static cl::opt<double> maxGradNorm(
-    "max-grad-norm",
-    cl::desc("Clip the gradients to this global 2-norm before each update "
-             "(clip_grad_norm_; default: no clipping)"),
-    cl::init(0), cl::cat(category));
 static cl::opt<double>
     rtol("rtol",
          cl::desc("Largest relative error --verify accepts (default 1e-5; for "
@@ -391,64 +336,21 @@ std::string planText() {
   return (*buffer)->getBuffer().str();
 }
 
-/// The optimizer of --train, its options checked as PyTorch's constructors
-/// check them.
-mlir::tp::OptimizerOptions optimizerOptions() {
-  for (const cl::Option *o : std::initializer_list<const cl::Option *>{
-           &steps, &optimizer, &lr, &momentum, &weightDecay, &betas, &eps,
-           &maxGradNorm, &saveCheckpoint, &resume, &reduceDtype})
-    if (o->getNumOccurrences() && !train)
-      fail("--" + o->ArgStr.str() + " belongs to --train");
-  mlir::tp::OptimizerOptions o;
-  o.kind = optimizer;
+/// The program's flags checked (the optimizer's options as PyTorch's
+/// constructors check them), with tp-run's own that belong to --train.
+exec::PrepareOptions programOptions() {
+  if (steps.getNumOccurrences() && !train)
+    fail("--steps belongs to --train");
   if (steps < 1)
     fail("--steps must be at least 1, got " + std::to_string(steps));
-  o.lr = lr;
-  o.momentum = momentum;
-  o.weightDecay = weightDecay;
-  o.eps = eps;
-  o.maxGradNorm = maxGradNorm;
-  // FSDP2's default: the gradients are reduced in the param dtype.
-  llvm::StringRef param = mlir::tp::canonicalComputeDtype(paramDtype);
-  if (param.empty())
-    fail("--param-dtype must be bf16, f16 or f32, not '" + paramDtype + "'");
-  if (reduceDtype.getNumOccurrences()) {
-    llvm::StringRef reduce = mlir::tp::canonicalComputeDtype(reduceDtype);
-    if (reduce.empty())
-      fail("--reduce-dtype must be f32, bf16 or f16, not '" + reduceDtype +
-           "'");
-    if (param != "f32" && reduce != "f32" && reduce != param)
-      fail("--reduce-dtype " + reduce.str() + " with --param-dtype " +
-           param.str() +
-           ": the gradients are computed in the --param-dtype and reduced in "
-           "it or in f32");
-    o.reduceDtype = reduce.str();
-  } else if (param != "f32") {
-    o.reduceDtype = param.str();
-  }
-  llvm::StringRef b1, b2;
-  std::tie(b1, b2) = llvm::StringRef(betas).split(',');
-  if (b1.trim().getAsDouble(o.beta1) || b2.trim().getAsDouble(o.beta2) ||
-      !(o.beta1 >= 0 && o.beta1 < 1 && o.beta2 >= 0 && o.beta2 < 1))
-    fail("--betas must be two numbers in [0, 1) as B1,B2, not '" + betas + "'");
-  // The flags given, by the pass options' names.
-  for (auto [flag, option] :
-       std::initializer_list<std::pair<const cl::Option *, const char *>>{
-           {&lr, "lr"},
-           {&momentum, "momentum"},
-           {&weightDecay, "weight-decay"},
-           {&betas, "beta1"},
-           {&betas, "beta2"},
-           {&eps, "eps"},
-           {&maxGradNorm, "max-grad-norm"}})
-    if (flag->getNumOccurrences())
-      o.given.push_back(option);
-  // tp-pipeline and tp-optimizer-step check the same way.
-  if (std::string problem =
-          mlir::tp::checkOptimizerOptions(o, mlir::tp::OptionSyntax::Flags);
-      !problem.empty())
+  exec::PrepareOptions prepare;
+  if (std::string problem = programFlags.apply(prepare); !problem.empty())
     fail(problem);
-  return o;
+  for (const cl::Option *o :
+       std::initializer_list<const cl::Option *>{&saveCheckpoint, &resume})
+    if (o->getNumOccurrences() && !train)
+      fail("--" + o->ArgStr.str() + " belongs to --train");
+  return prepare;
 }
 
 /// Flushes stdout (a full disk is an error) and returns the job's exit
@@ -485,7 +387,7 @@ int main(int argc, char **argv) {
   // Training steps reuse freed activations' memory instead of faulting it in
   // again.
   mlir::tp::runtime::keepFreedTensorMemory();
-  mlir::tp::OptimizerOptions optimizerArgs = optimizerOptions();
+  exec::PrepareOptions programArgs = programOptions();
   // With mpi this process becomes one rank of the job: every rank lowers
   // the model (deterministically), rank 0 reports.
   std::unique_ptr<exec::Launcher> job;
@@ -510,25 +412,17 @@ int main(int argc, char **argv) {
     });
 
   try {
-    exec::PrepareOptions prepare;
+    exec::PrepareOptions prepare = programArgs;
     prepare.modelFile = modelFile;
     if (planFile.getNumOccurrences())
       prepare.planFile = planFile;
     prepare.reference = verify;
     // A mixed-precision run is verified against one rank under the same
     // policy, unless --reference-dtype f32 asks for the model as written.
-    prepare.paramDtype = mlir::tp::canonicalComputeDtype(paramDtype).str();
     prepare.referenceInF32 =
         referenceDtype.getNumOccurrences() || prepare.paramDtype == "f32"
             ? referenceDtype == "f32"
             : false;
-    prepare.differentiate = grad || train;
-    if (regather && !prepare.differentiate)
-      fail("--regather belongs to --grad or --train");
-    prepare.regather = regather;
-    prepare.fsdpPrefetch = fsdpPrefetch;
-    if (train)
-      prepare.optimizer = optimizerArgs;
     // Mixed precision: the report and the tolerance follow the dtype the
     // model computes in.
     std::optional<mlir::tp::runtime::DType> computeDType;
