@@ -63,16 +63,15 @@ ProgramFlags::ProgramFlags(cl::OptionCategory &category)
                    cl::init(true), cl::cat(category)) {}
 
 std::vector<const cl::Option *> ProgramFlags::all() const {
-  return {&grad,        &train,      &optimizer,   &lr,
-          &momentum,    &weightDecay, &betas,      &eps,
-          &maxGradNorm, &paramDtype, &reduceDtype, &regather,
-          &fsdpPrefetch};
+  return {&grad,        &train,    &optimizer,   &lr,          &momentum,
+          &weightDecay, &betas,    &eps,         &maxGradNorm, &paramDtype,
+          &reduceDtype, &regather, &fsdpPrefetch};
 }
 
 std::string ProgramFlags::apply(PrepareOptions &prepare) const {
   for (const cl::Option *o : std::initializer_list<const cl::Option *>{
-           &optimizer, &lr, &momentum, &weightDecay, &betas, &eps,
-           &maxGradNorm, &reduceDtype})
+           &optimizer, &lr, &momentum, &weightDecay, &betas, &eps, &maxGradNorm,
+           &reduceDtype})
     if (o->getNumOccurrences() && !train)
       return "--" + o->ArgStr.str() + " belongs to --train";
   if (regather && !grad && !train)

@@ -31,8 +31,8 @@ std::string applyArgs(std::vector<const char *> args, PrepareOptions &out) {
 
 TEST(ProgramFlagsTest, TrainingMakesTheOptimizer) {
   PrepareOptions p;
-  ASSERT_EQ(applyArgs({"--train", "--momentum", "0.9", "--param-dtype",
-                       "bf16", "--max-grad-norm", "1"},
+  ASSERT_EQ(applyArgs({"--train", "--momentum", "0.9", "--param-dtype", "bf16",
+                       "--max-grad-norm", "1"},
                       p),
             "");
   EXPECT_TRUE(p.differentiate);
@@ -69,16 +69,16 @@ TEST(ProgramFlagsTest, ProblemsNameTheirFlag) {
             "--regather belongs to --grad or --train");
   EXPECT_EQ(applyArgs({"--param-dtype", "f64"}, p),
             "--param-dtype must be bf16, f16 or f32, not 'f64'");
-  EXPECT_EQ(applyArgs({"--train", "--param-dtype", "bf16", "--reduce-dtype",
-                       "f16"},
-                      p),
-            "--reduce-dtype f16 with --param-dtype bf16: the gradients are "
-            "computed in the --param-dtype and reduced in it or in f32");
+  EXPECT_EQ(
+      applyArgs({"--train", "--param-dtype", "bf16", "--reduce-dtype", "f16"},
+                p),
+      "--reduce-dtype f16 with --param-dtype bf16: the gradients are "
+      "computed in the --param-dtype and reduced in it or in f32");
   EXPECT_EQ(applyArgs({"--train", "--betas", "0.9"}, p),
             "--betas must be two numbers in [0, 1) as B1,B2, not '0.9'");
-  EXPECT_EQ(applyArgs({"--train", "--optimizer", "adamw", "--momentum", "0.9"},
-                      p),
-            "--momentum belongs to --optimizer sgd");
+  EXPECT_EQ(
+      applyArgs({"--train", "--optimizer", "adamw", "--momentum", "0.9"}, p),
+      "--momentum belongs to --optimizer sgd");
 }
 
 } // namespace
