@@ -8,6 +8,7 @@
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
 #include "tp/Support/InputLimits.h"
 
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/SourceMgr.h"
@@ -200,7 +201,9 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       pipeline.reduceDtype = o->reduceDtype;
     }
     mlir::tp::buildTPPipeline(pm, pipeline);
-    if (failed(pm.run(module)))
+    pm.enableVerifier(options.verifyEachPass);
+    if (failed(pm.run(module)) ||
+        (!options.verifyEachPass && failed(mlir::verify(module))))
       throw LaunchError("lowering " + file + " failed");
   } else if (launcher.requestedRanks() > 1) {
     throw LaunchError("no plan: give --plan PLAN.json (or a tp.plan "

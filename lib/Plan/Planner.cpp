@@ -245,7 +245,8 @@ void styleEntry(
 bool Choice::operator==(const Choice &o) const {
   return pairs == o.pairs && embedding == o.embedding && output == o.output &&
          sequenceParallel == o.sequenceParallel && fsdp == o.fsdp &&
-         recompute == o.recompute && dataOnly == o.dataOnly;
+         keepGathered == o.keepGathered && recompute == o.recompute &&
+         dataOnly == o.dataOnly;
 }
 
 ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
@@ -375,8 +376,11 @@ std::string describeRecompute(const ModelStructure &s, const Choice &c) {
 std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   std::string out;
   if (c.dataOnly)
-    return std::string("data parallel (") + (c.fsdp ? "FSDP" : "DDP") + ")" +
-           describeRecompute(s, c);
+    return std::string("data parallel (") +
+           (c.fsdp ? c.keepGathered ? "FSDP, kept gathered to the backward"
+                                    : "FSDP"
+                   : "DDP") +
+           ")" + describeRecompute(s, c);
   std::string sharded;
   for (size_t i = 0; i < s.pairs.size(); ++i)
     if (c.pairs[i])
@@ -393,7 +397,7 @@ std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   if (c.output == 2)
     out += " + " + s.output + " colwise, loss_parallel";
   if (c.fsdp)
-    out += " + fsdp";
+    out += c.keepGathered ? " + fsdp kept gathered to the backward" : " + fsdp";
   return out + describeRecompute(s, c);
 }
 
@@ -421,6 +425,8 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
   } else if (c.dataOnly) {
     w.member(c.fsdp ? "fsdp_axis" : "dp_axis", mesh.axisNames[0]);
   }
+  if (c.fsdp && c.keepGathered)
+    w.member("reshard_after_forward", false);
   bool sp = c.sequenceParallel;
   w.key("plan");
   w.objectBegin();
@@ -581,6 +587,21 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
                 continue;
               candidates.push_back(std::move(c));
             }
+  // Under training every FSDP choice also keeping its units gathered from
+  // the forward to the backward (a forward has no backward to keep them
+  // for). It saves a gather per unit; its memory may be more (each unit's
+  // whole parameters live across the step) or less (no unit gathered
+  // again, nor prefetched, while the backward's activations live).
+  auto withKeptGathered = [&]() {
+    if (!options.train)
+      return;
+    for (size_t i = 0, n = candidates.size(); i < n; ++i)
+      if (candidates[i].fsdp) {
+        Choice kept = candidates[i];
+        kept.keepGathered = true;
+        candidates.push_back(std::move(kept));
+      }
+  };
   // A 1-D mesh may serve data parallelism instead: DDP or FSDP over it.
   if (mesh.shape.size() == 1)
     for (int fsdp = 0; fsdp < 2; ++fsdp)
@@ -592,6 +613,7 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
         c.recompute = recompute ? allLayers : 0;
         candidates.push_back(std::move(c));
       }
+  withKeptGathered();
   SearchResult result;
   auto price = [&](const Choice &c, const Evaluation *known = nullptr) {
     Evaluation e = known ? *known : eval(c);

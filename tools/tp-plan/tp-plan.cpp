@@ -358,6 +358,8 @@ exec::PrepareOptions prepareOptions(const std::string &planFile,
   exec::PrepareOptions prepare = programArgs;
   prepare.modelFile = model;
   prepare.planFile = planFile;
+  // The lowered program is verified once, after the pipeline.
+  prepare.verifyEachPass = false;
   return prepare;
 }
 
@@ -840,8 +842,9 @@ int runSearch(const exec::HardwareProfile &profile,
          << (spWithout && best.sequenceParallel ? "sequence parallel needs it"
              : spWithout
                  ? "it needs every pair, the embedding and the head sharded"
-             : other.recompute ? "the plan fits without recompute"
-                               : "not a candidate")
+             : other.recompute    ? "the plan fits without recompute"
+             : other.keepGathered ? "priced only for training"
+                                  : "not a candidate")
          << ")\n";
     };
     // The fastest candidate (within the budget when one fits) of another
@@ -919,7 +922,15 @@ int runSearch(const exec::HardwareProfile &profile,
     if (mesh.shape.size() > 1 || best.dataOnly) {
       mlir::tp::plan::Choice o = best;
       o.fsdp = !o.fsdp;
+      o.keepGathered = false;
       alternative(o.fsdp ? "fsdp on" : "fsdp off", o);
+      if (best.fsdp && train) {
+        o = best;
+        o.keepGathered = !best.keepGathered;
+        alternative(o.keepGathered ? "fsdp kept gathered to the backward"
+                                   : "fsdp resharded after the forward",
+                    o);
+      }
     }
     if (train && allLayers > 0) {
       mlir::tp::plan::Choice o = best;

@@ -312,14 +312,16 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   ModelStructure s = analyze(model());
   MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
   // A made-up price: sharding the pair halves the time, FSDP saves memory
-  // and costs time, recompute likewise; a candidate fails to lower.
+  // and costs time (kept gathered to the backward, less time and more
+  // memory), recompute likewise; a candidate fails to lower.
   auto price = [&](const Choice &c) {
     Evaluation e;
     e.ok = true;
-    e.stepSeconds = (c.pairs[0] ? 1.0 : 2.0) + (c.fsdp ? 0.5 : 0) +
+    e.stepSeconds = (c.pairs[0] ? 1.0 : 2.0) + (c.fsdp ? 0.5 : 0) -
+                    (c.keepGathered ? 0.125 : 0) +
                     0.125 * static_cast<double>(c.recompute);
-    e.peakBytes =
-        1000 - (c.fsdp ? 400 : 0) - 150 * c.recompute - (c.pairs[0] ? 100 : 0);
+    e.peakBytes = 1000 - (c.fsdp ? 400 : 0) + (c.keepGathered ? 50 : 0) -
+                  150 * c.recompute - (c.pairs[0] ? 100 : 0);
     if (!c.pairs[0] && c.fsdp && c.recompute) {
       e.ok = false;
       e.error = "does not lower";
@@ -328,35 +330,51 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   };
   SearchOptions options;
   options.train = true;
-  // Pair x FSDP; no embedding, head or norms' sequence parallel without
-  // them, and without a budget no recompute (it only adds work): 4.
+  // Pair x FSDP, FSDP resharded or kept gathered; no embedding, head or
+  // norms' sequence parallel without them, and without a budget no
+  // recompute (it only adds work): 6.
   SearchResult r = search(s, mesh, options, price);
-  EXPECT_EQ(r.tried.size(), 4u);
+  EXPECT_EQ(r.tried.size(), 6u);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(describe(s, r.tried[*r.best].first), "tp(model.layers.*.mlp)");
   options.budget = 700;
   r = search(s, mesh, options, price);
   // The two without FSDP do not fit: their recompute twins are priced.
-  EXPECT_EQ(r.tried.size(), 6u);
+  EXPECT_EQ(r.tried.size(), 8u);
   ASSERT_TRUE(r.best);
-  // 1.25 s at 600 bytes (recompute) beats 1.5 s at 500 (FSDP).
+  // 1.25 s at 600 bytes (recompute) beats 1.375 s at 550 (FSDP kept
+  // gathered) and 1.5 s at 500 (FSDP).
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
             "tp(model.layers.*.mlp) + recompute");
   // At 750 bytes the sharded pair fits recomputing one of its two layers
   // (1.125 s at 750 bytes), which beats FSDP and recomputing both.
   options.budget = 750;
   r = search(s, mesh, options, price);
-  EXPECT_EQ(r.tried.size(), 7u);
+  EXPECT_EQ(r.tried.size(), 9u);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.tried[*r.best].first.recompute, 1);
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
             "tp(model.layers.*.mlp) + recompute of the first layer");
   options.budget = 100;
   r = search(s, mesh, options, price);
-  EXPECT_EQ(r.tried.size(), 8u);
+  EXPECT_EQ(r.tried.size(), 12u);
   EXPECT_FALSE(r.best);
   ASSERT_TRUE(r.smallest);
   EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 200);
+  // At 560 bytes FSDP kept gathered (550 bytes, 1.375 s) beats FSDP
+  // resharded (500 bytes, 1.5 s), and recompute does not fit (600).
+  options.budget = 560;
+  r = search(s, mesh, options, price);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(describe(s, r.tried[*r.best].first),
+            "tp(model.layers.*.mlp) + fsdp kept gathered to the backward");
+  tp::json::ParseResult plan =
+      tp::json::parse(planJSON(s, mesh, r.tried[*r.best].first));
+  ASSERT_TRUE(plan) << plan.error->message;
+  const tp::json::Value *reshard =
+      plan.value.getAsObject()->get("reshard_after_forward");
+  ASSERT_NE(reshard, nullptr);
+  EXPECT_EQ(reshard->getAsBoolean(), false);
 }
 
 } // namespace

@@ -53,6 +53,11 @@ struct PrepareOptions {
   /// Under a plan with an fsdp_axis: gather each FSDP unit's parameters
   /// while the unit before it computes (tp-fsdp-prefetch).
   bool fsdpPrefetch = true;
+  /// Verify the IR after each pass of the pipeline (MLIR's default); when
+  /// false, once after the last (tp-plan, which lowers hundreds of
+  /// candidates its own search writes: a fifth of its time was the
+  /// verifier's).
+  bool verifyEachPass = true;
 };
 
 /// A model ready to compile.

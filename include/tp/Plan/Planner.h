@@ -109,6 +109,10 @@ struct Choice {
   /// On a 2-D mesh: the data axis fully sharded (FSDP) instead of
   /// replicated (DDP).
   bool fsdp = false;
+  /// With fsdp: each unit's parameters are kept gathered from the forward
+  /// to the backward (FSDP2's reshard_after_forward=False): no gather
+  /// again in the backward; the whole parameters live between the two.
+  bool keepGathered = false;
   /// On a 1-D mesh: no tensor parallelism, the axis data-parallel instead
   /// (DDP, or FSDP with `fsdp`); nothing else is sharded.
   bool dataOnly = false;
@@ -167,6 +171,9 @@ struct SearchOptions {
 /// search over their number; the peak falls with each one, the time
 /// rises). The best fits the budget and is predicted fastest; ties go to
 /// the one with less memory.
+/// Under training every FSDP choice is priced keeping its units gathered
+/// from the forward to the backward too (keepGathered: one gather less per
+/// unit; more memory or less, as the peak falls).
 SearchResult search(const ModelStructure &s, const MeshSpec &mesh,
                     const SearchOptions &options,
                     const std::function<Evaluation(const Choice &)> &evaluate);
