@@ -126,16 +126,23 @@ PreparedModel prepareModel(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                            const PrepareOptions &options,
                            const Launcher &launcher) {
   const std::string &file = options.modelFile;
-  auto buffer = mlir::tp::readFileBounded(file, mlir::tp::kMaxModelFileBytes);
-  if (!buffer)
-    throw LaunchError("cannot read model file '" + file +
-                      "': " + llvm::toString(buffer.takeError()));
-  if (sourceMgr.getNumBuffers() != 0)
-    throw LaunchError("prepareModel needs a source manager of its own for " +
-                      file);
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   PreparedModel model;
-  model.module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (options.parsedModel) {
+    if (options.parsedModel->getContext() != &context)
+      throw LaunchError("the parsed " + file + " is of another context");
+    ModuleOp parsed = options.parsedModel;
+    model.module = OwningOpRef<ModuleOp>(parsed.clone());
+  } else {
+    auto buffer = mlir::tp::readFileBounded(file, mlir::tp::kMaxModelFileBytes);
+    if (!buffer)
+      throw LaunchError("cannot read model file '" + file +
+                        "': " + llvm::toString(buffer.takeError()));
+    if (sourceMgr.getNumBuffers() != 0)
+      throw LaunchError("prepareModel needs a source manager of its own for " +
+                        file);
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    model.module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  }
   if (!model.module)
     throw LaunchError("cannot parse " + file);
   ModuleOp module = *model.module;

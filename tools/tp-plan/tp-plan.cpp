@@ -34,6 +34,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -43,6 +44,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -105,6 +107,9 @@ static auto &grad = programFlags.grad;
 static auto &train = programFlags.train;
 /// The program's options from the flags (main sets them).
 static exec::PrepareOptions programArgs;
+/// Model files the search parsed once (the model, its cuts), by path:
+/// each candidate's lowering clones them. Owned by the search's scope.
+static std::map<std::string, mlir::ModuleOp> parsedModels;
 static cl::opt<std::string> memoryPerRank(
     "memory-per-rank",
     cl::desc("The memory budget of one rank (\"80GiB\", \"512MiB\", bytes)"),
@@ -360,6 +365,9 @@ exec::PrepareOptions prepareOptions(const std::string &planFile,
   prepare.planFile = planFile;
   // The lowered program is verified once, after the pipeline.
   prepare.verifyEachPass = false;
+  auto parsed = parsedModels.find(model);
+  if (parsed != parsedModels.end())
+    prepare.parsedModel = parsed->second;
   return prepare;
 }
 
@@ -484,6 +492,9 @@ int runSearch(const exec::HardwareProfile &profile,
   mlir::tp::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // The model and its cuts, parsed once (parsedModels points at them).
+  std::vector<OwningOpRef<ModuleOp>> parsed;
+  auto forgetParsed = llvm::make_scope_exit([] { parsedModels.clear(); });
   {
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
@@ -525,13 +536,19 @@ int runSearch(const exec::HardwareProfile &profile,
       llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
       cut->print(os);
       cutModels.push_back(path.str().str());
+      parsedModels[cutModels.back()] = *cut;
+      parsed.push_back(std::move(cut));
     }
     if (cutModels.size() != 2) {
-      for (const std::string &path : cutModels)
+      for (const std::string &path : cutModels) {
         llvm::sys::fs::remove(path);
+        parsedModels.erase(path);
+      }
       cutModels.clear();
       layerCount = 0;
     }
+    parsedModels[modelFile] = *module;
+    parsed.push_back(std::move(module));
   }
   mlir::tp::plan::SearchOptions search;
   search.train = train;

@@ -30,6 +30,10 @@ namespace mlir::tp::exec {
 struct PrepareOptions {
   /// The model or partitioned program (MLIR text or bytecode).
   std::string modelFile;
+  /// modelFile already parsed (in the context prepareModel is given): a
+  /// clone of it is prepared instead of reading the file again (tp-plan
+  /// lowers hundreds of plans of one model).
+  mlir::ModuleOp parsedModel;
   /// A JSON plan (unset: the model's tp.plan attribute, if any).
   std::optional<std::string> planFile;
   /// Also prepare the reference: the model before any plan, on one rank.
