@@ -17,6 +17,7 @@
 #include "tp/InitAll.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -209,6 +210,51 @@ TEST_F(LaunchTest, SizesA1DMeshForTheRequestedRanks) {
   EXPECT_EQ(program.meshShape(), std::vector<int64_t>{2});
   exec::RunResult run = launcher->run(program, exec::DataSource());
   EXPECT_EQ(run.perRank.size(), 2u);
+}
+
+TEST_F(LaunchTest, PreparesAParsedModelWithoutChangingIt) {
+  // Parsed once, prepared twice (as tp-plan lowers its candidates): each
+  // preparation lowers a clone, the parse stays the model as written, and
+  // the file named is not read.
+  auto launcher = threads(2);
+  OwningOpRef<ModuleOp> parsed =
+      parseSourceFile<ModuleOp>(kExamples + "/mlp.mlir", &context);
+  ASSERT_TRUE(parsed);
+  std::string before;
+  llvm::raw_string_ostream beforeOs(before);
+  parsed->print(beforeOs);
+  for (int i = 0; i < 2; ++i) {
+    exec::PrepareOptions o;
+    o.modelFile = "no-such-file.mlir";
+    o.planFile = kExamples + "/mlp_plan.json";
+    o.parsedModel = *parsed;
+    o.verifyEachPass = i == 0;
+    llvm::SourceMgr sourceMgr;
+    exec::PreparedModel model =
+        exec::prepareModel(context, sourceMgr, o, *launcher);
+    exec::Program program =
+        exec::Program::compile(exec::entryFunction(*model.module, "mlp"));
+    EXPECT_EQ(program.meshShape(), std::vector<int64_t>{2});
+    EXPECT_EQ(launcher->run(program, exec::DataSource()).perRank.size(), 2u);
+  }
+  std::string after;
+  llvm::raw_string_ostream afterOs(after);
+  parsed->print(afterOs);
+  EXPECT_EQ(before, after);
+  // A module of another context is refused, by name.
+  MLIRContext other;
+  OwningOpRef<ModuleOp> foreign = ModuleOp::create(UnknownLoc::get(&other));
+  exec::PrepareOptions o;
+  o.modelFile = "foreign.mlir";
+  o.parsedModel = *foreign;
+  llvm::SourceMgr sourceMgr;
+  try {
+    exec::prepareModel(context, sourceMgr, o, *launcher);
+    ADD_FAILURE() << "a module of another context was prepared";
+  } catch (const std::exception &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "the parsed foreign.mlir is of another context");
+  }
 }
 
 TEST_F(LaunchTest, RefusesWhatTheJobCannotRun) {
