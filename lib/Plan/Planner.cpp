@@ -427,6 +427,15 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
   }
   if (c.fsdp && c.keepGathered)
     w.member("reshard_after_forward", false);
+  // FSDP's units are the repeated layers, named (the default, layers.*, is
+  // torchtitan's name: a Hugging Face model's model.layers.* would
+  // otherwise be one unit with the root, the whole model gathered at once).
+  if (c.fsdp && !s.layers.empty()) {
+    w.key("fsdp_units");
+    w.arrayBegin();
+    w.value(s.layers);
+    w.arrayEnd();
+  }
   bool sp = c.sequenceParallel;
   w.key("plan");
   w.objectBegin();

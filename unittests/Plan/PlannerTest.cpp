@@ -261,6 +261,11 @@ TEST_F(PlannerTest, WritesThePlanOfAChoice) {
   EXPECT_EQ(*o.getString("tp_axis"), "tp");
   EXPECT_EQ(*o.getString("fsdp_axis"), "dp");
   EXPECT_EQ(o.get("dp_axis"), nullptr);
+  // The units are the layers, named: FSDP's default (layers.*) is not this
+  // model's.
+  const tp::json::Array &units = *o.getArray("fsdp_units");
+  ASSERT_EQ(units.size(), 1u);
+  EXPECT_EQ(*units[0].getAsString(), "model.layers.*");
   const tp::json::Object &p = *o.getObject("plan");
   EXPECT_EQ(*p.getObject("model.layers.*.mlp.gate_proj")->getString("style"),
             "ColwiseParallel");
