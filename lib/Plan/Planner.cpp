@@ -245,8 +245,8 @@ void styleEntry(
 bool Choice::operator==(const Choice &o) const {
   return pairs == o.pairs && embedding == o.embedding && output == o.output &&
          sequenceParallel == o.sequenceParallel && fsdp == o.fsdp &&
-         keepGathered == o.keepGathered && recompute == o.recompute &&
-         dataOnly == o.dataOnly;
+         keepGathered == o.keepGathered && fineUnits == o.fineUnits &&
+         recompute == o.recompute && dataOnly == o.dataOnly;
 }
 
 ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
@@ -304,6 +304,11 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
       s.layers = m.substr(0, star + 1);
   }
   s.norms = norms;
+  if (!s.layers.empty())
+    for (const LinearPair &p : s.pairs)
+      if (llvm::StringRef(p.module).starts_with(s.layers + ".") &&
+          !llvm::is_contained(s.fineUnits, p.module))
+        s.fineUnits.push_back(p.module);
   if (!s.layers.empty())
     model.walk([&](Operation *op) {
       if (isOp(op, "model.module") && patternOf(fqnOf(op)) == s.layers &&
@@ -377,9 +382,11 @@ std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   std::string out;
   if (c.dataOnly)
     return std::string("data parallel (") +
-           (c.fsdp ? c.keepGathered ? "FSDP, kept gathered to the backward"
-                                    : "FSDP"
-                   : "DDP") +
+           (c.fsdp
+                ? std::string("FSDP") +
+                      (c.fineUnits ? " per pair module" : "") +
+                      (c.keepGathered ? ", kept gathered to the backward" : "")
+                : std::string("DDP")) +
            ")" + describeRecompute(s, c);
   std::string sharded;
   for (size_t i = 0; i < s.pairs.size(); ++i)
@@ -397,7 +404,8 @@ std::string mlir::tp::plan::describe(const ModelStructure &s, const Choice &c) {
   if (c.output == 2)
     out += " + " + s.output + " colwise, loss_parallel";
   if (c.fsdp)
-    out += c.keepGathered ? " + fsdp kept gathered to the backward" : " + fsdp";
+    out += std::string(" + fsdp") + (c.fineUnits ? " per pair module" : "") +
+           (c.keepGathered ? " kept gathered to the backward" : "");
   return out + describeRecompute(s, c);
 }
 
@@ -433,6 +441,11 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
   if (c.fsdp && !s.layers.empty()) {
     w.key("fsdp_units");
     w.arrayBegin();
+    // Finer units first: a parameter belongs to the first that holds it
+    // (the layer's norms to the layer's unit).
+    if (c.fineUnits)
+      for (const std::string &u : s.fineUnits)
+        w.value(u);
     w.value(s.layers);
     w.arrayEnd();
   }
@@ -649,18 +662,39 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
   for (const Choice &c : candidates)
     if (!c.recompute)
       price(c);
-  size_t plain = result.tried.size();
-  for (size_t i = 0; i < plain; ++i) {
+  // Finer FSDP units only save memory: priced where the choice does not
+  // fit the budget.
+  for (size_t i = 0, n = result.tried.size(); i < n; ++i) {
+    Choice c = result.tried[i].first;
+    Evaluation e = result.tried[i].second;
+    if (!c.fsdp || s.fineUnits.empty() || !e.ok || !options.budget ||
+        e.peakBytes <= options.budget)
+      continue;
+    c.fineUnits = true;
+    price(c);
+  }
+  // Those that do not fit, fastest first: recomputing only adds work, so
+  // once one is no faster than the best that fits, neither it nor any
+  // after it can win with recompute (a bound, not a guess).
+  std::vector<size_t> tight;
+  for (size_t i = 0; i < result.tried.size(); ++i) {
+    const Evaluation &e = result.tried[i].second;
+    if (canRecompute && e.ok && options.budget && e.peakBytes > options.budget)
+      tight.push_back(i);
+  }
+  llvm::stable_sort(tight, [&](size_t a, size_t b) {
+    return result.tried[a].second.stepSeconds <
+           result.tried[b].second.stepSeconds;
+  });
+  for (size_t i : tight) {
     // Copies: pricing appends to tried.
     Choice c = result.tried[i].first;
     Evaluation without = result.tried[i].second;
-    if (!canRecompute || !without.ok || !options.budget ||
-        without.peakBytes <= options.budget)
-      continue;
+    if (result.best &&
+        without.stepSeconds >= result.tried[*result.best].second.stepSeconds)
+      break;
     Choice twin = c;
     twin.recompute = allLayers;
-    if (!llvm::is_contained(candidates, twin))
-      continue;
     price(twin);
     Evaluation all = result.tried.back().second;
     if (!all.ok || all.peakBytes > options.budget || allLayers < 2)

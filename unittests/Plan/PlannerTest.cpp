@@ -325,8 +325,10 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
     e.stepSeconds = (c.pairs[0] ? 1.0 : 2.0) + (c.fsdp ? 0.5 : 0) -
                     (c.keepGathered ? 0.125 : 0) +
                     0.125 * static_cast<double>(c.recompute);
+    e.stepSeconds -= c.fineUnits ? 0.0625 : 0;
     e.peakBytes = 1000 - (c.fsdp ? 400 : 0) + (c.keepGathered ? 50 : 0) -
-                  150 * c.recompute - (c.pairs[0] ? 100 : 0);
+                  (c.fineUnits ? 30 : 0) - 150 * c.recompute -
+                  (c.pairs[0] ? 100 : 0);
     if (!c.pairs[0] && c.fsdp && c.recompute) {
       e.ok = false;
       e.error = "does not lower";
@@ -344,8 +346,10 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   EXPECT_EQ(describe(s, r.tried[*r.best].first), "tp(model.layers.*.mlp)");
   options.budget = 700;
   r = search(s, mesh, options, price);
-  // The two without FSDP do not fit: their recompute twins are priced.
-  EXPECT_EQ(r.tried.size(), 8u);
+  // The two without FSDP do not fit: their recompute twins are priced,
+  // fastest first, until one is no faster than the best that fits (the
+  // replicated pair, 2 s, cannot beat 1.25 s with more work).
+  EXPECT_EQ(r.tried.size(), 7u);
   ASSERT_TRUE(r.best);
   // 1.25 s at 600 bytes (recompute) beats 1.375 s at 550 (FSDP kept
   // gathered) and 1.5 s at 500 (FSDP).
@@ -355,17 +359,34 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   // (1.125 s at 750 bytes), which beats FSDP and recomputing both.
   options.budget = 750;
   r = search(s, mesh, options, price);
-  EXPECT_EQ(r.tried.size(), 9u);
+  EXPECT_EQ(r.tried.size(), 8u);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.tried[*r.best].first.recompute, 1);
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
             "tp(model.layers.*.mlp) + recompute of the first layer");
   options.budget = 100;
   r = search(s, mesh, options, price);
-  EXPECT_EQ(r.tried.size(), 12u);
+  // The four FSDP ones with finer units too, and every recompute twin.
+  EXPECT_EQ(r.tried.size(), 20u);
   EXPECT_FALSE(r.best);
   ASSERT_TRUE(r.smallest);
-  EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 200);
+  EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 170);
+  EXPECT_TRUE(r.tried[*r.smallest].first.fineUnits);
+  // At 480 bytes resharded FSDP (500) fits only with finer units (470
+  // bytes, 1.4375 s), as fast as finer units kept gathered recomputing a
+  // layer (370 bytes, which the tie goes to) and faster than layer units
+  // kept gathered recomputing one (400 bytes, 1.5 s).
+  options.budget = 480;
+  r = search(s, mesh, options, price);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(describe(s, r.tried[*r.best].first),
+            "tp(model.layers.*.mlp) + fsdp per pair module kept gathered to "
+            "the backward + recompute of the first layer");
+  bool finer = false;
+  for (const auto &[c, e] : r.tried)
+    finer |= c.fineUnits && !c.keepGathered && !c.recompute && c.pairs[0] &&
+             e.peakBytes == 470;
+  EXPECT_TRUE(finer);
   // At 560 bytes FSDP kept gathered (550 bytes, 1.375 s) beats FSDP
   // resharded (500 bytes, 1.5 s), and recompute does not fit (600).
   options.budget = 560;

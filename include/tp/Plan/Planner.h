@@ -68,6 +68,10 @@ struct ModelStructure {
   std::string layers;
   /// The layers' FQNs in program order ("layers.0", "layers.1", ...).
   std::vector<std::string> layerNames;
+  /// Finer FSDP units than the layers: the pairs' modules under them
+  /// ("layers.*.attention", "layers.*.feed_forward"); empty when a pair's
+  /// module is the layer itself.
+  std::vector<std::string> fineUnits;
 };
 
 /// Finds the structure of \p model (an unparallelized model function,
@@ -113,6 +117,10 @@ struct Choice {
   /// to the backward (FSDP2's reshard_after_forward=False): no gather
   /// again in the backward; the whole parameters live between the two.
   bool keepGathered = false;
+  /// With fsdp: a unit per pair module under the layers (each layer's
+  /// attention and MLP apart; ModelStructure::fineUnits) instead of one
+  /// per layer: fewer parameters gathered at once, twice the collectives.
+  bool fineUnits = false;
   /// On a 1-D mesh: no tensor parallelism, the axis data-parallel instead
   /// (DDP, or FSDP with `fsdp`); nothing else is sharded.
   bool dataOnly = false;
@@ -171,9 +179,11 @@ struct SearchOptions {
 /// search over their number; the peak falls with each one, the time
 /// rises). The best fits the budget and is predicted fastest; ties go to
 /// the one with less memory.
-/// Under training every FSDP choice is priced keeping its units gathered
-/// from the forward to the backward too (keepGathered: one gather less per
-/// unit; more memory or less, as the peak falls).
+/// An FSDP choice that does not fit is priced with finer units too (a unit
+/// per pair module: less memory, more collectives), and its recompute
+/// twins after it. Under training every FSDP choice is priced keeping its units
+/// gathered from the forward to the backward too (keepGathered: one gather less
+/// per unit; more memory or less, as the peak falls).
 SearchResult search(const ModelStructure &s, const MeshSpec &mesh,
                     const SearchOptions &options,
                     const std::function<Evaluation(const Choice &)> &evaluate);
