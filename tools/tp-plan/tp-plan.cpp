@@ -861,6 +861,7 @@ int runSearch(const exec::HardwareProfile &profile,
                  ? "it needs every pair, the embedding and the head sharded"
              : other.recompute    ? "the plan fits without recompute"
              : other.keepGathered ? "priced only for training"
+             : other.fineUnits    ? "priced only where layer units do not fit"
                                   : "not a candidate")
          << ")\n";
     };
@@ -940,6 +941,7 @@ int runSearch(const exec::HardwareProfile &profile,
       mlir::tp::plan::Choice o = best;
       o.fsdp = !o.fsdp;
       o.keepGathered = false;
+      o.fineUnits = false;
       alternative(o.fsdp ? "fsdp on" : "fsdp off", o);
       if (best.fsdp && train) {
         o = best;
@@ -947,6 +949,11 @@ int runSearch(const exec::HardwareProfile &profile,
         alternative(o.keepGathered ? "fsdp kept gathered to the backward"
                                    : "fsdp resharded after the forward",
                     o);
+      }
+      if (best.fsdp && !structure.fineUnits.empty()) {
+        o = best;
+        o.fineUnits = !best.fineUnits;
+        alternative(o.fineUnits ? "fsdp per pair module" : "fsdp per layer", o);
       }
     }
     if (train && allLayers > 0) {
