@@ -662,8 +662,9 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
   for (const Choice &c : candidates)
     if (!c.recompute)
       price(c);
-  // Finer FSDP units only save memory: priced where the choice does not
-  // fit the budget.
+  // Finer FSDP units gather fewer parameters at once: priced where the
+  // choice does not fit the budget (they can be faster too, where the
+  // smaller gathers overlap better; that is not searched).
   for (size_t i = 0, n = result.tried.size(); i < n; ++i) {
     Choice c = result.tried[i].first;
     Evaluation e = result.tried[i].second;
