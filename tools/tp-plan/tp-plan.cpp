@@ -103,7 +103,6 @@ static cl::opt<int>
 // The flags that shape the program, as tp-run has them: a plan is priced
 // as the tp-run command with the same flags runs it.
 static exec::ProgramFlags programFlags(category);
-static auto &grad = programFlags.grad;
 static auto &train = programFlags.train;
 /// The program's options from the flags (main sets them).
 static exec::PrepareOptions programArgs;
@@ -416,10 +415,11 @@ mlir::tp::plan::MeshSpec meshSpec() {
 }
 
 /// Lowers and compiles \p planText as tp-run would, and prices it.
-mlir::tp::plan::Evaluation
-price(MLIRContext &context, const std::string &planText,
-      const exec::HardwareProfile &profile, const std::string &dtype,
-      exec::Launcher &launcher, const std::string &model) {
+mlir::tp::plan::Evaluation price(MLIRContext &context,
+                                 const std::string &planText,
+                                 const exec::HardwareProfile &profile,
+                                 exec::Launcher &launcher,
+                                 const std::string &model) {
   mlir::tp::plan::Evaluation e;
   llvm::SmallString<128> path;
   int fd;
@@ -466,7 +466,7 @@ std::string formatEvaluation(const mlir::tp::plan::Evaluation &e) {
 
 /// --mesh-shape: searches a plan, writes it to -o (or stdout).
 int runSearch(const exec::HardwareProfile &profile,
-              std::optional<int64_t> budget, const std::string &dtype) {
+              std::optional<int64_t> budget) {
   mlir::tp::plan::MeshSpec mesh = meshSpec();
   int64_t ranks = 1;
   for (int64_t d : mesh.shape)
@@ -494,7 +494,7 @@ int runSearch(const exec::HardwareProfile &profile,
   context.loadAllAvailableDialects();
   // The model and its cuts, parsed once (parsedModels points at them).
   std::vector<OwningOpRef<ModuleOp>> parsed;
-  auto forgetParsed = llvm::make_scope_exit([] { parsedModels.clear(); });
+  llvm::scope_exit forgetParsed([] { parsedModels.clear(); });
   {
     llvm::SourceMgr sourceMgr;
     SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
@@ -555,7 +555,7 @@ int runSearch(const exec::HardwareProfile &profile,
   search.budget = budget.value_or(0);
   auto priceWhole = [&](const mlir::tp::plan::Choice &c) {
     return price(context, mlir::tp::plan::planJSON(structure, mesh, c), profile,
-                 dtype, *launcher, modelFile);
+                 *launcher, modelFile);
   };
   // A choice priced on the model cut to two and to three layers (each
   // plan once: partial recompute asks for its twins again).
@@ -568,10 +568,9 @@ int runSearch(const exec::HardwareProfile &profile,
     if (it != cutPrices.end())
       return it->second;
     mlir::tp::plan::Evaluation two =
-        price(context, plan, profile, dtype, *launcher, cutModels[0]);
+        price(context, plan, profile, *launcher, cutModels[0]);
     mlir::tp::plan::Evaluation three =
-        two.ok ? price(context, plan, profile, dtype, *launcher, cutModels[1])
-               : two;
+        two.ok ? price(context, plan, profile, *launcher, cutModels[1]) : two;
     return cutPrices[plan] = {two, three};
   };
   int64_t allLayers = static_cast<int64_t>(structure.layerNames.size());
@@ -1098,7 +1097,6 @@ int main(int argc, char **argv) {
   }
   if (std::string problem = programFlags.apply(programArgs); !problem.empty())
     fail(problem);
-  llvm::StringRef dtype = programArgs.paramDtype;
   std::optional<int64_t> budget;
   if (memoryPerRank.getNumOccurrences()) {
     budget = parseSize(memoryPerRank);
@@ -1109,7 +1107,7 @@ int main(int argc, char **argv) {
   }
   exec::HardwareProfile profile = loadProfile();
   if (meshShape.getNumOccurrences())
-    return runSearch(profile, budget, dtype.str());
+    return runSearch(profile, budget);
 
   exec::LaunchOptions options;
   options.toolName = "tp-plan";

@@ -153,7 +153,6 @@ static auto &grad = programFlags.grad;
 static auto &train = programFlags.train;
 static auto &optimizer = programFlags.optimizer;
 static auto &paramDtype = programFlags.paramDtype;
-static auto &regather = programFlags.regather;
 static cl::opt<int> steps("steps",
                           cl::desc("Training steps of --train (default 1)"),
                           cl::init(1), cl::cat(category));
