@@ -112,6 +112,15 @@ std::string memoryJSON(const Program &program, const MemoryPlan &plan, int runs,
   w.member("parameters", plan.peakParameterBytes);
   w.member("workspace", plan.peakWorkspaceBytes);
   w.objectEnd();
+  // The peak of each stage of a step (the largest is the peak).
+  w.key("peak_by_stage");
+  w.objectBegin();
+  w.member("backward", plan.stagePeakBytes[2]);
+  w.member("forward", plan.stagePeakBytes[1]);
+  w.member("inputs", plan.stagePeakBytes[0]);
+  w.member("optimizer", plan.stagePeakBytes[3]);
+  w.member("results", plan.stagePeakBytes[4]);
+  w.objectEnd();
   w.member("predicted_peak_bytes", plan.peakBytes);
   w.member("runs", runs);
   w.member("uneven_values", plan.unevenValues);

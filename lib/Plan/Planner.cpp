@@ -562,6 +562,16 @@ Choice mlir::tp::plan::torchtitanChoice(const ModelStructure &s,
   return c;
 }
 
+int64_t mlir::tp::plan::stateBytes(const Evaluation &e) {
+  // MemoryPlan::stagePeakBytes: the inputs read, the forward, the
+  // backward, the optimizer, the results handed out. The optimizer's
+  // stage is not among them: its instructions may run while the
+  // backward's activations live (a gradient bucket's all_reduce).
+  if (e.stagePeakBytes.size() != 5)
+    return 0;
+  return std::max(e.stagePeakBytes[0], e.stagePeakBytes[4]);
+}
+
 SearchResult
 mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
                        const SearchOptions &options,
@@ -662,6 +672,19 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
   for (const Choice &c : candidates)
     if (!c.recompute)
       price(c);
+  // Recompute and finer units lower the activations and the parameters
+  // gathered at once, not what lives before the first instruction and
+  // after the last: where that alone exceeds the budget, neither is priced.
+  auto overBudget = [&](const Choice &c, const Evaluation &without) {
+    int64_t state = stateBytes(without);
+    if (state <= options.budget)
+      return false;
+    Unpriced u;
+    u.choice = c;
+    u.stateBytes = state;
+    result.unpriced.push_back(std::move(u));
+    return true;
+  };
   // Finer FSDP units gather fewer parameters at once: priced where the
   // choice does not fit the budget (they can be faster too, where the
   // smaller gathers overlap better; that is not searched).
@@ -672,7 +695,15 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
         e.peakBytes <= options.budget)
       continue;
     c.fineUnits = true;
-    price(c);
+    if (!overBudget(c, e)) {
+      price(c);
+      continue;
+    }
+    if (canRecompute) {
+      Choice twin = c;
+      twin.recompute = allLayers;
+      overBudget(twin, e);
+    }
   }
   // Those that do not fit, fastest first: recomputing only adds work, so
   // once one is no faster than the best that fits, neither it nor any
@@ -691,11 +722,19 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     // Copies: pricing appends to tried.
     Choice c = result.tried[i].first;
     Evaluation without = result.tried[i].second;
-    if (result.best &&
-        without.stepSeconds >= result.tried[*result.best].second.stepSeconds)
-      break;
     Choice twin = c;
     twin.recompute = allLayers;
+    if (result.best &&
+        without.stepSeconds >= result.tried[*result.best].second.stepSeconds) {
+      Unpriced u;
+      u.choice = twin;
+      u.withoutSeconds = without.stepSeconds;
+      u.fitSeconds = result.tried[*result.best].second.stepSeconds;
+      result.unpriced.push_back(std::move(u));
+      continue;
+    }
+    if (overBudget(twin, without))
+      continue;
     price(twin);
     Evaluation all = result.tried.back().second;
     if (!all.ok || all.peakBytes > options.budget || allLayers < 2)
@@ -718,6 +757,12 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     // Recorded (and ranked) like any other candidate.
     if (fewest)
       price(fewest->first, &fewest->second);
+  }
+  // Nothing fits: the smallest may be one the bounds left out.
+  if (!result.best) {
+    for (const Unpriced &u : result.unpriced)
+      price(u.choice);
+    result.unpriced.clear();
   }
   return result;
 }

@@ -457,6 +457,17 @@ mlir::tp::plan::Evaluation price(MLIRContext &context,
   return e;
 }
 
+/// Why the search left \p u out.
+std::string unpricedWhy(const mlir::tp::plan::Unpriced &u) {
+  if (u.stateBytes)
+    return "the parameters, optimizer state, inputs and results alone need " +
+           exec::formatBytes(u.stateBytes) +
+           " per rank, which neither recompute nor finer units lower";
+  return "without recompute it takes " + formatSeconds(u.withoutSeconds) +
+         ", no less than a plan that fits (" + formatSeconds(u.fitSeconds) +
+         "), and recompute only adds work";
+}
+
 std::string formatEvaluation(const mlir::tp::plan::Evaluation &e) {
   if (!e.ok)
     return "does not lower: " + e.error;
@@ -667,6 +678,13 @@ int runSearch(const exec::HardwareProfile &profile,
       }
     }
     if (!result.best) {
+      // The ones the search's bounds left out (the extrapolation fitted
+      // some other plan): priced too, for an exact smallest.
+      for (const mlir::tp::plan::Unpriced &u : result.unpriced) {
+        tried.emplace_back(u.choice, priceWhole(u.choice));
+        pricedWhole.push_back(true);
+      }
+      result.unpriced.clear();
       result.smallest.reset();
       for (size_t i = 0; i < tried.size(); ++i)
         if (tried[i].second.ok &&
@@ -738,6 +756,16 @@ int runSearch(const exec::HardwareProfile &profile,
       } else {
         w.member("error", e.error);
       }
+      w.objectEnd();
+    }
+    w.arrayEnd();
+    // Those the search's bounds left out, and why.
+    w.key("unpriced");
+    w.arrayBegin();
+    for (const mlir::tp::plan::Unpriced &u : result.unpriced) {
+      w.objectBegin();
+      w.member("description", mlir::tp::plan::describe(structure, u.choice));
+      w.member("why", unpricedWhy(u));
       w.objectEnd();
     }
     w.arrayEnd();
@@ -848,6 +876,11 @@ int runSearch(const exec::HardwareProfile &profile,
            << (found->ok ? deltaOf(*found) : "") << "\n";
         return;
       }
+      for (const mlir::tp::plan::Unpriced &u : result.unpriced)
+        if (u.choice == other) {
+          os << "  " << what << ": not priced (" << unpricedWhy(u) << ")\n";
+          return;
+        }
       // Not a candidate: sequence parallel needs every pair, the embedding
       // and the head sharded; recompute is priced only where the plan
       // without it does not fit.
@@ -858,10 +891,10 @@ int runSearch(const exec::HardwareProfile &profile,
          << (spWithout && best.sequenceParallel ? "sequence parallel needs it"
              : spWithout
                  ? "it needs every pair, the embedding and the head sharded"
-             : other.recompute    ? "the plan fits without recompute"
-             : other.keepGathered ? "priced only for training"
-             : other.fineUnits    ? "priced only where layer units do not fit"
-                                  : "not a candidate")
+             : other.recompute ? "the plan fits without recompute"
+             : other.fineUnits ? "priced only where layer units do not fit"
+             : other.keepGathered && !train ? "priced only for training"
+                                            : "not a candidate")
          << ")\n";
     };
     // The fastest candidate (within the budget when one fits) of another

@@ -403,4 +403,63 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   EXPECT_EQ(reshard->getAsBoolean(), false);
 }
 
+TEST_F(PlannerTest, SearchLeavesOutWhatTheStateAloneRulesOut) {
+  ModelStructure s = analyze(model());
+  MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
+  // Without FSDP the parameters and optimizer state alone take 600 bytes
+  // (before the first instruction and after the last), with it 300; the
+  // activations add 400, each of the two layers recomputed takes 150 off,
+  // finer units 20.
+  auto price = [&](const Choice &c) {
+    Evaluation e;
+    e.ok = true;
+    int64_t state = c.fsdp ? 300 : 600;
+    int64_t activations = 400 - 150 * c.recompute - (c.fineUnits ? 20 : 0);
+    e.stagePeakBytes = {state, state + activations, state + activations, state,
+                        state};
+    e.peakBytes = state + activations;
+    e.stepSeconds = (c.pairs[0] ? 1.0 : 2.0) + (c.fsdp ? 0.5 : 0) +
+                    0.25 * static_cast<double>(c.recompute);
+    return e;
+  };
+  EXPECT_EQ(stateBytes(price(Choice{{true}})), 600);
+  SearchOptions options;
+  options.train = true;
+  options.budget = 450;
+  SearchResult r = search(s, mesh, options, price);
+  // FSDP recomputing both layers fits (finer units: 380 bytes, 2 s);
+  // without FSDP, 600 bytes of state alone exceed the budget: the sharded
+  // pair's twin is not priced for that, the replicated pair's twins for
+  // the time (no less than 2 s without recompute).
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(describe(s, r.tried[*r.best].first),
+            "tp(model.layers.*.mlp) + fsdp per pair module + recompute");
+  int overBudget = 0;
+  for (const Unpriced &u : r.unpriced) {
+    EXPECT_GT(u.choice.recompute + u.choice.fineUnits, 0);
+    for (const auto &[c, e] : r.tried)
+      EXPECT_FALSE(c == u.choice);
+    if (u.stateBytes) {
+      ++overBudget;
+      EXPECT_EQ(u.stateBytes, 600);
+      EXPECT_FALSE(u.choice.fsdp);
+    }
+  }
+  EXPECT_EQ(overBudget, 1);
+  EXPECT_EQ(r.unpriced.size(), 6u);
+  // Nothing fits: the search prices what it left out too, so that the
+  // smallest is exact (finer units recomputing: 380 bytes), and the
+  // replicated pair recomputing without FSDP is among them.
+  options.budget = 100;
+  r = search(s, mesh, options, price);
+  EXPECT_FALSE(r.best);
+  EXPECT_TRUE(r.unpriced.empty());
+  ASSERT_TRUE(r.smallest);
+  EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 380);
+  bool twinOfReplicated = false;
+  for (const auto &[c, e] : r.tried)
+    twinOfReplicated |= !c.fsdp && c.recompute > 0 && !c.pairs[0];
+  EXPECT_TRUE(twinOfReplicated);
+}
+
 } // namespace

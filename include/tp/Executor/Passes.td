@@ -62,6 +62,13 @@ def TPMemoryReportPass : Pass<"tp-memory-report", "::mlir::ModuleOp"> {
         "parameters": 15872,
         "workspace": 15872
       },
+      "peak_by_stage": {
+        "backward": 73092,
+        "forward": 73024,
+        "inputs": 47872,
+        "optimizer": 65668,
+        "results": 79364
+      },
       "predicted_peak_bytes": 79364,
       "runs": 2,
       "uneven_values": 0

@@ -154,9 +154,32 @@ struct Evaluation {
   std::vector<int64_t> stagePeakBytes;
 };
 
+/// The peak of \p e that neither recompute nor finer FSDP units lower: before
+/// the first instruction and after the last, where only the parameters,
+/// the optimizer's state, the inputs and the results live (0 when the
+/// stages are not known).
+int64_t stateBytes(const Evaluation &e);
+
+/// A choice the search did not price: a bound shows that it does not fit
+/// the budget or cannot be faster than a plan that does.
+struct Unpriced {
+  Choice choice;
+  /// Over the budget: the peak of the same choice without recompute and
+  /// with units per layer that recompute and finer units leave as it is
+  /// (stateBytes); 0 when the bound is the time.
+  int64_t stateBytes = 0;
+  /// Recompute only adds work: the same choice without it takes
+  /// withoutSeconds, no less than fitSeconds of a plan that fits.
+  double withoutSeconds = 0;
+  double fitSeconds = 0;
+};
+
 /// Every candidate the search priced, in the order it priced them.
 struct SearchResult {
   std::vector<std::pair<Choice, Evaluation>> tried;
+  /// Those it did not: each cannot be the best (when nothing fits, the
+  /// search prices them too, so that the smallest is exact).
+  std::vector<Unpriced> unpriced;
   /// The best within the budget, if any (an index into tried).
   std::optional<size_t> best;
   /// The smallest peak of any candidate that runs (an index into tried).
@@ -181,9 +204,11 @@ struct SearchOptions {
 /// the one with less memory.
 /// An FSDP choice that does not fit is priced with finer units too (a unit
 /// per pair module: less memory, more collectives), and its recompute
-/// twins after it. Under training every FSDP choice is priced keeping its units
-/// gathered from the forward to the backward too (keepGathered: one gather less
-/// per unit; more memory or less, as the peak falls).
+/// twins after it. Neither is priced where the choice's stateBytes alone
+/// exceed the budget (SearchResult::unpriced). Under training every FSDP choice
+/// is priced keeping its units gathered from the forward to the backward too
+/// (keepGathered: one gather less per unit; more memory or less, as the peak
+/// falls).
 SearchResult search(const ModelStructure &s, const MeshSpec &mesh,
                     const SearchOptions &options,
                     const std::function<Evaluation(const Choice &)> &evaluate);
