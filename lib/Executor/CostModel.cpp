@@ -494,7 +494,7 @@ private:
       const KernelEntry<HostBackend> *k = HostBackend::kernels()[in.kernel];
       KernelCost kc = k ? k->cost : KernelCost{};
       c.flops = kc.flops ? kc.flops(in, P) : elementsOf(in.result);
-      c.bytes = movedBytes(in);
+      c.bytes = kc.bytes ? kc.bytes(in, P) : movedBytes(in);
       double rate = hw.vectorFlops;
       if (kc.matrix) {
         bool half = !in.operands.empty() &&

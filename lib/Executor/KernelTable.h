@@ -65,14 +65,15 @@ struct KernelMemory {
 /// GEMM rate; the others at its vector rate), its calls of exp, log,
 /// tanh or erf (null: none), timed at the hardware's transcendental rate,
 /// and for matrix products the library GEMM calls that make them (null:
-/// one), each at the hardware's cost per call; the bytes it moves bound it
-/// from below.
+/// one), each at the hardware's cost per call; the bytes it reads and
+/// writes bound it from below (null: its operands and its result, whole).
 struct KernelCost {
   using Count = double (*)(const Instruction &in, const ProgramData &program);
   Count flops = nullptr;
   bool matrix = false;
   Count transcendentals = nullptr;
   Count products = nullptr;
+  Count bytes = nullptr;
 };
 
 /// Elements of slot \p s of \p program (an uneven value: its largest
@@ -91,6 +92,31 @@ inline double dimOf(const ProgramData &program, int s, int64_t d) {
     d += rank;
   return d >= 0 && d < rank && shape[d] > 0 ? static_cast<double>(shape[d])
                                             : 1.0;
+}
+
+/// Bytes of slot \p s of \p program (an uneven value: its largest rank's).
+inline double bytesOf(const ProgramData &program, int s) {
+  return static_cast<double>(program.slots[s].staticBytes);
+}
+/// The bytes of a kernel that reads of operand \p Part only what it
+/// writes (a slice of it, the rows of a table it looks up), and its other
+/// operands whole.
+template <size_t Part>
+double readsPartOf(const Instruction &in, const ProgramData &p) {
+  double b = 2 * bytesOf(p, in.result);
+  for (size_t i = 0; i < in.operands.size(); ++i)
+    if (i != Part)
+      b += bytesOf(p, in.operands[i]);
+  return b;
+}
+/// The bytes of a kernel that reads only the shape of operand \p Shape.
+template <size_t Shape>
+double readsShapeOf(const Instruction &in, const ProgramData &p) {
+  double b = bytesOf(p, in.result);
+  for (size_t i = 0; i < in.operands.size(); ++i)
+    if (i != Shape)
+      b += bytesOf(p, in.operands[i]);
+  return b;
 }
 
 /// One exp (or log, tanh, erf) per element of the result, or of operand 0

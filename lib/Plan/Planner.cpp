@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -677,25 +678,50 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
   // after the last: where that alone exceeds the budget, neither is priced.
   auto overBudget = [&](const Choice &c, const Evaluation &without) {
     int64_t state = stateBytes(without);
-    if (state <= options.budget)
+    if (!options.budget || state <= options.budget)
       return false;
     Unpriced u;
     u.choice = c;
+    u.bound = Unpriced::Bound::State;
     u.stateBytes = state;
     result.unpriced.push_back(std::move(u));
     return true;
   };
-  // Finer FSDP units gather fewer parameters at once: priced where the
-  // choice does not fit the budget (they can be faster too, where the
-  // smaller gathers overlap better; that is not searched).
-  for (size_t i = 0, n = result.tried.size(); i < n; ++i) {
+  auto bestSeconds = [&]() {
+    return result.best ? result.tried[*result.best].second.stepSeconds
+                       : std::numeric_limits<double>::infinity();
+  };
+  // Finer FSDP units gather fewer parameters at once, in more and smaller
+  // collectives: less memory, and a step that may be faster (the smaller
+  // gathers hide better behind the compute) or slower. They do not lessen
+  // the kernels (the same products, each parameter sliced out of its
+  // unit's gather as often): a choice whose kernels alone take no less
+  // than a plan that fits cannot win with them; the cheapest kernels first, so
+  // that the bound tightens as they are priced.
+  std::vector<size_t> fsdpChoices;
+  for (size_t i = 0; i < result.tried.size(); ++i)
+    if (result.tried[i].first.fsdp && !s.fineUnits.empty() &&
+        result.tried[i].second.ok)
+      fsdpChoices.push_back(i);
+  llvm::stable_sort(fsdpChoices, [&](size_t a, size_t b) {
+    return result.tried[a].second.kernelSeconds <
+           result.tried[b].second.kernelSeconds;
+  });
+  for (size_t i : fsdpChoices) {
+    // Copies: pricing appends to tried.
     Choice c = result.tried[i].first;
     Evaluation e = result.tried[i].second;
-    if (!c.fsdp || s.fineUnits.empty() || !e.ok || !options.budget ||
-        e.peakBytes <= options.budget)
-      continue;
     c.fineUnits = true;
-    if (!overBudget(c, e)) {
+    if (e.kernelSeconds >= bestSeconds()) {
+      Unpriced u;
+      u.choice = c;
+      u.bound = Unpriced::Bound::Compute;
+      u.boundSeconds = e.kernelSeconds;
+      u.fitSeconds = bestSeconds();
+      result.unpriced.push_back(std::move(u));
+      continue;
+    }
+    if (e.peakBytes <= options.budget || !overBudget(c, e)) {
       price(c);
       continue;
     }
@@ -724,12 +750,12 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     Evaluation without = result.tried[i].second;
     Choice twin = c;
     twin.recompute = allLayers;
-    if (result.best &&
-        without.stepSeconds >= result.tried[*result.best].second.stepSeconds) {
+    if (without.stepSeconds >= bestSeconds()) {
       Unpriced u;
       u.choice = twin;
-      u.withoutSeconds = without.stepSeconds;
-      u.fitSeconds = result.tried[*result.best].second.stepSeconds;
+      u.bound = Unpriced::Bound::Work;
+      u.boundSeconds = without.stepSeconds;
+      u.fitSeconds = bestSeconds();
       result.unpriced.push_back(std::move(u));
       continue;
     }

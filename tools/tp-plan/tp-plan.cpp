@@ -448,7 +448,14 @@ mlir::tp::plan::Evaluation price(MLIRContext &context,
     e.peakBytes = memory.peakBytes;
     e.stagePeakBytes.assign(memory.stagePeakBytes.begin(),
                             memory.stagePeakBytes.end());
-    e.stepSeconds = program.estimateCost(profile).stepSeconds;
+    exec::CostEstimate cost = program.estimateCost(profile);
+    e.stepSeconds = cost.stepSeconds;
+    const std::vector<exec::Instruction> &instrs = program.instructions();
+    for (size_t i = 0; i < instrs.size(); ++i)
+      if (instrs[i].op == exec::Opcode::Kernel ||
+          instrs[i].op == exec::Opcode::SGDUpdate ||
+          instrs[i].op == exec::Opcode::AdamWUpdate)
+        e.kernelSeconds += cost.instructions[i].seconds;
     e.ok = true;
   } catch (const std::exception &ex) {
     e.error = diagnostics.empty() ? ex.what() : diagnostics;
@@ -459,13 +466,22 @@ mlir::tp::plan::Evaluation price(MLIRContext &context,
 
 /// Why the search left \p u out.
 std::string unpricedWhy(const mlir::tp::plan::Unpriced &u) {
-  if (u.stateBytes)
+  using Bound = mlir::tp::plan::Unpriced::Bound;
+  switch (u.bound) {
+  case Bound::State:
     return "the parameters, optimizer state, inputs and results alone need " +
            exec::formatBytes(u.stateBytes) +
            " per rank, which neither recompute nor finer units lower";
-  return "without recompute it takes " + formatSeconds(u.withoutSeconds) +
+  case Bound::Work:
+    return "without recompute it takes " + formatSeconds(u.boundSeconds) +
+           ", no less than a plan that fits (" + formatSeconds(u.fitSeconds) +
+           "), and recompute only adds work";
+  case Bound::Compute:
+    break;
+  }
+  return "its kernels alone take " + formatSeconds(u.boundSeconds) +
          ", no less than a plan that fits (" + formatSeconds(u.fitSeconds) +
-         "), and recompute only adds work";
+         "), which finer units do not lessen";
 }
 
 std::string formatEvaluation(const mlir::tp::plan::Evaluation &e) {
@@ -606,6 +622,7 @@ int runSearch(const exec::HardwareProfile &profile,
     double n = static_cast<double>(layerCount - 2);
     mlir::tp::plan::Evaluation e = two;
     double seconds = n * (three.stepSeconds - two.stepSeconds);
+    double kernels = n * (three.kernelSeconds - two.kernelSeconds);
     std::vector<double> stages(two.stagePeakBytes.size());
     for (size_t i = 0; i < stages.size(); ++i)
       stages[i] = static_cast<double>(two.stagePeakBytes[i]) +
@@ -620,6 +637,8 @@ int runSearch(const exec::HardwareProfile &profile,
       double k = static_cast<double>(c.recompute);
       seconds += k * ((allThree.stepSeconds - allTwo.stepSeconds) -
                       (three.stepSeconds - two.stepSeconds));
+      kernels += k * ((allThree.kernelSeconds - allTwo.kernelSeconds) -
+                      (three.kernelSeconds - two.kernelSeconds));
       for (size_t i = 0; i < stages.size(); ++i)
         stages[i] +=
             k * static_cast<double>(
@@ -627,6 +646,7 @@ int runSearch(const exec::HardwareProfile &profile,
                     (three.stagePeakBytes[i] - two.stagePeakBytes[i]));
     }
     e.stepSeconds += seconds;
+    e.kernelSeconds += kernels;
     e.peakBytes = 0;
     e.stagePeakBytes.clear();
     for (double b : stages) {
@@ -891,8 +911,7 @@ int runSearch(const exec::HardwareProfile &profile,
          << (spWithout && best.sequenceParallel ? "sequence parallel needs it"
              : spWithout
                  ? "it needs every pair, the embedding and the head sharded"
-             : other.recompute ? "the plan fits without recompute"
-             : other.fineUnits ? "priced only where layer units do not fit"
+             : other.recompute              ? "the plan fits without recompute"
              : other.keepGathered && !train ? "priced only for training"
                                             : "not a candidate")
          << ")\n";

@@ -222,7 +222,7 @@ TEST_F(CostModelTest, GroupsAcrossNodesUseTheInterNodeLink) {
 /// What kernel \p name counts on \p shapes (operands, then the result):
 /// its flops and library transcendentals (KernelCost).
 struct Counted {
-  double flops = -1, transcendentals = 0, products = 0;
+  double flops = -1, transcendentals = 0, products = 0, bytes = 0;
   bool matrix = false;
 };
 Counted countOf(const char *name, std::vector<std::vector<int64_t>> shapes) {
@@ -255,6 +255,12 @@ Counted countOf(const char *name, std::vector<std::vector<int64_t>> shapes) {
   c.transcendentals =
       k->cost.transcendentals ? k->cost.transcendentals(in, p) : 0;
   c.products = k->cost.products ? k->cost.products(in, p) : c.matrix ? 1 : 0;
+  if (k->cost.bytes) {
+    c.bytes = k->cost.bytes(in, p);
+  } else {
+    for (const SlotType &t : p.slots)
+      c.bytes += static_cast<double>(t.staticBytes);
+  }
   return c;
 }
 
@@ -330,6 +336,25 @@ TEST(KernelCostTest, ElementwiseAndTranscendentals) {
   Counted silu = countOf("silu", {{3, 5}, {3, 5}});
   EXPECT_EQ(silu.flops, 13 * 15);
   EXPECT_EQ(silu.transcendentals, 0);
+}
+
+TEST(KernelCostTest, BytesReadAndWritten) {
+  // By default the operands and the result, whole (4 bytes an element
+  // here).
+  EXPECT_EQ(countOf("add", {{3, 5}, {3, 5}, {3, 5}}).bytes, 4 * 45);
+  // A slice reads what it writes: 2 of a [2, 100] buffer's columns (an
+  // FSDP unit's gathered parameters), not the buffer.
+  EXPECT_EQ(countOf("slice", {{2, 100}, {2, 2}}).bytes, 4 * (4 + 4));
+  // An embedding reads the ids and the rows it looks up (4 tokens of 8),
+  // not the table of 1,000 rows; its gradient writes the table's gradient
+  // and reads only the table's shape.
+  EXPECT_EQ(countOf("embedding", {{4}, {1000, 8}, {4, 8}}).bytes,
+            4 * (4 + 32 + 32));
+  EXPECT_EQ(countOf("embedding_masked", {{4}, {500, 8}, {4, 8}}).bytes,
+            4 * (4 + 32 + 32));
+  EXPECT_EQ(
+      countOf("embedding_grad", {{4, 8}, {4}, {1000, 8}, {1000, 8}}).bytes,
+      4 * (32 + 4 + 8000));
 }
 
 TEST(HardwareProfileTest, JSONRoundTripsAndBuiltinsParse) {

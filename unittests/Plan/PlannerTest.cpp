@@ -318,13 +318,15 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
   // A made-up price: sharding the pair halves the time, FSDP saves memory
   // and costs time (kept gathered to the backward, less time and more
-  // memory), recompute likewise; a candidate fails to lower.
+  // memory; finer units less of both), recompute likewise; a candidate
+  // fails to lower. The kernels: the pair's and recompute's time.
   auto price = [&](const Choice &c) {
     Evaluation e;
     e.ok = true;
-    e.stepSeconds = (c.pairs[0] ? 1.0 : 2.0) + (c.fsdp ? 0.5 : 0) -
-                    (c.keepGathered ? 0.125 : 0) +
-                    0.125 * static_cast<double>(c.recompute);
+    e.kernelSeconds =
+        (c.pairs[0] ? 1.0 : 2.0) + 0.125 * static_cast<double>(c.recompute);
+    e.stepSeconds =
+        e.kernelSeconds + (c.fsdp ? 0.5 : 0) - (c.keepGathered ? 0.125 : 0);
     e.stepSeconds -= c.fineUnits ? 0.0625 : 0;
     e.peakBytes = 1000 - (c.fsdp ? 400 : 0) + (c.keepGathered ? 50 : 0) -
                   (c.fineUnits ? 30 : 0) - 150 * c.recompute -
@@ -339,7 +341,8 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   options.train = true;
   // Pair x FSDP, FSDP resharded or kept gathered; no embedding, head or
   // norms' sequence parallel without them, and without a budget no
-  // recompute (it only adds work): 6.
+  // recompute (it only adds work): 6. FSDP with finer units is not priced:
+  // its kernels alone (1 s and 2 s) take no less than the best (1 s).
   SearchResult r = search(s, mesh, options, price);
   EXPECT_EQ(r.tried.size(), 6u);
   ASSERT_TRUE(r.best);
@@ -348,18 +351,22 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
   r = search(s, mesh, options, price);
   // The two without FSDP do not fit: their recompute twins are priced,
   // fastest first, until one is no faster than the best that fits (the
-  // replicated pair, 2 s, cannot beat 1.25 s with more work).
-  EXPECT_EQ(r.tried.size(), 7u);
+  // replicated pair, 2 s, cannot beat 1.25 s with more work). FSDP with
+  // the sharded pair is priced with finer units too (its kernels, 1 s,
+  // take less than the 1.375 s of FSDP kept gathered), with the
+  // replicated one not (2 s).
+  EXPECT_EQ(r.tried.size(), 9u);
   ASSERT_TRUE(r.best);
-  // 1.25 s at 600 bytes (recompute) beats 1.375 s at 550 (FSDP kept
-  // gathered) and 1.5 s at 500 (FSDP).
+  // 1.25 s at 600 bytes (recompute) beats 1.3125 s at 520 (FSDP per pair
+  // module kept gathered), 1.375 s at 550 (FSDP kept gathered) and 1.5 s
+  // at 500 (FSDP).
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
             "tp(model.layers.*.mlp) + recompute");
   // At 750 bytes the sharded pair fits recomputing one of its two layers
   // (1.125 s at 750 bytes), which beats FSDP and recomputing both.
   options.budget = 750;
   r = search(s, mesh, options, price);
-  EXPECT_EQ(r.tried.size(), 8u);
+  EXPECT_EQ(r.tried.size(), 10u);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.tried[*r.best].first.recompute, 1);
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
@@ -388,12 +395,15 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
              e.peakBytes == 470;
   EXPECT_TRUE(finer);
   // At 560 bytes FSDP kept gathered (550 bytes, 1.375 s) beats FSDP
-  // resharded (500 bytes, 1.5 s), and recompute does not fit (600).
+  // resharded (500 bytes, 1.5 s), and recompute does not fit (600); FSDP
+  // per pair module kept gathered, though it fits as layer units do, is
+  // priced and faster still (520 bytes, 1.3125 s).
   options.budget = 560;
   r = search(s, mesh, options, price);
   ASSERT_TRUE(r.best);
   EXPECT_EQ(describe(s, r.tried[*r.best].first),
-            "tp(model.layers.*.mlp) + fsdp kept gathered to the backward");
+            "tp(model.layers.*.mlp) + fsdp per pair module kept gathered to "
+            "the backward");
   tp::json::ParseResult plan =
       tp::json::parse(planJSON(s, mesh, r.tried[*r.best].first));
   ASSERT_TRUE(plan) << plan.error->message;

@@ -148,6 +148,9 @@ struct Evaluation {
   bool ok = false;
   std::string error;
   double stepSeconds = 0;
+  /// Of the step, its kernels' and optimizer updates' seconds: what no
+  /// overlap of the collectives hides, and no less with finer FSDP units.
+  double kernelSeconds = 0;
   int64_t peakBytes = 0;
   /// The peak of each stage of the step (MemoryPlan::stagePeakBytes), for
   /// extrapolating over repeated layers; empty when not known.
@@ -164,13 +167,23 @@ int64_t stateBytes(const Evaluation &e);
 /// the budget or cannot be faster than a plan that does.
 struct Unpriced {
   Choice choice;
-  /// Over the budget: the peak of the same choice without recompute and
-  /// with units per layer that recompute and finer units leave as it is
-  /// (stateBytes); 0 when the bound is the time.
+  enum class Bound {
+    /// The same choice without recompute and with units per layer needs
+    /// stateBytes before the first instruction or after the last, which
+    /// neither recompute nor finer units lower, over the budget.
+    State,
+    /// Recompute only adds work: without it the choice takes boundSeconds,
+    /// no less than fitSeconds of a plan that fits.
+    Work,
+    /// Finer FSDP units do not lessen the kernels (the same products, each
+    /// parameter sliced out of its unit's gather as often): the same
+    /// choice's kernels alone take boundSeconds, no less than fitSeconds of
+    /// a plan that fits.
+    Compute,
+  };
+  Bound bound = Bound::State;
   int64_t stateBytes = 0;
-  /// Recompute only adds work: the same choice without it takes
-  /// withoutSeconds, no less than fitSeconds of a plan that fits.
-  double withoutSeconds = 0;
+  double boundSeconds = 0;
   double fitSeconds = 0;
 };
 
@@ -202,10 +215,12 @@ struct SearchOptions {
 /// search over their number; the peak falls with each one, the time
 /// rises). The best fits the budget and is predicted fastest; ties go to
 /// the one with less memory.
-/// An FSDP choice that does not fit is priced with finer units too (a unit
-/// per pair module: less memory, more collectives), and its recompute
-/// twins after it. Neither is priced where the choice's stateBytes alone
-/// exceed the budget (SearchResult::unpriced). Under training every FSDP choice
+/// Every FSDP choice is priced with finer units too (a unit per pair
+/// module: less memory, more and smaller collectives, which may hide
+/// better), except where its kernels alone are no faster than a plan that
+/// fits, and its recompute twins after it; neither finer units nor
+/// recompute where the choice's stateBytes alone exceed the budget
+/// (SearchResult::unpriced). Under training every FSDP choice
 /// is priced keeping its units gathered from the forward to the backward too
 /// (keepGathered: one gather less per unit; more memory or less, as the peak
 /// falls).

@@ -15,24 +15,41 @@ namespace mlir::tp::exec::detail {
 
 template <class B> void addIndexKernels(KernelTable<B> &t) {
   using K = const KernelCall<B> &;
-  // operands ids, table.
-  t.add("embedding", 0, [](K k) { return embedding(k.arg(0), k.arg(1)); });
+  // operands ids, table: the rows looked up are read, not the whole
+  // table.
+  const KernelCost rows{nullptr, false, nullptr, nullptr, readsPartOf<1>};
+  t.add(
+      "embedding", 0, [](K k) { return embedding(k.arg(0), k.arg(1)); }, {},
+      rows);
   // size (the vocabulary), axes: this rank holds rows [offset, offset +
   // local rows) of it.
-  t.add("embedding_masked", kSize | kAxes, [](K k) {
-    return embeddingMasked(k.arg(0), k.arg(1),
-                           k.f.chunkOf(k.in.size, k.in.axes).offset);
-  });
+  t.add(
+      "embedding_masked", kSize | kAxes,
+      [](K k) {
+        return embeddingMasked(k.arg(0), k.arg(1),
+                               k.f.chunkOf(k.in.size, k.in.axes).offset);
+      },
+      {}, rows);
   if constexpr (B::kHostOnlyKernels) {
     // operands grad, ids, table (its rows: the vocabulary).
-    t.add("embedding_grad", 0, [](K k) {
-      return embeddingBackward(k.arg(0), k.arg(1), k.arg(2).shape()[0]);
-    });
+    // The table's gradient written whole; the table itself gives only
+    // its shape.
+    const KernelCost table{nullptr, false, nullptr, nullptr, readsShapeOf<2>};
+    t.add(
+        "embedding_grad", 0,
+        [](K k) {
+          return embeddingBackward(k.arg(0), k.arg(1), k.arg(2).shape()[0]);
+        },
+        {}, table);
     // size (the vocabulary), axes: rows of a sharded table.
-    t.add("embedding_grad_masked", kSize | kAxes, [](K k) {
-      return embeddingMaskedBackward(k.arg(0), k.arg(1), k.arg(2).shape()[0],
-                                     k.f.chunkOf(k.in.size, k.in.axes).offset);
-    });
+    t.add(
+        "embedding_grad_masked", kSize | kAxes,
+        [](K k) {
+          return embeddingMaskedBackward(
+              k.arg(0), k.arg(1), k.arg(2).shape()[0],
+              k.f.chunkOf(k.in.size, k.in.axes).offset);
+        },
+        {}, table);
     // dim, size (k: the result's count on dim): I64 positions, largest
     // first.
     t.add("topk", kDim | kExtent,

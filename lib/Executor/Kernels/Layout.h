@@ -63,9 +63,12 @@ template <class B> void addLayoutKernels(KernelTable<B> &t) {
     t.add("transpose", kPerm,
           [](K k) { return permute(k.arg(0), k.in.shape); });
     // dim, start, step, size (the result's count on dim).
-    t.add("slice", kDim | kStart | kStep | kExtent, [](K k) {
-      return slice(k.arg(0), k.in.dim, k.in.start, k.in.step, k.in.size);
-    });
+    t.add(
+        "slice", kDim | kStart | kStep | kExtent,
+        [](K k) {
+          return slice(k.arg(0), k.in.dim, k.in.start, k.in.step, k.in.size);
+        },
+        {}, KernelCost{nullptr, false, nullptr, nullptr, readsPartOf<0>});
     // dim, start, step, size (the whole dim's extent).
     t.add("slice_grad", kDim | kStart | kStep | kExtent, [](K k) {
       return sliceGrad(k.arg(0), k.in.dim, k.in.start, k.in.step, k.in.size);
