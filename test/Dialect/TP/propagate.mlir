@@ -579,3 +579,24 @@ func.func @cast(%x: tensor<4x8xbf16>, %y: tensor<4x8xf32>) {
   %m = model.cast %s : (!tp.dtensor<4x8xf32, @mesh, [#tp.shard<1>]>) -> tensor<4x8xbf16>
   return
 }
+
+// -----
+
+// A reshape on a 2-D mesh whose dim is split by both axes (the tokens of a
+// flattened batch x sequence, dp outer, tp inner, as sequence parallel
+// under data parallelism leaves them): each axis splits what the earlier
+// ones leave. Back to batch x sequence, dp takes the batch (2 over 2) and
+// tp the sequence (8 over 2), not both the batch, which does not divide
+// over 4 ranks; where it does (batch 4), both stay on it (rank (d, t)
+// holds batch row 2d + t either way).
+// CHECK-LABEL: func.func @reshape_two_axes
+// CHECK: model.reshape %{{.*}} : (!tp.dtensor<16x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>) -> !tp.dtensor<2x8x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<1>]>
+// CHECK: model.reshape %{{.*}} : (!tp.dtensor<32x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>) -> !tp.dtensor<4x8x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>
+tp.mesh @mesh2d(shape = 2x2) {axis_names = ["dp", "tp"]}
+func.func @reshape_two_axes(%x: tensor<16x32xf32>, %y: tensor<32x32xf32>) {
+  %s = tp.distribute %x : tensor<16x32xf32> -> !tp.dtensor<16x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>
+  %r = model.reshape %s : (!tp.dtensor<16x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>) -> tensor<2x8x32xf32>
+  %t = tp.distribute %y : tensor<32x32xf32> -> !tp.dtensor<32x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>
+  %q = model.reshape %t : (!tp.dtensor<32x32xf32, @mesh2d, [#tp.shard<0>, #tp.shard<0>]>) -> tensor<4x8x32xf32>
+  return
+}

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "tp/Dialect/Model/IR/ModelOps.h"
+#include "tp/Dialect/TP/IR/AxisRules.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
 
@@ -298,14 +299,54 @@ private:
               "and v) and needs no gather";
   }
 
+  /// The shape of \p v as the mesh axes before this one split it
+  /// (\p earlier: their placements of it), or none when one of them splits
+  /// a dim unevenly or as an inner shard.
+  std::optional<SmallVector<int64_t>>
+  splitByEarlierAxes(ArrayRef<int64_t> shape, ArrayRef<Attribute> earlier) {
+    SmallVector<int64_t> local(shape);
+    for (auto [axis, p] : llvm::enumerate(earlier)) {
+      if (isa<InnerShardAttr>(p))
+        return std::nullopt;
+      auto shard = dyn_cast<ShardAttr>(p);
+      if (!shard)
+        continue;
+      int64_t n = mesh.getShape()[axis];
+      int64_t d = shard.getDim();
+      if (d < 0)
+        d += static_cast<int64_t>(local.size());
+      if (d < 0 || d >= static_cast<int64_t>(local.size()) ||
+          ShapedType::isDynamic(local[d]) || local[d] % n != 0)
+        return std::nullopt;
+      local[d] /= n;
+    }
+    return local;
+  }
+
   /// The op's own rule on `axis`; a rule that does not give one placement
-  /// per operand and a result is a bug in the op, reported as such.
+  /// per operand and a result is a bug in the op, reported as such. A
+  /// reshape's rule sees the shapes the earlier mesh axes leave: where an
+  /// earlier axis splits the same dim (a dp x tp mesh sharding the tokens
+  /// of a flattened batch x sequence over both), this axis splits what is
+  /// left of it, not the whole dim (the batch for dp, the sequence for tp,
+  /// where both on the batch would not divide).
   FailureOr<AxisRule> decide(ShardingRuleOpInterface op, ArrayRef<Attribute> in,
-                             int64_t axisSize, int64_t axis) {
+                             int64_t axisSize, int64_t axis,
+                             ArrayRef<Attribute> earlierIn,
+                             ArrayRef<Attribute> earlierOut) {
     if (auto a = dyn_cast<m::AttentionOp>(op.getOperation()))
       warnHeadsNotDivisible(a, axis);
     if (auto s = dyn_cast<m::SliceOp>(op.getOperation()))
       warnSlicedShard(s, in[0], axis);
+    if (auto r = dyn_cast<m::ReshapeOp>(op.getOperation()); r && axis > 0) {
+      auto src = splitByEarlierAxes(getTensorLikeShape(r.getInput().getType()),
+                                    earlierIn);
+      auto dst = splitByEarlierAxes(getTensorLikeShape(r.getResult().getType()),
+                                    earlierOut);
+      if (src && dst)
+        return AxisRuleBuilder(op->getContext(), axisSize)
+            .reshape(in, *src, *dst);
+    }
     AxisRule dec = op.getAxisRule(in, axisSize);
     if (dec.operands.size() == in.size() && dec.result &&
         llvm::all_of(dec.operands, [](Attribute p) { return p; }))
@@ -361,7 +402,10 @@ private:
               ? AxisRule{SmallVector<Attribute>(
                              numOperands, ReplicateAttr::get(op->getContext())),
                          ReplicateAttr::get(op->getContext())}
-              : decide(op, in, mesh.getShape()[axis], axis);
+              : decide(op, in, mesh.getShape()[axis], axis,
+                       numOperands ? ArrayRef<Attribute>(operandPlacements[0])
+                                   : ArrayRef<Attribute>(),
+                       resultPlacements);
       if (failed(dec))
         return failure();
       auto keepInner = [&](Attribute p) -> Attribute {

@@ -142,7 +142,9 @@ public:
 
   /// A reshape from `src` to `dst`: a sharded dim survives when it stays a
   /// whole result dim, or when it becomes (or stays) the leading factor of
-  /// a result dim and both sizes divide over the axis.
+  /// a result dim and both sizes divide over the axis. On a mesh of more
+  /// axes, tp-propagate passes the shapes the earlier axes leave (a dim
+  /// split by dp and then by tp: tp splits dp's part of it).
   AxisRule reshape(ArrayRef<Attribute> in, ArrayRef<int64_t> src,
                    ArrayRef<int64_t> dst) const;
 
