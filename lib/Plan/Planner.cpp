@@ -691,6 +691,19 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     return result.best ? result.tried[*result.best].second.stepSeconds
                        : std::numeric_limits<double>::infinity();
   };
+  // A time bound: \p c takes no less than \p seconds, and that is no
+  // less than the best plan that fits.
+  auto noFaster = [&](const Choice &c, double seconds, Unpriced::Bound bound) {
+    if (seconds < bestSeconds())
+      return false;
+    Unpriced u;
+    u.choice = c;
+    u.bound = bound;
+    u.boundSeconds = seconds;
+    u.fitSeconds = bestSeconds();
+    result.unpriced.push_back(std::move(u));
+    return true;
+  };
   // Finer FSDP units gather fewer parameters at once, in more and smaller
   // collectives: less memory, and a step that may be faster (the smaller
   // gathers hide better behind the compute) or slower. They do not lessen
@@ -712,15 +725,8 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     Choice c = result.tried[i].first;
     Evaluation e = result.tried[i].second;
     c.fineUnits = true;
-    if (e.kernelSeconds >= bestSeconds()) {
-      Unpriced u;
-      u.choice = c;
-      u.bound = Unpriced::Bound::Compute;
-      u.boundSeconds = e.kernelSeconds;
-      u.fitSeconds = bestSeconds();
-      result.unpriced.push_back(std::move(u));
+    if (noFaster(c, e.kernelSeconds, Unpriced::Bound::Compute))
       continue;
-    }
     if (e.peakBytes <= options.budget || !overBudget(c, e)) {
       price(c);
       continue;
@@ -750,16 +756,8 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     Evaluation without = result.tried[i].second;
     Choice twin = c;
     twin.recompute = allLayers;
-    if (without.stepSeconds >= bestSeconds()) {
-      Unpriced u;
-      u.choice = twin;
-      u.bound = Unpriced::Bound::Work;
-      u.boundSeconds = without.stepSeconds;
-      u.fitSeconds = bestSeconds();
-      result.unpriced.push_back(std::move(u));
-      continue;
-    }
-    if (overBudget(twin, without))
+    if (noFaster(twin, without.stepSeconds, Unpriced::Bound::Work) ||
+        overBudget(twin, without))
       continue;
     price(twin);
     Evaluation all = result.tried.back().second;
