@@ -711,16 +711,23 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
   // unit's gather as often): a choice whose kernels alone take no less
   // than a plan that fits cannot win with them; the cheapest kernels first, so
   // that the bound tightens as they are priced.
-  std::vector<size_t> fsdpChoices;
-  for (size_t i = 0; i < result.tried.size(); ++i)
-    if (result.tried[i].first.fsdp && !s.fineUnits.empty() &&
-        result.tried[i].second.ok)
-      fsdpChoices.push_back(i);
-  llvm::stable_sort(fsdpChoices, [&](size_t a, size_t b) {
-    return result.tried[a].second.kernelSeconds <
-           result.tried[b].second.kernelSeconds;
-  });
-  for (size_t i : fsdpChoices) {
+  // The candidates priced so far that \p pred takes, by \p key (least
+  // first).
+  auto pricedBy = [&](auto pred, double Evaluation::*key) {
+    std::vector<size_t> picked;
+    for (size_t i = 0; i < result.tried.size(); ++i)
+      if (result.tried[i].second.ok && pred(result.tried[i]))
+        picked.push_back(i);
+    llvm::stable_sort(picked, [&](size_t a, size_t b) {
+      return result.tried[a].second.*key < result.tried[b].second.*key;
+    });
+    return picked;
+  };
+  for (size_t i : pricedBy(
+           [&](const std::pair<Choice, Evaluation> &t) {
+             return t.first.fsdp && !s.fineUnits.empty();
+           },
+           &Evaluation::kernelSeconds)) {
     // Copies: pricing appends to tried.
     Choice c = result.tried[i].first;
     Evaluation e = result.tried[i].second;
@@ -740,17 +747,12 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
   // Those that do not fit, fastest first: recomputing only adds work, so
   // once one is no faster than the best that fits, neither it nor any
   // after it can win with recompute (a bound, not a guess).
-  std::vector<size_t> tight;
-  for (size_t i = 0; i < result.tried.size(); ++i) {
-    const Evaluation &e = result.tried[i].second;
-    if (canRecompute && e.ok && options.budget && e.peakBytes > options.budget)
-      tight.push_back(i);
-  }
-  llvm::stable_sort(tight, [&](size_t a, size_t b) {
-    return result.tried[a].second.stepSeconds <
-           result.tried[b].second.stepSeconds;
-  });
-  for (size_t i : tight) {
+  for (size_t i : pricedBy(
+           [&](const std::pair<Choice, Evaluation> &t) {
+             return canRecompute && options.budget &&
+                    t.second.peakBytes > options.budget;
+           },
+           &Evaluation::stepSeconds)) {
     // Copies: pricing appends to tried.
     Choice c = result.tried[i].first;
     Evaluation without = result.tried[i].second;
