@@ -94,29 +94,27 @@ inline double dimOf(const ProgramData &program, int s, int64_t d) {
                                             : 1.0;
 }
 
-/// Bytes of slot \p s of \p program (an uneven value: its largest rank's).
-inline double bytesOf(const ProgramData &program, int s) {
-  return static_cast<double>(program.slots[s].staticBytes);
+/// Bytes of \p in's result and of its operands but operand \p skipped.
+inline double bytesBut(const Instruction &in, const ProgramData &p,
+                       size_t skipped) {
+  double b = static_cast<double>(p.slots[in.result].staticBytes);
+  for (size_t i = 0; i < in.operands.size(); ++i)
+    if (i != skipped)
+      b += static_cast<double>(p.slots[in.operands[i]].staticBytes);
+  return b;
 }
 /// The bytes of a kernel that reads of operand \p Part only what it
 /// writes (a slice of it, the rows of a table it looks up), and its other
 /// operands whole.
 template <size_t Part>
 double readsPartOf(const Instruction &in, const ProgramData &p) {
-  double b = 2 * bytesOf(p, in.result);
-  for (size_t i = 0; i < in.operands.size(); ++i)
-    if (i != Part)
-      b += bytesOf(p, in.operands[i]);
-  return b;
+  return bytesBut(in, p, Part) +
+         static_cast<double>(p.slots[in.result].staticBytes);
 }
 /// The bytes of a kernel that reads only the shape of operand \p Shape.
 template <size_t Shape>
 double readsShapeOf(const Instruction &in, const ProgramData &p) {
-  double b = bytesOf(p, in.result);
-  for (size_t i = 0; i < in.operands.size(); ++i)
-    if (i != Shape)
-      b += bytesOf(p, in.operands[i]);
-  return b;
+  return bytesBut(in, p, Shape);
 }
 
 /// One exp (or log, tanh, erf) per element of the result, or of operand 0

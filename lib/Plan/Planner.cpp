@@ -704,13 +704,6 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     result.unpriced.push_back(std::move(u));
     return true;
   };
-  // Finer FSDP units gather fewer parameters at once, in more and smaller
-  // collectives: less memory, and a step that may be faster (the smaller
-  // gathers hide better behind the compute) or slower. They do not lessen
-  // the kernels (the same products, each parameter sliced out of its
-  // unit's gather as often): a choice whose kernels alone take no less
-  // than a plan that fits cannot win with them; the cheapest kernels first, so
-  // that the bound tightens as they are priced.
   // The candidates priced so far that \p pred takes, by \p key (least
   // first).
   auto pricedBy = [&](auto pred, double Evaluation::*key) {
@@ -723,6 +716,13 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     });
     return picked;
   };
+  // Finer FSDP units gather fewer parameters at once, in more and smaller
+  // collectives: less memory, and a step that may be faster (the smaller
+  // gathers hide better behind the compute) or slower. They do not lessen
+  // the kernels (the same products, each parameter sliced out of its
+  // unit's gather as often): a choice whose kernels alone take no less
+  // than a plan that fits cannot win with them; the cheapest kernels
+  // first, so that the bound tightens as they are priced.
   for (size_t i : pricedBy(
            [&](const std::pair<Choice, Evaluation> &t) {
              return t.first.fsdp && !s.fineUnits.empty();
@@ -732,7 +732,7 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     Choice c = result.tried[i].first;
     Evaluation e = result.tried[i].second;
     c.fineUnits = true;
-    if (noFaster(c, e.kernelSeconds, Unpriced::Bound::Compute))
+    if (noFaster(c, e.kernelSeconds, Unpriced::Bound::Kernels))
       continue;
     if (e.peakBytes <= options.budget || !overBudget(c, e)) {
       price(c);

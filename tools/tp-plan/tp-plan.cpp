@@ -42,6 +42,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -476,7 +477,7 @@ std::string unpricedWhy(const mlir::tp::plan::Unpriced &u) {
     return "without recompute it takes " + formatSeconds(u.boundSeconds) +
            ", no less than a plan that fits (" + formatSeconds(u.fitSeconds) +
            "), and recompute only adds work";
-  case Bound::Compute:
+  case Bound::Kernels:
     break;
   }
   return "its kernels alone take " + formatSeconds(u.boundSeconds) +
@@ -619,10 +620,13 @@ int runSearch(const exec::HardwareProfile &profile,
     // peak of each stage of the step (the peak may move from one stage to
     // another as layers are added: from the backward's activations in a
     // short model to the optimizer's state and the results in a long one).
+    using Evaluation = mlir::tp::plan::Evaluation;
+    const std::array<double Evaluation::*, 2> times{&Evaluation::stepSeconds,
+                                                    &Evaluation::kernelSeconds};
     double n = static_cast<double>(layerCount - 2);
-    mlir::tp::plan::Evaluation e = two;
-    double seconds = n * (three.stepSeconds - two.stepSeconds);
-    double kernels = n * (three.kernelSeconds - two.kernelSeconds);
+    Evaluation e = two;
+    for (double Evaluation::*t : times)
+      e.*t += n * (three.*t - two.*t);
     std::vector<double> stages(two.stagePeakBytes.size());
     for (size_t i = 0; i < stages.size(); ++i)
       stages[i] = static_cast<double>(two.stagePeakBytes[i]) +
@@ -635,18 +639,14 @@ int runSearch(const exec::HardwareProfile &profile,
       if (!allTwo.ok || !allThree.ok)
         return allTwo.ok ? allThree : allTwo;
       double k = static_cast<double>(c.recompute);
-      seconds += k * ((allThree.stepSeconds - allTwo.stepSeconds) -
-                      (three.stepSeconds - two.stepSeconds));
-      kernels += k * ((allThree.kernelSeconds - allTwo.kernelSeconds) -
-                      (three.kernelSeconds - two.kernelSeconds));
+      for (double Evaluation::*t : times)
+        e.*t += k * ((allThree.*t - allTwo.*t) - (three.*t - two.*t));
       for (size_t i = 0; i < stages.size(); ++i)
         stages[i] +=
             k * static_cast<double>(
                     (allThree.stagePeakBytes[i] - allTwo.stagePeakBytes[i]) -
                     (three.stagePeakBytes[i] - two.stagePeakBytes[i]));
     }
-    e.stepSeconds += seconds;
-    e.kernelSeconds += kernels;
     e.peakBytes = 0;
     e.stagePeakBytes.clear();
     for (double b : stages) {

@@ -179,7 +179,7 @@ struct Unpriced {
     /// parameter sliced out of its unit's gather as often): the same
     /// choice's kernels alone take boundSeconds, no less than fitSeconds of
     /// a plan that fits.
-    Compute,
+    Kernels,
   };
   Bound bound = Bound::State;
   int64_t stateBytes = 0;
