@@ -69,7 +69,7 @@ void Compiler::compile(func::FuncOp func) {
     if (isa<IntegerType>(elt) && !elt.isInteger(1)) { // i1: a mask
       in.isTokens = true;
       in.vocab = tokenRange(arg);
-      in.ignoreIndex = takesIgnoreIndex(arg);
+      in.ignoreIndex = m::takesIgnoreIndex(arg);
       if (in.vocab <= 0)
         throw std::runtime_error("integer input '" + in.name +
                                  "' feeds no embedding, so its id range "

@@ -90,13 +90,6 @@ void planLiveness(ProgramData &program);
 /// the IR knows the tables.
 int64_t tokenRange(mlir::Value ids);
 
-/// Whether integer input \p ids is read only as model.cross_entropy (and
-/// cross_entropy_grad) targets
-/// (through ops that move ids): then -100, PyTorch's ignore_index, is a
-/// valid value (a row the loss skips). Not for a loss decomposed over
-/// class-sharded logits (target_logit), which cannot skip a row.
-bool takesIgnoreIndex(mlir::Value ids);
-
 //===----------------------------------------------------------------------===//
 // The compiler's state
 //===----------------------------------------------------------------------===//

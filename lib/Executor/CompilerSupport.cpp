@@ -245,28 +245,6 @@ void planLiveness(ProgramData &program) {
 // The id range of token inputs
 //===----------------------------------------------------------------------===//
 
-bool mlir::tp::exec::detail::takesIgnoreIndex(mlir::Value ids) {
-  namespace m = mlir::tp::model;
-  bool any = false;
-  for (mlir::OpOperand &use : ids.getUses()) {
-    mlir::Operation *user = use.getOwner();
-    if (mlir::isa<mlir::tp::ChunkOp, mlir::tp::AllGatherOp, m::SliceOp,
-                  m::ReshapeOp, m::TransposeOp, m::ConcatOp>(user)) {
-      if (!takesIgnoreIndex(user->getResult(0)))
-        return false;
-      any = true;
-      continue;
-    }
-    auto ce = mlir::dyn_cast<m::CrossEntropyOp>(user);
-    auto grad = mlir::dyn_cast<m::CrossEntropyGradOp>(user);
-    if (!(ce && use.get() == ce.getTargets()) &&
-        !(grad && use.get() == grad.getTargets()))
-      return false;
-    any = true;
-  }
-  return any;
-}
-
 int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
   namespace m = mlir::tp::model;
   using mlir::tp::TPDialect;

@@ -447,7 +447,8 @@ static float scalarGrad(const char *op, const Tensor &g) {
 
 Tensor mlir::tp::runtime::crossEntropyBackward(const Tensor &logits,
                                                const Tensor &targets,
-                                               const Tensor &gLoss) {
+                                               const Tensor &gLoss,
+                                               std::optional<double> divisor) {
   const char *op = "crossEntropyBackward";
   if (logits.rank() != 2 || targets.rank() != 1 ||
       targets.dim(0) != logits.dim(0))
@@ -470,7 +471,8 @@ Tensor mlir::tp::runtime::crossEntropyBackward(const Tensor &logits,
   Tensor out({n, c});
   if (counted == 0)
     return out;
-  double scale = static_cast<double>(gv) / counted;
+  double scale = static_cast<double>(gv) /
+                 (divisor ? *divisor : static_cast<double>(counted));
   ScratchVector<double> exps(c);
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] == ignoreIndex)

@@ -68,6 +68,16 @@ Tensor mlir::tp::runtime::mean(const Tensor &x) {
   return Tensor::scalar(static_cast<float>(sum / x.numel()));
 }
 
+Tensor mlir::tp::runtime::validRows(const Tensor &targets) {
+  if (targets.rank() != 1)
+    throw std::invalid_argument("validRows: targets " + targets.shapeString() +
+                                " must be [N]");
+  int64_t counted = 0;
+  for (int64_t id : detail::readIds(targets, "validRows", "targets"))
+    counted += id != -100;
+  return Tensor::scalar(static_cast<float>(counted));
+}
+
 Tensor mlir::tp::runtime::targetLogit(const Tensor &logits,
                                       const Tensor &targets,
                                       int64_t classOffset) {

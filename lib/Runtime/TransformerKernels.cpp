@@ -89,7 +89,8 @@ Tensor mlir::tp::runtime::attention(const Tensor &q, const Tensor &k,
 }
 
 Tensor mlir::tp::runtime::crossEntropy(const Tensor &logits,
-                                       const Tensor &targets) {
+                                       const Tensor &targets,
+                                       std::optional<double> divisor) {
   if (logits.rank() != 2 || targets.rank() != 1 ||
       targets.dim(0) != logits.dim(0))
     throw std::invalid_argument("crossEntropy: logits " + logits.shapeString() +
@@ -114,6 +115,11 @@ Tensor mlir::tp::runtime::crossEntropy(const Tensor &logits,
     total += maxV + std::log(sum) - row[target];
     ++counted;
   }
+  if (divisor && *divisor > 0)
+    // A shard's part of the mean: nothing when it holds no counted row.
+    return Tensor::scalar(counted ? static_cast<float>(total / *divisor)
+                                  : 0.0f);
+  // No counted row anywhere (a divisor of 0) or here: NaN, as PyTorch.
   float loss = counted ? static_cast<float>(total / counted)
                        : std::numeric_limits<float>::quiet_NaN();
   return Tensor::scalar(loss);

@@ -441,6 +441,14 @@ TEST(GradKernels, CrossEntropyMatchesFiniteDifferences) {
   EXPECT_NEAR(rowSum, 0.0, 1e-6);
   EXPECT_EQ(crossEntropyBackward(logits, Tensor::full({5}, -100.0f), gLoss),
             Tensor({5, 4}));
+  // With the global divisor of a shard of rows (here 6 rows counted over
+  // all shards, 3 of them here): the gradient of this shard's part.
+  Tensor part = crossEntropyBackward(logits, targets, gLoss, 6.0);
+  for (int64_t i = 0; i < part.numel(); ++i)
+    EXPECT_NEAR(part.data()[i], grad.data()[i] / 2, 1e-7);
+  expectMatchesFiniteDifferences(
+      part, logits, gLoss, [&] { return crossEntropy(logits, targets, 6.0); },
+      "crossEntropy");
   expectThrowsNaming(
       [&] {
         crossEntropyBackward(logits, Tensor::fromInts({5}, {0, 0, 4, 0, 0}),

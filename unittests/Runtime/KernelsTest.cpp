@@ -603,6 +603,37 @@ TEST(KernelsTest, CrossEntropyKnownValues) {
   EXPECT_THROW(crossEntropy(logits, Tensor({3})), std::invalid_argument);
 }
 
+// A shard of the rows with the global divisor (the rows not ignored on
+// every rank): the shards' parts add up to the mean over all rows, however
+// unevenly the ignored rows fall; a shard with none counted gives 0, and no
+// row counted anywhere (a divisor of 0) NaN, as the whole loss.
+TEST(KernelsTest, CrossEntropyOverAGlobalDivisor) {
+  Tensor logits =
+      Tensor::fromData({4, 3}, {1, 2, 3, 0, 0, 0, 5, 1, 1, 0.5f, -1, 2});
+  Tensor targets = Tensor::fromInts({4}, {2, 0, -100, 1});
+  Tensor top = Tensor::fromData({2, 3}, {1, 2, 3, 0, 0, 0});
+  Tensor bottom = Tensor::fromData({2, 3}, {5, 1, 1, 0.5f, -1, 2});
+  Tensor t0 = Tensor::fromInts({2}, {2, 0});
+  Tensor t1 = Tensor::fromInts({2}, {-100, 1});
+  EXPECT_EQ(validRows(targets).at(0), 3.0f);
+  EXPECT_EQ(validRows(t0).at(0) + validRows(t1).at(0), 3.0f);
+  float whole = crossEntropy(logits, targets).at(0);
+  float parts =
+      crossEntropy(top, t0, 3.0).at(0) + crossEntropy(bottom, t1, 3.0).at(0);
+  EXPECT_NEAR(parts, whole, 1e-6);
+  // Each shard's own mean averaged (PyTorch DDP's) is another number.
+  EXPECT_GT(
+      std::abs((crossEntropy(top, t0).at(0) + crossEntropy(bottom, t1).at(0)) /
+                   2 -
+               whole),
+      1e-2);
+  Tensor none = Tensor::fromInts({2}, {-100, -100});
+  EXPECT_EQ(crossEntropy(top, none, 2.0).at(0), 0.0f);
+  EXPECT_TRUE(std::isnan(crossEntropy(top, none, 0.0).at(0)));
+  expectInvalid([&] { validRows(Tensor({2, 2}, DType::I64)); },
+                "validRows: targets");
+}
+
 TEST(KernelsTest, CrossEntropyTakesIntegerTargets) {
   Tensor logits = Tensor::fromData({3, 3}, {1, 2, 3, 0, 0, 0, 5, 1, 1});
   Tensor f32 = crossEntropy(logits, Tensor::fromData({3}, {2, -100, 0}));

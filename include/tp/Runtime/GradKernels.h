@@ -14,6 +14,7 @@
 #include "tp/Runtime/Tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -172,9 +173,11 @@ Tensor dropout(const Tensor &x, const DropoutKey &key,
 /// \p gLoss: row i is (softmax(logits[i]) - onehot(targets[i])) * gLoss /
 /// n, n the number of targets that are not -100; ignored rows are zero (so
 /// is everything when every target is ignored, as in PyTorch, although the
-/// loss is then NaN). A target outside [0, C) other than -100 throws.
+/// loss is then NaN). A target outside [0, C) other than -100 throws. With
+/// \p divisor, it replaces n (crossEntropy's).
 Tensor crossEntropyBackward(const Tensor &logits, const Tensor &targets,
-                            const Tensor &gLoss);
+                            const Tensor &gLoss,
+                            std::optional<double> divisor = std::nullopt);
 
 /// The gradient of targetLogit(logits[N, numClassesLocal], targets,
 /// classOffset) for g[N, 1]: element (i, targets[i] - classOffset) is

@@ -11,6 +11,7 @@
 #include "tp/Runtime/Tensor.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace mlir::tp {
@@ -243,8 +244,15 @@ Tensor attention(const Tensor &q, const Tensor &k, const Tensor &v,
 /// Mean cross-entropy of logits[N, C] against integer targets[N] (I64, I32
 /// or integral F32, as for embedding), as
 /// torch.nn.functional.cross_entropy: targets equal to -100 are ignored and
-/// the mean is over the others (NaN if none). Returns a rank-0 tensor.
-Tensor crossEntropy(const Tensor &logits, const Tensor &targets);
+/// the mean is over the others (NaN if none). With \p divisor, the sum over
+/// the rows not ignored is divided by it instead (a shard of the rows: its
+/// part of the mean over all of them). Returns a rank-0 tensor.
+Tensor crossEntropy(const Tensor &logits, const Tensor &targets,
+                    std::optional<double> divisor = std::nullopt);
+
+/// The number of integer targets[N] that are not -100 (ignore_index), as
+/// a rank-0 f32 tensor: crossEntropy's divisor.
+Tensor validRows(const Tensor &targets);
 
 /// Maximum / sum along `dim`, kept with size 1 (keepdim=True).
 Tensor reduceMax(const Tensor &x, int64_t dim);

@@ -516,11 +516,22 @@ static Value mean(Emitter &e, Value x, std::optional<int64_t> count) {
   return scalarTensor(e, overCount(e, m, numel, count));
 }
 
-/// A target id as i64.
-static Value idAsI64(OpBuilder &b, Location l, Value id) {
+Value mlir::tp::linalg_export::idAsI64(OpBuilder &b, Location l, Value id) {
   if (id.getType() == b.getI64Type())
     return id;
   return arith::ExtSIOp::create(b, l, b.getI64Type(), id);
+}
+
+Value mlir::tp::linalg_export::countNotIgnored(Emitter &e, Value targets) {
+  return sumAll(e, targets, e.f64(), [](OpBuilder &b, Location l, Value t) {
+    Emitter be(b, l);
+    Value keep =
+        arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, idAsI64(b, l, t),
+                              be.scalar(b.getI64Type(), -100));
+    return arith::SelectOp::create(b, l, keep, be.scalar(be.f64(), 1.0),
+                                   be.scalar(be.f64(), 0.0))
+        .getResult();
+  });
 }
 
 static Value targetLogit(Emitter &e, Value logits, Value targets,
@@ -547,7 +558,9 @@ static Value targetLogit(Emitter &e, Value logits, Value targets,
       })[0];
 }
 
-static Value crossEntropy(Emitter &e, Value logits, Value targets,
+/// `valid`, when given, is the divisor (tp-run's crossEntropy with one):
+/// the rows not ignored on every rank.
+static Value crossEntropy(Emitter &e, Value logits, Value targets, Value valid,
                           std::optional<int64_t> count) {
   MLIRContext *ctx = e.ctx();
   int64_t n = shapeOf(logits)[0], c = shapeOf(logits)[1];
@@ -598,8 +611,24 @@ static Value crossEntropy(Emitter &e, Value logits, Value targets,
   Value total = tensor::ExtractOp::create(b, l, sums[0], ValueRange{});
   Value counted = tensor::ExtractOp::create(b, l, sums[1], ValueRange{});
   // No counted row: 0 / 0, NaN, as the runtime.
-  Value loss = e.truncF32(arith::DivFOp::create(b, l, total, counted));
-  return scalarTensor(e, overCount(e, loss, n, count));
+  Value own = arith::DivFOp::create(b, l, total, counted);
+  if (valid) {
+    // A shard's part of the mean over every rank's rows not ignored: 0
+    // where it counts none, NaN where no rank does (a divisor of 0).
+    Value divisor =
+        e.extF64(tensor::ExtractOp::create(b, l, valid, ValueRange{}));
+    Value zero = e.scalar(e.f64(), 0.0);
+    Value part = arith::SelectOp::create(
+        b, l,
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, counted, zero),
+        arith::DivFOp::create(b, l, total, divisor), zero);
+    own = arith::SelectOp::create(
+        b, l,
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, divisor, zero),
+        part, own);
+    return scalarTensor(e, e.truncF32(own));
+  }
+  return scalarTensor(e, overCount(e, e.truncF32(own), n, count));
 }
 
 static Value unary(Emitter &e, Value x, RankedTensorType type,
@@ -897,13 +926,18 @@ void mlir::tp::linalg_export::populateForwardExportPatterns(
   addExport<m::MeanOp>(p, [](m::MeanOp mo, ValueRange ops, Emitter &e, T) {
     return mean(e, ops[0], mo.getCount());
   });
+  addExport<m::ValidRowsOp>(
+      p, [](m::ValidRowsOp, ValueRange ops, Emitter &e, T) {
+        return scalarTensor(e, e.truncF32(countNotIgnored(e, ops[0])));
+      });
   addExport<m::TargetLogitOp>(
       p, [](m::TargetLogitOp, ValueRange ops, Emitter &e, T type) {
         return targetLogit(e, ops[0], ops[1], type);
       });
   addExport<m::CrossEntropyOp>(
       p, [](m::CrossEntropyOp c, ValueRange ops, Emitter &e, T) {
-        return crossEntropy(e, ops[0], ops[1], c.getCount());
+        return crossEntropy(e, ops[0], ops[1], c.getValid() ? ops[2] : Value(),
+                            c.getCount());
       });
   addExport<m::FullOp>(p, [](m::FullOp f, ValueRange, Emitter &e, T type) {
     return e.full(type.getShape(), type.getElementType(),

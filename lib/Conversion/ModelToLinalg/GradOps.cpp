@@ -538,14 +538,11 @@ static Value reduceMaxGrad(Emitter &e, Value g, Value x, int64_t dim) {
       })[0];
 }
 
-static Value idAsI64(OpBuilder &b, Location l, Value id) {
-  if (id.getType() == b.getI64Type())
-    return id;
-  return arith::ExtSIOp::create(b, l, b.getI64Type(), id);
-}
-
+/// `valid`, when given, is the divisor (the rows not ignored on every
+/// rank), as tp-run's crossEntropyBackward with one.
 static Value crossEntropyGrad(Emitter &e, Value grad, Value logits,
-                              Value targets, std::optional<int64_t> count) {
+                              Value targets, Value valid,
+                              std::optional<int64_t> count) {
   MLIRContext *ctx = e.ctx();
   OpBuilder &bld = e.builder();
   Location loc = e.location();
@@ -570,15 +567,8 @@ static Value crossEntropyGrad(Emitter &e, Value grad, Value logits,
                   return yield1(arith::AddFOp::create(b, l, a[2], ex));
                 })[0];
   Value counted =
-      sumAll(e, targets, e.f64(), [](OpBuilder &b, Location l, Value t) {
-        Emitter be(b, l);
-        Value keep = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne,
-                                           idAsI64(b, l, t),
-                                           be.scalar(b.getI64Type(), -100));
-        return arith::SelectOp::create(b, l, keep, be.scalar(be.f64(), 1.0),
-                                       be.scalar(be.f64(), 0.0))
-            .getResult();
-      });
+      valid ? e.extF64(tensor::ExtractOp::create(bld, loc, valid, ValueRange{}))
+            : countNotIgnored(e, targets);
   Value gv = tensor::ExtractOp::create(bld, loc, grad, ValueRange{});
   // scale = double(g) / counted (no counted row: every row is ignored).
   Value scale = arith::DivFOp::create(bld, loc, e.extF64(gv), counted);
@@ -789,7 +779,8 @@ void mlir::tp::linalg_export::populateGradExportPatterns(RewritePatternSet &p) {
       });
   addExport<m::CrossEntropyGradOp>(
       p, [](m::CrossEntropyGradOp c, ValueRange ops, Emitter &e, T) {
-        return crossEntropyGrad(e, ops[0], ops[1], ops[2], c.getCount());
+        return crossEntropyGrad(e, ops[0], ops[1], ops[2],
+                                c.getValid() ? ops[3] : Value(), c.getCount());
       });
   addExport<m::TargetLogitGradOp>(
       p, [](m::TargetLogitGradOp, ValueRange ops, Emitter &e, T type) {

@@ -198,6 +198,12 @@ Value convertTrainingDropout(Operation *op, Value x, Value seed, Value step,
 Value sumAll(Emitter &e, Value input, Type accType,
              llvm::function_ref<Value(OpBuilder &, Location, Value)> term);
 
+/// A target id as i64.
+Value idAsI64(OpBuilder &b, Location l, Value id);
+/// The number of integer `targets` that are not -100 (ignore_index), an
+/// f64 scalar Value: a cross entropy's rows.
+Value countNotIgnored(Emitter &e, Value targets);
+
 /// Shared by forward and backward: row statistics over the last dim of `x`,
 /// as the runtime computes them in f64. `sum` (and `sumSq` for layer norm,
 /// the squares around the mean) are [rows...] f64 tensors.

@@ -26,8 +26,10 @@ Buffer overCount(Buffer mean, int64_t own, int64_t count) {
 
 /// A loss whose rows are split over ranks (\p count, the global row count,
 /// is set and differs from this rank's) is each rank's mean scaled by its
-/// share of the rows; with ignored rows (-100) the shares are not known
-/// locally, so such targets are an error rather than a wrong loss.
+/// share of the rows. tp-partition gives a loss whose targets may hold -100
+/// the global number of rows not ignored instead (the operand `valid`), so
+/// an ignored row here means targets it judged could not hold one: an
+/// error rather than a wrong loss.
 inline void checkNoIgnoredRows(const Tensor &targets, int64_t count) {
   if (count == 0 || count == targets.numel())
     return;
@@ -84,24 +86,32 @@ template <class B> void addTrainingKernels(KernelTable<B> &t) {
           k.arg(0), k.arg(2), k.arg(1).shape()[1],
           k.in.axes.empty() ? 0 : k.f.chunkOf(k.in.size, k.in.axes).offset);
     });
-    // size: the global rows over a shard of rows (0: its own).
+    // size: the global rows over a shard of rows (0: its own); or operand
+    // 2, the global rows not ignored (a rank-0 f32).
     t.add(
         "cross_entropy", kCount,
         [](K k) {
+          if (k.numOperands() > 2)
+            return crossEntropy(k.arg(0), k.arg(1), k.arg(2).at(0));
           checkNoIgnoredRows(k.arg(1), k.in.size);
           return overCount(crossEntropy(k.arg(0), k.arg(1)), k.arg(1).numel(),
                            k.in.size);
         },
         {}, kApproxExp);
-    // size (as cross_entropy): operands grad, logits, targets.
+    // size or operand 3 (as cross_entropy): operands grad, logits, targets.
     t.add(
         "cross_entropy_grad", kCount,
         [](K k) {
+          if (k.numOperands() > 3)
+            return crossEntropyBackward(k.arg(1), k.arg(2), k.arg(0),
+                                        k.arg(3).at(0));
           checkNoIgnoredRows(k.arg(2), k.in.size);
           return overCount(crossEntropyBackward(k.arg(1), k.arg(2), k.arg(0)),
                            k.arg(2).numel(), k.in.size);
         },
         {}, kApproxExp);
+    // The targets not ignored (-100): a cross entropy's divisor.
+    t.add("valid_rows", 0, [](K k) { return validRows(k.arg(0)); });
     // Dropout in training and its backward (the same mask on the
     // gradient): value (p), name (the FQN, the mask's key), shape (the
     // global shape), shardDims (empty unless the operand is a shard). The

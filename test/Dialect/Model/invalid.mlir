@@ -624,6 +624,46 @@ func.func @cross_entropy_grad_targets(%g: tensor<f32>, %l: tensor<4x6xf32>, %t: 
 
 // -----
 
+func.func @cross_entropy_valid_shape(%l: tensor<4x6xf32>, %t: tensor<4xi64>, %v: tensor<1xf32>) {
+  // expected-error @below {{'model.cross_entropy' op valid (the rows not ignored) must be a rank-0 f32 tensor}}
+  %0 = model.cross_entropy %l, %t, %v : (tensor<4x6xf32>, tensor<4xi64>, tensor<1xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_two_divisors(%l: tensor<4x6xf32>, %t: tensor<4xi64>, %v: tensor<f32>) {
+  // expected-error @below {{'model.cross_entropy' op takes one divisor: `count` or `valid`, not both}}
+  %0 = model.cross_entropy %l, %t, %v {count = 8 : i64} : (tensor<4x6xf32>, tensor<4xi64>, tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_grad_valid_dtype(%g: tensor<f32>, %l: tensor<4x6xf32>, %t: tensor<4xi64>, %v: tensor<i64>) {
+  // expected-error @below {{'model.cross_entropy_grad' op valid (the rows not ignored) must be a rank-0 f32 tensor}}
+  %0 = model.cross_entropy_grad %g, %l, %t, %v : (tensor<f32>, tensor<4x6xf32>, tensor<4xi64>, tensor<i64>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @valid_rows_float_targets(%t: tensor<4xf32>) {
+  // expected-error @below {{'model.valid_rows' op takes integer targets [N]}}
+  %0 = model.valid_rows %t : (tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @valid_rows_result(%t: tensor<4xi64>) {
+  // expected-error @below {{'model.valid_rows' op result has shape 1, expected }}
+  %0 = model.valid_rows %t : (tensor<4xi64>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
 func.func @cross_entropy_grad_float_targets(%g: tensor<f32>, %l: tensor<4x6xf32>, %t: tensor<4xf32>) {
   // expected-error @below {{'model.cross_entropy_grad' op targets must be integers}}
   %0 = model.cross_entropy_grad %g, %l, %t : (tensor<f32>, tensor<4x6xf32>, tensor<4xf32>) -> tensor<4x6xf32>

@@ -87,6 +87,11 @@ func.func @functional(%x: tensor<2x8x16xf32>, %v: tensor<16xf32>, %m: tensor<16x
   %logits = model.reshape %mm : (tensor<2x8x32xf32>) -> tensor<16x32xf32>
   // CHECK: %[[LOSS:.*]] = model.cross_entropy %[[LOGITS]], %[[TARGETS]] : (tensor<16x32xf32>, tensor<16xi32>) -> tensor<f32>
   %loss = model.cross_entropy %logits, %targets : (tensor<16x32xf32>, tensor<16xi32>) -> tensor<f32>
+  // The divisor of a shard of the rows: the rows not ignored, counted.
+  // CHECK: %[[N:.*]] = model.valid_rows %[[TARGETS]] : (tensor<16xi32>) -> tensor<f32>
+  %n = model.valid_rows %targets : (tensor<16xi32>) -> tensor<f32>
+  // CHECK: model.cross_entropy %[[LOGITS]], %[[TARGETS]], %[[N]] : (tensor<16x32xf32>, tensor<16xi32>, tensor<f32>) -> tensor<f32>
+  %part = model.cross_entropy %logits, %targets, %n : (tensor<16x32xf32>, tensor<16xi32>, tensor<f32>) -> tensor<f32>
   // CHECK: return %[[LOSS]] : tensor<f32>
   return %loss : tensor<f32>
 }

@@ -196,3 +196,50 @@ func.func @layout_in_loop(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   }
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A cross entropy over rows split on both axes of a 2x2 mesh divides each
+// rank's sum by a global count. Targets that only the loss reads may hold
+// -100 (ignore_index): the count is of the rows not ignored, each rank's
+// model.valid_rows summed by one scalar all_reduce over the axes that split
+// the rows, built where the targets are (so it overlaps the forward) and
+// shared by the loss and its gradient.
+tp.mesh @mesh(shape = 2x2) {axis_names = ["dp", "tp"]}
+// CHECK-LABEL: func.func @ignored_rows
+// CHECK-SAME: (%[[L:.*]]: tensor<2x16xf32>, %[[T:.*]]: tensor<2xi64>)
+// CHECK-NEXT: %[[OWN:.*]] = model.valid_rows %[[T]] : (tensor<2xi64>) -> tensor<f32>
+// CHECK-NEXT: %[[N:.*]] = tp.all_reduce %[[OWN]] on @mesh mesh_axes = [0, 1] reduction = sum : tensor<f32>
+// CHECK-NEXT: %[[LOSS:.*]] = model.cross_entropy %[[L]], %[[T]], %[[N]] : (tensor<2x16xf32>, tensor<2xi64>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[ONE:.*]] = model.full
+// CHECK-NEXT: %[[G:.*]] = model.cross_entropy_grad %[[ONE]], %[[L]], %[[T]], %[[N]] : (tensor<f32>, tensor<2x16xf32>, tensor<2xi64>, tensor<f32>) -> tensor<2x16xf32>
+// CHECK-NEXT: return %[[LOSS]], %[[G]]
+func.func @ignored_rows(%l: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>, %t: !tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.shard<0>]>) -> (!tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.partial<sum>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>) {
+  %loss = model.cross_entropy %l, %t : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>, !tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.shard<0>]>) -> !tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.partial<sum>]>
+  %one = model.full 1.0 : tensor<f32>
+  %g = model.cross_entropy_grad %one, %l, %t : (tensor<f32>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>, !tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.shard<0>]>) -> !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>
+  return %loss, %g : !tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.partial<sum>]>, !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>
+}
+
+// Rows split on dp only: the all_reduce is over dp.
+// CHECK-LABEL: func.func @ignored_rows_dp
+// CHECK-NEXT: model.valid_rows %{{.*}} : (tensor<4xi64>) -> tensor<f32>
+// CHECK-NEXT: tp.all_reduce %{{.*}} on @mesh mesh_axes = [0] reduction = sum : tensor<f32>
+func.func @ignored_rows_dp(%l: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.replicate]>, %t: !tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.replicate]>) -> !tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.replicate]> {
+  %loss = model.cross_entropy %l, %t : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.replicate]>, !tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.replicate]>) -> !tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.replicate]>
+  return %loss : !tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.replicate]>
+}
+
+// Targets an embedding reads too (a language model's shifted tokens) are
+// ids in the vocabulary, never -100: the divisor is the global row count,
+// with no communication.
+// CHECK-LABEL: func.func @embedded_targets
+// CHECK-NOT: model.valid_rows
+// CHECK-NOT: tp.all_reduce
+// CHECK: model.cross_entropy %{{.*}}, %{{.*}} {count = 8 : i64} : (tensor<2x16xf32>, tensor<2xi64>) -> tensor<f32>
+func.func @embedded_targets(%l: !tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>, %t: !tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.shard<0>]>) -> (!tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.partial<sum>]>, !tp.dtensor<8x4xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>) {
+  %w = model.param "emb.weight" : tensor<16x4xf32>
+  %e = model.embedding "emb"(%t, %w) : (!tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.shard<0>]>, tensor<16x4xf32>) -> !tp.dtensor<8x4xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>
+  %loss = model.cross_entropy %l, %t : (!tp.dtensor<8x16xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>, !tp.dtensor<8xi64, @mesh, [#tp.shard<0>, #tp.shard<0>]>) -> !tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.partial<sum>]>
+  return %loss, %e : !tp.dtensor<f32, @mesh, [#tp.partial<sum>, #tp.partial<sum>]>, !tp.dtensor<8x4xf32, @mesh, [#tp.shard<0>, #tp.shard<0>]>
+}

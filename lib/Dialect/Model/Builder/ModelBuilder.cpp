@@ -437,7 +437,8 @@ public:
     Value flat =
         model::ReshapeOp::create(b, loc, tensor({rows, vocab}), logits);
     Value loss = model::CrossEntropyOp::create(
-        b, loc, lossType, flat, entry->getArgument(1), /*count=*/nullptr);
+        b, loc, lossType, flat, entry->getArgument(1), /*valid=*/Value(),
+        /*count=*/nullptr);
     func::ReturnOp::create(b, loc, loss);
     return fn;
   }

@@ -54,12 +54,38 @@ LogicalResult TargetLogitOp::verify() {
   return expectShape(*this, "result", shapeOf(getResult()), {l[0], 1});
 }
 
+/// A cross entropy's divisor where its rows are split: `count` or the
+/// operand `valid` (a rank-0 f32), not both.
+static LogicalResult verifyDivisor(Operation *op, Value valid,
+                                   std::optional<uint64_t> count) {
+  if (failed(verifyCount(op, count)))
+    return failure();
+  if (!valid)
+    return success();
+  if (count)
+    return op->emitOpError("takes one divisor: `count` or `valid`, not both");
+  if (!shapeOf(valid).empty() ||
+      !getTensorLikeElementType(valid.getType()).isF32())
+    return op->emitOpError("valid (the rows not ignored) must be a rank-0 "
+                           "f32 tensor");
+  return success();
+}
+
 LogicalResult CrossEntropyOp::verify() {
   auto l = shapeOf(getLogits()), t = shapeOf(getTargets());
   if (l.size() != 2 || t.size() != 1 || !sameSize(l[0], t[0]))
     return emitOpError("cross_entropy takes logits [N, C] and targets [N]");
-  if (failed(verifyCount(*this, getCount())))
+  if (failed(verifyDivisor(*this, getValid(), getCount())))
     return failure();
+  return expectShape(*this, "result", shapeOf(getResult()), {});
+}
+
+LogicalResult ValidRowsOp::verify() {
+  if (shapeOf(getTargets()).size() != 1 ||
+      !isa<IntegerType>(getTensorLikeElementType(getTargets().getType())))
+    return emitOpError("takes integer targets [N]");
+  if (!getTensorLikeElementType(getResult().getType()).isF32())
+    return emitOpError("result must be f32");
   return expectShape(*this, "result", shapeOf(getResult()), {});
 }
 
@@ -98,7 +124,7 @@ static LogicalResult verifyLogitsTargets(Operation *op, Value logits,
 LogicalResult CrossEntropyGradOp::verify() {
   if (failed(expectShape(*this, "gradient", shapeOf(getGrad()), {})))
     return failure();
-  if (failed(verifyCount(*this, getCount())))
+  if (failed(verifyDivisor(*this, getValid(), getCount())))
     return failure();
   return verifyLogitsTargets(*this, getLogits(), getTargets());
 }
@@ -197,34 +223,53 @@ AxisRule MeanGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
 //===----------------------------------------------------------------------===//
 
 /// Rows are independent, so rows split over the ranks (a data-parallel
-/// batch) give a partial sum of the mean over the global rows (`count`); a
-/// replicated operand is chunked alike, for free.
+/// batch) give a partial sum of the mean over the global rows (`count` or
+/// `valid`, which is replicated); a replicated operand is chunked alike,
+/// for free.
 AxisRule CrossEntropyOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   AxisRuleBuilder r(getContext(), n);
   if (r.shardDim(in[0]) == 0 ||
-      (isa<ReplicateAttr>(in[0]) && r.shardDim(in[1]) == 0))
-    return {{r.shard(0), r.shard(0)}, r.partialSum()};
-  return r.replicateAll(2);
+      (isa<ReplicateAttr>(in[0]) && r.shardDim(in[1]) == 0)) {
+    AxisRule rule{{r.shard(0), r.shard(0)}, r.partialSum()};
+    if (getValid())
+      rule.operands.push_back(r.rep());
+    return rule;
+  }
+  return r.replicateAll(in.size());
 }
 
 LogicalResult CrossEntropyOp::backward(GradientBuilder &b, Value grad) {
-  b.accumulate(getLogits(), CrossEntropyGradOp::create(
-                                b.getBuilder(), getLoc(),
-                                GradientBuilder::gradType(getLogits()), grad,
-                                getLogits(), getTargets(), getCountAttr()));
+  b.accumulate(getLogits(),
+               CrossEntropyGradOp::create(
+                   b.getBuilder(), getLoc(),
+                   GradientBuilder::gradType(getLogits()), grad, getLogits(),
+                   getTargets(), getValid(), getCountAttr()));
   return success();
 }
 
-/// (grad, logits, targets): rows as the forward's (split rows divide by the
-/// global count); linear in the gradient.
+/// (grad, logits, targets[, valid]): rows as the forward's (split rows
+/// divide by the global count); linear in the gradient.
 AxisRule CrossEntropyGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   AxisRuleBuilder r(getContext(), n);
+  AxisRule rule = r.replicateAll(in.size());
   if (r.isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]) &&
       isa<ReplicateAttr>(in[2]))
-    return {{in[0], in[1], in[2]}, in[0]};
-  if (r.shardDim(in[1]) == 0 || r.shardDim(in[2]) == 0)
-    return {{r.rep(), r.shard(0), r.shard(0)}, r.shard(0)};
-  return r.replicateAll(3);
+    rule = {{in[0], in[1], in[2]}, in[0]};
+  else if (r.shardDim(in[1]) == 0 || r.shardDim(in[2]) == 0)
+    rule = {{r.rep(), r.shard(0), r.shard(0)}, r.shard(0)};
+  else
+    return rule;
+  if (getValid())
+    rule.operands.push_back(r.rep());
+  return rule;
+}
+
+/// Split targets count their own rows: a partial sum of the global count.
+AxisRule ValidRowsOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
+  AxisRuleBuilder r(getContext(), n);
+  if (r.shardDim(in[0]) == 0)
+    return {{in[0]}, r.partialSum()};
+  return r.replicateAll(1);
 }
 
 //===----------------------------------------------------------------------===//
@@ -263,4 +308,55 @@ AxisRule TargetLogitGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
   if (r.isPartialSum(in[0]) && isa<ReplicateAttr>(in[1]))
     return {{in[0], r.rep(), r.rep()}, in[0]};
   return r.replicateAll(3);
+}
+
+//===----------------------------------------------------------------------===//
+// Targets that may be ignored (-100)
+//===----------------------------------------------------------------------===//
+
+/// Ops whose result holds (some of) its operands' ids, moved.
+static bool movesIds(Operation *op) {
+  return isa<SliceOp, ReshapeOp, TransposeOp, ConcatOp, ChunkOp, AllGatherOp,
+             DistributeOp, RedistributeOp, ToLocalOp, FromLocalOp>(op);
+}
+
+bool mlir::tp::model::takesIgnoreIndex(Value ids) {
+  bool any = false;
+  for (OpOperand &use : ids.getUses()) {
+    Operation *user = use.getOwner();
+    if (movesIds(user)) {
+      if (!takesIgnoreIndex(user->getResult(0)))
+        return false;
+      any = true;
+      continue;
+    }
+    auto ce = dyn_cast<CrossEntropyOp>(user);
+    auto grad = dyn_cast<CrossEntropyGradOp>(user);
+    if (!(ce && use.get() == ce.getTargets()) &&
+        !(grad && use.get() == grad.getTargets()) && !isa<ValidRowsOp>(user))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+bool mlir::tp::model::mayHoldIgnoreIndex(Value targets) {
+  SmallVector<Value> work{targets};
+  llvm::SmallPtrSet<Value, 4> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (isa<BlockArgument>(v)) {
+      if (takesIgnoreIndex(v))
+        return true;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!movesIds(def))
+      return true;
+    // Their operands are all ids (a concat's every piece).
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
 }

@@ -125,11 +125,68 @@ static void localizeShardedLookups(ArrayRef<ShardedLookup> lookups) {
   }
 }
 
+/// The global number of \p targets' rows not ignored (-100), on every
+/// rank: model.valid_rows, all-reduced over the mesh axes that split the
+/// rows (of more than one rank), in the phase of \p user. The all_reduce
+/// of one scalar runs while the rank computes until \p user reads it; it
+/// is built after the last collective before \p user (collectives run in
+/// order, so earlier it would delay those) or, with none, as soon as the
+/// targets are.
+static Value globalValidRows(Operation *user, Value targets,
+                             SymbolTableCollection &symbols) {
+  PhaseListener marker(user);
+  OpBuilder b(user->getContext(), &marker);
+  b.setInsertionPointAfterValue(targets);
+  for (Operation *op = user->getPrevNode(); op && op != targets.getDefiningOp();
+       op = op->getPrevNode())
+    if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp, BroadcastOp>(
+            op)) {
+      b.setInsertionPointAfter(op);
+      break;
+    }
+  Location loc = user->getLoc();
+  MLIRContext *ctx = b.getContext();
+  auto f32 = b.getF32Type();
+  auto type = dyn_cast<DTensorType>(targets.getType());
+  if (!type)
+    return m::ValidRowsOp::create(b, loc, RankedTensorType::get({}, f32),
+                                  targets);
+  MeshOp mesh = lookupMesh(user, type.getMesh(), &symbols);
+  SmallVector<Attribute> placements, replicated;
+  SmallVector<int64_t> axes;
+  for (auto [axis, p] : llvm::enumerate(type.getPlacements())) {
+    bool splits = isa<ShardAttr>(p) && mesh && mesh.getShape()[axis] > 1;
+    if (splits)
+      axes.push_back(axis);
+    placements.push_back(
+        splits ? Attribute(PartialAttr::get(ctx, ReductionKind::Sum))
+               : Attribute(ReplicateAttr::get(ctx)));
+    replicated.push_back(ReplicateAttr::get(ctx));
+  }
+  auto dtensor = [&](ArrayRef<Attribute> ps) {
+    return DTensorType::get(ctx, {}, f32, type.getMesh(),
+                            canonicalizePlacements(ps));
+  };
+  Value own = m::ValidRowsOp::create(b, loc, dtensor(placements), targets);
+  if (axes.empty())
+    return own;
+  auto scalar = RankedTensorType::get({}, f32);
+  Value local = ToLocalOp::create(b, loc, scalar, own);
+  Value sum = AllReduceOp::create(
+      b, loc, scalar, type.getMesh(), b.getDenseI64ArrayAttr(axes),
+      /*module=*/nullptr, local,
+      ReductionKindAttr::get(ctx, ReductionKind::Sum));
+  return FromLocalOp::create(b, loc, dtensor(replicated), sum);
+}
+
 /// Means over a shard divide by the global count, so that each rank's
 /// result is a partial sum of the mean (the sharding rules of model.mean and
 /// model.cross_entropy): set while the operands still have their global
-/// types. A count already present is kept.
-static void setGlobalCounts(func::FuncOp func) {
+/// types. A count already present is kept. A cross entropy whose targets
+/// may hold -100 divides by the global number of rows not ignored, which
+/// no rank knows alone: each counts its own and one all_reduce of a scalar
+/// sums them, shared by the loss and its gradient.
+static void setGlobalCounts(func::FuncOp func, SymbolTableCollection &symbols) {
   auto sharded = [](Value v) -> DTensorType {
     auto t = dyn_cast<DTensorType>(v.getType());
     if (t && llvm::any_of(t.getPlacements(), llvm::IsaPred<ShardAttr>))
@@ -137,6 +194,7 @@ static void setGlobalCounts(func::FuncOp func) {
     return nullptr;
   };
   Builder b(func.getContext());
+  llvm::DenseMap<Value, Value> validOf;
   func.walk([&](Operation *op) {
     if (auto mean = dyn_cast<m::MeanOp>(op)) {
       if (DTensorType t = sharded(mean.getInput()); t && !mean.getCount())
@@ -146,19 +204,30 @@ static void setGlobalCounts(func::FuncOp func) {
     }
     // Rows of the loss (logits [N, C], targets [N]).
     Value logits, targets;
+    MutableOperandRange valid(op);
     if (auto ce = dyn_cast<m::CrossEntropyOp>(op)) {
       logits = ce.getLogits();
       targets = ce.getTargets();
+      valid = ce.getValidMutable();
     } else if (auto g = dyn_cast<m::CrossEntropyGradOp>(op)) {
       logits = g.getLogits();
       targets = g.getTargets();
+      valid = g.getValidMutable();
     } else {
       return;
     }
-    if (op->hasAttr("count") || (!sharded(logits) && !sharded(targets)))
+    if (op->hasAttr("count") || !valid.empty() ||
+        (!sharded(logits) && !sharded(targets)))
       return;
-    int64_t rows = getTensorLikeShape(targets.getType())[0];
-    op->setAttr("count", b.getI64IntegerAttr(rows));
+    if (!m::mayHoldIgnoreIndex(targets)) {
+      int64_t rows = getTensorLikeShape(targets.getType())[0];
+      op->setAttr("count", b.getI64IntegerAttr(rows));
+      return;
+    }
+    Value &divisor = validOf[targets];
+    if (!divisor)
+      divisor = globalValidRows(op, targets, symbols);
+    valid.assign(divisor);
   });
 }
 
@@ -298,7 +367,7 @@ static LogicalResult partitionFunc(func::FuncOp func,
   if (failed(checkSingleBlockBody(func)))
     return failure();
   SmallVector<ShardedLookup> lookups = findShardedLookups(func);
-  setGlobalCounts(func);
+  setGlobalCounts(func, symbols);
   SmallVector<CountOnce> countedOnce = findCountOnce(func);
   SmallVector<ShardedDropout> dropouts = findShardedDropouts(func);
   Block &block = func.getBody().front();

@@ -268,12 +268,14 @@ def Model_CrossEntropyGradOp : Model_FnOp<"cross_entropy_grad"> {
   let summary = "Gradient of cross entropy's logits: `(softmax - onehot) * grad / N`";
   let description = [{
     `grad` is the rank-0 gradient of the loss, `logits` `[N, C]` and
-    `targets` `[N]` the loss's operands; the result is `[N, C]`. `count`, as
-    the loss's, replaces `N` where the rows are a shard (set by
-    tp-partition).
+    `targets` `[N]` the loss's operands; the result is `[N, C]`. `count` or
+    `valid`, as the loss's, replaces the number of rows not ignored where
+    the rows are a shard (set by tp-partition).
   }];
   let arguments = (ins Model_TensorLike:$grad, Model_TensorLike:$logits,
-                       Model_TensorLike:$targets, OptionalAttr<I64Attr>:$count);
+                       Model_TensorLike:$targets,
+                       Optional<Model_TensorLike>:$valid,
+                       OptionalAttr<I64Attr>:$count);
   let results = (outs Model_TensorLike:$result);
 }
 

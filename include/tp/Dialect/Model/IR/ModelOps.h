@@ -62,6 +62,19 @@ std::string getModuleTypeName(Operation *op);
 /// order, then the others in program order.
 llvm::SmallVector<Operation *> getChildModules(Operation *module);
 
+/// Whether integer ids \p ids are read only as the targets of a
+/// model.cross_entropy (and of its gradient, and counted by
+/// model.valid_rows), through ops that only move them (slices, reshapes,
+/// tp's chunks, gathers and layout ops): then -100, PyTorch's ignore_index,
+/// is a valid value (a row the loss skips). Not for a loss decomposed over
+/// class-sharded logits (target_logit), which cannot skip a row.
+bool takesIgnoreIndex(Value ids);
+
+/// Whether the targets \p targets of a cross entropy may hold -100: unless
+/// they come, through ops that only move them, from function arguments of
+/// which none takesIgnoreIndex (a value computed otherwise may).
+bool mayHoldIgnoreIndex(Value targets);
+
 /// Attaches the model dialect's interfaces to ops of other dialects:
 /// tp's layout ops (distribute, redistribute, to_local) pass a gradient
 /// through unchanged. Called by tp::registerAllDialects.

@@ -611,13 +611,37 @@ def Model_TargetLogitOp : Model_FnOp<"target_logit", [Model_Differentiable]> {
 def Model_CrossEntropyOp : Model_FnOp<"cross_entropy", [Model_Differentiable]> {
   let summary = "Mean cross entropy of logits `[N, C]` against targets `[N]`";
   let description = [{
-    `count`, when present, is the divisor in place of `N`: tp-partition sets
-    it to the global number of rows where the rows are sharded (each rank's
-    sum over its rows, divided by the global count, is a partial sum of the
-    loss).
+    As `torch.nn.functional.cross_entropy`: rows whose target is -100
+    (`ignore_index`) are skipped and the mean is over the others.
+
+    Where tp-partition splits the rows over ranks, each rank's sum over its
+    rows divided by a global divisor is a partial sum of the loss. The
+    divisor is `count` (the global number of rows) where the targets cannot
+    hold -100, and otherwise the operand `valid`: a rank-0 f32 holding the
+    global number of rows not ignored (`model.valid_rows` of the targets,
+    all-reduced over the ranks that split them).
+
+    ```mlir
+    %v = model.valid_rows %targets : (tensor<4xi64>) -> tensor<f32>
+    %n = tp.all_reduce %v on @mesh mesh_axes = [0] reduction = sum : tensor<f32>
+    %loss = model.cross_entropy %logits, %targets, %n : (tensor<4x16xf32>, tensor<4xi64>, tensor<f32>) -> tensor<f32>
+    ```
   }];
   let arguments = (ins Model_TensorLike:$logits, Model_TensorLike:$targets,
+                       Optional<Model_TensorLike>:$valid,
                        OptionalAttr<I64Attr>:$count);
+  let results = (outs Model_TensorLike:$result);
+}
+
+def Model_ValidRowsOp : Model_FnOp<"valid_rows"> {
+  let summary = "The number of targets that are not -100 (a rank-0 f32)";
+  let description = [{
+    The divisor of a cross entropy whose rows are split over ranks and may
+    be ignored (`ignore_index`, -100): on a shard of the targets each rank
+    counts its own, a partial sum of the global count. The count is exact
+    in f32 up to 2^24 rows.
+  }];
+  let arguments = (ins Model_TensorLike:$targets);
   let results = (outs Model_TensorLike:$result);
 }
 
