@@ -784,11 +784,22 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
     if (fewest)
       price(fewest->first, &fewest->second);
   }
-  // Nothing fits: the smallest may be one the bounds left out.
+  // Nothing fits: the smallest may be one the bounds left out, or the
+  // smallest choice with fewer layers recomputed: the peak need not fall
+  // with each one (a recomputed layer's backward holds its activations
+  // again, next to those of the layers kept), so each count is priced.
   if (!result.best) {
     for (const Unpriced &u : result.unpriced)
       price(u.choice);
     result.unpriced.clear();
+    if (result.smallest &&
+        result.tried[*result.smallest].first.recompute >= allLayers) {
+      Choice c = result.tried[*result.smallest].first;
+      for (int64_t k = 1; k < allLayers; ++k) {
+        c.recompute = k;
+        price(c);
+      }
+    }
   }
   return result;
 }

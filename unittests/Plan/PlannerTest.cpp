@@ -373,8 +373,9 @@ TEST_F(PlannerTest, SearchKeepsTheBudgetAndNamesTheSmallest) {
             "tp(model.layers.*.mlp) + recompute of the first layer");
   options.budget = 100;
   r = search(s, mesh, options, price);
-  // The four FSDP ones with finer units too, and every recompute twin.
-  EXPECT_EQ(r.tried.size(), 20u);
+  // The four FSDP ones with finer units too, every recompute twin, and
+  // the smallest recomputing one layer instead of both.
+  EXPECT_EQ(r.tried.size(), 21u);
   EXPECT_FALSE(r.best);
   ASSERT_TRUE(r.smallest);
   EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 170);
@@ -470,6 +471,37 @@ TEST_F(PlannerTest, SearchLeavesOutWhatTheStateAloneRulesOut) {
   for (const auto &[c, e] : r.tried)
     twinOfReplicated |= !c.fsdp && c.recompute > 0 && !c.pairs[0];
   EXPECT_TRUE(twinOfReplicated);
+}
+
+// Nothing fits: the smallest recomputing every layer is priced with fewer
+// layers recomputed too, since the peak need not fall with each one.
+TEST_F(PlannerTest, NothingFitsPricesEachRecomputeCount) {
+  ModelStructure s = analyze(model());
+  MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
+  // Recomputing the first layer takes 150 bytes off, the second adds 100
+  // back (its recomputed activations live with the first's).
+  auto price = [&](const Choice &c) {
+    Evaluation e;
+    e.ok = true;
+    e.peakBytes = 1000 - (c.pairs[0] ? 100 : 0) - (c.fsdp ? 400 : 0) -
+                  (c.recompute >= 1 ? 150 : 0) + (c.recompute >= 2 ? 100 : 0);
+    e.stepSeconds = 1.0 + 0.25 * static_cast<double>(c.recompute);
+    return e;
+  };
+  SearchOptions options;
+  options.train = true;
+  options.budget = 100;
+  SearchResult r = search(s, mesh, options, price);
+  EXPECT_FALSE(r.best);
+  ASSERT_TRUE(r.smallest);
+  EXPECT_EQ(r.tried[*r.smallest].second.peakBytes, 350);
+  EXPECT_EQ(describe(s, r.tried[*r.smallest].first),
+            "tp(model.layers.*.mlp) + fsdp + recompute of the first layer");
+  // A budget between the two fits only the partial recompute: a plan.
+  options.budget = 360;
+  r = search(s, mesh, options, price);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.tried[*r.best].first.recompute, 1);
 }
 
 } // namespace
