@@ -428,7 +428,13 @@ std::string mlir::tp::plan::planJSON(const ModelStructure &s,
     w.value(n);
   w.arrayEnd();
   w.objectEnd();
-  if (mesh.axisNames.size() > 1) {
+  if (mesh.replicaAxis >= 0) {
+    // HSDP: the batch split over both data axes, the parameters sharded
+    // over one and replicated over the other.
+    w.member("tp_axis", mesh.axisNames[mesh.tpAxis]);
+    w.member("dp_axis", mesh.axisNames[mesh.replicaAxis]);
+    w.member("fsdp_axis", mesh.axisNames[mesh.dataAxis]);
+  } else if (mesh.axisNames.size() > 1) {
     w.member("tp_axis", mesh.axisNames[mesh.tpAxis]);
     w.member(c.fsdp ? "fsdp_axis" : "dp_axis", mesh.axisNames[mesh.dataAxis]);
   } else if (c.dataOnly) {
@@ -549,6 +555,8 @@ Choice mlir::tp::plan::megatronChoice(const ModelStructure &s,
   c.pairs.assign(s.pairs.size(), true);
   c.embedding = !s.embedding.empty();
   c.output = s.output.empty() ? 0 : 1;
+  // On a 3-D mesh its data axes are HSDP's (as torchtitan's).
+  c.fsdp = mesh.replicaAxis >= 0;
   return c;
 }
 
@@ -599,7 +607,8 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
          ++embedding)
       for (int output : outputs)
         for (int sp = 0; sp < 2; ++sp)
-          for (int fsdp = 0; fsdp < (twoD ? 2 : 1); ++fsdp)
+          for (int fsdp = mesh.replicaAxis >= 0 ? 1 : 0; fsdp < (twoD ? 2 : 1);
+               ++fsdp)
             for (int recompute = 0; recompute < (canRecompute ? 2 : 1);
                  ++recompute) {
               Choice c;

@@ -6,7 +6,7 @@
 //       per-rank program and predicts, without running it, its step time on
 //       a hardware profile (tp/Executor/CostModel.h) by phase and module,
 //       and its memory per rank (Program::memoryPlan) against a budget;
-//   tp-plan MODEL --mesh-shape N[,M] --hardware P    searches a plan
+//   tp-plan MODEL --mesh-shape N[,M[,K]] --hardware P searches a plan
 //       (tp/Plan/Planner.h): every candidate lowered and priced so, the
 //       fastest within the budget written;
 //   tp-plan --calibrate -o P.json                    measures this
@@ -78,14 +78,15 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     meshShape("mesh-shape",
               cl::desc("Search a plan for this mesh: its sizes (\"4\", "
-                       "\"2,4\")"),
-              cl::value_desc("N[,M]"), cl::cat(category));
+                       "\"2,4\"; \"2,2,4\": hybrid sharding over the first "
+                       "two)"),
+              cl::value_desc("N[,M[,K]]"), cl::cat(category));
 static cl::opt<std::string>
     meshAxes("mesh-axes",
-             cl::desc("The mesh's axis names (default: tp; dp,tp on 2-D); "
-                      "tensor parallelism shards over the one named tp "
-                      "(else the last)"),
-             cl::value_desc("A[,B]"), cl::cat(category));
+             cl::desc("The mesh's axis names (default: tp; dp,tp on 2-D; "
+                      "rep,dp,tp on 3-D); tensor parallelism shards over the "
+                      "one named tp (else the last)"),
+             cl::value_desc("A[,B[,C]]"), cl::cat(category));
 static cl::opt<bool>
     explain("explain",
             cl::desc("With --mesh-shape: list the candidates priced, the "
@@ -379,13 +380,13 @@ mlir::tp::plan::MeshSpec meshSpec() {
   for (llvm::StringRef p : parts) {
     int64_t n;
     if (p.trim().getAsInteger(10, n) || n < 1 || n > 65536)
-      fail("--mesh-shape must be one or two sizes of at least 1, as 4 or "
-           "2,4, not '" +
+      fail("--mesh-shape must be one to three sizes of at least 1, as 4, "
+           "2,4 or 2,2,4, not '" +
            meshShape + "'");
     mesh.shape.push_back(n);
   }
-  if (mesh.shape.size() > 2)
-    fail("--mesh-shape: the planner searches 1-D and 2-D meshes, not " +
+  if (mesh.shape.size() > 3)
+    fail("--mesh-shape: the planner searches 1-D, 2-D and 3-D meshes, not " +
          std::to_string(mesh.shape.size()) + "-D");
   if (meshAxes.getNumOccurrences()) {
     llvm::SmallVector<llvm::StringRef> names;
@@ -393,9 +394,9 @@ mlir::tp::plan::MeshSpec meshSpec() {
     for (llvm::StringRef n : names)
       mesh.axisNames.push_back(n.trim().str());
   } else {
-    mesh.axisNames = mesh.shape.size() == 1
-                         ? std::vector<std::string>{"tp"}
-                         : std::vector<std::string>{"dp", "tp"};
+    static const std::vector<std::string> defaults[] = {
+        {"tp"}, {"dp", "tp"}, {"rep", "dp", "tp"}};
+    mesh.axisNames = defaults[mesh.shape.size() - 1];
   }
   if (mesh.axisNames.size() != mesh.shape.size())
     fail("--mesh-axes names " + std::to_string(mesh.axisNames.size()) +
@@ -406,12 +407,24 @@ mlir::tp::plan::MeshSpec meshSpec() {
     if (mesh.axisNames[a] == "tp")
       mesh.tpAxis = static_cast<int>(a);
   }
-  if (mesh.axisNames.size() == 2 && mesh.axisNames[0] == mesh.axisNames[1])
-    fail("--mesh-axes: two axes named '" + mesh.axisNames[0] + "'");
+  for (size_t a = 0; a < mesh.axisNames.size(); ++a)
+    for (size_t b = a + 1; b < mesh.axisNames.size(); ++b)
+      if (mesh.axisNames[a] == mesh.axisNames[b])
+        fail("--mesh-axes: two axes named '" + mesh.axisNames[a] + "'");
   if (mesh.tpAxis < 0)
     mesh.tpAxis = static_cast<int>(mesh.shape.size()) - 1;
-  if (mesh.shape.size() == 2)
-    mesh.dataAxis = 1 - mesh.tpAxis;
+  // The other axes carry data parallelism: on a 3-D mesh the first
+  // replicates the FSDP shards of the second (HSDP).
+  std::vector<int> data;
+  for (int a = 0; a < static_cast<int>(mesh.shape.size()); ++a)
+    if (a != mesh.tpAxis)
+      data.push_back(a);
+  if (data.size() == 1)
+    mesh.dataAxis = data[0];
+  if (data.size() == 2) {
+    mesh.replicaAxis = data[0];
+    mesh.dataAxis = data[1];
+  }
   return mesh;
 }
 
@@ -993,7 +1006,9 @@ int runSearch(const exec::HardwareProfile &profile,
       o.fsdp = !o.fsdp;
       o.keepGathered = false;
       o.fineUnits = false;
-      alternative(o.fsdp ? "fsdp on" : "fsdp off", o);
+      // A 3-D mesh's data axes are HSDP's, always.
+      if (mesh.replicaAxis < 0)
+        alternative(o.fsdp ? "fsdp on" : "fsdp off", o);
       if (best.fsdp && train) {
         o = best;
         o.keepGathered = !best.keepGathered;
@@ -1128,14 +1143,15 @@ int main(int argc, char **argv) {
          "profile's collectives)");
   if (modelFile.empty())
     fail("a model file is required: tp-plan MODEL.mlir --evaluate PLAN.json "
-         "--hardware PROFILE, or tp-plan MODEL.mlir --mesh-shape N[,M] "
+         "--hardware PROFILE, or tp-plan MODEL.mlir --mesh-shape N[,M[,K]] "
          "--hardware PROFILE -o PLAN.json");
   if (!evaluate.empty() && meshShape.getNumOccurrences())
     fail("--evaluate prices a given plan, --mesh-shape searches one: give "
          "one of them");
   if (evaluate.empty() && !meshShape.getNumOccurrences())
-    fail("--evaluate PLAN.json (price a plan) or --mesh-shape N[,M] (search "
-         "one) is required");
+    fail(
+        "--evaluate PLAN.json (price a plan) or --mesh-shape N[,M[,K]] (search "
+        "one) is required");
   if (!evaluate.empty()) {
     if (outputFile.getNumOccurrences())
       fail("-o writes --calibrate's profile or the search's plan; "

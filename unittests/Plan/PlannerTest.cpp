@@ -289,6 +289,36 @@ TEST_F(PlannerTest, WritesThePlanOfAChoice) {
   EXPECT_EQ(*first[0].getAsString(), "model.layers.0");
 }
 
+// A 3-D mesh is hybrid sharding: every candidate, the standard plans
+// included, shards the parameters over one data axis and replicates them
+// over the other, which the plan names fsdp_axis and dp_axis.
+TEST_F(PlannerTest, AThreeDMeshIsHybridSharding) {
+  ModelStructure s = analyze(model());
+  MeshSpec mesh{{2, 2, 2}, {"rep", "dp", "tp"}, 2, 1, 0};
+  EXPECT_TRUE(megatronChoice(s, mesh).fsdp);
+  EXPECT_TRUE(torchtitanChoice(s, mesh).fsdp);
+  tp::json::ParseResult plan =
+      tp::json::parse(planJSON(s, mesh, megatronChoice(s, mesh)));
+  ASSERT_TRUE(plan) << plan.error->message;
+  const tp::json::Object &o = *plan.value.getAsObject();
+  EXPECT_EQ(*o.getString("tp_axis"), "tp");
+  EXPECT_EQ(*o.getString("dp_axis"), "rep");
+  EXPECT_EQ(*o.getString("fsdp_axis"), "dp");
+  auto price = [&](const Choice &c) {
+    Evaluation e;
+    e.ok = true;
+    e.peakBytes = 100;
+    e.stepSeconds = c.pairs[0] ? 1.0 : 2.0;
+    return e;
+  };
+  SearchOptions options;
+  options.train = true;
+  SearchResult r = search(s, mesh, options, price);
+  ASSERT_TRUE(r.best);
+  for (const auto &[c, e] : r.tried)
+    EXPECT_TRUE(c.fsdp) << describe(s, c);
+}
+
 TEST_F(PlannerTest, KeepsTheFirstLayers) {
   ModelStructure s = analyze(model());
   func::FuncOp entry;

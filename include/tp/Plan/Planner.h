@@ -97,6 +97,10 @@ struct MeshSpec {
   /// last); the other axis of a 2-D mesh carries data parallelism.
   int tpAxis = -1;
   int dataAxis = -1;
+  /// On a 3-D mesh: hybrid sharding (HSDP) over the two axes that are not
+  /// tensor-parallel; the parameters are sharded over `dataAxis`
+  /// (`fsdp_axis`) and replicated over this one (`dp_axis`), the first.
+  int replicaAxis = -1;
 };
 
 /// One candidate: a choice per kind of module.
@@ -111,7 +115,7 @@ struct Choice {
   /// the output sharded).
   bool sequenceParallel = false;
   /// On a 2-D mesh: the data axis fully sharded (FSDP) instead of
-  /// replicated (DDP).
+  /// replicated (DDP); always on a 3-D mesh (HSDP).
   bool fsdp = false;
   /// With fsdp: each unit's parameters are kept gathered from the forward
   /// to the backward (FSDP2's reshard_after_forward=False): no gather
