@@ -320,24 +320,47 @@ static bool movesIds(Operation *op) {
              DistributeOp, RedistributeOp, ToLocalOp, FromLocalOp>(op);
 }
 
-bool mlir::tp::model::takesIgnoreIndex(Value ids) {
+/// Whether \p ids are read only where any integer may be (\p skips: and at
+/// least once where -100 skips a row): as loss targets, counted, or
+/// compared, through ops that move them.
+static bool readAsTargets(Value ids, bool &skips) {
   bool any = false;
   for (OpOperand &use : ids.getUses()) {
     Operation *user = use.getOwner();
+    any = true;
     if (movesIds(user)) {
-      if (!takesIgnoreIndex(user->getResult(0)))
+      if (!readAsTargets(user->getResult(0), skips))
         return false;
-      any = true;
       continue;
     }
     auto ce = dyn_cast<CrossEntropyOp>(user);
     auto grad = dyn_cast<CrossEntropyGradOp>(user);
-    if (!(ce && use.get() == ce.getTargets()) &&
-        !(grad && use.get() == grad.getTargets()) && !isa<ValidRowsOp>(user))
-      return false;
-    any = true;
+    if ((ce && use.get() == ce.getTargets()) ||
+        (grad && use.get() == grad.getTargets()) || isa<ValidRowsOp>(user)) {
+      skips = true;
+      continue;
+    }
+    // The class-parallel loss's pieces: a target outside the classes (or
+    // this rank's) reads nothing; its rows are skipped by the mean that
+    // counts them (tp-lower-styles' decomposition of the loss).
+    auto tl = dyn_cast<TargetLogitOp>(user);
+    auto tlGrad = dyn_cast<TargetLogitGradOp>(user);
+    auto sharded = dyn_cast<ShardedTargetLogitOp>(user);
+    auto shardedGrad = dyn_cast<ShardedTargetLogitGradOp>(user);
+    if ((tl && use.get() == tl.getTargets()) ||
+        (tlGrad && use.get() == tlGrad.getTargets()) ||
+        (sharded && use.get() == sharded.getTargets()) ||
+        (shardedGrad && use.get() == shardedGrad.getTargets()) ||
+        isa<CompareOp>(user))
+      continue;
+    return false;
   }
   return any;
+}
+
+bool mlir::tp::model::takesIgnoreIndex(Value ids) {
+  bool skips = false;
+  return readAsTargets(ids, skips) && skips;
 }
 
 bool mlir::tp::model::mayHoldIgnoreIndex(Value targets) {

@@ -792,6 +792,39 @@ static void shardParametersFully(ModuleOp module, MeshOp mesh,
 /// The max, the sum and the target logit are each reduced over the class
 /// shards by one small all-reduce once placements are propagated; the logits
 /// are never gathered.
+/// PyTorch's ignore_index in the class-parallel cross entropy: the rows
+/// of \p perRow (`[N, 1]`) whose target is -100 count neither in the sum
+/// nor in the divisor, `model.valid_rows` of the targets (where the rows
+/// are split over ranks each counts its own, and propagation sums them
+/// with one scalar all_reduce, as for an unsplit loss).
+static Value meanOverKeptRows(OpBuilder &b, Location loc, m::CrossEntropyOp op,
+                              Value perRow) {
+  Value targets = op.getTargets();
+  ArrayRef<int64_t> rows = getTensorLikeShape(targets.getType());
+  auto idType = cast<IntegerType>(getTensorLikeElementType(targets.getType()));
+  Type elt = getTensorLikeElementType(perRow.getType());
+  auto ignored = RankedTensorType::get({}, idType);
+  Value ignoreIndex = m::ConstantOp::create(
+      b, loc, ignored,
+      DenseElementsAttr::get(
+          ignored, APInt(idType.getWidth(), -100, /*isSigned=*/true)));
+  Value kept =
+      m::CompareOp::create(b, loc, RankedTensorType::get(rows, b.getI1Type()),
+                           targets, ignoreIndex, b.getStringAttr("ne"));
+  Value keep = m::ReshapeOp::create(
+      b, loc, RankedTensorType::get({rows[0], 1}, elt),
+      m::CastOp::create(b, loc, RankedTensorType::get(rows, elt), kept));
+  Value total = m::ReduceSumOp::create(
+      b, loc, RankedTensorType::get({1, 1}, elt),
+      m::MulOp::create(b, loc, perRow.getType(), perRow, keep),
+      b.getI64IntegerAttr(0));
+  Value valid = m::ValidRowsOp::create(
+      b, loc, RankedTensorType::get({}, b.getF32Type()), targets);
+  return m::DivOp::create(b, loc, op.getType(),
+                          m::ReshapeOp::create(b, loc, op.getType(), total),
+                          valid);
+}
+
 static void decomposeCrossEntropy(ModuleOp module) {
   SmallVector<m::CrossEntropyOp> losses;
   module.walk([&](m::CrossEntropyOp op) { losses.push_back(op); });
@@ -817,8 +850,11 @@ static void decomposeCrossEntropy(ModuleOp module) {
     Value target =
         m::TargetLogitOp::create(b, loc, column, shifted, op.getTargets());
     Value perRow = m::SubOp::create(b, loc, column, lse, target);
-    Value loss =
-        m::MeanOp::create(b, loc, op.getType(), perRow, /*count=*/nullptr);
+    Value loss;
+    if (m::mayHoldIgnoreIndex(op.getTargets()))
+      loss = meanOverKeptRows(b, loc, op, perRow);
+    else
+      loss = m::MeanOp::create(b, loc, op.getType(), perRow, /*count=*/nullptr);
     op.getResult().replaceAllUsesWith(loss);
     op.erase();
   }

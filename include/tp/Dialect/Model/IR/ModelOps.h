@@ -66,8 +66,10 @@ llvm::SmallVector<Operation *> getChildModules(Operation *module);
 /// model.cross_entropy (and of its gradient, and counted by
 /// model.valid_rows), through ops that only move them (slices, reshapes,
 /// tp's chunks, gathers and layout ops): then -100, PyTorch's ignore_index,
-/// is a valid value (a row the loss skips). Not for a loss decomposed over
-/// class-sharded logits (target_logit), which cannot skip a row.
+/// is a valid value (a row the loss skips). Target logits and comparisons
+/// may read them too where model.valid_rows counts them (the class-parallel
+/// loss that skips the rows); not a target logit alone, which cannot skip a
+/// row.
 bool takesIgnoreIndex(Value ids);
 
 /// Whether the targets \p targets of a cross entropy may hold -100: unless
