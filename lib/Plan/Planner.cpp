@@ -52,11 +52,20 @@ bool isOp(Operation *op, llvm::StringRef name) {
   return op && op->getName().getStringRef() == name;
 }
 
-/// The value \p v is, looking through reshapes.
-Value throughReshapes(Value v) {
+/// The logits a loss reads as \p v, looking through reshapes and the
+/// slices that keep every class (a causal LM's shift: `logits[:, :-1]`), so
+/// that class-sharded logits stay sharded into the loss.
+Value throughRowMoves(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (!isOp(def, "model.reshape"))
+    if (isOp(def, "model.slice")) {
+      auto dim = def->getAttrOfType<IntegerAttr>("dim");
+      auto type = dyn_cast<ShapedType>(def->getOperand(0).getType());
+      if (!dim || !type || !type.hasRank() ||
+          dim.getInt() == type.getRank() - 1 || dim.getInt() == -1)
+        break;
+    } else if (!isOp(def, "model.reshape")) {
       break;
+    }
     v = def->getOperand(0);
   }
   return v;
@@ -334,7 +343,7 @@ ModelStructure mlir::tp::plan::analyzeModel(func::FuncOp model) {
     model.walk([&](Operation *op) {
       if (isOp(op, "model.cross_entropy"))
         for (Value v : op->getOperands())
-          if (Operation *def = throughReshapes(v).getDefiningOp())
+          if (Operation *def = throughRowMoves(v).getDefiningOp())
             if (isOp(def, "model.linear") && fqnOf(def) == s.output)
               s.crossEntropy = true;
     });
