@@ -364,6 +364,10 @@ bool mlir::tp::model::takesIgnoreIndex(Value ids) {
 }
 
 bool mlir::tp::model::mayHoldIgnoreIndex(Value targets) {
+  // Float targets (integral f32, as old files hold ids) are never -100:
+  // the data source refuses negative ones.
+  if (!isa<IntegerType>(getTensorLikeElementType(targets.getType())))
+    return false;
   SmallVector<Value> work{targets};
   llvm::SmallPtrSet<Value, 4> seen;
   while (!work.empty()) {

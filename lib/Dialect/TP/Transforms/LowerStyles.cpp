@@ -796,33 +796,51 @@ static void shardParametersFully(ModuleOp module, MeshOp mesh,
 /// of \p perRow (`[N, 1]`) whose target is -100 count neither in the sum
 /// nor in the divisor, `model.valid_rows` of the targets (where the rows
 /// are split over ranks each counts its own, and propagation sums them
-/// with one scalar all_reduce, as for an unsplit loss).
+/// with one scalar all_reduce, as for an unsplit loss). The division is in
+/// f32 (the count is one), and by at least 1: with every row ignored the
+/// gradient is zero, as PyTorch's, and the loss NaN, as PyTorch's, from a
+/// term `(n - n) / n` no gradient flows through.
 static Value meanOverKeptRows(OpBuilder &b, Location loc, m::CrossEntropyOp op,
                               Value perRow) {
   Value targets = op.getTargets();
   ArrayRef<int64_t> rows = getTensorLikeShape(targets.getType());
   auto idType = cast<IntegerType>(getTensorLikeElementType(targets.getType()));
   Type elt = getTensorLikeElementType(perRow.getType());
-  auto ignored = RankedTensorType::get({}, idType);
+  auto scalarOf = [](Type t) { return RankedTensorType::get({}, t); };
+  auto f32 = scalarOf(b.getF32Type());
   Value ignoreIndex = m::ConstantOp::create(
-      b, loc, ignored,
+      b, loc, scalarOf(idType),
       DenseElementsAttr::get(
-          ignored, APInt(idType.getWidth(), -100, /*isSigned=*/true)));
+          scalarOf(idType), APInt(idType.getWidth(), -100, /*isSigned=*/true)));
   Value kept =
       m::CompareOp::create(b, loc, RankedTensorType::get(rows, b.getI1Type()),
                            targets, ignoreIndex, b.getStringAttr("ne"));
   Value keep = m::ReshapeOp::create(
       b, loc, RankedTensorType::get({rows[0], 1}, elt),
       m::CastOp::create(b, loc, RankedTensorType::get(rows, elt), kept));
-  Value total = m::ReduceSumOp::create(
-      b, loc, RankedTensorType::get({1, 1}, elt),
-      m::MulOp::create(b, loc, perRow.getType(), perRow, keep),
-      b.getI64IntegerAttr(0));
-  Value valid = m::ValidRowsOp::create(
-      b, loc, RankedTensorType::get({}, b.getF32Type()), targets);
-  return m::DivOp::create(b, loc, op.getType(),
-                          m::ReshapeOp::create(b, loc, op.getType(), total),
-                          valid);
+  Value total = m::ReshapeOp::create(
+      b, loc, scalarOf(elt),
+      m::ReduceSumOp::create(
+          b, loc, RankedTensorType::get({1, 1}, elt),
+          m::MulOp::create(b, loc, perRow.getType(), perRow, keep),
+          b.getI64IntegerAttr(0)));
+  if (elt != f32.getElementType())
+    total = m::CastOp::create(b, loc, f32, total);
+  Value valid = m::ValidRowsOp::create(b, loc, f32, targets);
+  Value zero = m::ConstantOp::create(
+      b, loc, f32, DenseElementsAttr::get(f32, b.getF32FloatAttr(0.0f)));
+  Value none = m::CastOp::create(
+      b, loc, f32,
+      m::CompareOp::create(b, loc, scalarOf(b.getI1Type()), valid, zero,
+                           b.getStringAttr("eq")));
+  Value mean = m::DivOp::create(b, loc, f32, total,
+                                m::AddOp::create(b, loc, f32, valid, none));
+  Value nanIfNone = m::DivOp::create(
+      b, loc, f32, m::SubOp::create(b, loc, f32, valid, valid), valid);
+  Value loss = m::AddOp::create(b, loc, f32, mean, nanIfNone);
+  if (op.getType() != f32)
+    loss = m::CastOp::create(b, loc, op.getType(), loss);
+  return loss;
 }
 
 static void decomposeCrossEntropy(ModuleOp module) {
