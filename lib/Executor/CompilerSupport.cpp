@@ -257,8 +257,7 @@ int64_t mlir::tp::exec::detail::tokenRange(mlir::Value ids) {
     // (and gathers: targets of a whole-row loss on batch-sharded inputs).
     // and through the ops that only move ids (the shifted labels of a
     // causal LM: a slice and a reshape).
-    if (mlir::isa<mlir::tp::ChunkOp, mlir::tp::AllGatherOp, m::SliceOp,
-                  m::ReshapeOp, m::TransposeOp, m::ConcatOp>(user)) {
+    if (m::movesIds(user)) {
       if (int64_t v = tokenRange(user->getResult(0)); v > 0)
         narrow(v);
       continue;

@@ -314,8 +314,7 @@ AxisRule TargetLogitGradOp::getAxisRule(ArrayRef<Attribute> in, int64_t n) {
 // Targets that may be ignored (-100)
 //===----------------------------------------------------------------------===//
 
-/// Ops whose result holds (some of) its operands' ids, moved.
-static bool movesIds(Operation *op) {
+bool mlir::tp::model::movesIds(Operation *op) {
   return isa<SliceOp, ReshapeOp, TransposeOp, ConcatOp, ChunkOp, AllGatherOp,
              DistributeOp, RedistributeOp, ToLocalOp, FromLocalOp>(op);
 }

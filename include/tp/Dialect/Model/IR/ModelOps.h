@@ -62,6 +62,10 @@ std::string getModuleTypeName(Operation *op);
 /// order, then the others in program order.
 llvm::SmallVector<Operation *> getChildModules(Operation *module);
 
+/// Whether \p op's result holds (some of) its operands' ids, moved: slices,
+/// reshapes, transposes, concats, and tp's chunks, gathers and layout ops.
+bool movesIds(Operation *op);
+
 /// Whether integer ids \p ids are read only as the targets of a
 /// model.cross_entropy (and of its gradient, and counted by
 /// model.valid_rows), through ops that only move them (slices, reshapes,
