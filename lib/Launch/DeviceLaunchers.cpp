@@ -39,14 +39,16 @@ public:
     int dev = options_.deviceId.value_or(0);
     auto timeout = options_.timeout;
     std::vector<std::vector<float>> pieces(n);
+    std::vector<std::vector<double>> stepSeconds(n);
     RunResult result = detail::runOnRankThreads(
         static_cast<int>(n),
         [dev, timeout](int ranks,
                        const std::function<void(rt::Communicator &)> &fn) {
           gpu::runDeviceRanks(ranks, fn, dev, timeout);
         },
-        detail::runSteps(onDevice, data, steps, &pieces));
+        detail::runSteps(onDevice, data, steps, &pieces, &stepSeconds));
     result.losses = detail::assembleLosses(program, pieces);
+    result.stepMs = detail::slowestSteps(stepSeconds);
     return result;
   }
 };
@@ -112,13 +114,18 @@ public:
                   static_cast<char *>(gathered));
     };
     std::vector<std::vector<float>> pieces(n);
+    std::vector<std::vector<double>> stepSeconds(n);
     RunResult result = detail::runProcessRank(
         *comm, gather, nullptr,
-        detail::runSteps(onDevice, data, steps, &pieces));
-    // Every rank's loss pieces to rank 0, which assembles them.
+        detail::runSteps(onDevice, data, steps, &pieces, &stepSeconds));
+    // Every rank's loss pieces and step times to rank 0, which assembles
+    // them.
     pieces = detail::gatherFromRanks(gather, pieces[rank], n);
-    if (rank == 0)
+    stepSeconds = detail::gatherFromRanks(gather, stepSeconds[rank], n);
+    if (rank == 0) {
       result.losses = detail::assembleLosses(program, pieces);
+      result.stepMs = detail::slowestSteps(stepSeconds);
+    }
     return result;
   }
 

@@ -62,6 +62,7 @@ public:
                      "the program's mesh of " + std::to_string(n) + " ranks");
     auto timeout = options_.timeout;
     std::vector<std::vector<float>> pieces(n);
+    std::vector<std::vector<double>> stepSeconds(n);
     std::vector<std::string> saved;
     std::vector<std::vector<double>> profiles(options_.profile ? n : 0);
     RunResult result = detail::runOnRankThreads(
@@ -70,9 +71,11 @@ public:
                   const std::function<void(rt::Communicator &)> &fn) {
           rt::runRanks(ranks, fn, timeout);
         },
-        detail::runSteps(program, data, steps, &pieces, &save, &saved, nullptr,
+        detail::runSteps(program, data, steps, &pieces, &stepSeconds, &save,
+                         &saved, nullptr,
                          options_.profile ? &profiles : nullptr));
     result.losses = detail::assembleLosses(program, pieces);
+    result.stepMs = detail::slowestSteps(stepSeconds);
     result.checkpoints = std::move(saved);
     if (options_.profile) {
       result.instructionSeconds = std::move(profiles);

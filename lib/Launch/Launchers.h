@@ -13,6 +13,7 @@
 #include "tp/Runtime/MemoryMeter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <type_traits>
 
 namespace mlir::tp::exec::detail {
@@ -71,7 +72,9 @@ std::string saveCheckpoint(const Program &program, const RankState &state,
 /// Returns the last run's results and collectives (one step's) and the
 /// peaks over all runs; each rank appends its own value of each run's loss
 /// (its first result, when it is a scalar) to its entry of \p lossPieces
-/// (indexed by rank; the launcher assembles them, assembleLosses), and
+/// (indexed by rank; the launcher assembles them, assembleLosses), the
+/// wall seconds of each run to its entry of \p stepSeconds (when given;
+/// slowestSteps), and
 /// rank 0 each checkpoint it saved (as \p save says, when given) to
 /// \p saved. \p beforeStep (when given) is called before each step with
 /// the rank and the step's number. With \p profiles (one entry per rank;
@@ -80,13 +83,15 @@ std::string saveCheckpoint(const Program &program, const RankState &state,
 template <class Prog>
 RankRun runSteps(const Prog &program, const DataSource &data, int steps,
                  std::vector<std::vector<float>> *lossPieces,
+                 std::vector<std::vector<double>> *stepSeconds,
                  const CheckpointSaving *save = nullptr,
                  std::vector<std::string> *saved = nullptr,
                  const std::function<void(int, int64_t)> *beforeStep = nullptr,
                  std::vector<std::vector<double>> *profiles = nullptr) {
-  return [&program, &data, steps, lossPieces, save, saved, beforeStep,
-          profiles](runtime::Communicator &comm, RankPeaks *peaks,
-                    runtime::CollectiveStats *stats, PhaseCounts *byPhase) {
+  return [&program, &data, steps, lossPieces, stepSeconds, save, saved,
+          beforeStep, profiles](runtime::Communicator &comm, RankPeaks *peaks,
+                                runtime::CollectiveStats *stats,
+                                PhaseCounts *byPhase) {
     runtime::MemoryMeter meter;
     runtime::MemoryMeter::Scope metered(meter);
     RankState state;
@@ -109,6 +114,7 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
       int64_t live = 0;
       out.clear(); // the last step's results are not read again
       RankState *kept = keepState ? &state : nullptr;
+      auto began = std::chrono::steady_clock::now();
       if constexpr (std::is_same_v<Prog, Program>) {
         // The first of several steps loads the parameters: not profiled.
         std::vector<double> *times = profiles && (steps == 1 || s > 0)
@@ -118,6 +124,11 @@ RankRun runSteps(const Prog &program, const DataSource &data, int steps,
       } else {
         out = program.run(comm, stepData, &live, stats, kept, byPhase);
       }
+      if (stepSeconds)
+        (*stepSeconds)[comm.rank()].push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          began)
+                .count());
       if (peaks)
         peaks->live = std::max(peaks->live, live);
       if (lossPieces && !out.empty() && out[0].numel() == 1)
@@ -166,6 +177,20 @@ assembleLosses(const Program &program,
     losses.push_back(program.assembleResult(0, perRank).at(0));
   }
   return losses;
+}
+
+/// Each step's wall milliseconds on the slowest rank, from every rank's
+/// seconds per step (runSteps' stepSeconds, indexed by rank, the same
+/// number of steps each).
+inline std::vector<double>
+slowestSteps(const std::vector<std::vector<double>> &seconds) {
+  std::vector<double> ms;
+  for (const std::vector<double> &rank : seconds) {
+    ms.resize(std::max(ms.size(), rank.size()), 0.0);
+    for (size_t s = 0; s < rank.size(); ++s)
+      ms[s] = std::max(ms[s], rank[s] * 1e3);
+  }
+  return ms;
 }
 
 /// \p mine from every rank through \p allGather (as many values on every

@@ -78,6 +78,7 @@ public:
                         " bytes at its peak, more than this host's " +
                         std::to_string(memory) + " bytes of memory");
     std::vector<std::vector<float>> pieces(n);
+    std::vector<std::vector<double>> stepSeconds(n);
     std::vector<std::string> saved;
     std::vector<std::vector<double>> profiles(options_.profile ? n : 0);
     detail::HostAllGather gather = [&](const void *in, size_t count,
@@ -86,16 +87,19 @@ public:
     };
     RunResult result = detail::runProcessRank(
         *world, gather, options_.beforeRun,
-        detail::runSteps(program, data, steps, &pieces, &save, &saved,
-                         &options_.beforeStep,
+        detail::runSteps(program, data, steps, &pieces, &stepSeconds, &save,
+                         &saved, &options_.beforeStep,
                          options_.profile ? &profiles : nullptr));
     result.checkpoints = std::move(saved);
-    // Every rank's loss pieces and instruction times to rank 0 (as many
-    // on every rank: one program).
+    // Every rank's loss pieces, step times and instruction times to rank 0
+    // (as many on every rank: one program).
     int me = world->rank();
     pieces = detail::gatherFromRanks(gather, pieces[me], n);
-    if (me == 0)
+    stepSeconds = detail::gatherFromRanks(gather, stepSeconds[me], n);
+    if (me == 0) {
       result.losses = detail::assembleLosses(program, pieces);
+      result.stepMs = detail::slowestSteps(stepSeconds);
+    }
     if (options_.profile) {
       profiles = detail::gatherFromRanks(gather, profiles[me], n);
       if (me == 0)

@@ -13,6 +13,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -250,6 +251,19 @@ void RunReport::print(llvm::raw_ostream &os) const {
   }
   for (const std::string &dir : run->checkpoints)
     os << "checkpoint saved: " << dir << "\n";
+  // The steps after the first (which loads the parameters): their median
+  // is the steady step a cost model predicts, less the machine's noise.
+  if (run->stepMs.size() > 1) {
+    std::vector<double> later(run->stepMs.begin() + 1, run->stepMs.end());
+    std::sort(later.begin(), later.end());
+    size_t n = later.size();
+    double median =
+        n % 2 ? later[n / 2] : (later[n / 2 - 1] + later[n / 2]) / 2;
+    os << "step ms: median " << llvm::format("%.3f", median) << " of steps 2-"
+       << run->stepMs.size() << " (min " << llvm::format("%.3f", later.front())
+       << ", max " << llvm::format("%.3f", later.back()) << "), first "
+       << llvm::format("%.3f", run->stepMs.front()) << "\n";
+  }
   os << "collectives per rank:";
   printCounts(os, run->collectives);
   os << "\n";
@@ -366,6 +380,12 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
     w.member("steps", static_cast<int64_t>(p.steps));
     w.objectEnd();
   }
+  // Each step's wall milliseconds on the slowest rank.
+  w.key("step_ms");
+  w.arrayBegin();
+  for (double ms : run->stepMs)
+    w.value(ms);
+  w.arrayEnd();
   w.member("time_ms", run->ms);
   w.member("verified", v && v->passed);
   w.objectEnd();

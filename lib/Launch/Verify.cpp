@@ -103,7 +103,7 @@ Verification verifyOutputs(const Program &program,
       [](int n, const std::function<void(rt::Communicator &)> &fn) {
         rt::runRanks(n, fn);
       },
-      detail::runSteps(reference, data, steps, &pieces));
+      detail::runSteps(reference, data, steps, &pieces, nullptr));
   v.referenceLosses = detail::assembleLosses(reference, pieces);
   const std::vector<Tensor> &expected = ref.perRank[0];
   if (expected.size() != outputs.size())

@@ -117,6 +117,11 @@ struct RunResult {
   int64_t allocatedPeakBytes = 0;
   /// Wall time of the slowest rank, in milliseconds (all steps).
   double ms = 0;
+  /// Each step's wall time on the slowest rank, in milliseconds (rank 0
+  /// only, as perRank): the executor's run of the step's program, without
+  /// the checkpoints saved after it. The first step of several loads the
+  /// parameters and allocates what later steps reuse.
+  std::vector<double> stepMs;
   /// The loss of every step (the first result, when it is a scalar), as
   /// rank 0 computed it.
   std::vector<double> losses;
