@@ -4,11 +4,14 @@
 For the GPT-style and the Llama model at two sizes, every hand-written plan
 of the tests (1-D tensor parallel with and without sequence parallel on 2
 and 4 ranks; dp x tp, sequence parallel, and FSDP x TP on 2x2) and the plan
-tp-plan writes for each mesh, one AdamW training step: the step time tp-plan --evaluate predicts with a calibrated
-profile (tp-plan --calibrate) against the steady-state step time tp-run
-measures (the difference between a long and a short run, divided by the
-steps between them, the median of --reps pairs), on the threads backend
-and, with --mpi, on MPI.
+tp-plan writes for each mesh (with --profile), one AdamW training step: the
+step time tp-plan --evaluate predicts against the steady step tp-run
+measures (the median of its step_ms after the first step, over --reps runs
+of each plan, the plans of a mesh run in turn), on the threads backend and,
+with --mpi, on MPI. The prediction's profile is the median of the
+calibrations (tp-plan --calibrate) run before each repetition: the machine
+as it ran during the measurement. A plan the planner
+writes that compiles to the program of a hand-written one is named so.
 
   bench/plan_bench.py --build build --profile cpu.json --out plan.json
 
@@ -64,26 +67,36 @@ def run(cmd, env=None):
     return out.stdout
 
 
-def measured_ms(build, model, plan, np, mpi, reps, short, long):
-    """The steady-state ms per step: (time of `long` steps - time of
-    `short` steps) / (long - short), the median of `reps` pairs."""
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    tp_run = os.path.join(build, "bin", "tp-run")
+def tp_run_cmd(build, model, plan, np, mpi, steps):
+    cmd = [os.path.join(build, "bin", "tp-run"), model, "--plan", plan,
+           "--train", "--optimizer", "adamw", "--steps", str(steps)]
+    if mpi:
+        return ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
+                str(np)] + cmd + ["--backend", "mpi"]
+    return cmd + ["--np", str(np)]
 
-    def time_of(steps):
-        cmd = [tp_run, model, "--plan", plan, "--train", "--optimizer",
-               "adamw", "--steps", str(steps), "--json"]
-        if mpi:
-            cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
-                   str(np)] + cmd + ["--backend", "mpi"]
-        else:
-            cmd += ["--np", str(np)]
-        return json.loads(run(cmd, env))["time_ms"]
 
-    per_step = []
-    for _ in range(reps):
-        per_step.append((time_of(long) - time_of(short)) / (long - short))
-    return statistics.median(per_step)
+ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+
+
+def step_times(build, model, plan, np, mpi, steps):
+    """The wall ms of each step after the first of one run of `steps`
+    (tp-run's step_ms: the slowest rank's run of the step's program)."""
+    out = run(tp_run_cmd(build, model, plan, np, mpi, steps) + ["--json"],
+              ENV)
+    return json.loads(out)["step_ms"][1:]
+
+
+def program_text(build, model, plan, np):
+    """The per-rank program a plan compiles to (tp-run --dump-program): two
+    plans with the same text are the same plan."""
+    return run(tp_run_cmd(build, model, plan, np, False, 1) +
+               ["--dump-program"], ENV)
+
+
+def quartiles(xs):
+    q = statistics.quantiles(xs, n=4)
+    return q[0], statistics.median(xs), q[2]
 
 
 def mpi_profile(build, out):
@@ -103,6 +116,33 @@ def mpi_profile(build, out):
     return out
 
 
+def calibrate(build, backend, out):
+    """This machine's profile now, calibrated for `backend`."""
+    if backend == "mpi":
+        return mpi_profile(build, out)
+    run([os.path.join(build, "bin", "tp-plan"), "--calibrate", "-o", out],
+        ENV)
+    return out
+
+
+def median_profile(paths, out):
+    """The profile whose every figure is the median of the profiles': the
+    machine as it ran over the repetitions they were calibrated between."""
+    profiles = [json.load(open(p)) for p in paths]
+
+    def merge(values):
+        first = values[0]
+        if isinstance(first, dict):
+            return {k: merge([v[k] for v in values]) for k in first}
+        if isinstance(first, (int, float)) and not isinstance(first, bool):
+            return statistics.median(values)
+        return first
+
+    with open(out, "w") as f:
+        json.dump(merge(profiles), f, indent=2)
+    return out
+
+
 def planner_plan(build, model, mesh, profile, out):
     """tp-plan's plan for `mesh`, written to `out`; its summary line."""
     cmd = [os.path.join(build, "bin", "tp-plan"), model, "--mesh-shape",
@@ -119,9 +159,11 @@ def predicted_ms(build, model, plan, np, profile):
 
 
 def measure_mesh(args, tmp, model, arch, size, mesh, hand, backend, profile,
-                 short, long):
+                 steps):
     """The rows of one mesh on one backend: each hand-written plan and the
-    planner's, predicted with `profile` and measured."""
+    planner's (planned with `profile`), measured and predicted with the
+    machine's profile over the measurement (calibrated before each
+    repetition)."""
     np = 1
     for d in mesh.split(","):
         np *= int(d)
@@ -132,22 +174,47 @@ def measure_mesh(args, tmp, model, arch, size, mesh, hand, backend, profile,
           file=sys.stderr, flush=True)
     plans = [(h[:-len(".json")], os.path.join(PLANS, h)) for h in hand]
     plans.append(("tp-plan", planned))
+    # The planner's plan may be one of the hand-written ones: the same
+    # program, which the tables say rather than compare with itself.
+    texts = {name: program_text(args.build, model, plan, np)
+             for name, plan in plans}
+    same = [name for name, _ in plans[:-1] if texts[name] == texts["tp-plan"]]
+    # Interleaved: each repetition runs every plan once, starting from the
+    # next plan each time, so that the machine's slow and fast minutes fall
+    # on all of them alike; each plan's measure is the median of its steps
+    # after the first over all repetitions.
+    # The machine's speed drifts by tens of percent over minutes here: it
+    # is calibrated again before each repetition, and the plans are
+    # predicted with the median of those calibrations.
+    samples = {name: [] for name, _ in plans}
+    calibrations = []
+    for rep in range(args.reps):
+        calibrations.append(calibrate(args.build, backend, os.path.join(
+            tmp, "cal-%s-%d.json" % (backend, rep))))
+        for i in range(len(plans)):
+            name, plan = plans[(rep + i) % len(plans)]
+            samples[name] += step_times(args.build, model, plan, np,
+                                        backend == "mpi", steps)
+    during = median_profile(calibrations,
+                            os.path.join(tmp, "cal-%s.json" % backend))
     rows = []
     for name, plan in plans:
-        pred = predicted_ms(args.build, model, plan, np, profile)
-        meas = measured_ms(args.build, model, plan, np, backend == "mpi",
-                           args.reps, short, long)
+        pred = predicted_ms(args.build, model, plan, np, during)
+        low, meas, high = quartiles(samples[name])
         row = {"arch": arch, "size": size, "mesh": mesh, "plan": name,
                "np": np, "backend": backend, "predicted_ms": pred,
-               "measured_ms": meas,
+               "measured_ms": meas, "quartiles_ms": [low, high],
+               "steps": len(samples[name]),
                "error_percent": 100 * (pred - meas) / meas}
         if name == "tp-plan":
             row["planner"] = summary
+            row["same_as"] = same
+        row["profile"] = json.load(open(during))
         rows.append(row)
         print("%-11s %-5s %-16s mesh %-3s %-7s predicted %8.3f ms, measured "
-              "%8.3f ms (%+.0f%%)" % (arch, size, name, mesh, backend, pred,
-                                      meas, row["error_percent"]),
-              file=sys.stderr, flush=True)
+              "%8.3f ms [%.3f, %.3f] (%+.0f%%)" % (
+                  arch, size, name, mesh, backend, pred, meas, low, high,
+                  row["error_percent"]), file=sys.stderr, flush=True)
     return rows
 
 
@@ -179,19 +246,23 @@ def main():
                 model = os.path.join(tmp, "%s-%s.mlir" % (arch, size))
                 run([os.path.join(args.build, "bin", "tp-model"), config,
                      "-o", model])
-                short, long = (2, 22) if size == "small" else (2, 8)
+                steps = 21 if size == "small" else 7
                 for mesh, hand in MESHES:
                     for backend, profile in backends:
                         rows += measure_mesh(args, tmp, model, arch, size,
                                              mesh, hand, backend, profile,
-                                             short, long)
+                                             steps)
     print("| model | size | mesh | plan | backend | predicted ms | "
-          "measured ms | error |")
-    print("|---|---|---|---|---|---|---|---|")
+          "measured ms | quartiles | error |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|")
     for r in rows:
-        print("| %s | %s | %s | %s | %s | %.3f | %.3f | %+.0f%% |" % (
-            r["arch"], r["size"], r["mesh"], r["plan"], r["backend"],
-            r["predicted_ms"], r["measured_ms"], r["error_percent"]))
+        name = r["plan"]
+        if r.get("same_as"):
+            name += " (= %s)" % ", ".join(r["same_as"])
+        print("| %s | %s | %s | %s | %s | %.3f | %.3f | %.3f-%.3f | %+.0f%% |"
+              % (r["arch"], r["size"], r["mesh"], name, r["backend"],
+                 r["predicted_ms"], r["measured_ms"], r["quartiles_ms"][0],
+                 r["quartiles_ms"][1], r["error_percent"]))
     # The planner's plan against the best hand-written one, per mesh.
     print()
     print("| model | size | mesh | backend | tp-plan measured ms | best hand "
@@ -205,10 +276,14 @@ def main():
         planner = [r for r in group if r["plan"] == "tp-plan"][0]
         best = min((r for r in group if r["plan"] != "tp-plan"),
                    key=lambda r: r["measured_ms"])
-        print("| %s | %s | %s | %s | %.3f | %s | %.3f | %.2fx |" % (
+        # The best hand plan may be the planner's own program: the gap
+        # between their two measures is the machine's noise.
+        ratio = "%.2fx" % (planner["measured_ms"] / best["measured_ms"])
+        if best["plan"] in planner["same_as"]:
+            ratio = "1.00x (the same program; measured %s)" % ratio
+        print("| %s | %s | %s | %s | %.3f | %s | %.3f | %s |" % (
             arch, size, mesh, backend, planner["measured_ms"], best["plan"],
-            best["measured_ms"],
-            planner["measured_ms"] / best["measured_ms"]))
+            best["measured_ms"], ratio))
     if args.out:
         with open(args.out, "w") as f:
             json.dump(rows, f, indent=2)
