@@ -9,8 +9,8 @@ step time tp-plan --evaluate predicts against the steady step tp-run
 measures (the median of its step_ms after the first step, over --reps runs
 of each plan, the plans of a mesh run in turn), on the threads backend and,
 with --mpi, on MPI. The prediction's profile is the median of the
-calibrations (tp-plan --calibrate) run before each repetition: the machine
-as it ran during the measurement. A plan the planner
+calibrations (tp-plan --calibrate) run between the repetitions: the
+machine as it ran during the measurement. A plan the planner
 writes that compiles to the program of a hand-written one is named so.
 
   bench/plan_bench.py --build build --profile cpu.json --out plan.json
@@ -184,17 +184,23 @@ def measure_mesh(args, tmp, model, arch, size, mesh, hand, backend, profile,
     # on all of them alike; each plan's measure is the median of its steps
     # after the first over all repetitions.
     # The machine's speed drifts by tens of percent over minutes here: it
-    # is calibrated again before each repetition, and the plans are
-    # predicted with the median of those calibrations.
+    # is calibrated again between the repetitions (before the first and
+    # after the last too), and the plans are predicted with the median of
+    # those calibrations.
     samples = {name: [] for name, _ in plans}
     calibrations = []
-    for rep in range(args.reps):
+
+    def calibrate_now():
         calibrations.append(calibrate(args.build, backend, os.path.join(
-            tmp, "cal-%s-%d.json" % (backend, rep))))
+            tmp, "cal-%s-%d.json" % (backend, len(calibrations)))))
+
+    for rep in range(args.reps):
+        calibrate_now()
         for i in range(len(plans)):
             name, plan = plans[(rep + i) % len(plans)]
             samples[name] += step_times(args.build, model, plan, np,
                                         backend == "mpi", steps)
+    calibrate_now()
     during = median_profile(calibrations,
                             os.path.join(tmp, "cal-%s.json" % backend))
     rows = []
