@@ -52,6 +52,10 @@ namespace cl = llvm::cl;
 namespace exec = ::mlir::tp::exec;
 namespace json = ::mlir::tp::json;
 
+/// A model of more layers than kShortCut + 1 is priced on itself cut to
+/// kShortCut layers and to one more, and extrapolated.
+constexpr int64_t kShortCut = 3;
+
 static cl::OptionCategory category("tp-plan options");
 static cl::opt<std::string> modelFile(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(category));
@@ -524,8 +528,8 @@ int runSearch(const exec::HardwareProfile &profile,
   }
   // The model's structure, from the file as written.
   mlir::tp::plan::ModelStructure structure;
-  // The model cut to two and to three of its layerCount layers (none: the
-  // whole model is priced).
+  // The model cut to kShortCut and kShortCut + 1 of its layerCount layers
+  // (none: the whole model is priced).
   std::vector<std::string> cutModels;
   int64_t layerCount = 0;
   // One context for the model and every candidate's lowering.
@@ -559,15 +563,17 @@ int runSearch(const exec::HardwareProfile &profile,
            "written");
     structure = mlir::tp::plan::analyzeModel(entry);
     // Repeated layers are planned once: each choice is priced on the
-    // model cut to two and to three layers, and extrapolated (from two:
-    // the first layer's FSDP unit has no prefetch to pay for, so one
-    // layer to two grows memory by more than each later layer does).
-    for (int64_t keep : {2, 3}) {
+    // model cut to kShortCut and to one more layer, and extrapolated. The
+    // first and the last layer are no guide: the first layer's FSDP unit
+    // has no prefetch to pay for, the last one's stays gathered from its
+    // forward to its backward (tp-regather); the cuts' difference is a
+    // layer between them.
+    for (int64_t keep : {kShortCut, kShortCut + 1}) {
       OwningOpRef<ModuleOp> cut = module->clone();
       func::FuncOp cutEntry = exec::entryFunction(*cut, modelFile);
       int64_t count =
           mlir::tp::plan::keepLayers(cutEntry, structure.layers, keep);
-      if (count < 4)
+      if (count < kShortCut + 2)
         break;
       layerCount = count;
       llvm::SmallString<128> path;
@@ -598,8 +604,8 @@ int runSearch(const exec::HardwareProfile &profile,
     return price(context, mlir::tp::plan::planJSON(structure, mesh, c), profile,
                  *launcher, modelFile);
   };
-  // A choice priced on the model cut to two and to three layers (each
-  // plan once: partial recompute asks for its twins again).
+  // A choice priced on the model cut to kShortCut layers and to one more
+  // (each plan once: partial recompute asks for its twins again).
   std::map<std::string,
            std::pair<mlir::tp::plan::Evaluation, mlir::tp::plan::Evaluation>>
       cutPrices;
@@ -629,14 +635,14 @@ int runSearch(const exec::HardwareProfile &profile,
     auto [two, three] = priceOnCuts(base);
     if (!two.ok || !three.ok)
       return two.ok ? three : two;
-    // Each more layer adds what the third added: to the time, and to the
-    // peak of each stage of the step (the peak may move from one stage to
-    // another as layers are added: from the backward's activations in a
+    // Each more layer adds what the cuts' one more added: to the time, and
+    // to the peak of each stage of the step (the peak may move from one stage
+    // to another as layers are added: from the backward's activations in a
     // short model to the optimizer's state and the results in a long one).
     using Evaluation = mlir::tp::plan::Evaluation;
     const std::array<double Evaluation::*, 2> times{&Evaluation::stepSeconds,
                                                     &Evaluation::kernelSeconds};
-    double n = static_cast<double>(layerCount - 2);
+    double n = static_cast<double>(layerCount - kShortCut);
     Evaluation e = two;
     for (double Evaluation::*t : times)
       e.*t += n * (three.*t - two.*t);
@@ -832,8 +838,8 @@ int runSearch(const exec::HardwareProfile &profile,
      << formatEvaluation(bestEval) << " predicted on '" << profile.name << "' ("
      << tried.size() << " candidates";
   if (layerCount)
-    os << ", priced on 2 and 3 of the " << layerCount
-       << " layers and extrapolated";
+    os << ", priced on " << kShortCut << " and " << kShortCut + 1 << " of the "
+       << layerCount << " layers and extrapolated";
   os << ")\n";
   bool shardsAny = best.dataOnly || best.embedding || best.output > 0 ||
                    llvm::is_contained(best.pairs, true);
@@ -854,8 +860,9 @@ int runSearch(const exec::HardwareProfile &profile,
       return ea.ok && ea.stepSeconds < eb.stepSeconds;
     });
     os << "candidates, fastest first (* fits the budget"
-       << (layerCount ? "; extrapolated from 2 and 3 layers, except those "
-                        "priced whole to choose"
+       << (layerCount ? "; extrapolated from " + std::to_string(kShortCut) +
+                            " and " + std::to_string(kShortCut + 1) +
+                            " layers, except those priced whole to choose"
                       : "")
        << "):\n";
     for (size_t i : order) {

@@ -337,8 +337,13 @@ def TPRegatherPass : Pass<"tp-regather", "::mlir::func::FuncOp"> {
     With `parameters-only`, only the gathers of parameter shards over the
     plan's `fsdp_axis` are cloned, and only when the plan's
     `reshard_after_forward` is true (its default): FSDP's parameters are
-    freed after the forward and gathered again for the backward. The
-    pipeline runs it so on every training step.
+    freed after the forward and gathered again for the backward. A unit
+    of the plan's `fsdp_units` (the root: the parameters of none) is
+    cloned only when another unit is first gathered between its last
+    forward reader and its first backward one; otherwise (the root's, the
+    last layer's) it stays gathered, as FSDP2 keeps its root module and
+    torchtitan its last block: freed, it would be gathered again at once.
+    The pipeline runs it so on every training step.
   }];
   let options = [
     Option<"parametersOnly", "parameters-only", "bool", /*default=*/"false",
