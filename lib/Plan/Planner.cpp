@@ -781,26 +781,25 @@ mlir::tp::plan::search(const ModelStructure &s, const MeshSpec &mesh,
       continue;
     price(twin);
     Evaluation all = result.tried.back().second;
-    if (!all.ok || all.peakBytes > options.budget || allLayers < 2)
+    if (!all.ok || allLayers < 2)
       continue;
-    // Every layer recomputed fits: the fewest first layers that fit, in
-    // [1, allLayers - 1]; only that one is kept.
-    int64_t lo = 1, hi = allLayers;
-    std::optional<std::pair<Choice, Evaluation>> fewest;
-    while (lo < hi) {
+    // The fewest first layers recomputed that fit, in [1, allLayers - 1]:
+    // each one more only adds work. Each count is priced (from the twins,
+    // where the model is cut: no lowering), whether every layer recomputed
+    // fits or not: the peak need not fall with each layer recomputed (a
+    // recomputed layer's backward holds its activations again, next to
+    // those of the layers kept), so that fewer may fit where all do not.
+    // Only the first that fits is kept.
+    for (int64_t k = 1; k < allLayers; ++k) {
       Choice partial = c;
-      partial.recompute = lo + (hi - lo) / 2;
+      partial.recompute = k;
       Evaluation e = eval(partial);
       if (e.ok && e.peakBytes <= options.budget) {
-        hi = partial.recompute;
-        fewest.emplace(std::move(partial), std::move(e));
-      } else {
-        lo = partial.recompute + 1;
+        // Recorded (and ranked) like any other candidate.
+        price(partial, &e);
+        break;
       }
     }
-    // Recorded (and ranked) like any other candidate.
-    if (fewest)
-      price(fewest->first, &fewest->second);
   }
   // Nothing fits: the smallest may be one the bounds left out, or the
   // smallest choice with fewer layers recomputed: the peak need not fall

@@ -534,4 +534,29 @@ TEST_F(PlannerTest, NothingFitsPricesEachRecomputeCount) {
   EXPECT_EQ(r.tried[*r.best].first.recompute, 1);
 }
 
+TEST_F(PlannerTest, FewerLayersRecomputedMayFitWhereAllDoNot) {
+  ModelStructure s = analyze(model());
+  MeshSpec mesh{{2, 2}, {"dp", "tp"}, 1, 0};
+  // As above, and with the pairs replicated a plan that fits without
+  // recompute, slowly: recomputing the first layer of the sharded plan
+  // fits and is faster, though recomputing both does not fit.
+  auto price = [&](const Choice &c) {
+    Evaluation e;
+    e.ok = true;
+    e.peakBytes = (c.pairs[0] ? 500 : 300) + (c.fsdp ? 0 : 400) -
+                  (c.recompute >= 1 ? 150 : 0) + (c.recompute >= 2 ? 100 : 0);
+    e.stepSeconds =
+        (c.pairs[0] ? 1.0 : 3.0) + 0.25 * static_cast<double>(c.recompute);
+    return e;
+  };
+  SearchOptions options;
+  options.train = true;
+  options.budget = 360;
+  SearchResult r = search(s, mesh, options, price);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(describe(s, r.tried[*r.best].first),
+            "tp(model.layers.*.mlp) + fsdp + recompute of the first layer");
+  EXPECT_DOUBLE_EQ(r.tried[*r.best].second.stepSeconds, 1.25);
+}
+
 } // namespace
