@@ -59,6 +59,10 @@ def model_config(arch, size):
     return config
 
 
+# One OpenBLAS thread per rank, as tp-plan --calibrate measures.
+ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+
+
 def run(cmd, env=None):
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, env=env)
@@ -74,9 +78,6 @@ def tp_run_cmd(build, model, plan, np, mpi, steps):
         return ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np",
                 str(np)] + cmd + ["--backend", "mpi"]
     return cmd + ["--np", str(np)]
-
-
-ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
 
 
 def step_times(build, model, plan, np, mpi, steps):
@@ -104,11 +105,10 @@ def mpi_profile(build, out):
     oversubscribed link from 4 (more processes than cores here)."""
     mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
     tp_plan = os.path.join(build, "bin", "tp-plan")
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     run(mpirun + ["-np", "2", tp_plan, "--calibrate", "--backend", "mpi",
-                  "-o", out], env)
+                  "-o", out], ENV)
     run(mpirun + ["-np", "4", tp_plan, "--calibrate", "--backend", "mpi",
-                  "-o", out + ".4"], env)
+                  "-o", out + ".4"], ENV)
     profile = json.load(open(out))
     profile["oversubscribed"] = json.load(open(out + ".4"))["intra_node"]
     with open(out, "w") as f:

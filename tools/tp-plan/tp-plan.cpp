@@ -614,11 +614,12 @@ int runSearch(const exec::HardwareProfile &profile,
     auto it = cutPrices.find(plan);
     if (it != cutPrices.end())
       return it->second;
-    mlir::tp::plan::Evaluation two =
+    mlir::tp::plan::Evaluation shorter =
         price(context, plan, profile, *launcher, cutModels[0]);
-    mlir::tp::plan::Evaluation three =
-        two.ok ? price(context, plan, profile, *launcher, cutModels[1]) : two;
-    return cutPrices[plan] = {two, three};
+    mlir::tp::plan::Evaluation longer =
+        shorter.ok ? price(context, plan, profile, *launcher, cutModels[1])
+                   : shorter;
+    return cutPrices[plan] = {shorter, longer};
   };
   int64_t allLayers = static_cast<int64_t>(structure.layerNames.size());
   auto priceCut = [&](const mlir::tp::plan::Choice &c) {
@@ -627,14 +628,14 @@ int runSearch(const exec::HardwareProfile &profile,
     // Recomputing the first k of the layers: each of them changes the
     // step by what recomputing changes one layer by (the per-layer growth
     // with every layer recomputed less that without), so that it is
-    // extrapolated from the two twins.
+    // extrapolated from the shorter twins.
     bool partial = c.recompute > 0 && c.recompute < allLayers;
     mlir::tp::plan::Choice base = c;
     if (partial)
       base.recompute = 0;
-    auto [two, three] = priceOnCuts(base);
-    if (!two.ok || !three.ok)
-      return two.ok ? three : two;
+    auto [shorter, longer] = priceOnCuts(base);
+    if (!shorter.ok || !longer.ok)
+      return shorter.ok ? longer : shorter;
     // Each more layer adds what the cuts' one more added: to the time, and
     // to the peak of each stage of the step (the peak may move from one stage
     // to another as layers are added: from the backward's activations in a
@@ -643,28 +644,28 @@ int runSearch(const exec::HardwareProfile &profile,
     const std::array<double Evaluation::*, 2> times{&Evaluation::stepSeconds,
                                                     &Evaluation::kernelSeconds};
     double n = static_cast<double>(layerCount - kShortCut);
-    Evaluation e = two;
+    Evaluation e = shorter;
     for (double Evaluation::*t : times)
-      e.*t += n * (three.*t - two.*t);
-    std::vector<double> stages(two.stagePeakBytes.size());
+      e.*t += n * (longer.*t - shorter.*t);
+    std::vector<double> stages(shorter.stagePeakBytes.size());
     for (size_t i = 0; i < stages.size(); ++i)
-      stages[i] = static_cast<double>(two.stagePeakBytes[i]) +
-                  n * static_cast<double>(three.stagePeakBytes[i] -
-                                          two.stagePeakBytes[i]);
+      stages[i] = static_cast<double>(shorter.stagePeakBytes[i]) +
+                  n * static_cast<double>(longer.stagePeakBytes[i] -
+                                          shorter.stagePeakBytes[i]);
     if (partial) {
       mlir::tp::plan::Choice all = c;
       all.recompute = allLayers;
-      auto [allTwo, allThree] = priceOnCuts(all);
-      if (!allTwo.ok || !allThree.ok)
-        return allTwo.ok ? allThree : allTwo;
+      auto [allShort, allLong] = priceOnCuts(all);
+      if (!allShort.ok || !allLong.ok)
+        return allShort.ok ? allLong : allShort;
       double k = static_cast<double>(c.recompute);
       for (double Evaluation::*t : times)
-        e.*t += k * ((allThree.*t - allTwo.*t) - (three.*t - two.*t));
+        e.*t += k * ((allLong.*t - allShort.*t) - (longer.*t - shorter.*t));
       for (size_t i = 0; i < stages.size(); ++i)
         stages[i] +=
             k * static_cast<double>(
-                    (allThree.stagePeakBytes[i] - allTwo.stagePeakBytes[i]) -
-                    (three.stagePeakBytes[i] - two.stagePeakBytes[i]));
+                    (allLong.stagePeakBytes[i] - allShort.stagePeakBytes[i]) -
+                    (longer.stagePeakBytes[i] - shorter.stagePeakBytes[i]));
     }
     e.peakBytes = 0;
     e.stagePeakBytes.clear();

@@ -22,6 +22,7 @@
 #include "tp/Dialect/TP/IR/TPOps.h"
 #include "tp/Dialect/TP/Transforms/Passes.h"
 #include "tp/Dialect/TP/Transforms/PipelineState.h"
+#include "llvm/ADT/SmallVectorExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::tp {
@@ -71,15 +72,15 @@ Readers readersOf(AllGatherOp gather) {
 /// block's. Only the backward's gathers of the units before them bring in
 /// other parameters, and those are regathered.
 llvm::StringSet<> unitsKeptGathered(ArrayRef<AllGatherOp> gathers,
+                                    ArrayRef<Readers> readers,
                                     ArrayRef<std::string> units) {
   struct Span {
     Operation *firstGather = nullptr, *lastForward = nullptr,
               *firstLater = nullptr;
   };
   llvm::StringMap<Span> spans;
-  for (auto [gather, unit] : llvm::zip_equal(gathers, units)) {
+  for (auto [gather, r, unit] : llvm::zip_equal(gathers, readers, units)) {
     Span &s = spans[unit];
-    Readers r = readersOf(gather);
     if (!s.firstGather || gather->isBeforeInBlock(s.firstGather))
       s.firstGather = gather;
     if (r.lastForward &&
@@ -142,13 +143,15 @@ LogicalResult mlir::tp::regatherForBackward(func::FuncOp func,
     gathers.push_back(g);
     units.push_back(matcher->unitOf(getParameterOwner(param.getName())));
   });
+  // Each gather's readers, found once before any clone moves them.
+  SmallVector<Readers> readers = llvm::map_to_vector(gathers, readersOf);
   llvm::StringSet<> kept;
   if (fsdpAxis)
-    kept = unitsKeptGathered(gathers, units);
+    kept = unitsKeptGathered(gathers, readers, units);
   for (auto [i, gather] : llvm::enumerate(gathers)) {
     if (fsdpAxis && kept.contains(units[i]))
       continue;
-    Readers r = readersOf(gather);
+    const Readers &r = readers[i];
     if (r.later.empty())
       continue;
     OpBuilder b(r.firstLater);
